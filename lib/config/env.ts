@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import type { RepoConfig } from './repo-config.js';
+import { applyConfig, BUILT_IN_DEFAULTS, ConfigError } from './repo-config.js';
+import { graphqlUrlFor } from '../github/client.js';
+import { DEFAULT_LOG_HOSTS, DEFAULT_LOG_WINDOW_BYTES } from '../github/job-log.js';
+import type { SignalWindow } from '../signals/signal-store.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Settings of the deployment (DESIGN §6), parsed and validated once per cold start. */
+export interface RuntimeSettings {
+  readonly apiUrl: string;
+  readonly graphqlUrl: string;
+  readonly defaults: RepoConfig;
+  readonly signalWindow: SignalWindow;
+  readonly signalTtlSeconds: number;
+  readonly logHosts: readonly string[];
+  readonly logWindowBytes: number;
+  readonly retryBudgetPerHour: number;
+  readonly repositoryAllowList?: readonly string[];
+  readonly runnerTagKeys: readonly string[];
+}
+
+const int = (env: Env, key: string, fallback: number, min = 0): number => {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${key}: expected a whole number ≥ ${min}, got "${raw}"`);
+  return n;
+};
+
+const flag = (env: Env, key: string): boolean | undefined => {
+  const raw = env[key]?.toLowerCase();
+  if (raw === undefined || raw === '') return undefined;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${key}: expected true or false, got "${env[key]}"`);
+};
+
+const list = (env: Env, key: string): string[] | undefined => {
+  const raw = env[key];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+};
+
+function url(env: Env, key: string, fallback: string): string {
+  const raw = env[key] || fallback;
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('not http(s)');
+  } catch {
+    throw new ConfigError(`${key}: expected an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** The deployment's decision defaults, from the same keys a repository file uses. */
+function decisionDefaults(env: Env): RepoConfig {
+  const raw: Record<string, unknown> = {};
+  const set = (k: string, v: unknown): void => {
+    if (v !== undefined) raw[k] = v;
+  };
+  set('max_attempts', env.MAX_ATTEMPTS ? int(env, 'MAX_ATTEMPTS', 3, 1) : undefined);
+  set('text_only_max_attempts', env.TEXT_ONLY_MAX_ATTEMPTS ? int(env, 'TEXT_ONLY_MAX_ATTEMPTS', 2, 1) : undefined);
+  set('dry_run', flag(env, 'DRY_RUN'));
+  set('require_exact_signal', flag(env, 'REQUIRE_EXACT_SIGNAL'));
+  set('rerun_all_fallback', flag(env, 'RERUN_ALL_FALLBACK'));
+  set('stale_check', env.STALE_CHECK || undefined);
+  set('report', env.REPORT || undefined);
+  set('extra_patterns', env.EXTRA_PATTERNS || undefined);
+  set('ignore_jobs', list(env, 'IGNORE_JOBS'));
+  try {
+    return applyConfig(BUILT_IN_DEFAULTS, raw);
+  } catch (err) {
+    throw new ConfigError(`deployment defaults: ${(err as Error).message}`);
+  }
+}
+
+export function runtimeSettings(env: Env = process.env): RuntimeSettings {
+  const apiUrl = url(env, 'GITHUB_API_URL', 'https://api.github.com');
+  const ghesHost = apiUrl.endsWith('/api/v3') ? new URL(apiUrl).hostname : undefined;
+  const allow = list(env, 'REPOSITORY_ALLOW_LIST');
+  return {
+    apiUrl,
+    graphqlUrl: url(env, 'GITHUB_GRAPHQL_URL', graphqlUrlFor(apiUrl)),
+    defaults: decisionDefaults(env),
+    signalWindow: {
+      beforeMs: int(env, 'SIGNAL_WINDOW_BEFORE_SECONDS', 600) * 1000,
+      afterMs: int(env, 'SIGNAL_WINDOW_AFTER_SECONDS', 300) * 1000,
+    },
+    signalTtlSeconds: int(env, 'SIGNAL_TTL_HOURS', 24, 1) * 3600,
+    logHosts: list(env, 'LOG_HOSTS') ?? [...DEFAULT_LOG_HOSTS, ...(ghesHost ? [ghesHost] : [])],
+    logWindowBytes: int(env, 'LOG_WINDOW_BYTES', DEFAULT_LOG_WINDOW_BYTES, 1024),
+    retryBudgetPerHour: int(env, 'RETRY_BUDGET_PER_HOUR', 60),
+    ...(allow && { repositoryAllowList: allow }),
+    runnerTagKeys: list(env, 'RUNNER_TAG_KEYS') ?? [],
+  };
+}
+
+/** `PRIVATE_KEY` may carry `\n` escapes (one-line .env files); `PRIVATE_KEY_PATH` names a PEM file. */
+export function privateKeyFrom(env: Env): string | undefined {
+  if (env.PRIVATE_KEY) return env.PRIVATE_KEY.replace(/\\n/g, '\n');
+  if (env.PRIVATE_KEY_PATH) {
+    try {
+      return readFileSync(env.PRIVATE_KEY_PATH, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`PRIVATE_KEY_PATH: cannot read ${env.PRIVATE_KEY_PATH}: ${(err as Error).message}`);
+    }
+  }
+  return undefined;
+}
+
+/** Webhook secrets in the order to try them: current, then previous during a rotation. */
+export const webhookSecretsFrom = (env: Env): string[] =>
+  [env.WEBHOOK_SECRET, env.WEBHOOK_SECRET_PREVIOUS].filter((s): s is string => !!s);

@@ -1,0 +1,144 @@
+import { parse as parseYaml } from 'yaml';
+import { compileExtraPatterns } from '../classify/patterns.js';
+
+/** The decision settings, after defaults and the repository's `.github/reprise.yml` are merged. */
+export interface RepoConfig {
+  readonly enabled: boolean;
+  /** Workflow names covered; null means every workflow. */
+  readonly workflows: readonly string[] | null;
+  /** Total attempts allowed when an exact signal proves the loss. */
+  readonly maxAttempts: number;
+  /** Lower cap when the only evidence is text (an OOM-kill leaves the same text). */
+  readonly textOnlyMaxAttempts: number;
+  readonly extraPatterns: readonly RegExp[];
+  readonly ignoreJobs: readonly string[];
+  readonly dryRun: boolean;
+  readonly rerunAllFallback: boolean;
+  /** Which runs get the staleness check. */
+  readonly staleCheck: 'off' | 'pull_request' | 'all';
+  readonly report: 'log' | 'check_run';
+  readonly requireExactSignal: boolean;
+}
+
+export const BUILT_IN_DEFAULTS: RepoConfig = {
+  enabled: true,
+  workflows: null,
+  maxAttempts: 3,
+  textOnlyMaxAttempts: 2,
+  extraPatterns: [],
+  ignoreJobs: [],
+  dryRun: false,
+  rerunAllFallback: false,
+  staleCheck: 'pull_request',
+  report: 'log',
+  requireExactSignal: false,
+};
+
+/** GitHub allows at most 50 re-runs of a run. */
+const MAX_ATTEMPTS_LIMIT = 50;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Raw = Record<string, unknown>;
+
+const bool = (raw: Raw, key: string, fallback: boolean): boolean => {
+  const v = raw[key];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'boolean') throw new ConfigError(`${key}: expected true or false, got ${JSON.stringify(v)}`);
+  return v;
+};
+
+const attempts = (raw: Raw, key: string, fallback: number): number => {
+  const v = raw[key];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_ATTEMPTS_LIMIT) {
+    throw new ConfigError(`${key}: expected a whole number from 1 to ${MAX_ATTEMPTS_LIMIT}, got ${JSON.stringify(v)}`);
+  }
+  return v;
+};
+
+const strings = (raw: Raw, key: string): string[] | undefined => {
+  const v = raw[key];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
+    throw new ConfigError(`${key}: expected a list of strings`);
+  }
+  return v as string[];
+};
+
+function oneOf<T extends string>(raw: Raw, key: string, allowed: readonly T[], fallback: T): T {
+  const v = raw[key];
+  if (v === undefined) return fallback;
+  if (typeof v === 'boolean' && key === 'stale_check') return (v ? 'pull_request' : 'off') as T;
+  if (typeof v !== 'string' || !allowed.includes(v as T)) {
+    throw new ConfigError(`${key}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+  }
+  return v as T;
+}
+
+const KNOWN_KEYS = new Set([
+  'enabled',
+  'workflows',
+  'max_attempts',
+  'text_only_max_attempts',
+  'extra_patterns',
+  'ignore_jobs',
+  'dry_run',
+  'rerun_all_fallback',
+  'stale_check',
+  'report',
+  'require_exact_signal',
+]);
+
+/** Applies one layer of snake_case settings over a base. Throws ConfigError naming the key at fault. */
+export function applyConfig(base: RepoConfig, raw: Raw): RepoConfig {
+  const unknown = Object.keys(raw).filter((k) => !KNOWN_KEYS.has(k));
+  if (unknown.length > 0) throw new ConfigError(`unknown key(s): ${unknown.join(', ')}`);
+  const extra = raw.extra_patterns;
+  if (extra !== undefined && typeof extra !== 'string' && !Array.isArray(extra)) {
+    throw new ConfigError('extra_patterns: expected a block of lines or a list of strings');
+  }
+  const cfg: RepoConfig = {
+    enabled: bool(raw, 'enabled', base.enabled),
+    workflows: strings(raw, 'workflows') ?? base.workflows,
+    maxAttempts: attempts(raw, 'max_attempts', base.maxAttempts),
+    textOnlyMaxAttempts: attempts(raw, 'text_only_max_attempts', base.textOnlyMaxAttempts),
+    extraPatterns:
+      extra === undefined ? base.extraPatterns : compileExtraPatterns(strings(raw, 'extra_patterns') ?? String(extra)),
+    ignoreJobs: strings(raw, 'ignore_jobs') ?? base.ignoreJobs,
+    dryRun: bool(raw, 'dry_run', base.dryRun),
+    rerunAllFallback: bool(raw, 'rerun_all_fallback', base.rerunAllFallback),
+    staleCheck: oneOf(raw, 'stale_check', ['off', 'pull_request', 'all'] as const, base.staleCheck),
+    report: oneOf(raw, 'report', ['log', 'check_run'] as const, base.report),
+    requireExactSignal: bool(raw, 'require_exact_signal', base.requireExactSignal),
+  };
+  if (cfg.textOnlyMaxAttempts > cfg.maxAttempts) {
+    return { ...cfg, textOnlyMaxAttempts: cfg.maxAttempts };
+  }
+  return cfg;
+}
+
+/**
+ * Parses a `.github/reprise.yml`. A malformed file never crashes a decision: the caller
+ * gets the base settings back together with the error to report.
+ */
+export function parseRepoConfig(base: RepoConfig, text: string): { config: RepoConfig; error?: string } {
+  try {
+    const doc: unknown = parseYaml(text);
+    if (doc === null || doc === undefined) return { config: base };
+    if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError('expected a mapping of settings');
+    return { config: applyConfig(base, doc as Raw) };
+  } catch (err) {
+    return { config: base, error: `.github/reprise.yml: ${(err as Error).message}` };
+  }
+}
+
+/** `*` matches any run of characters; everything else is literal. */
+export function globMatch(glob: string, name: string): boolean {
+  const re = new RegExp(`^${glob.split('*').map(escapeRegExp).join('.*')}$`, 'i');
+  return re.test(name);
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,0 +1,134 @@
+import type { RepoConfig } from '../config/repo-config.js';
+import { globMatch } from '../config/repo-config.js';
+import type { DecisionKind, JobFacts, JobVerdict, RunFacts, RunMessage } from '../model.js';
+
+/** Why a run is stale; each field set only when that check ran and found it. */
+export interface StaleFacts {
+  readonly newerRunId?: number;
+  readonly pullRequestClosed?: number;
+  readonly pullRequestMovedOn?: number;
+}
+
+export interface BudgetFacts {
+  readonly limit: number;
+  readonly used: number;
+}
+
+/** Everything the decision depends on. Absent facts have not been gathered yet. */
+export interface DecisionFacts {
+  readonly message: RunMessage;
+  readonly config: RepoConfig;
+  /** False when the deployment restricts repositories and this one is not listed. */
+  readonly repositoryAllowed?: boolean;
+  readonly run?: RunFacts;
+  readonly stale?: StaleFacts;
+  readonly budget?: BudgetFacts;
+  readonly jobs?: readonly JobFacts[];
+  readonly verdicts?: readonly JobVerdict[];
+}
+
+export type DecisionStep =
+  | { readonly kind: 'final'; readonly decision: DecisionKind; readonly reason: string }
+  | { readonly kind: 'need'; readonly what: 'run' | 'stale' | 'budget' | 'jobs' | 'verdicts' }
+  | {
+      readonly kind: 'rerun';
+      readonly reason: string;
+      /** True when every candidate ended cancelled: GitHub may see no failed job to re-run. */
+      readonly cancelledOnly: boolean;
+      readonly evidence: 'exact' | 'text';
+    };
+
+const final = (decision: DecisionKind, reason: string): DecisionStep => ({ kind: 'final', decision, reason });
+
+/** Jobs of the finished attempt that ended failure or cancelled, minus the configured ignored ones. */
+export function candidateJobs(jobs: readonly JobFacts[], msg: RunMessage, cfg: RepoConfig): JobFacts[] {
+  return jobs.filter(
+    (j) =>
+      j.runAttempt === msg.runAttempt &&
+      (j.conclusion === 'failure' || j.conclusion === 'cancelled') &&
+      !cfg.ignoreJobs.some((g) => globMatch(g, j.name)),
+  );
+}
+
+/** Whether the staleness check applies to this run. */
+export const staleCheckApplies = (cfg: RepoConfig, msg: RunMessage): boolean =>
+  cfg.staleCheck === 'all' || (cfg.staleCheck === 'pull_request' && msg.event.startsWith('pull_request'));
+
+/**
+ * The decision for one run attempt (DESIGN §5), in the brief's order. Pure: given partial
+ * facts it names the next fact it needs, so the caller fetches only what the decision uses.
+ */
+export function decide(f: DecisionFacts): DecisionStep {
+  const { message: msg, config: cfg } = f;
+  if (f.repositoryAllowed === false) return final('ignored', 'repository is not in the deployment allow-list');
+  if (!cfg.enabled) return final('ignored', 'disabled by configuration (enabled: false)');
+  if (cfg.workflows && !cfg.workflows.includes(msg.workflow.name)) {
+    return final('ignored', `workflow "${msg.workflow.name}" is not listed in workflows`);
+  }
+  const run = f.run;
+  if (!run) return { kind: 'need', what: 'run' };
+  if (run.runAttempt > msg.runAttempt) {
+    return final('duplicate', `attempt ${msg.runAttempt} was already re-run: the run is at attempt ${run.runAttempt}`);
+  }
+  if (run.status !== 'completed') return final('run_incomplete', `run status is ${run.status}`);
+
+  if (staleCheckApplies(cfg, msg)) {
+    if (!f.stale) return { kind: 'need', what: 'stale' };
+    if (f.stale.newerRunId) return final('stale', `a newer run ${f.stale.newerRunId} exists for the same workflow`);
+    if (f.stale.pullRequestClosed) return final('stale', `pull request #${f.stale.pullRequestClosed} is closed`);
+    if (f.stale.pullRequestMovedOn) {
+      return final('stale', `pull request #${f.stale.pullRequestMovedOn} head moved past ${msg.headSha.slice(0, 7)}`);
+    }
+  }
+  if (run.runAttempt >= cfg.maxAttempts) {
+    return final('attempt_cap', `attempt ${run.runAttempt} reached max_attempts ${cfg.maxAttempts}`);
+  }
+  if (!f.budget) return { kind: 'need', what: 'budget' };
+  if (f.budget.limit > 0 && f.budget.used >= f.budget.limit) {
+    return final(
+      'budget_exhausted',
+      `installation retry budget spent: ${f.budget.used} of ${f.budget.limit} this hour`,
+    );
+  }
+
+  if (!f.jobs) return { kind: 'need', what: 'jobs' };
+  const candidates = candidateJobs(f.jobs, msg, cfg);
+  if (candidates.length === 0) return final('no_candidate_jobs', 'no job of this attempt failed or was cancelled');
+  if (!f.verdicts) return { kind: 'need', what: 'verdicts' };
+  return judge(f.verdicts, candidates, run, cfg);
+}
+
+function judge(verdicts: readonly JobVerdict[], candidates: JobFacts[], run: RunFacts, cfg: RepoConfig): DecisionStep {
+  const blocking = verdicts.find((v) => v.veto === 'person' || v.veto === 'concurrency');
+  if (blocking) {
+    const who = blocking.veto === 'person' ? 'a person cancelled the run' : 'superseded by concurrency';
+    return final('vetoed', `${who} (job "${blocking.job.name}")`);
+  }
+  const genuine = verdicts.find((v) => v.verdict === 'genuine' || v.veto === 'timeout');
+  if (genuine) {
+    const what = genuine.veto === 'timeout' ? 'timed out' : 'failed for a real reason';
+    return final('genuine_failure', `job "${genuine.job.name}" ${what}: ${genuine.evidence}`);
+  }
+  const infra = verdicts.filter((v) => v.verdict === 'infra');
+  if (infra.length === 0) {
+    return final(
+      'no_infra_evidence',
+      'only cancelled jobs without runner-loss evidence (add a pattern to extra_patterns)',
+    );
+  }
+  const exact = infra.some((v) => v.source === 'signal');
+  if (!exact && cfg.requireExactSignal) {
+    return final('no_infra_evidence', 'text evidence only and require_exact_signal is on');
+  }
+  if (!exact && run.runAttempt >= cfg.textOnlyMaxAttempts) {
+    return final(
+      'attempt_cap',
+      `attempt ${run.runAttempt} reached text_only_max_attempts ${cfg.textOnlyMaxAttempts} (no exact signal)`,
+    );
+  }
+  const names = infra.map((v) => v.job.name).join(', ');
+  const reason = `${infra.length} job(s) lost to infrastructure: ${names}`;
+  if (cfg.dryRun) return final('dry_run', `would re-run: ${reason}`);
+  const cancelledOnly = candidates.every((j) => j.conclusion === 'cancelled');
+  return { kind: 'rerun', reason, cancelledOnly, evidence: exact ? 'exact' : 'text' };
+}

@@ -1,0 +1,158 @@
+import type { LogEvidence } from '../classify/classify-job.js';
+import type { Log } from '../obs/ports.js';
+import type { GitHubClient } from './client.js';
+
+/** Hosts GitHub serves job logs from after the 302 (github.com); GHES adds its own host. */
+export const DEFAULT_LOG_HOSTS: readonly string[] = [
+  'pipelines.actions.githubusercontent.com',
+  '*.actions.githubusercontent.com',
+  'results-receiver.actions.githubusercontent.com',
+  '*.blob.core.windows.net',
+];
+
+export const DEFAULT_LOG_WINDOW_BYTES = 8 * 1024 * 1024;
+
+export function hostAllowed(host: string, allow: readonly string[]): boolean {
+  const h = host.toLowerCase();
+  return allow.some((p) => {
+    const pat = p.toLowerCase();
+    return pat.startsWith('*.') ? h.endsWith(pat.slice(1)) && h.length > pat.length - 1 : h === pat;
+  });
+}
+
+/** `##[error]` lines of a log slice; a line cut at the window's edge is dropped. */
+export function errorLines(text: string, { cutStart, cutEnd }: { cutStart: boolean; cutEnd: boolean }): string[] {
+  const lines = text.split(/\r?\n/);
+  if (cutStart) lines.shift();
+  if (cutEnd) lines.pop();
+  const out: string[] = [];
+  for (const line of lines) {
+    const at = line.indexOf('##[error]');
+    if (at >= 0) out.push(line.slice(at + '##[error]'.length).trim());
+  }
+  return out;
+}
+
+async function readBounded(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Buffer> {
+  if (!body) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(Buffer.from(value));
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).subarray(0, limit);
+}
+
+/** Streams a whole body keeping only its head and a rolling tail: memory stays bounded. */
+async function headAndTail(
+  body: ReadableStream<Uint8Array> | null,
+  half: number,
+): Promise<{ head: Buffer; tail: Buffer; total: number }> {
+  const head: Buffer[] = [];
+  let headSize = 0;
+  let tail = Buffer.alloc(0);
+  let total = 0;
+  if (!body) return { head: Buffer.alloc(0), tail, total };
+  for await (const value of body as unknown as AsyncIterable<Uint8Array>) {
+    let chunk = Buffer.from(value);
+    total += chunk.length;
+    if (headSize < half) {
+      const take = chunk.subarray(0, half - headSize);
+      head.push(take);
+      headSize += take.length;
+      chunk = chunk.subarray(take.length);
+    }
+    if (chunk.length > 0) {
+      tail = Buffer.concat([tail, chunk]);
+      if (tail.length > half) tail = tail.subarray(tail.length - half);
+    }
+  }
+  return { head: Buffer.concat(head), tail, total };
+}
+
+export interface JobLogOptions {
+  readonly allowHosts: readonly string[];
+  readonly windowBytes: number;
+  readonly log: Log;
+}
+
+/**
+ * Reads the `##[error]` lines of a job log's head and tail. Follows GitHub's 302 only to an
+ * allowed host, asks for byte ranges, and never holds more than the window in memory.
+ */
+export async function readJobLog(
+  gh: GitHubClient,
+  owner: string,
+  repo: string,
+  jobId: number,
+  opts: JobLogOptions,
+  count: () => void = () => undefined,
+): Promise<LogEvidence> {
+  let location: string | undefined;
+  try {
+    count();
+    const res = await gh.request('GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs', {
+      owner,
+      repo,
+      job_id: jobId,
+      request: { redirect: 'manual', parseSuccessResponseBody: false },
+    });
+    location = (res.headers as Record<string, string | undefined>).location;
+  } catch (err) {
+    const status = (err as { status?: number }).status;
+    if (status === 404 || status === 410) return 'missing';
+    if (status === 403) return 'unreadable';
+    throw err;
+  }
+  if (!location) return 'unreadable';
+  const url = new URL(location);
+  if (!hostAllowed(url.hostname, opts.allowHosts)) {
+    opts.log.warn('job log redirect refused: host not in the allow-list', { job_id: jobId, host: url.hostname });
+    return 'unreadable';
+  }
+  const half = Math.floor(opts.windowBytes / 2);
+  count();
+  const first = await fetch(url, { headers: { range: `bytes=0-${half - 1}` } });
+  if (first.status === 404 || first.status === 410) return 'missing';
+  if (first.status === 200) {
+    const { head, tail, total } = await headAndTail(first.body, half);
+    const headText = head.toString('utf8');
+    if (tail.length === 0) return { errors: errorLines(headText, { cutStart: false, cutEnd: false }) };
+    const cut = total > head.length + tail.length;
+    return {
+      errors: [
+        ...errorLines(headText, { cutStart: false, cutEnd: cut }),
+        ...errorLines(tail.toString('utf8'), { cutStart: cut, cutEnd: false }),
+      ],
+    };
+  }
+  if (first.status !== 206) {
+    opts.log.warn('job log unreadable', { job_id: jobId, status: first.status });
+    return 'unreadable';
+  }
+  const head = await readBounded(first.body, half);
+  const total = Number(/\/(\d+)$/.exec(first.headers.get('content-range') ?? '')?.[1] ?? head.length);
+  if (total <= half) return { errors: errorLines(head.toString('utf8'), { cutStart: false, cutEnd: false }) };
+  count();
+  const tailStart = Math.max(half, total - half);
+  const second = await fetch(url, { headers: { range: `bytes=${tailStart}-${total - 1}` } });
+  const tail = second.status === 206 ? await readBounded(second.body, half) : Buffer.alloc(0);
+  if (tailStart === half) {
+    // The two ranges meet: read them as one text so the line across the seam survives.
+    return { errors: errorLines(Buffer.concat([head, tail]).toString('utf8'), { cutStart: false, cutEnd: false }) };
+  }
+  return {
+    errors: [
+      ...errorLines(head.toString('utf8'), { cutStart: false, cutEnd: true }),
+      ...errorLines(tail.toString('utf8'), { cutStart: tailStart > half, cutEnd: false }),
+    ],
+  };
+}

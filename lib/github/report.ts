@@ -1,0 +1,36 @@
+import type { Decision, JobVerdict } from '../model.js';
+import type { ActionsApi } from './actions.js';
+
+const cell = (s: string | null | undefined): string => (s ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The job table shared by the check run and the CLI. */
+export function jobTableMarkdown(verdicts: readonly JobVerdict[]): string {
+  const rows = verdicts.map(
+    (v) =>
+      `| ${cell(v.job.name)} | ${cell(v.job.conclusion)} | ${cell(v.job.runnerName)} | ${v.verdict} | ${v.source}: ${cell(v.evidence)} |`,
+  );
+  return ['| job | conclusion | runner | verdict | evidence |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** With `report: check_run`, the decision is shown on the commit as a `reprise` check run. */
+export async function reportCheckRun(
+  api: ActionsApi,
+  headSha: string,
+  decision: Decision,
+  verdicts: readonly JobVerdict[],
+): Promise<void> {
+  api.requests++;
+  await api.gh.request('POST /repos/{owner}/{repo}/check-runs', {
+    owner: api.owner,
+    repo: api.repo,
+    name: 'reprise',
+    head_sha: headSha,
+    status: 'completed',
+    conclusion: 'neutral',
+    output: {
+      title: `reprise: ${decision.decision}`,
+      summary: decision.reason,
+      text: verdicts.length > 0 ? jobTableMarkdown(verdicts) : 'No job was examined.',
+    },
+  });
+}

@@ -1,0 +1,45 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, LambdaFunctionURLEvent } from 'aws-lambda';
+
+/** A request as the handlers see it, whatever front door it came through. */
+export interface HttpRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Header names lowercased. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The raw body bytes exactly as sent: signatures are computed over them. */
+  readonly body: Buffer;
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
+
+/** API Gateway HTTP API (payload v2) and Lambda function URL events share this shape. */
+export type HttpEvent = APIGatewayProxyEventV2 | LambdaFunctionURLEvent;
+
+export function fromLambdaEvent(event: HttpEvent): HttpRequest {
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(event.headers ?? {})) headers[k.toLowerCase()] = v;
+  const raw = event.body ?? '';
+  return {
+    method: event.requestContext.http.method,
+    path: event.rawPath,
+    headers,
+    body: event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8'),
+  };
+}
+
+export function toLambdaResult(answer: HttpAnswer): APIGatewayProxyResultV2 {
+  return {
+    statusCode: answer.status,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(answer.body),
+  };
+}
+
+/** Wraps a request handler as the Lambda handler API Gateway and function URLs call. */
+export const httpLambda =
+  (fn: (req: HttpRequest) => Promise<HttpAnswer>) =>
+  async (event: HttpEvent): Promise<APIGatewayProxyResultV2> =>
+    toLambdaResult(await fn(fromLambdaEvent(event)));

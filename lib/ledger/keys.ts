@@ -1,0 +1,29 @@
+/**
+ * Key layout of reprise's single DynamoDB table (`pk`, `sk`, `ttl`).
+ * Every item carries `ttl` (epoch seconds) so the table never grows without bound.
+ */
+const DAY = 24 * 60 * 60;
+
+export const TTL = {
+  delivery: 8 * DAY,
+  runAttempt: 35 * DAY,
+  signalDefault: DAY,
+  jobRunner: DAY,
+} as const;
+
+export const keys = {
+  delivery: (guid: string) => ({ pk: `DELIVERY#${guid}`, sk: 'DELIVERY' }),
+  runAttempt: (repoId: number, runId: number, attempt: number) => ({
+    pk: `RUN#${repoId}#${runId}`,
+    sk: `ATTEMPT#${String(attempt).padStart(3, '0')}`,
+  }),
+  /** Signals are keyed by runner identity and sorted by event time, so a window is one Query. */
+  runnerSignal: (runnerKey: string, eventTime: string, eventId: string) => ({
+    pk: `RUNNER#${runnerKey}`,
+    sk: `SIGNAL#${eventTime}#${eventId}`,
+  }),
+  runnerSignalPrefix: (runnerKey: string) => `RUNNER#${runnerKey}`,
+  jobRunner: (jobId: number) => ({ pk: `JOB#${jobId}`, sk: 'RUNNER' }),
+} as const;
+
+export const ttlFrom = (nowMs: number, seconds: number): number => Math.floor(nowMs / 1000) + seconds;

@@ -1,0 +1,100 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MAX_BODY_BYTES } from '../webhook/intake.js';
+
+export type LambdaHttpHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
+
+/** Reads at most `limit + 1` bytes, so an oversized body is known without buffering it all. */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > limit) {
+      chunks.push(b.subarray(0, limit + 1 - (size - b.length)));
+      req.resume();
+      break;
+    }
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The API Gateway HTTP API (payload v2) event the deployed functions receive. */
+export function toApiGatewayEvent(req: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey: `${req.method} ${url.pathname}`,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: `${req.method} ${url.pathname}`,
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+    body: body.toString('base64'),
+    isBase64Encoded: true,
+  };
+}
+
+export interface Routes {
+  readonly [route: string]: LambdaHttpHandler;
+}
+
+/** Serves Lambda HTTP handlers by route key (`POST /webhook`), as API Gateway would. */
+export async function serveRoutes(
+  routes: Routes,
+  port: number,
+  host: string,
+  onError: (e: unknown) => void,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    void (async () => {
+      const path = new URL(req.url ?? '/', 'http://local').pathname;
+      const handler = routes[`${req.method} ${path}`];
+      if (!handler) {
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: `no route ${req.method} ${path}` }));
+        return;
+      }
+      const body = await readBody(req, MAX_BODY_BYTES);
+      const result = await handler(toApiGatewayEvent(req, body));
+      const r = typeof result === 'string' ? { statusCode: 200, body: result } : result;
+      res.writeHead(r.statusCode ?? 200, {
+        'content-type': 'application/json',
+        ...(r.headers as Record<string, string>),
+      });
+      res.end(r.body ?? '');
+    })().catch((err: unknown) => {
+      onError(err);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'internal error' }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const addr = server.address() as AddressInfo;
+  return { server, url: `http://${host}:${addr.port}` };
+}

@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/repo-config.js';
+import { createLog } from '../obs/powertools.js';
+import { startRuntime } from './runtime.js';
+
+const HELP = `reprise local runtime: the deployed handlers on one machine.
+
+Usage: npm start -- [--port N] [--data-dir DIR] [--env-file FILE]
+
+Serves POST /webhook and GET /healthz, with an embedded DynamoDB and FIFO queue
+and the worker polling it. Configuration comes from the environment (a .env file
+is read when present): APP_ID + PRIVATE_KEY (or PRIVATE_KEY_PATH) or GITHUB_TOKEN,
+WEBHOOK_SECRET, GITHUB_API_URL, PORT. See README.md for every variable.`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'env-file': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const envFile = values['env-file'] ?? '.env';
+  if (existsSync(envFile)) process.loadEnvFile(envFile);
+  else if (values['env-file']) throw new ConfigError(`--env-file: ${envFile} does not exist`);
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+  const port = Number(values.port ?? process.env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT: expected a port number, got ${port}`);
+  const log = createLog('reprise-local', process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO');
+  const runtime = await startRuntime({
+    env: process.env,
+    log,
+    port,
+    host: process.env.HOST ?? '127.0.0.1',
+    ...(values['data-dir'] && { dataDir: values['data-dir'] }),
+  });
+  const stop = (): void => {
+    log.info('shutting down');
+    void runtime.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(`reprise: ${err instanceof ConfigError ? err.message : (err as Error).stack}`);
+  process.exit(1);
+});

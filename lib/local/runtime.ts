@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { RuntimeSettings } from '../config/env.js';
+import { privateKeyFrom, runtimeSettings, webhookSecretsFrom } from '../config/env.js';
+import { ConfigError } from '../config/repo-config.js';
+import type { GitHubCredentials } from '../github/client.js';
+import { createClientFactory } from '../github/client.js';
+import { RepoConfigSource } from '../github/repo-config-source.js';
+import { httpLambda } from '../http/lambda-http.js';
+import { Ledger } from '../ledger/ledger.js';
+import type { Log } from '../obs/ports.js';
+import { MemoryMetrics } from '../obs/ports.js';
+import { SignalStore } from '../signals/signal-store.js';
+import { createIntake } from '../webhook/intake.js';
+import type { RunOutcome } from '../worker/decide-run.js';
+import { createWorkerHandler } from '../worker/handler.js';
+import type { RunMessage } from '../model.js';
+import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
+import { serveRoutes } from './http-server.js';
+import { EmbeddedFifoQueue, QueuePoller } from './queue.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface RuntimeOptions {
+  readonly env: Env;
+  readonly log: Log;
+  readonly port?: number;
+  readonly host?: string;
+  /** Keep DynamoDB data on disk here; in memory when absent. */
+  readonly dataDir?: string;
+  readonly visibilityTimeoutMs?: number;
+  readonly maxReceiveCount?: number;
+  readonly workerConcurrency?: number;
+  /** Base of the GitHub client's retry backoff, in ms. */
+  readonly retryBaseMs?: number;
+  readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
+}
+
+export interface Runtime {
+  readonly url: string;
+  readonly settings: RuntimeSettings;
+  readonly dynamo: EmbeddedDynamo;
+  readonly ledger: Ledger;
+  readonly signals: SignalStore;
+  readonly queue: EmbeddedFifoQueue;
+  readonly poller: QueuePoller;
+  readonly metrics: MemoryMetrics;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+export const TABLE_NAME = 'reprise';
+
+function credentialsFrom(env: Env): GitHubCredentials {
+  const key = privateKeyFrom(env);
+  if (env.APP_ID && key) return { kind: 'app', appId: env.APP_ID, privateKey: key };
+  if (env.GITHUB_TOKEN) return { kind: 'token', token: env.GITHUB_TOKEN };
+  if (env.APP_ID) throw new ConfigError('APP_ID is set but PRIVATE_KEY or PRIVATE_KEY_PATH is missing');
+  throw new ConfigError(
+    'GitHub credentials missing: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH), or GITHUB_TOKEN',
+  );
+}
+
+/**
+ * Runs the deployed handlers on one machine: an HTTP server in front of the intake, an
+ * embedded DynamoDB (dynalite) and FIFO queue, and the worker polling that queue.
+ */
+export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
+  const settings = runtimeSettings(opts.env);
+  const secrets = webhookSecretsFrom(opts.env);
+  if (secrets.length === 0) throw new ConfigError('WEBHOOK_SECRET is required');
+  const credentials = credentialsFrom(opts.env);
+  const log = opts.log;
+  const metrics = new MemoryMetrics();
+
+  const dynamo = await startDynamo({ table: TABLE_NAME, ...(opts.dataDir && { path: opts.dataDir }) });
+  const ledger = new Ledger(dynamo.client, TABLE_NAME);
+  const signals = new SignalStore(dynamo.client, TABLE_NAME, settings.signalTtlSeconds);
+  const maxReceiveCount = opts.maxReceiveCount ?? 5;
+  const queue = new EmbeddedFifoQueue({
+    name: 'reprise-runs.fifo',
+    visibilityTimeoutMs: opts.visibilityTimeoutMs ?? 6 * 60_000,
+    maxReceiveCount,
+  });
+
+  const intake = createIntake({
+    secrets: async () => secrets,
+    deliveries: ledger,
+    queue: {
+      send: async (message, groupId, deduplicationId) => {
+        queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
+      },
+    },
+    log,
+    metrics,
+  });
+
+  const worker = createWorkerHandler({
+    ledger,
+    client: createClientFactory({
+      apiUrl: settings.apiUrl,
+      credentials,
+      log,
+      ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
+    }),
+    graphqlUrl: settings.graphqlUrl,
+    configSource: new RepoConfigSource(),
+    defaults: settings.defaults,
+    signals,
+    signalWindow: settings.signalWindow,
+    logHosts: settings.logHosts,
+    logWindowBytes: settings.logWindowBytes,
+    ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
+    log,
+    metrics,
+    owner: `local-${process.pid}-${randomUUID().slice(0, 8)}`,
+    leaseMs: 5 * 60_000,
+    maxReceiveCount,
+    defer: async (record, seconds) => {
+      queue.changeVisibility(record.receiptHandle, seconds * 1000);
+    },
+    ...(opts.onOutcome && { onOutcome: opts.onOutcome }),
+  });
+  const poller = new QueuePoller(queue, worker, {
+    batchSize: 10,
+    concurrency: opts.workerConcurrency ?? 2,
+    onError: (err) => log.error('worker batch failed', { error: (err as Error).message }),
+  });
+
+  const { server, url } = await serveRoutes(
+    {
+      'POST /webhook': httpLambda(intake),
+      'GET /healthz': async () => ({
+        statusCode: 200,
+        body: JSON.stringify({ ok: true, github: settings.apiUrl, queue: queue.stats() }),
+      }),
+    },
+    opts.port ?? 3000,
+    opts.host ?? '127.0.0.1',
+    (err) => log.error('request failed', { error: (err as Error).message }),
+  );
+  poller.start();
+  log.info('reprise local runtime listening', {
+    url,
+    webhook: `${url}/webhook`,
+    github: settings.apiUrl,
+    graphql: settings.graphqlUrl,
+    auth: credentials.kind === 'app' ? `GitHub App ${credentials.appId}` : 'GITHUB_TOKEN',
+    dynamodb: opts.dataDir ? `dynalite on disk at ${opts.dataDir}` : 'dynalite in memory',
+  });
+
+  return {
+    url,
+    settings,
+    dynamo,
+    ledger,
+    signals,
+    queue,
+    poller,
+    metrics,
+    server,
+    close: async () => {
+      await poller.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await dynamo.close();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/** Domain types shared by the pure core and its adapters. */
+
+/** The small message the intake enqueues for one completed workflow run attempt. */
+export interface RunMessage {
+  readonly v: 1;
+  readonly deliveryId: string;
+  /** Absent on repository (non-App) webhooks; App credentials then cannot act on it. */
+  readonly installationId: number | null;
+  readonly repository: { readonly id: number; readonly owner: string; readonly name: string };
+  readonly runId: number;
+  readonly runAttempt: number;
+  readonly workflow: { readonly id: number; readonly name: string; readonly path: string };
+  /** The event that triggered the run (push, pull_request, …). */
+  readonly event: string;
+  readonly headSha: string;
+  readonly headBranch: string | null;
+  readonly conclusion: 'failure' | 'cancelled';
+  readonly pullRequests: readonly number[];
+}
+
+export type JobConclusion =
+  'success' | 'failure' | 'cancelled' | 'skipped' | 'neutral' | 'timed_out' | 'action_required' | null;
+
+/** What the worker knows about one job of the attempt. */
+export interface JobFacts {
+  readonly id: number;
+  readonly nodeId: string;
+  readonly name: string;
+  readonly status: string;
+  readonly conclusion: JobConclusion;
+  readonly runnerName: string | null;
+  readonly completedAt: string | null;
+  readonly runAttempt: number;
+}
+
+export interface Annotation {
+  readonly level: string;
+  readonly title: string | null;
+  readonly message: string;
+}
+
+/** What the worker knows about the run itself, read fresh from GitHub. */
+export interface RunFacts {
+  readonly id: number;
+  readonly status: string;
+  readonly conclusion: string | null;
+  readonly runAttempt: number;
+  readonly event: string;
+  readonly headSha: string;
+  readonly headBranch: string | null;
+  readonly workflowId: number;
+  readonly createdAt: string;
+}
+
+export type SignalKind = 'spot-interruption' | 'rebalance' | 'terminated' | 'external';
+
+/** A runner-keyed record that says the machine under a runner went away. */
+export interface RunnerSignal {
+  readonly runnerKey: string;
+  readonly kind: SignalKind;
+  readonly eventTime: string;
+  readonly instanceId?: string;
+  readonly source: string;
+}
+
+export type Verdict = 'infra' | 'genuine' | 'inconclusive' | 'vetoed';
+export type EvidenceSource = 'signal' | 'annotations' | 'logs' | 'annotations+logs' | 'unreadable' | 'none';
+
+export interface JobVerdict {
+  readonly job: JobFacts;
+  readonly verdict: Verdict;
+  readonly source: EvidenceSource;
+  /** The text or signal that decided it, short. */
+  readonly evidence: string;
+  /** Vetoes say who decided: a person, concurrency or a timeout. */
+  readonly veto?: 'person' | 'concurrency' | 'timeout';
+}
+
+export type DecisionKind =
+  | 'ignored'
+  | 'run_incomplete'
+  | 'stale'
+  | 'attempt_cap'
+  | 'budget_exhausted'
+  | 'no_candidate_jobs'
+  | 'vetoed'
+  | 'genuine_failure'
+  | 'no_infra_evidence'
+  | 'dry_run'
+  | 'retried'
+  | 'retried_all'
+  | 'rerun_rejected'
+  | 'duplicate';
+
+export interface Decision {
+  readonly decision: DecisionKind;
+  readonly reason: string;
+}

@@ -1,0 +1,112 @@
+import { verify } from '@octokit/webhooks-methods';
+import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
+import type { RunMessage } from '../model.js';
+import type { Log, MetricSink } from '../obs/ports.js';
+import { messageGroupId, runMessageFromPayload, ShapeError } from './run-message.js';
+
+/** GitHub caps webhook payloads at 25 MB. */
+export const MAX_BODY_BYTES = 25 * 1024 * 1024;
+
+export interface DeliveryRegistry {
+  /** True when this delivery GUID was already accepted. */
+  isSeen(guid: string): Promise<boolean>;
+  markSeen(guid: string, event: string): Promise<void>;
+}
+
+export interface RunQueue {
+  send(message: RunMessage, groupId: string, deduplicationId: string): Promise<void>;
+}
+
+export interface IntakeDeps {
+  /** The current webhook secret first, then the previous one during a rotation. */
+  readonly secrets: () => Promise<readonly string[]>;
+  readonly deliveries: DeliveryRegistry;
+  readonly queue: RunQueue;
+  readonly log: Log;
+  readonly metrics: MetricSink;
+}
+
+const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
+
+/** True when any of the secrets produced the signature. */
+export async function signatureMatches(
+  secrets: readonly string[],
+  body: string,
+  signature: string | undefined,
+): Promise<boolean> {
+  if (!signature || !signature.startsWith('sha256=') || body === '') return false;
+  for (const secret of secrets) {
+    if (secret && (await verify(secret, body, signature))) return true;
+  }
+  return false;
+}
+
+/** Why a delivery is not enqueued, or undefined when it is a completed red run. */
+export function ignoreReason(event: string, payload: Record<string, unknown>): string | undefined {
+  if (event !== 'workflow_run') return `ignored: event ${event}`;
+  if (payload.action !== 'completed') return `ignored: action ${String(payload.action)}`;
+  const run = payload.workflow_run as Record<string, unknown> | undefined;
+  const conclusion = run?.conclusion;
+  if (conclusion !== 'failure' && conclusion !== 'cancelled') return `ignored: conclusion ${String(conclusion)}`;
+  return undefined;
+}
+
+/**
+ * The webhook intake: verify, filter, dedupe, enqueue. No GitHub call, so it answers fast.
+ * The delivery is marked seen only after the enqueue, so a failure here is never mistaken
+ * for a duplicate when GitHub redelivers.
+ */
+export function createIntake(deps: IntakeDeps): (req: HttpRequest) => Promise<HttpAnswer> {
+  return async (req) => {
+    if (req.body.length > MAX_BODY_BYTES) return answer(413, { error: 'payload too large' });
+    const event = req.headers['x-github-event'];
+    const guid = req.headers['x-github-delivery'];
+    if (!event || !guid) return answer(400, { error: 'missing X-GitHub-Event or X-GitHub-Delivery header' });
+
+    const raw = req.body.toString('utf8');
+    if (!(await signatureMatches(await deps.secrets(), raw, req.headers['x-hub-signature-256']))) {
+      deps.metrics.count('SignatureFailure');
+      deps.log.warn('webhook signature rejected', { delivery: guid, event });
+      return answer(401, { error: 'signature does not match' });
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(raw);
+    } catch {
+      return answer(400, { error: 'body is not JSON' });
+    }
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+      return answer(400, { error: 'body is not a JSON object' });
+    }
+    if (event === 'ping') return answer(200, { ok: true, pong: guid });
+
+    const ignored = ignoreReason(event, payload as Record<string, unknown>);
+    if (ignored) return answer(202, { ok: true, reason: ignored });
+
+    let message: RunMessage;
+    try {
+      message = runMessageFromPayload(payload, guid);
+    } catch (err) {
+      if (err instanceof ShapeError) return answer(400, { error: `not a workflow_run payload: ${err.message}` });
+      throw err;
+    }
+    if (await deps.deliveries.isSeen(guid)) {
+      deps.log.info('duplicate delivery', { delivery: guid, run_id: message.runId });
+      return answer(200, { ok: true, reason: 'duplicate' });
+    }
+    await deps.queue.send(message, messageGroupId(message), guid);
+    try {
+      await deps.deliveries.markSeen(guid, event);
+    } catch (err) {
+      // Already enqueued; the queue's and the ledger's dedupe keep a repeat harmless.
+      deps.log.warn('could not record delivery as seen', { delivery: guid, error: (err as Error).message });
+    }
+    deps.log.info('enqueued', {
+      delivery: guid,
+      run_id: message.runId,
+      run_attempt: message.runAttempt,
+      repository: `${message.repository.owner}/${message.repository.name}`,
+    });
+    return answer(202, { ok: true, reason: 'enqueued', run_id: message.runId, run_attempt: message.runAttempt });
+  };
+}

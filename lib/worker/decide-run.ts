@@ -1,0 +1,206 @@
+import type { RepoConfig } from '../config/repo-config.js';
+import type { DecisionFacts } from '../decide/decide.js';
+import { candidateJobs, decide } from '../decide/decide.js';
+import { afterRerun, type RerunAnswer } from '../decide/rerun-outcome.js';
+import { ActionsApi } from '../github/actions.js';
+import type { GitHubClient } from '../github/client.js';
+import { reportCheckRun } from '../github/report.js';
+import type { RepoConfigSource } from '../github/repo-config-source.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { DecisionKind, JobVerdict, RunMessage } from '../model.js';
+import type { Log, MetricSink } from '../obs/ports.js';
+import type { SignalWindow } from '../signals/signal-store.js';
+import type { EvidenceSources } from './gather-verdicts.js';
+import { gatherVerdicts } from './gather-verdicts.js';
+import { findStaleness } from './staleness.js';
+
+/** Per-installation re-runs in the rolling hour (the circuit breaker). */
+export interface RetryBudget {
+  usage(installationId: number | null): Promise<{ limit: number; used: number }>;
+  spend(installationId: number | null, runKey: string): Promise<void>;
+}
+
+export interface WorkerDeps {
+  readonly ledger: Ledger;
+  readonly client: (installationId: number | null) => GitHubClient;
+  readonly graphqlUrl: string;
+  readonly configSource: RepoConfigSource;
+  readonly defaults: RepoConfig;
+  readonly signals?: EvidenceSources['signals'];
+  readonly signalWindow: SignalWindow;
+  readonly logHosts: readonly string[];
+  readonly logWindowBytes: number;
+  /** When set, only these `owner/name` repositories are ever re-run. */
+  readonly repositoryAllowList?: readonly string[];
+  readonly budget?: RetryBudget;
+  readonly log: Log;
+  readonly metrics: MetricSink;
+  /** Identifies this worker's claims. */
+  readonly owner: string;
+  readonly leaseMs: number;
+}
+
+export interface RunOutcome {
+  readonly decision: DecisionKind;
+  readonly reason: string;
+  readonly requests: number;
+  readonly verdicts: readonly JobVerdict[];
+}
+
+const RERUN_DECISIONS: ReadonlySet<DecisionKind> = new Set(['retried', 'retried_all']);
+
+/**
+ * Decides one run attempt: claim it, gather only the facts the decision asks for, re-run at
+ * most once, record the outcome. A fault before the re-run call gives the claim back and
+ * rethrows, so the message is retried; after the call the claim stays for the reconciler.
+ */
+export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunOutcome> {
+  const repository = `${msg.repository.owner}/${msg.repository.name}`;
+  const base = { run_id: msg.runId, run_attempt: msg.runAttempt, repository, delivery: msg.deliveryId };
+  const claim = await deps.ledger.claim(msg, deps.owner, deps.leaseMs);
+  if (!claim.claimed) {
+    const prior = claim.existing;
+    const reason = prior?.decision
+      ? `attempt already decided: ${prior.decision}`
+      : 'attempt is being decided by another worker';
+    deps.log.info('decision', { ...base, decision: 'duplicate', reason, requests: 0 });
+    deps.metrics.count('Decision', 1, { name: 'decision', value: 'duplicate' });
+    return { decision: 'duplicate', reason, requests: 0, verdicts: [] };
+  }
+
+  const api = new ActionsApi(
+    deps.client(msg.installationId),
+    msg.repository.owner,
+    msg.repository.name,
+    deps.graphqlUrl,
+  );
+  let rerunCalled = false;
+  try {
+    const cfg = await deps.configSource.load(api.gh, msg.repository.owner, msg.repository.name, deps.defaults);
+    api.requests += cfg.requests;
+    if (cfg.error) deps.log.error('configuration error; deciding with defaults', { ...base, error: cfg.error });
+    const config = cfg.config;
+
+    let facts: DecisionFacts = {
+      message: msg,
+      config,
+      ...(deps.repositoryAllowList && { repositoryAllowed: deps.repositoryAllowList.includes(repository) }),
+    };
+    let unexamined = 0;
+    let verdicts: JobVerdict[] = [];
+    for (;;) {
+      const step = decide(facts);
+      if (step.kind === 'need') {
+        facts = await gather(step.what, facts, api, deps, config, (v, u) => {
+          verdicts = v;
+          unexamined = u;
+        });
+        continue;
+      }
+      let decision: DecisionKind;
+      let reason: string;
+      if (step.kind === 'final') {
+        ({ decision, reason } = step);
+      } else {
+        const candidates = candidateJobs(facts.jobs ?? [], msg, config);
+        let answer: RerunAnswer;
+        let next: ReturnType<typeof afterRerun>;
+        rerunCalled = true;
+        answer = await api.rerunFailedJobs(msg.runId);
+        for (;;) {
+          next = afterRerun(answer, candidates, step.cancelledOnly, config);
+          if (next.kind === 'final') break;
+          answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
+        }
+        decision = next.decision;
+        reason = RERUN_DECISIONS.has(decision) ? `${step.reason}; ${next.reason}` : next.reason;
+        if (RERUN_DECISIONS.has(decision)) {
+          deps.metrics.count('Rerun');
+          deps.metrics.count(step.evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
+          await deps.budget?.spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`);
+        }
+      }
+      return await record(msg, deps, api, config, base, { decision, reason, verdicts, unexamined });
+    }
+  } catch (err) {
+    if (!rerunCalled) {
+      await deps.ledger
+        .release(msg, deps.owner)
+        .catch((e: Error) => deps.log.warn('could not release claim', { ...base, error: e.message }));
+    }
+    throw err;
+  }
+}
+
+async function gather(
+  what: 'run' | 'stale' | 'budget' | 'jobs' | 'verdicts',
+  facts: DecisionFacts,
+  api: ActionsApi,
+  deps: WorkerDeps,
+  config: RepoConfig,
+  keep: (v: JobVerdict[], unexamined: number) => void,
+): Promise<DecisionFacts> {
+  const msg = facts.message;
+  switch (what) {
+    case 'run':
+      return { ...facts, run: await api.getRun(msg.runId) };
+    case 'stale':
+      return { ...facts, stale: await findStaleness(api, msg, facts.run!) };
+    case 'budget':
+      return { ...facts, budget: deps.budget ? await deps.budget.usage(msg.installationId) : { limit: 0, used: 0 } };
+    case 'jobs':
+      return { ...facts, jobs: await api.listAttemptJobs(msg.runId, msg.runAttempt) };
+    case 'verdicts': {
+      const g = await gatherVerdicts(candidateJobs(facts.jobs ?? [], msg, config), {
+        api,
+        ...(deps.signals && { signals: deps.signals }),
+        signalWindow: deps.signalWindow,
+        extraPatterns: config.extraPatterns,
+        logHosts: deps.logHosts,
+        logWindowBytes: deps.logWindowBytes,
+        log: deps.log,
+      });
+      keep(g.verdicts, g.unexamined);
+      const matched = g.verdicts.filter((v) => v.source === 'signal').length;
+      if (matched > 0) deps.metrics.count('SignalMatched', matched);
+      return { ...facts, verdicts: g.verdicts };
+    }
+  }
+}
+
+async function record(
+  msg: RunMessage,
+  deps: WorkerDeps,
+  api: ActionsApi,
+  config: RepoConfig,
+  base: Record<string, unknown>,
+  o: { decision: DecisionKind; reason: string; verdicts: JobVerdict[]; unexamined: number },
+): Promise<RunOutcome> {
+  for (const v of o.verdicts) {
+    deps.log.info('job', {
+      ...base,
+      job_id: v.job.id,
+      name: v.job.name,
+      conclusion: v.job.conclusion,
+      runner_name: v.job.runnerName,
+      verdict: v.verdict,
+      source: v.source,
+      evidence: v.evidence,
+    });
+  }
+  if (config.report === 'check_run' && o.verdicts.length > 0) {
+    await reportCheckRun(api, msg.headSha, o, o.verdicts).catch((e: Error) =>
+      deps.log.warn('could not create the reprise check run', { ...base, error: e.message }),
+    );
+  }
+  const line = { ...base, decision: o.decision, reason: o.reason, requests: api.requests, unexamined: o.unexamined };
+  if (o.decision === 'no_infra_evidence' || o.decision === 'rerun_rejected') deps.log.warn('decision', line);
+  else deps.log.info('decision', line);
+  deps.metrics.count('Decision', 1, { name: 'decision', value: o.decision });
+  const kept = await deps.ledger.finalise(msg, deps.owner, o.decision, o.reason, {
+    requests: api.requests,
+    jobs: o.verdicts.map((v) => ({ name: v.job.name, verdict: v.verdict, source: v.source })),
+  });
+  if (!kept) deps.log.warn('claim was lost before the decision was recorded', line);
+  return { decision: o.decision, reason: o.reason, requests: api.requests, verdicts: o.verdicts };
+}

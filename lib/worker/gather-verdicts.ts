@@ -1,0 +1,110 @@
+import type { AnnotationEvidence, JobEvidence } from '../classify/classify-job.js';
+import { classifyJob } from '../classify/classify-job.js';
+import type { ActionsApi } from '../github/actions.js';
+import { readJobLog } from '../github/job-log.js';
+import type { JobFacts, JobVerdict, RunnerSignal } from '../model.js';
+import type { Log } from '../obs/ports.js';
+import type { SignalWindow } from '../signals/signal-store.js';
+import { mapBounded } from '../util/bounded.js';
+
+/** At most this many jobs are worked on at once where per-job calls are needed. */
+export const JOB_CONCURRENCY = 8;
+
+export interface EvidenceSources {
+  readonly api: ActionsApi;
+  readonly signals?: {
+    forRunner(name: string | null, completedAt: string | null, w: SignalWindow): Promise<RunnerSignal[]>;
+  };
+  readonly signalWindow: SignalWindow;
+  readonly extraPatterns: readonly RegExp[];
+  readonly logHosts: readonly string[];
+  readonly logWindowBytes: number;
+  readonly log: Log;
+}
+
+export interface GatheredVerdicts {
+  readonly verdicts: JobVerdict[];
+  /** Candidates left unexamined because a genuine verdict already settled the run. */
+  readonly unexamined: number;
+  readonly signalLookupFailed: boolean;
+}
+
+const settles = (v: JobVerdict): boolean => v.verdict === 'genuine' || v.verdict === 'vetoed';
+
+/**
+ * Gathers evidence for the candidates as cheaply as the verdicts allow: signals from the
+ * table, every annotation in one GraphQL query (REST for what it misses), logs only for
+ * jobs the annotations cannot settle, and nothing more once one job is genuine.
+ */
+export async function gatherVerdicts(candidates: readonly JobFacts[], src: EvidenceSources): Promise<GatheredVerdicts> {
+  let signalLookupFailed = false;
+  const signals = new Map<number, RunnerSignal[]>();
+  if (src.signals) {
+    const lookup = src.signals;
+    await mapBounded(candidates, JOB_CONCURRENCY, async (job) => {
+      try {
+        signals.set(job.id, await lookup.forRunner(job.runnerName, job.completedAt, src.signalWindow));
+      } catch (err) {
+        signalLookupFailed = true;
+        src.log.warn('signal lookup failed; deciding on text evidence', {
+          job_id: job.id,
+          error: (err as Error).message,
+        });
+      }
+    });
+  }
+
+  const annotations = new Map<number, AnnotationEvidence>();
+  try {
+    for (const [id, list] of await src.api.annotationsByGraphql(candidates)) annotations.set(id, list);
+  } catch (err) {
+    src.log.warn('GraphQL annotations failed; reading them over REST', { error: (err as Error).message });
+  }
+
+  const verdicts: JobVerdict[] = [];
+  const needLog: { job: JobFacts; evidence: JobEvidence }[] = [];
+  let settled = false;
+  const settle = (v: JobVerdict): void => {
+    verdicts.push(v);
+    if (settles(v)) settled = true;
+  };
+  const classifyWith = (job: JobFacts, ann: AnnotationEvidence): void => {
+    const evidence: JobEvidence = { signals: signals.get(job.id) ?? [], annotations: ann };
+    const c = classifyJob(job, evidence, src.extraPatterns);
+    if (c.kind === 'verdict') settle(c.verdict);
+    else needLog.push({ job, evidence });
+  };
+
+  const viaRest: JobFacts[] = [];
+  for (const job of candidates) {
+    const ann = annotations.get(job.id);
+    if (ann) classifyWith(job, ann);
+    else viaRest.push(job);
+  }
+  const rest = await mapBounded(
+    viaRest,
+    JOB_CONCURRENCY,
+    async (job) => classifyWith(job, await src.api.annotationsByRest(job.id)),
+    () => settled,
+  );
+
+  const logs = await mapBounded(
+    needLog,
+    JOB_CONCURRENCY,
+    async ({ job, evidence }) => {
+      const log = await readJobLog(
+        src.api.gh,
+        src.api.owner,
+        src.api.repo,
+        job.id,
+        { allowHosts: src.logHosts, windowBytes: src.logWindowBytes, log: src.log },
+        () => src.api.requests++,
+      );
+      const c = classifyJob(job, { ...evidence, log }, src.extraPatterns);
+      if (c.kind === 'verdict') settle(c.verdict);
+    },
+    () => settled,
+  );
+  const unexamined = rest.skipped.length + logs.skipped.length;
+  return { verdicts, unexamined, signalLookupFailed };
+}

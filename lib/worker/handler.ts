@@ -1,0 +1,71 @@
+import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { rateLimitDelay } from '../github/client.js';
+import type { RunMessage } from '../model.js';
+import { parseRunMessage, ShapeError } from '../webhook/run-message.js';
+import type { RunOutcome, WorkerDeps } from './decide-run.js';
+import { decideRun } from './decide-run.js';
+
+export interface WorkerHandlerDeps extends WorkerDeps {
+  /** Hides a failed message for `seconds` (SQS ChangeMessageVisibility) so a rate limit is waited out. */
+  readonly defer?: (record: SQSRecord, seconds: number) => Promise<void>;
+  /** The queue's redrive limit, to say in the log when a message is about to be dead-lettered. */
+  readonly maxReceiveCount?: number;
+  readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
+}
+
+/** Why a message can never succeed, or undefined when a retry may help. */
+export function permanentFault(err: unknown): string | undefined {
+  if (err instanceof ShapeError) return `malformed message: ${err.message}`;
+  const e = err as { status?: number; message?: string; request?: { url?: string } };
+  if ((err as Error)?.message?.startsWith('App credentials need an installation id')) return (err as Error).message;
+  if (e?.status === 404 && /access_tokens/.test(e.request?.url ?? '')) return 'unknown installation';
+  if (e?.status === 404 && /\/actions\/runs\/\d+$/.test(e.request?.url ?? '')) return 'run or repository not found';
+  return undefined;
+}
+
+/**
+ * The worker's SQS handler: one decision per message, partial batch failures reported,
+ * FIFO order kept within a run's group. Permanent faults are acknowledged with a reason.
+ */
+export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  const recordHandler = async (record: SQSRecord): Promise<void> => {
+    const received = Number(record.attributes.ApproximateReceiveCount ?? '1');
+    let message: RunMessage | undefined;
+    try {
+      message = parseRunMessage(record.body);
+      const outcome = await decideRun(message, deps);
+      deps.onOutcome?.(message, outcome);
+    } catch (err) {
+      const permanent = permanentFault(err);
+      const where = { message_id: record.messageId, run_id: message?.runId, run_attempt: message?.runAttempt };
+      if (permanent) {
+        deps.log.error('message dropped: permanent fault', { ...where, reason: permanent });
+        deps.metrics.count('PoisonMessage');
+        return;
+      }
+      const wait = rateLimitDelay(err);
+      const reason = (err as Error).message;
+      const last = deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount;
+      deps.log[last ? 'error' : 'warn'](
+        last ? 'message failed; it goes to the dead-letter queue' : 'message failed; it will be retried',
+        {
+          ...where,
+          reason,
+          receive_count: received,
+          ...(wait !== undefined && { retry_after_seconds: wait }),
+        },
+      );
+      deps.metrics.count(wait !== undefined ? 'RateLimited' : 'TransientFault');
+      if (wait !== undefined && deps.defer) await deps.defer(record, Math.min(wait, 43_200)).catch(() => undefined);
+      throw err;
+    }
+  };
+  return async (event) => {
+    const processor = new SqsFifoPartialProcessorAsync();
+    return processPartialResponse(event, recordHandler, processor, {
+      skipGroupOnError: true,
+      throwOnFullBatchFailure: false,
+    });
+  };
+}
