@@ -1,0 +1,239 @@
+import type { Route } from './http.js';
+import { SimModel } from './model.js';
+import { workflowJob, workflowRun } from './render-actions.js';
+import { actionsRoutes } from './routes-actions.js';
+import { appRoutes } from './routes-app.js';
+import { checksRoutes } from './routes-checks.js';
+import { graphqlRoutes } from './routes-graphql.js';
+import { logRoutes } from './routes-logs.js';
+import { repoRoutes } from './routes-repos.js';
+import type { SimRun } from './runs.js';
+import { SimServer } from './server.js';
+import type { SimCheckRun, SimDelivery, SimFault, SimRequestRecord, SimRerunRecord, SimRunSpec } from './types.js';
+
+export type * from './types.js';
+export { SimRun } from './runs.js';
+export { decodeJwt } from './auth.js';
+
+/** Every route the simulator serves, in match order. */
+export const simRoutes: readonly Route[] = [
+  ...actionsRoutes,
+  ...logRoutes,
+  ...checksRoutes,
+  ...graphqlRoutes,
+  ...repoRoutes,
+  ...appRoutes,
+];
+
+/** An unsigned but well-formed App JWT: the simulator reads claims and never checks signatures. */
+export function fakeJwt(appId: number | string = 1_234_567, ttlSeconds = 540): string {
+  const now = Math.floor(Date.now() / 1000);
+  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${enc({ alg: 'RS256', typ: 'JWT' })}.${enc({ iat: now - 60, exp: now + ttlSeconds, iss: String(appId) })}.c2ln`;
+}
+
+/** GitHub REST and GraphQL, served from memory on 127.0.0.1 for tests, the demo and the benchmark. */
+export class GitHubSimulator {
+  private readonly model = new SimModel();
+  private readonly server: SimServer;
+
+  private constructor(opts: { latencyMs?: number; logHost?: string }) {
+    this.server = new SimServer(this.model, simRoutes, opts);
+  }
+
+  static async start(opts: { latencyMs?: number; logHost?: string } = {}): Promise<GitHubSimulator> {
+    const sim = new GitHubSimulator(opts);
+    await sim.server.listen();
+    return sim;
+  }
+
+  /** REST base, without any /api/v3 suffix (which is also accepted, as is /api/graphql). */
+  get url(): string {
+    return this.server.url;
+  }
+
+  get graphqlUrl(): string {
+    return `${this.url}/graphql`;
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+
+  get latencyMs(): number {
+    return this.server.latencyMs;
+  }
+
+  set latencyMs(ms: number) {
+    this.server.latencyMs = ms;
+  }
+
+  addRun(spec: SimRunSpec): SimRun {
+    return this.model.addRun(spec);
+  }
+
+  run(id: number): SimRun {
+    return this.model.run(id);
+  }
+
+  addInstallation(opts: {
+    id: number;
+    account: string;
+    repositorySelection?: 'all' | 'selected';
+    repos?: string[];
+    permissions?: Record<string, string>;
+  }): void {
+    this.model.addInstallation(opts);
+  }
+
+  setRepoFile(repo: string, path: string, content: string | null): void {
+    this.model.setRepoFile(repo, path, content);
+  }
+
+  addPullRequest(
+    repo: string,
+    pr: { number: number; state: 'open' | 'closed'; headSha: string; headRef?: string },
+  ): void {
+    this.model.addPullRequest(repo, pr);
+  }
+
+  addDelivery(d: {
+    id?: number;
+    guid: string;
+    event: string;
+    action?: string;
+    statusCode: number;
+    deliveredAt?: string;
+    redelivery?: boolean;
+    installationId?: number;
+    repositoryId?: number;
+  }): SimDelivery {
+    return this.model.addDelivery(d);
+  }
+
+  get deliveries(): readonly SimDelivery[] {
+    return this.model.deliveries;
+  }
+
+  /** Accepts a token as is (GITHUB_TOKEN / personal token mode); it sees every repository. */
+  addToken(token: string): void {
+    this.model.staticTokens.add(token);
+  }
+
+  /** Issues an installation token without the JWT exchange. */
+  issueToken(installationId: number): string {
+    const inst = this.model.installations.get(installationId);
+    if (!inst) throw new Error(`no installation ${installationId}`);
+    return this.model.issueToken(installationId, inst.permissions);
+  }
+
+  /** Makes every issued installation token expire now (static tokens stay valid). */
+  expireTokens(): void {
+    for (const t of this.model.tokens.values()) t.expiresAt = Date.now() - 1;
+  }
+
+  get requests(): SimRequestRecord[] {
+    return this.server.requests;
+  }
+
+  resetRequests(): void {
+    this.server.requests.length = 0;
+  }
+
+  count(method: string, path: RegExp): number {
+    return this.server.requests.filter((r) => r.method === method.toUpperCase() && path.test(r.path)).length;
+  }
+
+  injectFault(f: SimFault): void {
+    this.server.injectFault(f);
+  }
+
+  clearFaults(): void {
+    this.server.clearFaults();
+  }
+
+  setSeed(n: number): void {
+    this.model.rng.seed(n);
+  }
+
+  /** Sets a rate-limit bucket; once `used` reaches `limit` the API answers 403 rate limit exceeded. */
+  setRateLimit(resource: 'core' | 'graphql', limit: number, used = 0): void {
+    this.server.setRateLimit(resource, limit, used);
+  }
+
+  get reruns(): readonly SimRerunRecord[] {
+    return this.model.reruns;
+  }
+
+  get checkRuns(): readonly SimCheckRun[] {
+    return this.model.checkRuns;
+  }
+
+  /** GitHub's answer for cancelled-only runs is unconfirmed; default: cancelled jobs are not "failed". */
+  get rerunFailedJobsIncludesCancelled(): boolean {
+    return this.model.rerunFailedJobsIncludesCancelled;
+  }
+
+  set rerunFailedJobsIncludesCancelled(v: boolean) {
+    this.model.rerunFailedJobsIncludesCancelled = v;
+  }
+
+  /** Bytes of job log bodies served by the log host. */
+  get logBytesServed(): number {
+    return this.server.logBytesServed;
+  }
+
+  /** Called for each new attempt a re-run creates (the attempt is already complete unless a job was left open). */
+  set onNewAttempt(fn: ((run: SimRun) => void) | null) {
+    this.model.onNewAttempt = fn;
+  }
+
+  /** Performs a redelivery; answers the status code the receiver gave. Default: 200 without delivering. */
+  set onRedeliver(
+    fn: ((d: { guid: string; event: string; action: string | null }) => number | Promise<number>) | null,
+  ) {
+    this.server.onRedeliver = fn;
+  }
+
+  addManifestCode(
+    code: string,
+    app: { id: number; slug: string; pem: string; webhookSecret: string; htmlUrl?: string },
+  ): void {
+    this.model.manifestCodes.set(code, {
+      id: app.id,
+      slug: app.slug,
+      name: app.slug,
+      owner: this.model.app.owner,
+      pem: app.pem,
+      webhookSecret: app.webhookSecret,
+      clientId: `Iv23li${this.model.rng.alnum(14)}`,
+      clientSecret: this.model.rng.hex(40),
+      htmlUrl: app.htmlUrl ?? `https://github.com/apps/${app.slug}`,
+    });
+  }
+
+  get hookConfig(): { url: string; content_type: string; insecure_ssl: string } {
+    return this.model.hookConfig;
+  }
+
+  set hookConfig(c: { url: string; content_type: string; insecure_ssl: string }) {
+    Object.assign(this.model.hookConfig, c);
+  }
+
+  /** The run as REST shows it, which is also the `workflow_run` object of the webhook payload. */
+  workflowRunJson(id: number, attempt?: number): ReturnType<typeof workflowRun> {
+    return workflowRun(this.url, this.model, this.model.run(id), attempt);
+  }
+
+  /** A job as REST shows it (the `workflow_job` object of the webhook payload). */
+  workflowJobJson(jobId: number): ReturnType<typeof workflowJob> {
+    const found = this.model.jobs.get(jobId);
+    if (!found) throw new Error(`no job ${jobId}`);
+    return workflowJob(this.url, this.model, found.run, found.job);
+  }
+
+  /** The numeric id of a repository (created on first use). */
+  repoId(fullName: string): number {
+    return this.model.repo(fullName).id;
+  }
+}

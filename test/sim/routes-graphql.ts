@@ -1,0 +1,105 @@
+import { json, type Route, type SimContext } from './http.js';
+import { graphqlAnnotation } from './render-actions.js';
+
+const GRAPHQL_DOCS = 'https://docs.github.com/graphql';
+const MAX_NODES = 100;
+
+interface GraphqlError {
+  type?: string;
+  path?: (string | number)[];
+  locations?: { line: number; column: number }[];
+  message: string;
+}
+
+function resolveNode(
+  ctx: SimContext,
+  id: string,
+  index: number,
+  first: number,
+): { node: unknown; error?: GraphqlError } {
+  const jobId = ctx.model.nodes.get(id);
+  const found = jobId === undefined ? undefined : ctx.model.jobs.get(jobId);
+  const path = ['nodes', index];
+  if (!found) {
+    const message = `Could not resolve to a node with the global id of '${id}'`;
+    return { node: null, error: { type: 'NOT_FOUND', path, locations: [{ line: 2, column: 3 }], message } };
+  }
+  const { job } = found;
+  if (!Array.isArray(job.annotations)) {
+    const forbidden = job.annotations.status === 403;
+    const message = forbidden
+      ? 'Resource not accessible by integration'
+      : `Could not resolve to a node with the global id of '${id}'`;
+    return { node: null, error: { type: forbidden ? 'FORBIDDEN' : 'NOT_FOUND', path, message } };
+  }
+  const shown = job.annotations.slice(0, first);
+  return {
+    node: {
+      __typename: 'CheckRun',
+      id: job.nodeId,
+      databaseId: job.id,
+      name: job.name,
+      status: job.status.toUpperCase(),
+      conclusion: job.conclusion ? job.conclusion.toUpperCase() : null,
+      annotations: {
+        totalCount: job.annotations.length,
+        pageInfo: {
+          hasNextPage: job.annotations.length > first,
+          endCursor: shown.length ? `Y3Vyc29yOjE${shown.length}` : null,
+        },
+        nodes: shown.map(graphqlAnnotation),
+      },
+    },
+  };
+}
+
+export const graphqlRoutes: Route[] = [
+  {
+    method: 'POST',
+    template: '/graphql',
+    auth: 'token',
+    resource: 'graphql',
+    docs: GRAPHQL_DOCS,
+    handler: (req, ctx) => {
+      const body = (req.body ?? {}) as { query?: unknown; variables?: Record<string, unknown> };
+      if (typeof body.query !== 'string') {
+        return json({ errors: [{ message: 'A query attribute must be specified and must be a string.' }] });
+      }
+      if (!/\bnodes\s*\(\s*ids\s*:/.test(body.query)) {
+        return json({ errors: [{ message: 'The simulator only answers nodes(ids: ...) queries.' }] });
+      }
+      const ids = body.variables?.ids;
+      if (!Array.isArray(ids) || !ids.every((x) => typeof x === 'string')) {
+        return json({
+          errors: [{ type: 'INVALID_VARIABLES', message: 'Variable $ids of type [ID!]! was provided invalid value' }],
+        });
+      }
+      if (ids.length > MAX_NODES) {
+        return json({
+          data: null,
+          errors: [{ type: 'EXCESSIVE_PAGINATION', message: `You may not request more than ${MAX_NODES} nodes.` }],
+        });
+      }
+      const first = Number(/annotations\s*\(\s*first\s*:\s*(\d+)/.exec(body.query)?.[1] ?? 50);
+      const errors: GraphqlError[] = [];
+      const nodes = ids.map((id: string, i) => {
+        const r = resolveNode(ctx, id, i, first);
+        if (r.error) errors.push(r.error);
+        return r.node;
+      });
+      const data: Record<string, unknown> = { nodes };
+      if (/\brateLimit\b/.test(body.query)) {
+        const g = ctx.rateLimits().graphql;
+        if (g)
+          data.rateLimit = {
+            cost: 1,
+            limit: g.limit,
+            remaining: g.remaining - 1,
+            used: g.used + 1,
+            resetAt: new Date(g.reset * 1000).toISOString(),
+          };
+      }
+      return json(errors.length ? { data, errors } : { data });
+    },
+  },
+];

@@ -1,0 +1,193 @@
+/** Public types of the GitHub simulator: what tests describe, and the live model they get back. */
+
+export type SimJobConclusion = 'success' | 'failure' | 'cancelled' | 'skipped' | 'timed_out' | null;
+export type SimStatus = 'queued' | 'in_progress' | 'completed';
+export type SimAnnotationLevel = 'failure' | 'warning' | 'notice';
+
+export interface SimAnnotationSpec {
+  level: SimAnnotationLevel;
+  title?: string;
+  message: string;
+}
+
+export interface SimJobSpec {
+  name: string;
+  /** null = still running. */
+  conclusion: SimJobConclusion;
+  /** Default completed (in_progress when conclusion is null). */
+  status?: SimStatus;
+  runnerName?: string | null;
+  /** A list, or the error status the annotations endpoint answers for this job. */
+  annotations?: SimAnnotationSpec[] | { status: 403 | 404 | 410 };
+  /** string = job log text; null or 404 = no log. Default: a short generated log. */
+  log?: string | null | { status: 404 | 410 };
+  /** ISO time; default: the run's updated time. */
+  completedAt?: string;
+  /** Runner labels; default ['self-hosted', 'linux', 'x64']. */
+  labels?: string[];
+  /** Names of jobs this one depends on: a re-run of a dependency re-runs it too. */
+  needs?: string[];
+}
+
+export type SimRerunOutcome = 'success' | 'same' | ((job: SimJobSpec, nextAttempt: number) => Partial<SimJobSpec>);
+
+export interface SimRunSpec {
+  /** "owner/name"; the repository is created on first use. */
+  repo: string;
+  id?: number;
+  workflowName?: string;
+  workflowPath?: string;
+  workflowId?: number;
+  /** Default 'push'. */
+  event?: string;
+  headSha?: string;
+  headBranch?: string;
+  status?: SimStatus;
+  /** Default derived from jobs: any failure -> failure, else any cancelled -> cancelled, else success. */
+  conclusion?: 'success' | 'failure' | 'cancelled' | null;
+  /** Default 1; earlier attempts are synthesized as failed copies. */
+  runAttempt?: number;
+  jobs: SimJobSpec[];
+  pullRequests?: number[];
+  /** What the re-run jobs conclude with on the next attempt. Default 'success'. */
+  onRerun?: SimRerunOutcome;
+  /** ISO creation time of the run; default 15 minutes ago. */
+  createdAt?: string;
+}
+
+/** One job of one attempt. A job kept by rerun-failed-jobs is the same job (same id) listed again. */
+export interface SimJob {
+  id: number;
+  nodeId: string;
+  runId: number;
+  /** The attempt that executed the job. */
+  runAttempt: number;
+  name: string;
+  status: SimStatus;
+  conclusion: SimJobConclusion;
+  runnerName: string | null;
+  labels: string[];
+  needs: string[];
+  createdAt: string;
+  startedAt: string;
+  completedAt: string | null;
+  annotations: SimAnnotationSpec[] | { status: 403 | 404 | 410 };
+  log: string | null | { status: 404 | 410 };
+  /** The spec the job was built from (after re-run overrides). */
+  spec: SimJobSpec;
+}
+
+export interface SimAttempt {
+  number: number;
+  status: SimStatus;
+  conclusion: 'success' | 'failure' | 'cancelled' | null;
+  jobs: SimJob[];
+  /** Names of jobs executed by this attempt; the others were carried over from an earlier one. */
+  executed: string[];
+  startedAt: string;
+  updatedAt: string;
+}
+
+export interface SimRepo {
+  id: number;
+  nodeId: string;
+  owner: string;
+  ownerId: number;
+  name: string;
+  fullName: string;
+  defaultBranch: string;
+}
+
+export interface SimPullRequest {
+  id: number;
+  repo: string;
+  number: number;
+  state: 'open' | 'closed';
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  createdAt: string;
+}
+
+export interface SimInstallation {
+  id: number;
+  account: string;
+  accountId: number;
+  repositorySelection: 'all' | 'selected';
+  repos: string[];
+  permissions: Record<string, string>;
+  events: string[];
+  createdAt: string;
+}
+
+export interface SimDelivery {
+  id: number;
+  guid: string;
+  event: string;
+  action: string | null;
+  statusCode: number;
+  deliveredAt: string;
+  redelivery: boolean;
+  installationId: number | null;
+  repositoryId: number | null;
+  duration: number;
+}
+
+export interface SimCheckRun {
+  id: number;
+  nodeId: string;
+  repo: string;
+  checkSuiteId: number;
+  name: string;
+  headSha: string;
+  status: SimStatus;
+  conclusion: string | null;
+  detailsUrl: string | null;
+  externalId: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+}
+
+export interface SimApp {
+  id: number;
+  slug: string;
+  name: string;
+  owner: string;
+  pem: string;
+  webhookSecret: string;
+  clientId: string;
+  clientSecret: string;
+  htmlUrl: string;
+}
+
+export interface SimRerunRecord {
+  kind: 'failed_jobs' | 'run' | 'job';
+  runId: number;
+  jobId?: number;
+  attemptBefore: number;
+  at: number;
+  /** Names of the jobs the new attempt executed, and of those it kept from the one before. */
+  jobsRerun: string[];
+  jobsKept: string[];
+}
+
+export interface SimRequestRecord {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  status: number;
+  body?: unknown;
+  at: number;
+}
+
+export interface SimFault {
+  method?: string;
+  path: RegExp;
+  status: number;
+  times?: number;
+  rate?: number;
+  retryAfter?: number;
+  message?: string;
+  headers?: Record<string, string>;
+}
