@@ -9,7 +9,7 @@ export interface RunMessage {
   readonly repository: { readonly id: number; readonly owner: string; readonly name: string };
   readonly runId: number;
   readonly runAttempt: number;
-  readonly workflow: { readonly id: number; readonly name: string; readonly path: string };
+  readonly workflow: { readonly id: number; readonly name: string; readonly path: string | null };
   /** The event that triggered the run (push, pull_request, …). */
   readonly event: string;
   readonly headSha: string;

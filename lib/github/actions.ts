@@ -2,7 +2,7 @@ import type { AnnotationEvidence } from '../classify/classify-job.js';
 import type { RerunAnswer } from '../decide/rerun-outcome.js';
 import { isRefusal } from '../decide/rerun-outcome.js';
 import type { Annotation, JobFacts, RunFacts } from '../model.js';
-import type { GitHubClient } from './client.js';
+import type { GitHubClient, GitHubClients } from './client.js';
 
 export class IncompleteListingError extends Error {
   override name = 'IncompleteListingError';
@@ -41,13 +41,19 @@ export class ActionsApi {
   /** HTTP requests issued through this instance (pages included, 304s excluded). */
   requests = 0;
 
+  readonly gh: GitHubClient;
+  private readonly graphql: GitHubClient;
+
   constructor(
-    readonly gh: GitHubClient,
+    clients: GitHubClients,
     readonly owner: string,
     readonly repo: string,
     /** Absolute: GHES serves GraphQL beside, not below, its REST base. */
     readonly graphqlUrl: string,
-  ) {}
+  ) {
+    this.gh = clients.rest;
+    this.graphql = clients.graphql;
+  }
 
   async getRun(runId: number): Promise<RunFacts> {
     this.requests++;
@@ -104,7 +110,7 @@ export class ActionsApi {
     for (let i = 0; i < jobs.length; i += 100) {
       const batch = jobs.slice(i, i + 100);
       this.requests++;
-      const res = await this.gh.request(`POST ${this.graphqlUrl}`, {
+      const res = await this.graphql.request(`POST ${this.graphqlUrl}`, {
         query: ANNOTATIONS_QUERY,
         variables: { ids: batch.map((j) => j.nodeId) },
       });

@@ -3,10 +3,27 @@ import { Octokit } from '@octokit/core';
 import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
+import Bottleneck from 'bottleneck/light.js';
 import type { Log } from '../obs/ports.js';
 
 export const RepriseOctokit = Octokit.plugin(paginateRest, throttling, retry);
 export type GitHubClient = InstanceType<typeof RepriseOctokit>;
+
+/** REST calls, and GraphQL on its own client so a read query does not queue behind re-run POSTs. */
+export interface GitHubClients {
+  readonly rest: GitHubClient;
+  readonly graphql: GitHubClient;
+}
+
+/**
+ * plugin-throttling spaces every non-GET request (GraphQL included) 1 s apart, across the
+ * whole process. reprise spaces them per installation instead: POSTs by 350 ms (GitHub's
+ * secondary limit is 900 points a minute per endpoint, a POST costing 5), GraphQL reads not
+ * at all. Re-run volume is bounded by the retry budget, not by this spacing.
+ */
+export const WRITE_SPACING_MS = 350;
+const restWrites = new Bottleneck.Group({ maxConcurrent: 1, minTime: WRITE_SPACING_MS });
+const graphqlReads = new Bottleneck.Group({ maxConcurrent: 8, minTime: 0 });
 
 export type GitHubCredentials =
   | { readonly kind: 'app'; readonly appId: string; readonly privateKey: string }
@@ -20,6 +37,8 @@ export interface ClientOptions {
   readonly maxInlineWaitSeconds?: number;
   /** Base of plugin-retry's backoff, in ms (tests shorten it). */
   readonly retryBaseMs?: number;
+  /** Called with `x-ratelimit-remaining` after each response, for the rate-limit alarm. */
+  readonly onRateLimitRemaining?: (remaining: number) => void;
 }
 
 /** A rate limit longer than the worker should wait: the message is retried later instead. */
@@ -53,31 +72,34 @@ export function graphqlUrlFor(apiUrl: string): string {
  * Builds one client per installation (installation tokens are cached by auth-app for
  * their hour). Retries 5xx with backoff; rate limits wait in-process only briefly.
  */
-export function createClientFactory(opts: ClientOptions): (installationId: number | null) => GitHubClient {
-  const cache = new Map<string, GitHubClient>();
+export function createClientFactory(opts: ClientOptions): (installationId: number | null) => GitHubClients {
+  const cache = new Map<string, GitHubClients>();
   const maxWait = opts.maxInlineWaitSeconds ?? 5;
   // Declining a retry lets the 403/429 surface; rateLimitDelay() then turns it into a deferral.
   const waitInline = (retryAfter: number, _o: unknown, _k: unknown, retryCount: number): boolean =>
     retryAfter <= maxWait && retryCount < 1;
-  const throttle = { onRateLimit: waitInline, onSecondaryRateLimit: waitInline };
+  const throttle = (id: string, write: InstanceType<typeof Bottleneck.Group>) => ({
+    id,
+    write,
+    onRateLimit: waitInline,
+    onSecondaryRateLimit: waitInline,
+  });
   const log = {
     debug: (m: string) => opts.log.debug(m),
     info: (m: string) => opts.log.debug(m),
     warn: (m: string) => opts.log.warn(m),
     error: (m: string) => opts.log.error(m),
   };
-  return (installationId) => {
-    const key = String(installationId);
-    let client = cache.get(key);
-    if (client) return client;
+  const build = (installationId: number | null, write: InstanceType<typeof Bottleneck.Group>): GitHubClient => {
     const common = {
       baseUrl: opts.apiUrl.replace(/\/+$/, ''),
       userAgent: 'reprise',
       log,
-      throttle,
+      throttle: throttle(`installation-${installationId}`, write),
       retry: { retryAfterBaseValue: opts.retryBaseMs ?? 1000 },
     };
     const c = opts.credentials;
+    let client: GitHubClient;
     if (c.kind === 'token') {
       client = new RepriseOctokit({ ...common, auth: c.token });
     } else {
@@ -88,7 +110,22 @@ export function createClientFactory(opts: ClientOptions): (installationId: numbe
         auth: { appId: c.appId, privateKey: c.privateKey, installationId },
       });
     }
-    cache.set(key, client);
+    const report = opts.onRateLimitRemaining;
+    if (report) {
+      client.hook.after('request', (res) => {
+        const remaining = Number(res.headers['x-ratelimit-remaining']);
+        if (Number.isFinite(remaining)) report(remaining);
+      });
+    }
     return client;
+  };
+  return (installationId) => {
+    const key = String(installationId);
+    let clients = cache.get(key);
+    if (!clients) {
+      clients = { rest: build(installationId, restWrites), graphql: build(installationId, graphqlReads) };
+      cache.set(key, clients);
+    }
+    return clients;
   };
 }

@@ -10,6 +10,7 @@ const obj = (v: unknown, at: string): Obj => {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ShapeError(`${at}: expected an object`);
   return v as Obj;
 };
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (o: Obj, k: string, at: string): number => {
   const v = o[k];
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new ShapeError(`${at}.${k}: expected an id`);
@@ -53,8 +54,13 @@ export function runMessageFromPayload(payload: unknown, deliveryId: string): Run
     runAttempt: num(run, 'run_attempt', 'workflow_run'),
     workflow: {
       id: num(run, 'workflow_id', 'workflow_run'),
-      name: str(run, 'name', 'workflow_run'),
-      path: str(run, 'path', 'workflow_run'),
+      // Runs may carry an empty or missing name; the workflow's own name is the fallback.
+      name:
+        optStr(run, 'name', 'workflow_run') ||
+        (isObj(p.workflow) ? optStr(p.workflow, 'name', 'workflow') : null) ||
+        '',
+      // Older payloads carry the path only on the top-level workflow object.
+      path: optStr(run, 'path', 'workflow_run') ?? (isObj(p.workflow) ? optStr(p.workflow, 'path', 'workflow') : null),
     },
     event: str(run, 'event', 'workflow_run'),
     headSha: str(run, 'head_sha', 'workflow_run'),
@@ -85,7 +91,7 @@ export function parseRunMessage(body: string): RunMessage {
   num(o, 'runId', 'message');
   if (num(o, 'runAttempt', 'message') < 1) throw new ShapeError('message.runAttempt: expected at least 1');
   num(wf, 'id', 'message.workflow');
-  str(wf, 'name', 'message.workflow');
+  if (typeof wf.name !== 'string') throw new ShapeError('message.workflow.name: expected a string');
   str(o, 'deliveryId', 'message');
   str(o, 'event', 'message');
   str(o, 'headSha', 'message');

@@ -3,7 +3,7 @@ import type { DecisionFacts } from '../decide/decide.js';
 import { candidateJobs, decide } from '../decide/decide.js';
 import { afterRerun, type RerunAnswer } from '../decide/rerun-outcome.js';
 import { ActionsApi } from '../github/actions.js';
-import type { GitHubClient } from '../github/client.js';
+import type { GitHubClients } from '../github/client.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -22,7 +22,7 @@ export interface RetryBudget {
 
 export interface WorkerDeps {
   readonly ledger: Ledger;
-  readonly client: (installationId: number | null) => GitHubClient;
+  readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
   readonly configSource: RepoConfigSource;
   readonly defaults: RepoConfig;

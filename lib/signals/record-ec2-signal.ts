@@ -1,0 +1,74 @@
+import type { Log, MetricSink } from '../obs/ports.js';
+import type { Ec2Event } from './ec2-events.js';
+import { parseEc2Event } from './ec2-events.js';
+import type { DescribeInstance } from './runner-identities.js';
+import { runnerIdentities } from './runner-identities.js';
+import type { SignalRecordInput } from './signal-store.js';
+
+/** The one write the signal paths need; `SignalStore` implements it. */
+export interface SignalRecorder {
+  /** False when this (runner key, event time, event id) is already recorded. */
+  record(input: SignalRecordInput): Promise<boolean>;
+}
+
+export interface Ec2SignalDeps {
+  readonly store: SignalRecorder;
+  readonly describe: DescribeInstance;
+  readonly tagKeys: readonly string[];
+  readonly log: Log;
+  readonly metrics: MetricSink;
+}
+
+export interface Ec2SignalOutcome {
+  /** New records written; 0 for a repeated delivery. */
+  readonly recorded: number;
+  readonly ignored?: string;
+}
+
+export const EC2_SIGNAL_SOURCE = 'aws.ec2';
+
+/**
+ * Records an EC2 event under every runner key of its instance. An ignored event resolves (a
+ * throw would only make EventBridge retry it); a DynamoDB fault throws so it is retried and
+ * lands in the dead-letter queue if it persists. Repeats write nothing: each record is a
+ * conditional put keyed on the event id.
+ */
+export function createEc2SignalHandler(deps: Ec2SignalDeps): (event: Ec2Event) => Promise<Ec2SignalOutcome> {
+  return async (event) => {
+    const parsed = parseEc2Event(event);
+    if ('ignored' in parsed) {
+      deps.log.info('EC2 event ignored', { reason: parsed.ignored, event_id: event?.id });
+      return { recorded: 0, ignored: parsed.ignored };
+    }
+    const s = parsed.signal;
+    const keys = await runnerIdentities(s.instanceId, deps);
+    let recorded = 0;
+    for (const runnerKey of keys) {
+      const isNew = await deps.store.record({
+        runnerKey,
+        kind: s.kind,
+        eventTime: s.eventTime,
+        eventId: s.eventId,
+        source: EC2_SIGNAL_SOURCE,
+        instanceId: s.instanceId,
+        region: s.region,
+        account: s.account,
+        reason: s.reason,
+      });
+      if (isNew) {
+        recorded++;
+        deps.metrics.count('SignalRecorded', 1, { name: 'kind', value: s.kind });
+      }
+    }
+    deps.log.info('EC2 signal recorded', {
+      kind: s.kind,
+      instance_id: s.instanceId,
+      event_id: s.eventId,
+      event_time: s.eventTime,
+      reason: s.reason,
+      runner_keys: keys,
+      recorded,
+    });
+    return { recorded };
+  };
+}

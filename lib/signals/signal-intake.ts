@@ -1,0 +1,274 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
+import { ttlFrom } from '../ledger/keys.js';
+import type { SignalKind } from '../model.js';
+import type { Log, MetricSink } from '../obs/ports.js';
+import { mapBounded } from '../util/bounded.js';
+import type { SignalRecorder } from './record-ec2-signal.js';
+
+export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
+export const MAX_RUNNERS = 100;
+export const MAX_NAME_LENGTH = 256;
+export const MAX_REASON_LENGTH = 1024;
+/** A post without `time` that repeats an event id within this horizon is a retry and keeps the first time. */
+export const RETRY_HORIZON_MS = 15 * 60_000;
+/** An agent's clock may run ahead a little; a time further out is a mistake. */
+const MAX_CLOCK_AHEAD_MS = 60 * 60_000;
+const WRITE_CONCURRENCY = 10;
+export const AGENT_SIGNAL_SOURCE = 'agent';
+
+export const AGENT_KINDS = ['spot-interruption', 'terminated', 'external', 'node-termination', 'rebalance'] as const;
+export type AgentKind = (typeof AGENT_KINDS)[number];
+
+/**
+ * How an agent's kind is recorded. `node-termination` (a drain before the node goes away, for
+ * whatever cause: spot, scheduled maintenance, scale-in) is `external`; the agent's own kind is
+ * kept in the reason. `rebalance` stays a risk, never enough on its own.
+ */
+export function recordedKind(kind: AgentKind): SignalKind {
+  return kind === 'node-termination' ? 'external' : kind;
+}
+
+/** A validated `POST /signals` body. */
+export interface SignalPost {
+  readonly runners: readonly string[];
+  readonly instanceId?: string;
+  readonly kind: AgentKind;
+  readonly reason?: string;
+  readonly eventId?: string;
+  readonly time?: string;
+}
+
+export type SignalPostParse =
+  { readonly post: SignalPost } | { readonly status: 400 | 413; readonly field: string; readonly error: string };
+
+const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+const bad = (field: string, error: string, status: 400 | 413 = 400): SignalPostParse => ({ status, field, error });
+
+/** Validates the whole body before anything is written. Unknown fields are ignored. */
+export function parseSignalPost(body: unknown, nowMs: number): SignalPostParse {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('body', 'expected a JSON object');
+  const b = body as Record<string, unknown>;
+
+  const runners = b.runners;
+  if (!Array.isArray(runners) || runners.length === 0) return bad('runners', 'expected a non-empty array of names');
+  if (runners.length > MAX_RUNNERS) return bad('runners', `at most ${MAX_RUNNERS} runners per post`, 413);
+  for (const [i, name] of runners.entries()) {
+    if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME_LENGTH) {
+      return bad('runners', `runners[${i}]: expected a non-empty string of at most ${MAX_NAME_LENGTH} characters`);
+    }
+  }
+
+  if (typeof b.kind !== 'string' || !(AGENT_KINDS as readonly string[]).includes(b.kind)) {
+    return bad('kind', `expected one of ${AGENT_KINDS.join(', ')}`);
+  }
+
+  // NTH renders an unknown instance id as "": treat it as absent rather than lose the signal.
+  const instanceId = b.instance_id === '' || b.instance_id === null ? undefined : b.instance_id;
+  if (instanceId !== undefined && (typeof instanceId !== 'string' || !INSTANCE_ID.test(instanceId))) {
+    return bad('instance_id', 'expected an EC2 instance id (i-…)');
+  }
+  if (b.reason !== undefined && (typeof b.reason !== 'string' || b.reason.length > MAX_REASON_LENGTH)) {
+    return bad('reason', `expected a string of at most ${MAX_REASON_LENGTH} characters`);
+  }
+  if (
+    b.event_id !== undefined &&
+    (typeof b.event_id !== 'string' || b.event_id.trim() === '' || b.event_id.length > MAX_NAME_LENGTH)
+  ) {
+    return bad('event_id', `expected a non-empty string of at most ${MAX_NAME_LENGTH} characters`);
+  }
+  if (b.time !== undefined) {
+    const at = typeof b.time === 'string' && ISO_TIME.test(b.time) ? Date.parse(b.time) : NaN;
+    if (Number.isNaN(at)) return bad('time', 'expected an ISO 8601 time with a zone, e.g. 2026-10-02T16:15:05Z');
+    if (at > nowMs + MAX_CLOCK_AHEAD_MS) return bad('time', 'more than an hour in the future');
+  }
+
+  return {
+    post: {
+      runners: [...new Set(runners as string[])],
+      kind: b.kind as AgentKind,
+      ...(instanceId !== undefined && { instanceId: instanceId as string }),
+      ...(b.reason !== undefined && b.reason !== '' && { reason: b.reason as string }),
+      ...(b.event_id !== undefined && { eventId: b.event_id as string }),
+      ...(b.time !== undefined && { time: b.time as string }),
+    },
+  };
+}
+
+/** The event id of a post that names none: a retry of the same content gets the same id. */
+export function derivedEventId(post: SignalPost): string {
+  const content = JSON.stringify([
+    [...post.runners].sort(),
+    post.instanceId ?? null,
+    post.kind,
+    post.reason ?? null,
+    post.time ?? null,
+  ]);
+  return `sha256-${createHash('sha256').update(content).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The signal secrets from a Secrets Manager string: the plain secret, or JSON
+ * `{"secret": "…", "previous": "…"}` during a rotation.
+ */
+export function parseSignalSecret(raw: string): string[] {
+  const text = raw.trim();
+  if (text.startsWith('{')) {
+    try {
+      const v = JSON.parse(text) as Record<string, unknown>;
+      return [v.secret, v.previous].filter((s): s is string => typeof s === 'string' && s.trim() !== '');
+    } catch {
+      // Not JSON after all: a secret may start with a brace.
+    }
+  }
+  return text ? [text] : [];
+}
+
+// Digests have one length, so timingSafeEqual never throws and the length never leaks.
+const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+const sameSecret = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
+
+/** True when the bearer token or the body's HMAC matches one of the secrets. */
+export function signalAuthorized(secrets: readonly string[], headers: HttpRequest['headers'], body: Buffer): boolean {
+  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(headers.authorization ?? '')?.[1];
+  const signature = headers['x-reprise-signature-256']?.trim().toLowerCase();
+  let ok = false;
+  for (const secret of secrets) {
+    if (!secret) continue;
+    if (bearer !== undefined && sameSecret(bearer, secret)) ok = true;
+    if (signature !== undefined) {
+      const expected = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+      if (sameSecret(signature, expected)) ok = true;
+    }
+  }
+  return ok;
+}
+
+/** Where signal records go; `SignalStore` fits, and its document client keeps the retry marker. */
+export interface SignalIntakeStore extends SignalRecorder {
+  readonly doc: DynamoDBDocumentClient;
+  readonly table: string;
+}
+
+export interface SignalIntakeDeps {
+  /** The current secret first, then the previous one during a rotation. */
+  readonly secrets: () => Promise<readonly string[]>;
+  readonly store: SignalIntakeStore;
+  readonly log: Log;
+  readonly metrics: MetricSink;
+  readonly now?: () => number;
+}
+
+/**
+ * The time of a post that carries none: the first receipt of its event id, so a retry lands on
+ * the same record key. A marker older than the horizon belongs to an earlier event (node names
+ * are reused), so it is replaced.
+ */
+async function firstSeen(store: SignalIntakeStore, eventId: string, nowMs: number): Promise<string> {
+  const Key = { pk: `SIGNALPOST#${eventId}`, sk: 'FIRST_SEEN' };
+  const at = new Date(nowMs).toISOString();
+  try {
+    await store.doc.send(
+      new PutCommand({
+        TableName: store.table,
+        Item: { ...Key, eventTime: at, seenMs: nowMs, ttl: ttlFrom(nowMs, (2 * RETRY_HORIZON_MS) / 1000) },
+        ConditionExpression: 'attribute_not_exists(pk) OR seenMs < :stale',
+        ExpressionAttributeValues: { ':stale': nowMs - RETRY_HORIZON_MS },
+      }),
+    );
+    return at;
+  } catch (err) {
+    if (
+      !(err instanceof ConditionalCheckFailedException) &&
+      (err as Error).name !== 'ConditionalCheckFailedException'
+    ) {
+      throw err;
+    }
+  }
+  const got = await store.doc.send(new GetCommand({ TableName: store.table, Key, ConsistentRead: true }));
+  return typeof got.Item?.eventTime === 'string' ? got.Item.eventTime : at;
+}
+
+const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
+
+/**
+ * `POST /signals`: runner-loss reports from agents outside EC2 events (Node Termination
+ * Handler, a Karpenter hook, a runner's shutdown hook). Everything is validated before the
+ * first write, so a refused post leaves nothing behind.
+ */
+export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) => Promise<HttpAnswer> {
+  const now = deps.now ?? Date.now;
+  return async (req) => {
+    if (req.body.length > MAX_SIGNAL_BODY_BYTES) {
+      return answer(413, { error: `body over ${MAX_SIGNAL_BODY_BYTES} bytes`, field: 'body' });
+    }
+    let secrets: readonly string[];
+    try {
+      secrets = (await deps.secrets()).filter(Boolean);
+    } catch (err) {
+      deps.log.error('signal secret unavailable', { error: (err as Error).message });
+      return answer(503, { error: 'signal secret unavailable' });
+    }
+    if (secrets.length === 0) {
+      deps.log.error('no signal secret configured; refusing POST /signals');
+      return answer(503, { error: 'signal intake not configured' });
+    }
+    if (!signalAuthorized(secrets, req.headers, req.body)) {
+      deps.metrics.count('SignalAuthFailure');
+      deps.log.warn('signal post rejected: bad or missing credentials', {
+        has_authorization: req.headers.authorization !== undefined,
+        has_signature: req.headers['x-reprise-signature-256'] !== undefined,
+      });
+      return answer(401, { error: 'missing or wrong bearer token or X-Reprise-Signature-256' });
+    }
+
+    let body: unknown;
+    try {
+      body = JSON.parse(req.body.toString('utf8'));
+    } catch {
+      return answer(400, { error: 'body is not JSON', field: 'body' });
+    }
+    const nowMs = now();
+    const parsed = parseSignalPost(body, nowMs);
+    if ('status' in parsed) {
+      deps.log.warn('signal post refused', { field: parsed.field, error: parsed.error });
+      return answer(parsed.status, { error: `${parsed.field}: ${parsed.error}`, field: parsed.field });
+    }
+
+    const post = parsed.post;
+    const kind = recordedKind(post.kind);
+    const eventId = post.eventId ?? derivedEventId(post);
+    const eventTime = post.time ?? (await firstSeen(deps.store, eventId, nowMs));
+    const reason = kind === post.kind ? post.reason : [post.kind, post.reason].filter(Boolean).join(': ');
+    const keys = [...new Set([...post.runners, ...(post.instanceId ? [post.instanceId] : [])])];
+
+    const { results } = await mapBounded(keys, WRITE_CONCURRENCY, (runnerKey) =>
+      deps.store.record({
+        runnerKey,
+        kind,
+        eventTime,
+        eventId,
+        source: AGENT_SIGNAL_SOURCE,
+        ...(post.instanceId && { instanceId: post.instanceId }),
+        ...(reason && { reason }),
+      }),
+    );
+    const recorded = results.filter(Boolean).length;
+    for (let i = 0; i < recorded; i++) deps.metrics.count('SignalRecorded', 1, { name: 'kind', value: kind });
+    deps.log.info('agent signal recorded', {
+      kind,
+      agent_kind: post.kind,
+      event_id: eventId,
+      event_time: eventTime,
+      instance_id: post.instanceId,
+      runners: keys.length,
+      recorded,
+    });
+    return answer(202, { recorded, event_id: eventId, event_time: eventTime });
+  };
+}

@@ -1,0 +1,4 @@
+declare module 'bottleneck/light.js' {
+  import Bottleneck from 'bottleneck';
+  export default Bottleneck;
+}
