@@ -1,0 +1,45 @@
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';
+import { type HttpEvent, httpLambda } from '../lib/http/lambda-http.js';
+import { Ledger } from '../lib/ledger/ledger.js';
+import { createLog, createMetrics } from '../lib/obs/powertools.js';
+import { createIntake } from '../lib/webhook/intake.js';
+
+// Parsed once per cold start; a missing variable fails the first invocation loudly.
+const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'WEBHOOK_SECRET_ARN']);
+const log = createLog('reprise-intake', process.env.POWERTOOLS_LOG_LEVEL);
+const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-intake');
+const sqs = new SQSClient({});
+
+const intake = httpLambda(
+  createIntake({
+    // Cached for five minutes: a rotation reaches every warm function within that time.
+    secrets: async () =>
+      parseRotatingSecret((await getSecret<string>(env.WEBHOOK_SECRET_ARN, { maxAge: 300 })) ?? '', 'webhook secret'),
+    deliveries: new Ledger(new DynamoDBClient({}), env.TABLE_NAME),
+    queue: {
+      send: async (message, groupId, deduplicationId) => {
+        await sqs.send(
+          new SendMessageCommand({
+            QueueUrl: env.QUEUE_URL,
+            MessageBody: JSON.stringify(message),
+            MessageGroupId: groupId,
+            MessageDeduplicationId: deduplicationId,
+          }),
+        );
+      },
+    },
+    log,
+    metrics,
+  }),
+);
+
+export const handler = async (event: HttpEvent) => {
+  try {
+    return await intake(event);
+  } finally {
+    metrics.flush();
+  }
+};

@@ -1,0 +1,258 @@
+import type { APIGatewayProxyEventV2, LambdaFunctionURLEvent } from 'aws-lambda';
+import { sign } from '@octokit/webhooks-methods';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { httpLambda } from '../lib/http/lambda-http.js';
+import { Ledger } from '../lib/ledger/ledger.js';
+import { type EmbeddedDynamo, startDynamo } from '../lib/local/dynamo.js';
+import { EmbeddedFifoQueue } from '../lib/local/queue.js';
+import { MemoryMetrics } from '../lib/obs/ports.js';
+import { createIntake, MAX_BODY_BYTES, signatureMatches } from '../lib/webhook/intake.js';
+import { MemoryLog } from './support/memory-log.js';
+import { realExamples } from './support/webhooks.js';
+
+const SECRET = 'current-secret';
+const PREVIOUS = 'previous-secret';
+
+let dynamo: EmbeddedDynamo;
+let queue: EmbeddedFifoQueue;
+let log: MemoryLog;
+let metrics: MemoryMetrics;
+let handler: ReturnType<typeof httpLambda>;
+let guidSeq = 0;
+
+beforeAll(async () => {
+  dynamo = await startDynamo({ table: 'intake-test' });
+});
+afterAll(async () => dynamo.close());
+beforeEach(() => {
+  queue = new EmbeddedFifoQueue({ name: 'intake-test.fifo' });
+  log = new MemoryLog();
+  metrics = new MemoryMetrics();
+  handler = httpLambda(
+    createIntake({
+      secrets: async () => [SECRET, PREVIOUS],
+      deliveries: new Ledger(dynamo.client, 'intake-test'),
+      queue: {
+        send: async (m, groupId, deduplicationId) => {
+          queue.send({ body: JSON.stringify(m), groupId, deduplicationId });
+        },
+      },
+      log,
+      metrics,
+    }),
+  );
+});
+
+function failedRunPayload(conclusion = 'failure'): Record<string, unknown> {
+  const p = realExamples('workflow_run').find((e) => e.action === 'completed')!;
+  (p.workflow_run as Record<string, unknown>).conclusion = conclusion;
+  p.installation = { id: 99, node_id: 'x' };
+  return p;
+}
+
+interface Req {
+  event?: string | null;
+  guid?: string | null;
+  body: string | Buffer;
+  signature?: string | null;
+  secret?: string;
+  functionUrl?: boolean;
+}
+
+/** Real API Gateway v2 and function URL event shapes; the body base64-encoded, as binary payloads arrive. */
+async function call(r: Req) {
+  const raw = Buffer.isBuffer(r.body) ? r.body : Buffer.from(r.body);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (r.event !== null) headers['X-GitHub-Event'] = r.event ?? 'workflow_run';
+  if (r.guid !== null) headers['X-GitHub-Delivery'] = r.guid ?? `guid-${++guidSeq}`;
+  const sig = r.signature === undefined ? await sign(r.secret ?? SECRET, raw.toString('utf8')) : r.signature;
+  if (sig !== null) headers['X-Hub-Signature-256'] = sig;
+  const ctx = {
+    accountId: '123456789012',
+    apiId: 'api',
+    domainName: 'x.execute-api.eu-west-1.amazonaws.com',
+    domainPrefix: 'x',
+    http: {
+      method: 'POST',
+      path: '/webhook',
+      protocol: 'HTTP/1.1',
+      sourceIp: '140.82.115.1',
+      userAgent: 'GitHub-Hookshot/1',
+    },
+    requestId: 'r',
+    routeKey: 'POST /webhook',
+    stage: '$default',
+    time: '02/Dec/2026:12:00:00 +0000',
+    timeEpoch: 1_796_212_800_000,
+  };
+  const event = {
+    version: '2.0',
+    routeKey: r.functionUrl ? '$default' : 'POST /webhook',
+    rawPath: '/webhook',
+    rawQueryString: '',
+    headers,
+    requestContext: r.functionUrl ? { ...ctx, routeKey: '$default', authorizer: undefined } : ctx,
+    body: raw.toString('base64'),
+    isBase64Encoded: true,
+  } as unknown as APIGatewayProxyEventV2 & LambdaFunctionURLEvent;
+  const res = (await handler(event)) as { statusCode: number; body: string };
+  return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, unknown> };
+}
+
+describe('intake answers', () => {
+  it('ping → 200', async () => {
+    const res = await call({ event: 'ping', body: JSON.stringify({ zen: 'Design for failure.', hook_id: 1 }) });
+    expect(res.status).toBe(200);
+    expect(queue.size()).toBe(0);
+  });
+
+  it.each(['failure', 'cancelled'])('workflow_run completed with conclusion %s → enqueued, 202', async (conclusion) => {
+    const res = await call({ body: JSON.stringify(failedRunPayload(conclusion)) });
+    expect(res).toMatchObject({ status: 202, body: { reason: 'enqueued' } });
+    const [record] = queue.receive(1);
+    const msg = JSON.parse(record!.body);
+    expect(msg).toMatchObject({ conclusion, installationId: 99, runAttempt: 1 });
+    expect(record!.attributes.MessageGroupId).toBe(`${msg.repository.id}#${msg.runId}`);
+    expect(record!.attributes.MessageDeduplicationId).toBe(msg.deliveryId);
+    // The message is small: ids and names, never the raw payload.
+    expect(Object.keys(msg).sort()).toEqual(
+      [
+        'v',
+        'deliveryId',
+        'installationId',
+        'repository',
+        'runId',
+        'runAttempt',
+        'workflow',
+        'event',
+        'headSha',
+        'headBranch',
+        'conclusion',
+        'pullRequests',
+      ].sort(),
+    );
+  });
+
+  it.each([
+    ['another event', 'push', { ref: 'refs/heads/main' }, 'ignored: event push'],
+    ['another action', 'workflow_run', { ...failedRunPayload(), action: 'requested' }, 'ignored: action requested'],
+    ['a green run', 'workflow_run', failedRunPayload('success'), 'ignored: conclusion success'],
+  ])('%s → 202 ignored, nothing enqueued', async (_name, event, payload, reason) => {
+    const res = await call({ event, body: JSON.stringify(payload) });
+    expect(res).toMatchObject({ status: 202, body: { reason } });
+    expect(queue.size()).toBe(0);
+  });
+
+  it.each([
+    ['missing signature', null],
+    ['wrong signature', 'sha256=' + '0'.repeat(64)],
+    ['truncated signature', 'sha256=abc'],
+    ['sha1 signature', 'sha1=' + '0'.repeat(40)],
+  ])('%s → 401, nothing enqueued, no payload logged', async (_name, signature) => {
+    const payload = failedRunPayload();
+    const res = await call({ body: JSON.stringify(payload), signature });
+    expect(res.status).toBe(401);
+    expect(queue.size()).toBe(0);
+    const logged = JSON.stringify(log.lines);
+    expect(logged).not.toContain((payload.workflow_run as { head_sha: string }).head_sha);
+    expect(logged).not.toContain((payload.repository as { full_name: string }).full_name);
+    expect(metrics.get('SignatureFailure')).toBe(1);
+  });
+
+  it('a signature made with the wrong secret → 401', async () => {
+    const res = await call({ body: JSON.stringify(failedRunPayload()), secret: 'someone-else' });
+    expect(res.status).toBe(401);
+  });
+
+  it('a signature made with the previous secret is accepted during rotation', async () => {
+    const res = await call({ body: JSON.stringify(failedRunPayload()), secret: PREVIOUS });
+    expect(res.status).toBe(202);
+    expect(queue.size()).toBe(1);
+  });
+
+  it.each([
+    ['X-GitHub-Event', { event: null }],
+    ['X-GitHub-Delivery', { guid: null }],
+  ])('missing %s → 400', async (_h, over) => {
+    const res = await call({ body: JSON.stringify(failedRunPayload()), ...over });
+    expect(res.status).toBe(400);
+    expect(queue.size()).toBe(0);
+  });
+
+  it.each([
+    ['not JSON', 'not json at all {'],
+    ['a JSON array', '[1,2,3]'],
+    [
+      'a workflow_run without its run',
+      JSON.stringify({ action: 'completed', workflow_run: { conclusion: 'failure' } }),
+    ],
+    [
+      'a run id that is a string',
+      JSON.stringify({
+        ...failedRunPayload(),
+        workflow_run: { ...(failedRunPayload().workflow_run as object), id: 'x' },
+      }),
+    ],
+  ])('body %s → 400', async (_name, body) => {
+    const res = await call({ body });
+    expect(res.status).toBe(400);
+    expect(queue.size()).toBe(0);
+  });
+
+  it('body over 25 MB → 413', async () => {
+    const res = await call({ body: Buffer.alloc(MAX_BODY_BYTES + 1, 0x20), signature: 'sha256=' + '0'.repeat(64) });
+    expect(res.status).toBe(413);
+    expect(queue.size()).toBe(0);
+  });
+
+  it('a delivery GUID already seen → 200 duplicate, nothing enqueued', async () => {
+    const body = JSON.stringify(failedRunPayload());
+    expect((await call({ body, guid: 'same-guid' })).status).toBe(202);
+    const again = await call({ body, guid: 'same-guid' });
+    expect(again).toMatchObject({ status: 200, body: { reason: 'duplicate' } });
+    expect(queue.stats().sent).toBe(1);
+  });
+
+  it('a Lambda function URL event is served like the HTTP API', async () => {
+    const res = await call({ body: JSON.stringify(failedRunPayload()), functionUrl: true });
+    expect(res.status).toBe(202);
+  });
+
+  it('GitHub docs\' test vector verifies (secret "It\'s a Secret to Everybody", body "Hello, World!")', async () => {
+    const sig = 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17';
+    expect(await signatureMatches(["It's a Secret to Everybody"], 'Hello, World!', sig)).toBe(true);
+    expect(await signatureMatches(["It's a Secret to Everybody"], 'Hello, World?', sig)).toBe(false);
+  });
+});
+
+describe('real payloads from @octokit/webhooks-examples', () => {
+  it.each(
+    realExamples('workflow_run').map(
+      (p, i) => [i, p.action, (p.workflow_run as { conclusion: string | null }).conclusion, p] as const,
+    ),
+  )('example %i (%s, %s) is ignored: none is a completed red run', async (_i, _action, _conclusion, payload) => {
+    const res = await call({ body: JSON.stringify(payload) });
+    expect(res.status).toBe(202);
+    expect(res.body.reason).toMatch(/^ignored: /);
+    expect(queue.size()).toBe(0);
+  });
+
+  it('every completed example turned red is enqueued, installation or not', async () => {
+    const completed = realExamples('workflow_run').filter((p) => p.action === 'completed');
+    for (const p of completed) {
+      (p.workflow_run as Record<string, unknown>).conclusion = 'failure';
+      const res = await call({ body: JSON.stringify(p) });
+      expect(res.status).toBe(202);
+    }
+    expect(queue.stats().sent).toBe(completed.length);
+  });
+
+  it.each(realExamples('workflow_job').map((p, i) => [i, p.action, p] as const))(
+    'workflow_job example %i (%s) is accepted without enqueuing a run',
+    async (_i, _action, payload) => {
+      const res = await call({ event: 'workflow_job', body: JSON.stringify(payload) });
+      expect(res.status).toBe(202);
+      expect(queue.size()).toBe(0);
+    },
+  );
+});
