@@ -1,0 +1,152 @@
+/**
+ * `npm run demo`: the local runtime against the GitHub simulator, fed signed webhooks for
+ * the runs platform teams see every day, and a table of what reprise made of each.
+ */
+import { startRuntime } from '../../lib/local/runtime.js';
+import type { RunMessage } from '../../lib/model.js';
+import type { RunOutcome } from '../../lib/worker/decide-run.js';
+import { GitHubSimulator, type SimRunSpec } from '../sim/index.js';
+import { INSTALLATION_ID, testPrivateKey } from '../support/harness.js';
+import { MemoryLog } from '../support/memory-log.js';
+import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const SECRET = 'demo-webhook-secret';
+const lost = (runner: string) => ({
+  level: 'failure' as const,
+  message: `The self-hosted runner: ${runner} lost communication with the server. Verify the machine is running and has a healthy network connection.`,
+});
+const exit1 = { level: 'failure' as const, message: 'Process completed with exit code 1.' };
+
+interface Scenario {
+  readonly title: string;
+  readonly expect: string;
+  readonly run: Omit<SimRunSpec, 'repo'>;
+  readonly deliveries?: number;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    title: 'one job lost its runner',
+    expect: 'retried',
+    run: {
+      jobs: [
+        { name: 'build', conclusion: 'success' },
+        {
+          name: 'test',
+          conclusion: 'failure',
+          runnerName: 'spot-i-0a1b2c3d4e5f60718',
+          annotations: [lost('spot-i-0a1b2c3d4e5f60718')],
+        },
+      ],
+    },
+  },
+  {
+    title: 'a genuine failure',
+    expect: 'genuine_failure',
+    run: { jobs: [{ name: 'test', conclusion: 'failure', annotations: [exit1] }] },
+  },
+  {
+    title: 'a genuine failure beside a lost runner',
+    expect: 'genuine_failure',
+    run: {
+      jobs: [
+        { name: 'unit', conclusion: 'failure', annotations: [exit1] },
+        { name: 'e2e', conclusion: 'failure', runnerName: 'spot-7', annotations: [lost('spot-7')] },
+      ],
+    },
+  },
+  {
+    title: 'a lost job and its fail-fast cancelled sibling',
+    expect: 'retried',
+    run: {
+      jobs: [
+        { name: 'test (1)', conclusion: 'failure', runnerName: 'spot-1', annotations: [lost('spot-1')] },
+        { name: 'test (2)', conclusion: 'cancelled', runnerName: 'spot-2', annotations: [] },
+      ],
+    },
+  },
+  {
+    title: 'a lost job already at the attempt cap',
+    expect: 'attempt_cap',
+    run: { runAttempt: 3, jobs: [{ name: 'test', conclusion: 'failure', annotations: [lost('spot-9')] }] },
+  },
+  {
+    title: 'the same delivery sent twice',
+    expect: 'retried + duplicate',
+    deliveries: 2,
+    run: { jobs: [{ name: 'test', conclusion: 'failure', annotations: [lost('spot-4')] }] },
+  },
+];
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const sim = await GitHubSimulator.start();
+  sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
+  const outcomes: { message: RunMessage; outcome: RunOutcome }[] = [];
+  const log = new MemoryLog();
+  const rt = await startRuntime({
+    env: {
+      APP_ID: '1234567',
+      PRIVATE_KEY: testPrivateKey(),
+      WEBHOOK_SECRET: SECRET,
+      GITHUB_API_URL: sim.url,
+      LOG_HOSTS: '127.0.0.1',
+    },
+    log,
+    port: 0,
+    onOutcome: (message, outcome) => outcomes.push({ message, outcome }),
+  });
+  console.log(`reprise demo: local runtime at ${rt.url}, GitHub simulator at ${sim.url}\n`);
+
+  const rows = [['scenario', 'run', 'verdicts', 'decision', 'expected', 'calls on GitHub']];
+  let failures = 0;
+  for (const [i, s] of SCENARIOS.entries()) {
+    const run = sim.addRun({ repo: `acme/service-${i + 1}`, ...s.run });
+    sim.resetRequests();
+    const delivery = await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, run.id, INSTALLATION_ID));
+    for (let n = 0; n < (s.deliveries ?? 1); n++) {
+      const res = await post(`${rt.url}/webhook`, delivery);
+      if (res.status >= 300) throw new Error(`webhook answered ${res.status}: ${JSON.stringify(res.body)}`);
+      await rt.poller.drain(15_000);
+    }
+    const mine = outcomes.filter((o) => o.message.runId === run.id);
+    const decisions = mine.map((o) => o.outcome.decision);
+    const webhookDuplicates = (s.deliveries ?? 1) - mine.length;
+    const shown = [...decisions, ...Array<string>(webhookDuplicates).fill('duplicate')].join(' + ');
+    const verdicts = mine.flatMap((o) => o.outcome.verdicts.map((v) => `${v.job.name}=${v.verdict}`)).join(', ') || '-';
+    const calls = sim.requests
+      .filter((r) => !r.path.includes('access_tokens') && !r.path.startsWith('/_logs'))
+      .map(
+        (r) =>
+          `${r.method} ${r.path.replace(/^\/repos\/[^/]+\/[^/]+/, '').replace(/\/actions\/runs\/\d+/, '/runs/:id')}`,
+      );
+    const ok = shown === s.expect;
+    if (!ok) failures++;
+    rows.push([
+      s.title,
+      `#${run.id} attempt ${s.run.runAttempt ?? 1}`,
+      verdicts,
+      shown,
+      ok ? s.expect : `${s.expect} (MISMATCH)`,
+      calls.join('; '),
+    ]);
+  }
+  console.log(table(rows));
+  const reruns = sim.reruns.length;
+  console.log(`\n${SCENARIOS.length} runs, ${reruns} re-run call(s) made, ${failures} mismatch(es).`);
+  await rt.close();
+  await sim.close();
+  if (failures > 0) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Runtime, startRuntime } from '../lib/local/runtime.js';
+import type { RunMessage } from '../lib/model.js';
+import type { RunOutcome } from '../lib/worker/decide-run.js';
+import { GitHubSimulator } from './sim/index.js';
+import { INSTALLATION_ID, startHarness, testPrivateKey, type Harness } from './support/harness.js';
+import { MemoryLog } from './support/memory-log.js';
+import { post, signedDelivery, workflowRunPayload } from './support/webhooks.js';
+
+const SECRET = 'e2e-secret';
+const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
+const EXIT = 'Process completed with exit code 2.';
+
+describe('end to end through the local runtime (HTTP server, embedded DynamoDB and queue, simulator)', () => {
+  let sim: GitHubSimulator;
+  let rt: Runtime;
+  const outcomes: { message: RunMessage; outcome: RunOutcome }[] = [];
+  const log = new MemoryLog();
+
+  beforeAll(async () => {
+    sim = await GitHubSimulator.start();
+    sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
+    rt = await startRuntime({
+      env: {
+        APP_ID: '1234567',
+        PRIVATE_KEY: testPrivateKey(),
+        WEBHOOK_SECRET: SECRET,
+        GITHUB_API_URL: sim.url,
+        LOG_HOSTS: '127.0.0.1',
+      },
+      log,
+      port: 0,
+      retryBaseMs: 1,
+      onOutcome: (message, outcome) => outcomes.push({ message, outcome }),
+    });
+  });
+  afterAll(async () => {
+    await rt.close();
+    await sim.close();
+  });
+
+  const deliver = async (runId: number, guid?: string) =>
+    post(`${rt.url}/webhook`, await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, runId), guid));
+
+  it('AC1 over HTTP: a lost runner is re-run and the run moves to attempt 2', async () => {
+    const run = sim.addRun({
+      repo: 'acme/e2e',
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    expect((await deliver(run.id)).status).toBe(202);
+    await rt.poller.drain(10_000);
+    expect(outcomes.find((o) => o.message.runId === run.id)?.outcome.decision).toBe('retried');
+    expect(sim.run(run.id).runAttempt).toBe(2);
+  });
+
+  it('AC2 over HTTP: a genuine failure is left alone', async () => {
+    const run = sim.addRun({
+      repo: 'acme/e2e',
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: EXIT }] }],
+    });
+    expect((await deliver(run.id)).status).toBe(202);
+    await rt.poller.drain(10_000);
+    expect(outcomes.find((o) => o.message.runId === run.id)?.outcome.decision).toBe('genuine_failure');
+    expect(sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(0);
+  });
+
+  it('the same delivery three times (in parallel) makes exactly one rerun-failed-jobs call', async () => {
+    const run = sim.addRun({
+      repo: 'acme/e2e',
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    const d = await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, run.id));
+    const answers = await Promise.all([1, 2, 3].map(() => post(`${rt.url}/webhook`, d)));
+    expect(answers.every((a) => a.status === 200 || a.status === 202)).toBe(true);
+    await rt.poller.drain(10_000);
+    // Sequentially too, after the first was decided.
+    expect((await post(`${rt.url}/webhook`, d)).body.reason).toBe('duplicate');
+    await rt.poller.drain(10_000);
+    expect(sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);
+  });
+
+  it('GET /healthz names the GitHub it talks to', async () => {
+    const res = await fetch(`${rt.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ ok: true, github: sim.url });
+  });
+
+  it('logs where it listens and which GitHub it talks to', () => {
+    expect(log.named('reprise local runtime listening')[0]).toMatchObject({ url: rt.url, github: sim.url });
+  });
+});
+
+describe('concurrent workers', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h.close());
+
+  it('the same run attempt under two deliveries, processed at once by two workers, makes exactly one rerun-failed-jobs call', async () => {
+    for (let i = 0; i < 10; i++) {
+      const run = h.sim.addRun({
+        repo: 'acme/race',
+        jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+      });
+      const [a, b] = [h.worker(), h.worker()];
+      const [ra, rb] = await Promise.all([
+        a(h.sqsEvent([h.message(run.id, `d1-${i}`)])),
+        b(h.sqsEvent([h.message(run.id, `d2-${i}`)])),
+      ]);
+      expect([...ra.batchItemFailures, ...rb.batchItemFailures]).toEqual([]);
+      expect(h.sim.count('POST', new RegExp(`/actions/runs/${run.id}/rerun-failed-jobs$`))).toBe(1);
+    }
+    const decisions = h.log.named('decision').map((l) => l.decision);
+    expect(decisions.filter((d) => d === 'retried')).toHaveLength(10);
+    expect(decisions.filter((d) => d === 'duplicate')).toHaveLength(10);
+  });
+});
