@@ -1,0 +1,124 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { acknowledge } from './nag.js';
+
+/** The repository root: entry files, the lock file and tsconfig live there. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** One handler file under `functions/` and the name it reports metrics and logs under. */
+export interface HandlerSpec {
+  /** File name under `functions/`, without extension. */
+  readonly entry: string;
+  /** `POWERTOOLS_SERVICE_NAME`; also the `service` dimension of its metrics. */
+  readonly serviceName: string;
+}
+
+export const HANDLERS = {
+  intake: { entry: 'intake', serviceName: 'reprise-intake' },
+  worker: { entry: 'worker', serviceName: 'reprise-worker' },
+  ec2Signal: { entry: 'ec2-signal', serviceName: 'reprise-ec2-signal' },
+  signalIntake: { entry: 'signal-intake', serviceName: 'reprise-signal-intake' },
+} as const satisfies Record<string, HandlerSpec>;
+
+export interface RepriseFunctionProps {
+  readonly handler: HandlerSpec;
+  readonly description: string;
+  readonly timeout: Duration;
+  readonly memorySize: number;
+  /** Non-secret configuration only: secrets are passed as ARNs and read at run time. */
+  readonly environment: Record<string, string>;
+  readonly metricsNamespace: string;
+  readonly logLevel: string;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  /** For asynchronously invoked functions: the on-failure destination after Lambda's own retries. */
+  readonly asyncFailureQueue?: IQueue;
+  /** Bundle the AWS SDK instead of importing the runtime's copy. */
+  readonly bundleAwsSdk: boolean;
+  /** Why the function has no Lambda dead-letter queue (cdk-nag Serverless-LambdaDLQ). */
+  readonly noDeadLetterQueueReason: string;
+}
+
+/**
+ * A bundled Node.js handler with its own role (write access to its own log group and nothing else
+ * until a grant adds it) and its own log group with a retention.
+ */
+export class RepriseFunction extends Construct {
+  public readonly function: NodejsFunction;
+  public readonly logGroup: LogGroup;
+  public readonly role: Role;
+
+  public constructor(scope: Construct, id: string, props: RepriseFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    // An own role instead of AWSLambdaBasicExecutionRole, whose log permissions span every log group.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `reprise ${props.handler.serviceName}`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: `${PROJECT_ROOT}functions/${props.handler.entry}.ts`,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      timeout: props.timeout,
+      memorySize: props.memorySize,
+      role: this.role,
+      logGroup: this.logGroup,
+      ...(props.asyncFailureQueue
+        ? { onFailure: new SqsDestination(props.asyncFailureQueue), retryAttempts: 2, maxEventAge: Duration.hours(1) }
+        : {}),
+      environment: {
+        ...props.environment,
+        POWERTOOLS_SERVICE_NAME: props.handler.serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
+        POWERTOOLS_LOG_LEVEL: props.logLevel,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        forceDockerBundling: false,
+        bundleAwsSDK: props.bundleAwsSdk,
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        // Stack traces need file and line, not the sources: keeps the map small.
+        sourcesContent: false,
+        // Sizes are recorded by the bundle test (bench/bundle-sizes.json); synth output stays quiet.
+        logLevel: LogLevel.WARNING,
+        mainFields: ['module', 'main'],
+        // CommonJS dependencies inside an ESM bundle still call require() for Node built-ins.
+        banner:
+          "import { createRequire as reprise_cr } from 'node:module'; const require = reprise_cr(import.meta.url);",
+      },
+    });
+    const runtimeReason =
+      'Pinned to nodejs22.x on purpose: the bundle targets node22 and the code is tested on Node 20/22; Node.js 22 ' +
+      'is an LTS line supported by Lambda until 2027, and moving to a newer runtime is a reviewed change made ' +
+      'together with the test matrix, not a side effect of a library upgrade.';
+    acknowledge(this.function, 'AwsSolutions-L1', runtimeReason);
+    acknowledge(this.function, 'Serverless-LambdaLatestVersion', runtimeReason);
+    acknowledge(
+      this.function,
+      'Serverless-LambdaTracing',
+      'Correlation is carried by structured logs (delivery id, run_id, run_attempt) and EMF metrics; X-Ray would ' +
+        'add per-trace cost and an IAM resource wildcard (xray:PutTraceSegments) for little gain on a short path.',
+    );
+    acknowledge(this.function, 'Serverless-LambdaDLQ', props.noDeadLetterQueueReason);
+  }
+}

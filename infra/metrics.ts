@@ -1,0 +1,90 @@
+import { Duration } from 'aws-cdk-lib';
+import { MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { HANDLERS } from './functions.js';
+
+/** Every decision of DESIGN §5, as the worker's `decision` dimension spells it. */
+export const DECISIONS = [
+  'ignored',
+  'run_incomplete',
+  'stale',
+  'attempt_cap',
+  'budget_exhausted',
+  'no_candidate_jobs',
+  'vetoed',
+  'genuine_failure',
+  'no_infra_evidence',
+  'dry_run',
+  'retried',
+  'retried_all',
+  'rerun_rejected',
+  'duplicate',
+] as const;
+export type DecisionName = (typeof DECISIONS)[number];
+
+/** Decisions that count as "would re-run" for the share alarm. */
+const RERUN_DECISIONS = ['retried', 'retried_all', 'dry_run'] as const satisfies readonly DecisionName[];
+
+/**
+ * Decisions on runs that reached classification: the share alarm's denominator. Routine filtering (`ignored`,
+ * `duplicate`, `run_incomplete`, `stale`, `no_candidate_jobs`) is left out, which also keeps the alarm within
+ * CloudWatch's limit of ten metrics per math alarm.
+ */
+const DECIDED = [
+  ...RERUN_DECISIONS,
+  'rerun_rejected',
+  'genuine_failure',
+  'no_infra_evidence',
+  'vetoed',
+  'attempt_cap',
+  'budget_exhausted',
+] as const satisfies readonly DecisionName[];
+
+/** The EMF metrics the functions publish, with the dimensions they publish them under. */
+export class RepriseMetrics {
+  public constructor(private readonly namespace: string) {}
+
+  public decision(decision: DecisionName, period = Duration.hours(1)): Metric {
+    return this.metric(HANDLERS.worker.serviceName, 'Decision', { decision }, Stats.SUM, period);
+  }
+
+  /** `retried` + `retried_all`, published by the worker as one count. */
+  public reruns(period = Duration.hours(1)): Metric {
+    return this.metric(HANDLERS.worker.serviceName, 'Rerun', {}, Stats.SUM, period);
+  }
+
+  /** Percent of decided runs that were (or, in dry run, would be) re-run; 0 below `minDecisions` decided runs. */
+  public rerunShare(minDecisions: number, period = Duration.hours(1)): MathExpression {
+    const ids = (names: readonly DecisionName[]) => names.map((d) => `FILL(${d}, 0)`).join(' + ');
+    const usingMetrics = Object.fromEntries(DECIDED.map((d) => [d, this.decision(d, period)]));
+    return new MathExpression({
+      expression: `IF((${ids(DECIDED)}) >= ${minDecisions}, 100 * (${ids(RERUN_DECISIONS)}) / (${ids(DECIDED)}), 0)`,
+      usingMetrics,
+      period,
+      label: 'Re-run share of decided runs (%)',
+    });
+  }
+
+  public signatureFailures(period = Duration.minutes(5)): Metric {
+    return this.metric(HANDLERS.intake.serviceName, 'SignatureFailure', {}, Stats.SUM, period);
+  }
+
+  public rateLimitRemaining(period = Duration.minutes(5)): Metric {
+    return this.metric(HANDLERS.worker.serviceName, 'RateLimitRemaining', {}, Stats.MINIMUM, period);
+  }
+
+  private metric(
+    service: string,
+    metricName: string,
+    dimensions: Record<string, string>,
+    statistic: string,
+    period: Duration,
+  ): Metric {
+    return new Metric({
+      namespace: this.namespace,
+      metricName,
+      dimensionsMap: { service, ...dimensions },
+      statistic,
+      period,
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import { Duration } from 'aws-cdk-lib';
+import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { acknowledge } from './nag.js';
+
+/** Every queue of the stack: SQS-managed encryption at rest, TLS enforced by the queue policy. */
+export function secureQueue(scope: Construct, id: string, props: QueueProps = {}): Queue {
+  return new Queue(scope, id, {
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    ...props,
+  });
+}
+
+/** Marks a queue as a dead-letter queue for cdk-nag: it has nowhere further to send what it holds. */
+export function acknowledgeDeadLetterQueue(queue: Queue, whatItHolds: string): void {
+  const reason =
+    `This queue is the dead-letter queue for ${whatItHolds}; a DLQ of a DLQ would only move the problem. ` +
+    'Its depth alarms at > 0 and its 14-day retention leaves time to inspect and redrive.';
+  acknowledge(queue, 'Serverless-SQSRedrivePolicy', reason);
+}
+
+export interface WorkQueuesProps {
+  /** The worker's timeout: the visibility timeout is six times it, as Lambda recommends for SQS sources. */
+  readonly workerTimeout: Duration;
+  readonly maxReceiveCount: number;
+}
+
+/** The FIFO work queue (group: repository and run; dedup: delivery) and its FIFO dead-letter queue. */
+export class WorkQueues extends Construct {
+  public readonly queue: Queue;
+  public readonly deadLetterQueue: Queue;
+
+  public constructor(scope: Construct, id: string, props: WorkQueuesProps) {
+    super(scope, id);
+    this.deadLetterQueue = secureQueue(this, 'DeadLetterQueue', {
+      fifo: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledgeDeadLetterQueue(this.deadLetterQueue, 'run messages the worker failed on every receive');
+    this.queue = secureQueue(this, 'Queue', {
+      fifo: true,
+      // The intake sets MessageDeduplicationId to the delivery GUID, so a redelivery is dropped within 5 minutes.
+      contentBasedDeduplication: false,
+      visibilityTimeout: Duration.seconds(props.workerTimeout.toSeconds() * 6),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
+    });
+  }
+}

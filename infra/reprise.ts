@@ -1,0 +1,241 @@
+import { Duration } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { RepriseAlarms } from './alarms.js';
+import { RepriseDashboard } from './dashboard.js';
+import { Ec2SignalRules } from './ec2-signals.js';
+import { HANDLERS, RepriseFunction, type HandlerSpec, type RepriseFunctionProps } from './functions.js';
+import { RepriseMetrics } from './metrics.js';
+import { acknowledge } from './nag.js';
+import { resolveProps, type RepriseProps } from './props.js';
+import { acknowledgeDeadLetterQueue, secureQueue, WorkQueues } from './queues.js';
+import { Storage } from './storage.js';
+
+export { type RepriseAlarmThresholds, type RepriseProps } from './props.js';
+export { WebhookAccess, type HttpApiAccessOptions } from './webhook-access.js';
+
+/** Sized to the work: the intake answers GitHub (10 s budget) without calling out; the worker waits on GitHub. */
+export const TIMEOUTS = {
+  intake: Duration.seconds(5),
+  worker: Duration.seconds(60),
+  ec2Signal: Duration.seconds(10),
+  signalIntake: Duration.seconds(5),
+} as const;
+
+/**
+ * reprise in one construct: the webhook and signal endpoints, the FIFO work queue, the worker, the EC2 signal rules,
+ * the table, the secrets, alarms and a dashboard. Embed it in any stack in the account that hosts the runners.
+ */
+export class Reprise extends Construct {
+  public readonly table: Table;
+  public readonly workQueue: Queue;
+  public readonly deadLetterQueue: Queue;
+  /** Receives EC2 events the signal function could not take, from EventBridge and from Lambda's async retries. */
+  public readonly signalDeadLetterQueue: Queue;
+  public readonly githubAppSecret: Secret;
+  public readonly webhookSecret: Secret;
+  public readonly signalSecret: Secret;
+  public readonly intakeFunction: NodejsFunction;
+  public readonly workerFunction: NodejsFunction;
+  public readonly ec2SignalFunction: NodejsFunction;
+  public readonly signalIntakeFunction: NodejsFunction;
+  public readonly alarmTopic: Topic;
+  /** URL to register as the GitHub App's webhook URL. */
+  public readonly webhookUrl: string;
+  /** URL external agents post runner signals to. */
+  public readonly signalsUrl: string;
+  /** Console link to the CloudWatch dashboard. */
+  public readonly dashboardUrl: string;
+
+  public constructor(scope: Construct, id: string, props: RepriseProps = {}) {
+    super(scope, id);
+    const p = resolveProps(props);
+    const storage = new Storage(this, 'Storage', { removalPolicy: p.removalPolicy });
+    this.table = storage.table;
+    this.githubAppSecret = storage.githubAppSecret;
+    this.webhookSecret = storage.webhookSecret;
+    this.signalSecret = storage.signalSecret;
+
+    const queues = new WorkQueues(this, 'Work', { workerTimeout: TIMEOUTS.worker, maxReceiveCount: p.maxReceiveCount });
+    this.workQueue = queues.queue;
+    this.deadLetterQueue = queues.deadLetterQueue;
+    this.signalDeadLetterQueue = secureQueue(this, 'SignalDeadLetterQueue', { retentionPeriod: Duration.days(14) });
+    acknowledgeDeadLetterQueue(this.signalDeadLetterQueue, 'EC2 events the signal function could not take');
+    acknowledge(
+      this.signalDeadLetterQueue,
+      'AwsSolutions-SQS3',
+      'This queue is a dead-letter queue: the DLQ of both EventBridge rule targets and the on-failure destination ' +
+        'of the EC2 signal function. cdk-nag only recognises DLQs referenced by a redrive policy.',
+    );
+
+    const fn = (
+      id: string,
+      handler: HandlerSpec,
+      rest: Omit<
+        RepriseFunctionProps,
+        'handler' | 'metricsNamespace' | 'logLevel' | 'logRetention' | 'removalPolicy' | 'bundleAwsSdk'
+      >,
+    ) =>
+      new RepriseFunction(this, id, {
+        handler,
+        metricsNamespace: p.metricsNamespace,
+        logLevel: p.logLevel,
+        logRetention: p.logRetention,
+        removalPolicy: p.removalPolicy,
+        bundleAwsSdk: p.bundleAwsSdk,
+        ...rest,
+      });
+    const tableName = this.table.tableName;
+    const signalTtlHours = String(p.signalTtl.toHours());
+
+    const intake = fn('Intake', HANDLERS.intake, {
+      description: 'reprise: verifies GitHub webhook deliveries and enqueues completed runs',
+      noDeadLetterQueueReason:
+        'Invoked synchronously by the HTTP API, where a Lambda DLQ never applies: a failure answers 5xx to GitHub, ' +
+        'which keeps the failed delivery listed for redelivery (POST /app/hook/deliveries/{id}/attempts).',
+      timeout: TIMEOUTS.intake,
+      memorySize: 256,
+      environment: {
+        TABLE_NAME: tableName,
+        QUEUE_URL: this.workQueue.queueUrl,
+        WEBHOOK_SECRET_ARN: this.webhookSecret.secretArn,
+      },
+    });
+    this.table.grantReadWriteData(intake.role);
+    this.workQueue.grantSendMessages(intake.role);
+    this.webhookSecret.grantRead(intake.role);
+
+    const worker = fn('Worker', HANDLERS.worker, {
+      description: 'reprise: classifies a completed run and re-runs jobs lost to infrastructure',
+      noDeadLetterQueueReason:
+        'Invoked by an SQS event source mapping, where a Lambda DLQ never applies: messages that fail ' +
+        'maxReceiveCount times move to the FIFO dead-letter queue by the queue redrive policy.',
+      timeout: TIMEOUTS.worker,
+      memorySize: 512,
+      environment: {
+        TABLE_NAME: tableName,
+        GITHUB_APP_SECRET_ARN: this.githubAppSecret.secretArn,
+        GITHUB_API_URL: p.githubApiUrl,
+        GITHUB_GRAPHQL_URL: p.githubGraphqlUrl,
+        MAX_ATTEMPTS: String(p.maxAttempts),
+        TEXT_ONLY_MAX_ATTEMPTS: String(p.textOnlyMaxAttempts),
+        DRY_RUN: String(p.dryRun),
+        REQUIRE_EXACT_SIGNAL: String(p.requireExactSignal),
+        EXTRA_PATTERNS: p.extraPatterns.join('\n'),
+        RETRY_BUDGET_PER_HOUR: String(p.retryBudgetPerHour),
+        // Lets the worker tell the last receive before the redrive and log that the message goes to the DLQ.
+        MAX_RECEIVE_COUNT: String(p.maxReceiveCount),
+        SIGNAL_WINDOW_BEFORE_SECONDS: String(p.signalWindowBefore.toSeconds()),
+        SIGNAL_WINDOW_AFTER_SECONDS: String(p.signalWindowAfter.toSeconds()),
+        // Unset means the worker's built-in allow-list of GitHub log hosts.
+        ...(p.logHosts ? { LOG_HOSTS: p.logHosts.join(',') } : {}),
+      },
+    });
+    this.table.grantReadWriteData(worker.role);
+    this.githubAppSecret.grantRead(worker.role);
+    worker.function.addEventSource(
+      new SqsEventSource(this.workQueue, {
+        batchSize: p.workerBatchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: p.workerMaxConcurrency,
+      }),
+    );
+    acknowledge(
+      worker.function,
+      'Serverless-LambdaEventSourceMappingDestination',
+      'An SQS event source cannot take an on-failure destination: failed messages go to the FIFO dead-letter ' +
+        'queue through the queue redrive policy after maxReceiveCount receives, and that queue is alarmed.',
+    );
+
+    const ec2Signal = fn('Ec2Signal', HANDLERS.ec2Signal, {
+      description: 'reprise: records EC2 interruptions and terminations as runner signals',
+      noDeadLetterQueueReason:
+        'Invoked asynchronously by EventBridge and configured with an on-failure destination (the successor of the ' +
+        'Lambda DLQ, with the error and request context) to the signal dead-letter queue; both at once would duplicate.',
+      timeout: TIMEOUTS.ec2Signal,
+      memorySize: 256,
+      environment: {
+        TABLE_NAME: tableName,
+        RUNNER_TAG_KEYS: p.runnerTagKeys.join(','),
+        SIGNAL_TTL_HOURS: signalTtlHours,
+      },
+      asyncFailureQueue: this.signalDeadLetterQueue,
+    });
+    this.table.grantReadWriteData(ec2Signal.role);
+    // Reads the runner-name tags of the interrupted instance.
+    ec2Signal.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
+    acknowledge(
+      ec2Signal.role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'ec2:DescribeInstances supports no resource-level permissions (the Service Authorization Reference lists ' +
+        'resource "*" only); the action is read-only and granted to the EC2 signal function alone.',
+    );
+    new Ec2SignalRules(this, 'Ec2Signals', {
+      handler: ec2Signal.function,
+      deadLetterQueue: this.signalDeadLetterQueue,
+    });
+
+    const signalIntake = fn('SignalIntake', HANDLERS.signalIntake, {
+      description: 'reprise: records runner signals posted by external agents',
+      noDeadLetterQueueReason:
+        'Invoked synchronously by the HTTP API, where a Lambda DLQ never applies: a failure answers 5xx to the ' +
+        'posting agent, which owns the retry.',
+      timeout: TIMEOUTS.signalIntake,
+      memorySize: 256,
+      environment: {
+        TABLE_NAME: tableName,
+        SIGNAL_SECRET_ARN: this.signalSecret.secretArn,
+        SIGNAL_TTL_HOURS: signalTtlHours,
+      },
+    });
+    this.table.grantReadWriteData(signalIntake.role);
+    this.signalSecret.grantRead(signalIntake.role);
+
+    this.intakeFunction = intake.function;
+    this.workerFunction = worker.function;
+    this.ec2SignalFunction = ec2Signal.function;
+    this.signalIntakeFunction = signalIntake.function;
+
+    const endpoints = p.webhookAccess.bind(this, {
+      webhookHandler: intake.function,
+      signalHandler: signalIntake.function,
+      logRetention: p.logRetention,
+      removalPolicy: p.removalPolicy,
+    });
+    this.webhookUrl = endpoints.webhookUrl;
+    this.signalsUrl = endpoints.signalsUrl;
+
+    const metrics = new RepriseMetrics(p.metricsNamespace);
+    const functions = {
+      Intake: intake.function,
+      Worker: worker.function,
+      Ec2Signal: ec2Signal.function,
+      SignalIntake: signalIntake.function,
+    };
+    const deadLetterQueues = { Work: this.deadLetterQueue, Signal: this.signalDeadLetterQueue };
+    const alarms = new RepriseAlarms(this, 'Alarms', {
+      metrics,
+      thresholds: p.alarms,
+      functions,
+      workQueue: this.workQueue,
+      deadLetterQueues,
+      alarmEmail: p.alarmEmail,
+    });
+    this.alarmTopic = alarms.topic;
+    const dashboard = new RepriseDashboard(this, 'Dashboard', {
+      metrics,
+      metricsNamespace: p.metricsNamespace,
+      functions,
+      workQueue: this.workQueue,
+      deadLetterQueues,
+      httpApi: endpoints.httpApi,
+    });
+    this.dashboardUrl = dashboard.url;
+  }
+}

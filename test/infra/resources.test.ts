@@ -1,0 +1,292 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EC2_DETAIL_TYPES, SIGNAL_TARGET_RETRY, TERMINAL_STATES } from '../../infra/ec2-signals.js';
+import { TIMEOUTS } from '../../infra/reprise.js';
+import { WebhookAccess } from '../../infra/webhook-access.js';
+import { logicalId, resourcesOf, synthReprise } from './synth.js';
+
+let t: Template;
+beforeAll(() => {
+  t = synthReprise().template;
+});
+
+const fnId = (prefix: string) => logicalId(t, 'AWS::Lambda::Function', `Reprise${prefix}Function`);
+
+describe('work queue', () => {
+  it('is FIFO without content-based dedup, encrypted, with a FIFO DLQ after 5 receives', () => {
+    const dlq = logicalId(t, 'AWS::SQS::Queue', 'RepriseWorkDeadLetterQueue');
+    t.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 5 },
+    });
+    expect(resourcesOf(t, 'AWS::SQS::Queue')[dlq]?.Properties).toMatchObject({
+      FifoQueue: true,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it('has a visibility timeout of at least six worker timeouts', () => {
+    const worker = resourcesOf(t, 'AWS::Lambda::Function')[fnId('Worker')];
+    const timeout = worker?.Properties?.Timeout as number;
+    expect(timeout).toBe(TIMEOUTS.worker.toSeconds());
+    const queue = resourcesOf(t, 'AWS::SQS::Queue')[logicalId(t, 'AWS::SQS::Queue', 'RepriseWorkQueue')];
+    expect(queue?.Properties?.VisibilityTimeout).toBeGreaterThanOrEqual(6 * timeout);
+  });
+
+  it.each(['RepriseWorkQueue', 'RepriseWorkDeadLetterQueue', 'RepriseSignalDeadLetterQueue'])(
+    '%s denies requests without TLS',
+    (prefix) => {
+      t.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: logicalId(t, 'AWS::SQS::Queue', prefix) }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    },
+  );
+
+  it('feeds the worker with batch item failures and bounded concurrency', () => {
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId('Worker') },
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(t, 'AWS::SQS::Queue', 'RepriseWorkQueue'), 'Arn'] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 5 },
+    });
+  });
+});
+
+describe('table', () => {
+  it('is pk/sk, on demand, with TTL, PITR, deletion protection and RETAIN', () => {
+    t.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+      },
+    });
+  });
+});
+
+describe('secrets', () => {
+  it('holds three retained secrets; webhook and signal secrets are generated without punctuation', () => {
+    t.resourceCountIs('AWS::SecretsManager::Secret', 3);
+    t.allResources('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+    for (const prefix of ['RepriseStorageWebhookSecret', 'RepriseStorageSignalSecret']) {
+      const secret = resourcesOf(t, 'AWS::SecretsManager::Secret')[logicalId(t, 'AWS::SecretsManager::Secret', prefix)];
+      expect(secret?.Properties?.GenerateSecretString).toMatchObject({ ExcludePunctuation: true });
+      expect(secret?.Properties?.SecretString).toBeUndefined();
+    }
+  });
+
+  it('starts the GitHub App secret as an empty appId/privateKey placeholder', () => {
+    const id = logicalId(t, 'AWS::SecretsManager::Secret', 'RepriseStorageGitHubAppSecret');
+    const secret = resourcesOf(t, 'AWS::SecretsManager::Secret')[id];
+    expect(JSON.parse(secret?.Properties?.SecretString as string)).toEqual({ appId: '', privateKey: '' });
+  });
+});
+
+describe('functions', () => {
+  const fns = () => Object.values(resourcesOf(t, 'AWS::Lambda::Function'));
+
+  it('run nodejs22.x on arm64, each with its own log group with a retention', () => {
+    expect(fns()).toHaveLength(4);
+    const logGroups = resourcesOf(t, 'AWS::Logs::LogGroup');
+    const seen = new Set<string>();
+    for (const fn of fns()) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'] });
+      const ref = (fn.Properties?.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(logGroups[ref]?.Properties?.RetentionInDays).toBe(30);
+      seen.add(ref);
+    }
+    expect(seen.size).toBe(4);
+  });
+
+  it.each([
+    ['Intake', 5, 256, 'reprise-intake'],
+    ['Worker', 60, 512, 'reprise-worker'],
+    ['Ec2Signal', 10, 256, 'reprise-ec2-signal'],
+    ['SignalIntake', 5, 256, 'reprise-signal-intake'],
+  ])('%s: timeout %i s, %i MB, Powertools env', (name, timeout, memory, service) => {
+    expect(resourcesOf(t, 'AWS::Lambda::Function')[fnId(name)]?.Properties).toMatchObject({
+      Timeout: timeout,
+      MemorySize: memory,
+      Environment: {
+        Variables: {
+          POWERTOOLS_SERVICE_NAME: service,
+          POWERTOOLS_METRICS_NAMESPACE: 'Reprise',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
+        },
+      },
+    });
+  });
+
+  it.each([
+    ['Intake', ['TABLE_NAME', 'QUEUE_URL', 'WEBHOOK_SECRET_ARN']],
+    [
+      'Worker',
+      [
+        'TABLE_NAME',
+        'GITHUB_APP_SECRET_ARN',
+        'GITHUB_API_URL',
+        'GITHUB_GRAPHQL_URL',
+        'MAX_ATTEMPTS',
+        'TEXT_ONLY_MAX_ATTEMPTS',
+        'DRY_RUN',
+        'REQUIRE_EXACT_SIGNAL',
+        'EXTRA_PATTERNS',
+        'RETRY_BUDGET_PER_HOUR',
+        'MAX_RECEIVE_COUNT',
+        'SIGNAL_WINDOW_BEFORE_SECONDS',
+        'SIGNAL_WINDOW_AFTER_SECONDS',
+      ],
+    ],
+    ['Ec2Signal', ['TABLE_NAME', 'RUNNER_TAG_KEYS', 'SIGNAL_TTL_HOURS']],
+    ['SignalIntake', ['TABLE_NAME', 'SIGNAL_SECRET_ARN', 'SIGNAL_TTL_HOURS']],
+  ])('%s gets its configuration', (name, keys) => {
+    const env = (
+      resourcesOf(t, 'AWS::Lambda::Function')[fnId(name)]?.Properties?.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(Object.keys(env)).toEqual(expect.arrayContaining(keys));
+  });
+
+  it('worker defaults: github.com, 3/2 attempts, no dry run, 60 re-runs an hour, -10/+5 min window', () => {
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          GITHUB_API_URL: 'https://api.github.com',
+          GITHUB_GRAPHQL_URL: 'https://api.github.com/graphql',
+          MAX_ATTEMPTS: '3',
+          TEXT_ONLY_MAX_ATTEMPTS: '2',
+          DRY_RUN: 'false',
+          REQUIRE_EXACT_SIGNAL: 'false',
+          EXTRA_PATTERNS: '',
+          RETRY_BUDGET_PER_HOUR: '60',
+          SIGNAL_WINDOW_BEFORE_SECONDS: '600',
+          SIGNAL_WINDOW_AFTER_SECONDS: '300',
+          LOG_HOSTS: Match.absent(),
+        }),
+      },
+    });
+  });
+});
+
+describe('HTTP API', () => {
+  it.each(['POST /webhook', 'POST /signals'])('routes %s to a Lambda proxy integration', (routeKey) => {
+    t.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey, Target: Match.anyValue() });
+  });
+
+  it('routes each path to its own function', () => {
+    const integrations = resourcesOf(t, 'AWS::ApiGatewayV2::Integration');
+    const targets = Object.values(integrations).map((i) => JSON.stringify(i.Properties?.IntegrationUri));
+    expect(targets.some((s) => s.includes(fnId('Intake')))).toBe(true);
+    expect(targets.some((s) => s.includes(fnId('SignalIntake')))).toBe(true);
+  });
+
+  it('throttles the default stage and writes JSON access logs to a retained log group', () => {
+    t.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      AccessLogSettings: {
+        DestinationArn: {
+          'Fn::GetAtt': [logicalId(t, 'AWS::Logs::LogGroup', 'RepriseHttpApiAccessAccessLogs'), 'Arn'],
+        },
+        Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"'),
+      },
+    });
+  });
+});
+
+describe('EC2 signal rules', () => {
+  it('matches spot interruption warnings and rebalance recommendations', () => {
+    t.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.ec2'],
+        'detail-type': ['EC2 Spot Instance Interruption Warning', 'EC2 Instance Rebalance Recommendation'],
+      },
+    });
+  });
+
+  it('matches state changes to shutting-down and terminated only', () => {
+    t.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.ec2'],
+        'detail-type': ['EC2 Instance State-change Notification'],
+        detail: { state: ['shutting-down', 'terminated'] },
+      },
+    });
+    expect(TERMINAL_STATES).toEqual(['shutting-down', 'terminated']);
+    expect(Object.values(EC2_DETAIL_TYPES)).toHaveLength(3);
+  });
+
+  it('targets the signal function with retries, an event age limit and an encrypted DLQ', () => {
+    const dlq = logicalId(t, 'AWS::SQS::Queue', 'RepriseSignalDeadLetterQueue');
+    const rules = Object.values(resourcesOf(t, 'AWS::Events::Rule'));
+    expect(rules).toHaveLength(2);
+    for (const rule of rules) {
+      expect(rule.Properties?.Targets).toEqual([
+        expect.objectContaining({
+          Arn: { 'Fn::GetAtt': [fnId('Ec2Signal'), 'Arn'] },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlq, 'Arn'] } },
+          RetryPolicy: {
+            MaximumRetryAttempts: SIGNAL_TARGET_RETRY.retryAttempts,
+            MaximumEventAgeInSeconds: SIGNAL_TARGET_RETRY.maxEventAge.toSeconds(),
+          },
+        }),
+      ]);
+    }
+    t.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fnId('Ec2Signal') },
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlq, 'Arn'] } } },
+    });
+  });
+});
+
+describe('outputs', () => {
+  it.each([
+    'WebhookUrl',
+    'SignalsUrl',
+    'GitHubAppSecretName',
+    'WebhookSecretName',
+    'SignalSecretName',
+    'DashboardUrl',
+    'TableName',
+    'QueueUrl',
+  ])('exports %s', (name) => {
+    t.hasOutput(name, { Value: Match.anyValue() });
+  });
+
+  it('points the webhook URL at /webhook on the HTTP API', () => {
+    const out = t.findOutputs('WebhookUrl').WebhookUrl as { Value: unknown };
+    expect(JSON.stringify(out.Value)).toMatch(/execute-api.*\/webhook/);
+  });
+});
+
+describe('WebhookAccess.functionUrl()', () => {
+  it('exposes both intake functions through public function URLs and creates no API', () => {
+    const alt = synthReprise({ webhookAccess: WebhookAccess.functionUrl() }).template;
+    alt.resourceCountIs('AWS::ApiGatewayV2::Api', 0);
+    alt.resourceCountIs('AWS::Lambda::Url', 2);
+    alt.allResourcesProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
+    const out = alt.findOutputs('WebhookUrl').WebhookUrl as { Value: unknown };
+    expect(JSON.stringify(out.Value)).toContain('FunctionUrl');
+  });
+});
