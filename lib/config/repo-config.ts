@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { compileExtraPatterns } from '../classify/patterns.js';
+import { ConfigError } from './errors.js';
 
 /** The decision settings, after defaults and the repository's `.github/reprise.yml` are merged. */
 export interface RepoConfig {
@@ -37,9 +38,7 @@ export const BUILT_IN_DEFAULTS: RepoConfig = {
 /** GitHub allows at most 50 re-runs of a run. */
 const MAX_ATTEMPTS_LIMIT = 50;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 type Raw = Record<string, unknown>;
 
@@ -106,7 +105,9 @@ export function applyConfig(base: RepoConfig, raw: Raw): RepoConfig {
     maxAttempts: attempts(raw, 'max_attempts', base.maxAttempts),
     textOnlyMaxAttempts: attempts(raw, 'text_only_max_attempts', base.textOnlyMaxAttempts),
     extraPatterns:
-      extra === undefined ? base.extraPatterns : compileExtraPatterns(strings(raw, 'extra_patterns') ?? String(extra)),
+      extra === undefined
+        ? base.extraPatterns
+        : compileExtraPatterns(Array.isArray(extra) ? (strings(raw, 'extra_patterns') ?? []) : String(extra)),
     ignoreJobs: strings(raw, 'ignore_jobs') ?? base.ignoreJobs,
     dryRun: bool(raw, 'dry_run', base.dryRun),
     rerunAllFallback: bool(raw, 'rerun_all_fallback', base.rerunAllFallback),

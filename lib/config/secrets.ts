@@ -1,4 +1,4 @@
-import { ConfigError } from './repo-config.js';
+import { ConfigError } from './errors.js';
 import type { GitHubCredentials } from '../github/client.js';
 
 /**

@@ -37,9 +37,9 @@ export interface Harness {
   readonly signals: SignalStore;
   readonly log: MemoryLog;
   readonly metrics: MemoryMetrics;
-  deps(over?: Partial<WorkerHandlerDeps> & { defaults?: Partial<RepoConfig> }): WorkerHandlerDeps;
+  deps(over?: Omit<Partial<WorkerHandlerDeps>, 'defaults'> & { defaults?: Partial<RepoConfig> }): WorkerHandlerDeps;
   worker(
-    over?: Partial<WorkerHandlerDeps> & { defaults?: Partial<RepoConfig> },
+    over?: Omit<Partial<WorkerHandlerDeps>, 'defaults'> & { defaults?: Partial<RepoConfig> },
   ): (e: SQSEvent) => ReturnType<ReturnType<typeof createWorkerHandler>>;
   message(runId: number, deliveryId?: string): RunMessage;
   /** Real SQS records, made by sending through the embedded FIFO queue and receiving them. */
@@ -62,7 +62,9 @@ export async function startHarness(): Promise<Harness> {
     log,
     retryBaseMs: 1,
   });
-  const deps = (over: Partial<WorkerHandlerDeps> & { defaults?: Partial<RepoConfig> } = {}): WorkerHandlerDeps => {
+  const deps = (
+    over: Omit<Partial<WorkerHandlerDeps>, 'defaults'> & { defaults?: Partial<RepoConfig> } = {},
+  ): WorkerHandlerDeps => {
     const { defaults, ...rest } = over;
     const base: WorkerDeps = {
       ledger,
