@@ -138,6 +138,12 @@ export class GitHubSimulator {
 
   resetRequests(): void {
     this.server.requests.length = 0;
+    this.server.peakInFlight = this.server.inFlight;
+  }
+
+  /** The most requests answered at once since the last reset. */
+  get peakInFlight(): number {
+    return this.server.peakInFlight;
   }
 
   count(method: string, path: RegExp): number {

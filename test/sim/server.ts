@@ -155,6 +155,28 @@ export class SimServer {
     const query = Object.fromEntries(url.searchParams);
     const record: SimRequestRecord = { method, path, query, status: 0, at, ...(body !== undefined ? { body } : {}) };
     this.requests.push(record);
+    this.inFlight++;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+    try {
+      await this.answer(req, res, record, method, path, query, body);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** Requests being answered right now, and the most at once since the last reset. */
+  inFlight = 0;
+  peakInFlight = 0;
+
+  private async answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    record: SimRequestRecord,
+    method: string,
+    path: string,
+    query: Record<string, string>,
+    body: unknown,
+  ): Promise<void> {
     if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
 
     let route: Route | undefined;

@@ -1,0 +1,362 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RepoConfigSource } from '../lib/github/repo-config-source.js';
+import type { SimJobSpec } from './sim/index.js';
+import { startHarness, type Harness } from './support/harness.js';
+
+const LOST = { level: 'failure' as const, message: 'The self-hosted runner: r lost communication with the server.' };
+const EXIT = { level: 'failure' as const, message: 'Process completed with exit code 1.' };
+const SHUTDOWN_LOG = [
+  '2026-10-02T16:15:01.0000000Z ##[group]Run make test',
+  '2026-10-02T16:15:05.7828522Z ##[error]The runner has received a shutdown signal. This can happen when the runner service is stopped, or a manually started runner is canceled.',
+  '2026-10-02T16:15:05.9000000Z ##[error]The operation was canceled.',
+  '2026-10-02T16:15:06.0000000Z Cleaning up orphan processes',
+  '',
+].join('\n');
+const EXIT_LOG = '2026-10-02T16:15:05.0000000Z ##[error]Process completed with exit code 1.\n';
+
+let h: Harness;
+let repoSeq = 0;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h.close());
+beforeEach(() => {
+  h.log.clear();
+  h.sim.clearFaults();
+  h.sim.resetRequests();
+  h.sim.latencyMs = 0;
+});
+
+const newRepo = () => `acme/cls-${++repoSeq}`;
+
+async function decide(jobs: SimJobSpec[], opts: { over?: Parameters<Harness['worker']>[0]; run?: object } = {}) {
+  const run = h.sim.addRun({ repo: newRepo(), jobs, ...opts.run });
+  h.sim.resetRequests();
+  h.log.clear();
+  const res = await h.worker(opts.over)(h.sqsEvent([h.message(run.id)]));
+  return { run, res, line: h.log.named('decision').at(-1)!, jobs: h.log.named('job') };
+}
+
+const logFetches = () => h.sim.count('GET', /\/actions\/jobs\/\d+\/logs$/);
+
+describe('log fallback', () => {
+  it.each([403, 404, 410] as const)('annotations answering %i → the job is read from its log', async (status) => {
+    const { line, jobs } = await decide([
+      { name: 't', conclusion: 'failure', annotations: { status }, log: SHUTDOWN_LOG },
+    ]);
+    expect(line.decision).toBe('retried');
+    expect(jobs[0]).toMatchObject({ verdict: 'infra', source: 'logs' });
+  });
+
+  it('a failed job whose annotations match nothing escalates to its log', async () => {
+    const { line, jobs } = await decide([{ name: 't', conclusion: 'failure', annotations: [], log: SHUTDOWN_LOG }]);
+    expect(line.decision).toBe('retried');
+    expect(jobs[0]).toMatchObject({ verdict: 'infra', source: 'annotations+logs' });
+  });
+
+  it('a plain cancelled job does not escalate to its log', async () => {
+    const { jobs } = await decide([
+      { name: 'lost', conclusion: 'failure', annotations: [LOST] },
+      { name: 'sibling', conclusion: 'cancelled', annotations: [], log: SHUTDOWN_LOG },
+    ]);
+    expect(logFetches()).toBe(0);
+    expect(jobs.find((j) => j.name === 'sibling')).toMatchObject({ verdict: 'inconclusive' });
+  });
+
+  it('a cancelled job whose only annotation is the cancellation echo is read from its log', async () => {
+    const { jobs } = await decide([
+      {
+        name: 'c',
+        conclusion: 'cancelled',
+        annotations: [{ level: 'failure', message: 'The operation was canceled.' }],
+        log: SHUTDOWN_LOG,
+      },
+    ]);
+    expect(logFetches()).toBe(1);
+    expect(jobs[0]).toMatchObject({ verdict: 'infra', source: 'annotations+logs' });
+  });
+
+  it('unreadable everywhere → genuine', async () => {
+    const { line, jobs } = await decide([
+      { name: 't', conclusion: 'failure', annotations: { status: 404 }, log: { status: 404 } },
+    ]);
+    expect(line.decision).toBe('genuine_failure');
+    expect(jobs[0]).toMatchObject({ verdict: 'genuine', source: 'unreadable' });
+  });
+
+  it('a 20 MB log is scanned in its head and tail window, reading no more than the window', async () => {
+    const filler = `${'2026-10-02T16:00:00.0000000Z building… '.padEnd(99, '.')}\n`;
+    const big = filler.repeat(Math.ceil((20 * 1024 * 1024) / filler.length)) + SHUTDOWN_LOG;
+    expect(big.length).toBeGreaterThan(20 * 1024 * 1024);
+    const before = h.sim.logBytesServed;
+    const window = 2 * 1024 * 1024;
+    const { jobs } = await decide([{ name: 't', conclusion: 'failure', annotations: [], log: big }], {
+      over: { logWindowBytes: window },
+    });
+    expect(jobs[0]).toMatchObject({ verdict: 'infra' });
+    expect(h.sim.logBytesServed - before).toBeLessThanOrEqual(window);
+  });
+
+  it('a redirect to a host outside the allow-list is refused and logged', async () => {
+    const { jobs } = await decide([{ name: 't', conclusion: 'failure', annotations: [], log: SHUTDOWN_LOG }], {
+      over: { logHosts: ['pipelines.actions.githubusercontent.com'] },
+    });
+    expect(jobs[0]).toMatchObject({ verdict: 'genuine' });
+    expect(h.log.named('job log redirect refused: host not in the allow-list')).toHaveLength(1);
+    expect(h.sim.requests.some((r) => r.path.startsWith('/_logs'))).toBe(false);
+  });
+});
+
+describe('bounds', () => {
+  it('a 40-shard matrix needing per-job calls keeps peak concurrency ≤ 8', async () => {
+    h.sim.latencyMs = 15;
+    const jobs = Array.from({ length: 40 }, (_, i) => ({
+      name: `shard-${i}`,
+      conclusion: 'failure' as const,
+      annotations: { status: 403 as const },
+      log: SHUTDOWN_LOG,
+    }));
+    const { line } = await decide(jobs);
+    expect(line.decision).toBe('retried');
+    expect(logFetches()).toBe(40);
+    expect(h.sim.peakInFlight).toBeGreaterThan(1);
+    expect(h.sim.peakInFlight).toBeLessThanOrEqual(8);
+  });
+
+  it('stops at the first genuine verdict and logs how many candidates were left unexamined', async () => {
+    h.sim.latencyMs = 5;
+    const jobs = Array.from({ length: 40 }, (_, i) => ({
+      name: `shard-${i}`,
+      conclusion: 'failure' as const,
+      annotations: { status: 403 as const },
+      log: i === 0 ? EXIT_LOG : SHUTDOWN_LOG,
+    }));
+    const { line } = await decide(jobs);
+    expect(line.decision).toBe('genuine_failure');
+    expect(Number(line.unexamined)).toBeGreaterThan(0);
+    expect(logFetches()).toBeLessThan(40);
+  });
+});
+
+describe('GitHub cost', () => {
+  it.each([1, 10, 60])(
+    'a push run with %i failed jobs costs ≤ 4 requests on the common path (configuration answered 304)',
+    async (n) => {
+      const repo = newRepo();
+      h.sim.setRepoFile(repo, '.github/reprise.yml', 'max_attempts: 3\n');
+      const configSource = new RepoConfigSource();
+      const warm = h.sim.addRun({ repo, jobs: [{ name: 'x', conclusion: 'failure', annotations: [EXIT] }] });
+      await h.worker({ configSource })(h.sqsEvent([h.message(warm.id)]));
+
+      const jobs = Array.from({ length: n }, (_, i) => ({
+        name: `job-${i}`,
+        conclusion: 'failure' as const,
+        annotations: [LOST],
+      }));
+      const run = h.sim.addRun({ repo, event: 'push', jobs: [{ name: 'ok', conclusion: 'success' }, ...jobs] });
+      h.sim.resetRequests();
+      h.log.clear();
+      await h.worker({ configSource })(h.sqsEvent([h.message(run.id)]));
+      const counted = h.sim.requests.filter((r) => r.status !== 304 && !r.path.includes('access_tokens'));
+      expect(h.log.named('decision')[0]).toMatchObject({ decision: 'retried', requests: counted.length });
+      expect(counted.length).toBeLessThanOrEqual(4);
+      expect(h.sim.requests.some((r) => r.status === 304)).toBe(true);
+    },
+  );
+
+  it('GraphQL failing falls back to REST per job with the same verdicts', async () => {
+    const jobs: SimJobSpec[] = [
+      { name: 'a', conclusion: 'failure', annotations: [LOST] },
+      { name: 'b', conclusion: 'cancelled', annotations: [] },
+      { name: 'c', conclusion: 'failure', annotations: [{ level: 'warning', message: 'deprecated' }, LOST] },
+    ];
+    const withGraphql = await decide(jobs);
+    h.sim.injectFault({ path: /^\/graphql$/, status: 502 });
+    const withRest = await decide(jobs);
+    const verdicts = (js: typeof withRest.jobs) => js.map((j) => [j.name, j.verdict]).sort();
+    expect(verdicts(withRest.jobs)).toEqual(verdicts(withGraphql.jobs));
+    expect(withRest.line.decision).toBe(withGraphql.line.decision);
+    expect(h.sim.count('GET', /\/check-runs\/\d+\/annotations$/)).toBe(3);
+  });
+});
+
+describe('re-run answers', () => {
+  it.each([403, 404, 409, 422])('%i on rerun-failed-jobs → rerun_rejected with GitHub’s message', async (status) => {
+    h.sim.injectFault({
+      method: 'POST',
+      path: /rerun-failed-jobs$/,
+      status,
+      message: 'Unable to retry this workflow run.',
+    });
+    const { line } = await decide([{ name: 't', conclusion: 'failure', annotations: [LOST] }]);
+    expect(line).toMatchObject({ decision: 'rerun_rejected', level: 'warn' });
+    expect(String(line.reason)).toContain('Unable to retry this workflow run.');
+    expect(String(line.reason)).toContain('already re-run');
+  });
+
+  it('a 500 on the re-run call is not a decision: the message is retried', async () => {
+    h.sim.injectFault({ method: 'POST', path: /rerun-failed-jobs$/, status: 500, times: 10 });
+    const { res } = await decide([{ name: 't', conclusion: 'failure', annotations: [LOST] }]);
+    expect(res.batchItemFailures).toHaveLength(1);
+  });
+
+  it('cancelled-only, one candidate: refused rerun-failed-jobs falls back to re-running that job', async () => {
+    h.sim.rerunFailedJobsIncludesCancelled = false;
+    const { line } = await decide([{ name: 'c', conclusion: 'cancelled', annotations: [LOST] }]);
+    expect(line.decision).toBe('retried');
+    expect(h.sim.count('POST', /\/actions\/jobs\/\d+\/rerun$/)).toBe(1);
+  });
+
+  it('cancelled-only, several candidates, rerun_all_fallback on → the whole run (retried_all)', async () => {
+    h.sim.rerunFailedJobsIncludesCancelled = false;
+    const { line } = await decide(
+      [
+        { name: 'c1', conclusion: 'cancelled', annotations: [LOST] },
+        { name: 'c2', conclusion: 'cancelled', annotations: [LOST] },
+      ],
+      { over: { defaults: { rerunAllFallback: true } } },
+    );
+    expect(line.decision).toBe('retried_all');
+    expect(h.sim.count('POST', /\/actions\/runs\/\d+\/rerun$/)).toBe(1);
+  });
+
+  it('cancelled-only, several candidates, no fallback → rerun_rejected saying GitHub may see no failed job', async () => {
+    h.sim.rerunFailedJobsIncludesCancelled = false;
+    const { line } = await decide([
+      { name: 'c1', conclusion: 'cancelled', annotations: [LOST] },
+      { name: 'c2', conclusion: 'cancelled', annotations: [LOST] },
+    ]);
+    expect(line.decision).toBe('rerun_rejected');
+    expect(String(line.reason)).toContain('every candidate was cancelled');
+  });
+});
+
+describe('staleness and races', () => {
+  it('a pull_request run whose PR is closed is stale', async () => {
+    const repo = newRepo();
+    h.sim.addPullRequest(repo, { number: 7, state: 'closed', headSha: 'a'.repeat(40) });
+    const run = h.sim.addRun({
+      repo,
+      event: 'pull_request',
+      headSha: 'a'.repeat(40),
+      pullRequests: [7],
+      jobs: [{ name: 't', conclusion: 'failure', annotations: [LOST] }],
+    });
+    await h.worker()(h.sqsEvent([h.message(run.id)]));
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'stale' });
+    expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(0);
+  });
+
+  it('a pull_request run with a newer run of the same workflow and branch is stale', async () => {
+    const repo = newRepo();
+    const old = h.sim.addRun({
+      repo,
+      event: 'pull_request',
+      headBranch: 'feature',
+      createdAt: new Date(Date.now() - 3_600_000).toISOString(),
+      jobs: [{ name: 't', conclusion: 'failure', annotations: [LOST] }],
+    });
+    h.sim.addRun({ repo, event: 'pull_request', headBranch: 'feature', jobs: [{ name: 't', conclusion: 'success' }] });
+    await h.worker()(h.sqsEvent([h.message(old.id)]));
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'stale' });
+  });
+
+  it('a run whose attempt moved before the call is a duplicate: no call', async () => {
+    const run = h.sim.addRun({ repo: newRepo(), jobs: [{ name: 't', conclusion: 'failure', annotations: [LOST] }] });
+    const message = h.message(run.id);
+    await h.worker()(h.sqsEvent([message])); // re-runs: attempt 2
+    const again = { ...message, deliveryId: 'another-delivery' };
+    await h.ledger.release(again, 'nobody'); // nothing to release: the ledger still holds attempt 1
+    const res = await h.worker()(h.sqsEvent([{ ...again, runAttempt: 1 }]));
+    expect(res.batchItemFailures).toEqual([]);
+    expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);
+  });
+});
+
+describe('configuration', () => {
+  it('a malformed .github/reprise.yml: decided with defaults, the error reported', async () => {
+    const repo = newRepo();
+    h.sim.setRepoFile(repo, '.github/reprise.yml', 'max_attempts: [not, a, number\n');
+    const run = h.sim.addRun({ repo, jobs: [{ name: 't', conclusion: 'failure', annotations: [LOST] }] });
+    const res = await h.worker()(h.sqsEvent([h.message(run.id)]));
+    expect(res.batchItemFailures).toEqual([]);
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried' });
+    expect(h.log.named('configuration error; deciding with defaults')[0]?.error).toMatch(/reprise\.yml/);
+  });
+
+  it('an invalid extra pattern is reported as a configuration error', async () => {
+    const repo = newRepo();
+    h.sim.setRepoFile(repo, '.github/reprise.yml', 'extra_patterns: |\n  runner (vanished\n');
+    const run = h.sim.addRun({ repo, jobs: [{ name: 't', conclusion: 'failure', annotations: [EXIT] }] });
+    await h.worker()(h.sqsEvent([h.message(run.id)]));
+    expect(h.log.named('configuration error; deciding with defaults')[0]?.error).toMatch(/invalid regular expression/);
+  });
+
+  it('extra patterns from the repository make a custom text infrastructure', async () => {
+    const repo = newRepo();
+    h.sim.setRepoFile(
+      repo,
+      '.github/reprise.yml',
+      'extra_patterns: |\n  # our pod reaper\n  runner pod .* was evicted\n',
+    );
+    const run = h.sim.addRun({
+      repo,
+      jobs: [
+        {
+          name: 't',
+          conclusion: 'failure',
+          annotations: [{ level: 'failure', message: 'Runner pod ci-7f9 was evicted' }],
+        },
+      ],
+    });
+    await h.worker()(h.sqsEvent([h.message(run.id)]));
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried' });
+  });
+
+  it('the owner’s .github repository is the fallback', async () => {
+    h.sim.setRepoFile('acme/.github', '.github/reprise.yml', 'dry_run: true\n');
+    const { line } = await decide([{ name: 't', conclusion: 'failure', annotations: [LOST] }]);
+    h.sim.setRepoFile('acme/.github', '.github/reprise.yml', null);
+    expect(line.decision).toBe('dry_run');
+  });
+
+  it('report: check_run creates a reprise check run with the job table', async () => {
+    const repo = newRepo();
+    h.sim.setRepoFile(repo, '.github/reprise.yml', 'report: check_run\n');
+    const run = h.sim.addRun({
+      repo,
+      jobs: [{ name: 'shard-1', conclusion: 'failure', runnerName: 'spot-1', annotations: [LOST] }],
+    });
+    await h.worker()(h.sqsEvent([h.message(run.id)]));
+    const check = h.sim.checkRuns.find((c) => c.repo === repo);
+    expect(check).toMatchObject({ name: 'reprise', headSha: run.headSha });
+    expect(JSON.stringify(check)).toContain('shard-1');
+  });
+});
+
+describe('rate limits', () => {
+  it('a rate-limited message goes back to the queue with a delay instead of failing the batch', async () => {
+    const deferred: number[] = [];
+    const run = h.sim.addRun({ repo: newRepo(), jobs: [{ name: 't', conclusion: 'failure', annotations: [LOST] }] });
+    const other = h.sim.addRun({ repo: newRepo(), jobs: [{ name: 't', conclusion: 'failure', annotations: [EXIT] }] });
+    h.sim.injectFault({
+      method: 'GET',
+      path: new RegExp(`/actions/runs/${run.id}$`),
+      status: 403,
+      retryAfter: 120,
+      message: 'You have exceeded a secondary rate limit',
+      times: 2,
+    });
+    const res = await h.worker({ defer: async (_r, s) => void deferred.push(s) })(
+      h.sqsEvent([h.message(run.id), h.message(other.id)]),
+    );
+    expect(res.batchItemFailures).toHaveLength(1);
+    expect(deferred).toEqual([120]);
+    expect(h.metrics.get('RateLimited')).toBeGreaterThan(0);
+    expect(h.log.named('decision').map((l) => l.run_id)).toContain(other.id);
+    // The claim was given back, so the retry decides it.
+    h.sim.clearFaults();
+    await h.worker()(h.sqsEvent([h.message(run.id)]));
+    expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);
+  });
+});
