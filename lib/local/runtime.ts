@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { RuntimeSettings } from '../config/env.js';
 import { privateKeyFrom, runtimeSettings, webhookSecretsFrom } from '../config/env.js';
-import { ConfigError } from '../config/repo-config.js';
+import { ConfigError } from '../config/errors.js';
 import type { GitHubCredentials } from '../github/client.js';
 import { createClientFactory } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
