@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CANCELLATION_ECHO,
+  compileExtraPatterns,
+  FAIL_FAST,
+  matchLoss,
+  matchVeto,
+  PatternError,
+  RUNNER_LOSS_PATTERNS,
+} from '../../lib/classify/patterns.js';
+import { LOSS_TEXTS, TEXT } from './fixtures.js';
+
+/** Every variant of a text a matcher must not care about: GitHub's wording, all lower and all upper case. */
+const caseVariants = (text: string): [string, string][] => [
+  ['as GitHub writes it', text],
+  ['lower case', text.toLowerCase()],
+  ['upper case', text.toUpperCase()],
+];
+
+describe('DESIGN §2 runner-loss texts match a built-in pattern, case-insensitively', () => {
+  describe.each(LOSS_TEXTS)('%s', (_label, text, pattern) => {
+    it.each(caseVariants(text))('matches %s', (_variant, t) => {
+      expect(matchLoss(t, [])).toBe(pattern);
+    });
+
+    it('matches as a log line with timestamp and ##[error] prefix', () => {
+      expect(matchLoss(`2026-10-02T16:15:05.7828522Z ##[error]${text}`, [])).toBe(pattern);
+    });
+
+    it('is no veto', () => {
+      expect(matchVeto(text)).toBeUndefined();
+    });
+  });
+
+  it.each([
+    ['a runner name with dots and dashes', 'ip-10-0-1-23.eu-west-1.compute.internal'],
+    ['a Kubernetes pod name', 'arc-runner-set-7x9kq-runner-2hq5d'],
+    ['a runner name with spaces', 'GitHub Actions 12'],
+  ])('a named self-hosted runner matches with %s', (_label, name) => {
+    expect(matchLoss(TEXT.selfHostedNamed(name), [])).toBe('self-hosted-lost');
+  });
+
+  it('a named hosted runner matches the hosted pattern', () => {
+    expect(matchLoss('The hosted runner: GitHub Actions 2 lost communication with the server.', [])).toBe(
+      'hosted-lost',
+    );
+  });
+
+  it('patterns are anchored on the stable wording: a truncated message still matches', () => {
+    expect(matchLoss('The self-hosted runner: r1 lost communication with the server', [])).toBe('self-hosted-lost');
+  });
+
+  it('the built-in table holds the self-hosted, hosted and shutdown patterns', () => {
+    expect(RUNNER_LOSS_PATTERNS.map((p) => p.name)).toEqual(['self-hosted-lost', 'hosted-lost', 'shutdown-signal']);
+  });
+});
+
+describe('DESIGN §2 texts that never count as infrastructure are no loss', () => {
+  it.each([
+    ['the cancellation echo alone', TEXT.echo],
+    ...[0, 1, 2, 127, 137, 143, 255].map((c) => [`exit code ${c}`, TEXT.exitCode(c)] as [string, string]),
+    ['a job timeout', TEXT.timeoutJob],
+    ['a runner timeout', TEXT.timeoutRunner],
+    ['a person cancelling the run', TEXT.person],
+    ['concurrency superseding the run', TEXT.concurrency],
+    ['a fail-fast cancellation', TEXT.failFast],
+    ['some other thing losing communication', 'The database lost communication with the server.'],
+    ['an empty text', ''],
+  ])('%s', (_label, text) => {
+    expect(matchLoss(text, [])).toBeUndefined();
+  });
+});
+
+describe('vetoes: a person, concurrency and timeouts (DESIGN §2)', () => {
+  it.each([
+    ['a person cancelled the run', TEXT.person, 'person'],
+    ['a person with another login', 'The run was canceled by @some-bot[bot].', 'person'],
+    ['concurrency superseded the run', TEXT.concurrency, 'concurrency'],
+    ['the job exceeded its maximum execution time', TEXT.timeoutJob, 'timeout'],
+    ['the job on a runner exceeded its maximum execution time', TEXT.timeoutRunner, 'timeout'],
+  ] as const)('%s → %s', (_label, text, kind) => {
+    for (const [, t] of caseVariants(text)) expect(matchVeto(t)).toBe(kind);
+  });
+
+  it.each([
+    ['a plain exit code', TEXT.exitCode(1)],
+    ['the cancellation echo', TEXT.echo],
+    ['a fail-fast cancellation', TEXT.failFast],
+    ...LOSS_TEXTS.map(([label, text]) => [label, text] as [string, string]),
+  ])('%s is no veto', (_label, text) => {
+    expect(matchVeto(text)).toBeUndefined();
+  });
+});
+
+describe('the cancellation echo and fail-fast texts', () => {
+  it.each([TEXT.echo, 'the operation was canceled.', '  The operation was canceled  ', 'THE OPERATION WAS CANCELED.'])(
+    'the echo alone is recognised: %j',
+    (text) => {
+      expect(CANCELLATION_ECHO.test(text)).toBe(true);
+    },
+  );
+
+  it.each([TEXT.shutdown, `${TEXT.echo} ${TEXT.shutdown}`, TEXT.person])('other texts are not the echo: %j', (text) => {
+    expect(CANCELLATION_ECHO.test(text)).toBe(false);
+  });
+
+  it('GitHub’s fail-fast sibling text is recognised', () => {
+    expect(FAIL_FAST.test(TEXT.failFast)).toBe(true);
+    expect(FAIL_FAST.test(TEXT.echo)).toBe(false);
+  });
+});
+
+describe('extra patterns (configuration)', () => {
+  it('an extra pattern matches after the built-in ones and names its source', () => {
+    const extra = compileExtraPatterns(['pod .* evicted']);
+    expect(matchLoss('Runner pod arc-7x9 was evicted from node ip-10-0-1-2', extra)).toBe('extra:pod .* evicted');
+    expect(matchLoss(TEXT.shutdown, extra)).toBe('shutdown-signal');
+  });
+
+  it.each([
+    ['undefined', undefined, []],
+    ['an empty text', '', []],
+    ['comments and blank lines only', '# nothing here\n\n   \n  # indented comment\n', []],
+    [
+      'a block of lines, comments and blanks skipped',
+      '# node loss\nnode .* drained\n\n  pod evicted  \n',
+      ['node .* drained', 'pod evicted'],
+    ],
+    ['CRLF line ends', 'node drained\r\npod evicted\r\n', ['node drained', 'pod evicted']],
+    [
+      'a list of strings, comments and blanks skipped',
+      ['# c', '', 'node drained', '  pod evicted '],
+      ['node drained', 'pod evicted'],
+    ],
+  ] as const)('%s', (_label, input, sources) => {
+    expect(compileExtraPatterns(input as string | readonly string[] | undefined).map((r) => r.source)).toEqual(sources);
+  });
+
+  it('every extra pattern is case-insensitive', () => {
+    const [re] = compileExtraPatterns('Node Drained');
+    expect(re?.flags).toContain('i');
+    expect(re?.test('NODE DRAINED by karpenter')).toBe(true);
+    expect(re?.test('node drained by karpenter')).toBe(true);
+  });
+
+  it.each([
+    ['an unterminated group', '# comment\n\nnode (drained\n', 3, 'node (drained'],
+    ['a dangling quantifier', 'ok\n*oops', 2, '*oops'],
+    ['a bad class in a list', ['fine', '[z-a]'], 2, '[z-a]'],
+  ] as const)('invalid extra pattern: %s throws a PatternError naming the line', (_label, input, line, source) => {
+    let caught: unknown;
+    try {
+      compileExtraPatterns(input as string | readonly string[]);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(PatternError);
+    const e = caught as PatternError;
+    expect(e.name).toBe('PatternError');
+    expect(e.line).toBe(line);
+    expect(e.source).toBe(source);
+    expect(e.message).toContain(`extra_patterns line ${line}`);
+    expect(e.message).toContain(source);
+  });
+});
