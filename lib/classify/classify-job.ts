@@ -47,7 +47,9 @@ function examine(texts: readonly string[], extra: readonly RegExp[]): TextFindin
   return f;
 }
 
-const annotationText = (a: Annotation): string => (a.title ? `${a.title}: ${a.message}` : a.message);
+/** Title and message together, except the cancellation echo, which must stay recognisable whatever its title. */
+const annotationText = (a: Annotation): string =>
+  a.title && !CANCELLATION_ECHO.test(a.message) ? `${a.title}: ${a.message}` : a.message;
 
 function verdict(
   job: JobFacts,

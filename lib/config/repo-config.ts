@@ -95,7 +95,8 @@ const KNOWN_KEYS = new Set([
 export function applyConfig(base: RepoConfig, raw: Raw): RepoConfig {
   const unknown = Object.keys(raw).filter((k) => !KNOWN_KEYS.has(k));
   if (unknown.length > 0) throw new ConfigError(`unknown key(s): ${unknown.join(', ')}`);
-  const extra = raw.extra_patterns;
+  // An empty key means "none", as an empty `workflows:` means "all".
+  const extra = raw.extra_patterns === null ? [] : raw.extra_patterns;
   if (extra !== undefined && typeof extra !== 'string' && !Array.isArray(extra)) {
     throw new ConfigError('extra_patterns: expected a block of lines or a list of strings');
   }

@@ -34,6 +34,10 @@ export function afterRerun(
     if (answer.call === 'job') return { kind: 'final', decision: 'retried', reason: 'the cancelled job was re-run' };
     return { kind: 'final', decision: 'retried', reason: 'rerun-failed-jobs accepted' };
   }
+  if (!isRefusal(answer.status)) {
+    // Only a refusal is an answer; anything else is a fault the caller retries.
+    throw new Error(`unexpected ${answer.status} from the ${answer.call} re-run call`);
+  }
   if (answer.call === 'failed_jobs' && cancelledOnly) {
     const only = candidates.length === 1 ? candidates[0] : undefined;
     if (only) return { kind: 'call', call: 'job', jobId: only.id };
