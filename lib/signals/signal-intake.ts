@@ -112,23 +112,6 @@ export function derivedEventId(post: SignalPost): string {
   return `sha256-${createHash('sha256').update(content).digest('hex').slice(0, 32)}`;
 }
 
-/**
- * The signal secrets from a Secrets Manager string: the plain secret, or JSON
- * `{"secret": "…", "previous": "…"}` during a rotation.
- */
-export function parseSignalSecret(raw: string): string[] {
-  const text = raw.trim();
-  if (text.startsWith('{')) {
-    try {
-      const v = JSON.parse(text) as Record<string, unknown>;
-      return [v.secret, v.previous].filter((s): s is string => typeof s === 'string' && s.trim() !== '');
-    } catch {
-      // Not JSON after all: a secret may start with a brace.
-    }
-  }
-  return text ? [text] : [];
-}
-
 // Digests have one length, so timingSafeEqual never throws and the length never leaks.
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 const sameSecret = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
@@ -243,7 +226,8 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
     const post = parsed.post;
     const kind = recordedKind(post.kind);
     const eventId = post.eventId ?? derivedEventId(post);
-    const eventTime = post.time ?? (await firstSeen(deps.store, eventId, nowMs));
+    // One ISO form, as the store keeps it, so the answer names the record's time.
+    const eventTime = post.time ? new Date(post.time).toISOString() : await firstSeen(deps.store, eventId, nowMs);
     const reason = kind === post.kind ? post.reason : [post.kind, post.reason].filter(Boolean).join(': ');
     const keys = [...new Set([...post.runners, ...(post.instanceId ? [post.instanceId] : [])])];
 

@@ -1,0 +1,103 @@
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { createTable, type EmbeddedDynamo } from '../../lib/local/dynamo.js';
+import type { Ec2Event } from '../../lib/signals/ec2-events.js';
+import { SignalStore } from '../../lib/signals/signal-store.js';
+
+/**
+ * EventBridge events shaped as AWS documents them (EC2 User Guide: "Spot Instance interruption
+ * notices", "EC2 instance rebalance recommendations", "State change events for Amazon EC2
+ * instances"). The documented ids, account, region and instance id are kept; the documented
+ * placeholder times (`yyyy-mm-ddThh:mm:ssZ`) are replaced by real ones.
+ */
+export const INSTANCE_ID = 'i-1234567890abcdef0';
+export const ACCOUNT = '123456789012';
+
+export const spotInterruptionWarning = (time = '2026-10-02T16:13:05Z', instanceId = INSTANCE_ID): Ec2Event => ({
+  version: '0',
+  id: '12345678-1234-1234-1234-123456789012',
+  'detail-type': 'EC2 Spot Instance Interruption Warning',
+  source: 'aws.ec2',
+  account: ACCOUNT,
+  time,
+  region: 'us-east-2',
+  resources: [`arn:aws:ec2:us-east-2a:instance/${instanceId}`],
+  detail: {
+    'instance-id': instanceId,
+    'instance-action': 'terminate',
+  },
+});
+
+export const rebalanceRecommendation = (time = '2026-10-02T16:10:00Z'): Ec2Event => ({
+  version: '0',
+  id: '12345678-1234-1234-1234-123456789013',
+  'detail-type': 'EC2 Instance Rebalance Recommendation',
+  source: 'aws.ec2',
+  account: ACCOUNT,
+  time,
+  region: 'us-east-2',
+  resources: [`arn:aws:ec2:us-east-2:${ACCOUNT}:instance/${INSTANCE_ID}`],
+  detail: {
+    'instance-id': INSTANCE_ID,
+  },
+});
+
+/** The documented example is `pending`; the state and id vary per test. */
+export const stateChange = (
+  state: string,
+  time = '2026-10-02T16:15:07Z',
+  id = '7bf73129-1428-4cd3-a780-95db273d1602',
+): Ec2Event => ({
+  version: '0',
+  id,
+  'detail-type': 'EC2 Instance State-change Notification',
+  source: 'aws.ec2',
+  account: ACCOUNT,
+  time,
+  region: 'us-east-1',
+  resources: [`arn:aws:ec2:us-east-1:${ACCOUNT}:instance/${INSTANCE_ID}`],
+  detail: {
+    'instance-id': INSTANCE_ID,
+    state,
+  },
+});
+
+/** An aws.ec2 event the signal function must not act on. */
+export const amiStateChange = (): Ec2Event => ({
+  version: '0',
+  id: '3e5a9c2b-58a1-4d4f-9c34-7cbf3a1e2f10',
+  'detail-type': 'EC2 AMI State Change',
+  source: 'aws.ec2',
+  account: ACCOUNT,
+  time: '2026-10-02T16:15:07Z',
+  region: 'us-east-1',
+  resources: [`arn:aws:ec2:us-east-1::image/ami-0b9b4e1a3d497aefa`],
+  detail: {
+    RequestId: '7fb8cdd4-8a3f-4a02-8dc8-a2d7ab0d0d0a',
+    ImageId: 'ami-0b9b4e1a3d497aefa',
+    State: 'available',
+    ErrorMessage: '',
+  },
+});
+
+/** Every item of a table: the tests check what was (and was not) written. */
+export async function scanTable(client: DynamoDBClient, table: string): Promise<Record<string, unknown>[]> {
+  const res = await DynamoDBDocumentClient.from(client).send(
+    new ScanCommand({ TableName: table, ConsistentRead: true }),
+  );
+  return res.Items ?? [];
+}
+
+let tables = 0;
+
+/** A fresh table in the shared embedded DynamoDB, so tests never see each other's records. */
+export async function freshTable(dynamo: EmbeddedDynamo, ttlSeconds = 24 * 3600, now?: () => number) {
+  const table = `signals-${++tables}`;
+  await createTable(dynamo.client, table);
+  // dynalite answers CreateTable before the table is ACTIVE; writes until then are refused.
+  while ((await dynamo.client.send(new DescribeTableCommand({ TableName: table }))).Table?.TableStatus !== 'ACTIVE') {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  const store = new SignalStore(dynamo.client, table, ttlSeconds, now);
+  return { table, store, items: () => scanTable(dynamo.client, table) };
+}

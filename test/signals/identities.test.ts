@@ -1,0 +1,151 @@
+import { DescribeInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
+import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { ec2Describe } from '../../lib/signals/ec2-describe.js';
+import { createEc2SignalHandler } from '../../lib/signals/record-ec2-signal.js';
+import type { DescribeInstance } from '../../lib/signals/runner-identities.js';
+import { identitiesFrom } from '../../lib/signals/runner-identities.js';
+import { MemoryLog } from '../support/memory-log.js';
+import { freshTable, INSTANCE_ID, spotInterruptionWarning } from './fixtures.js';
+
+let dynamo: EmbeddedDynamo;
+beforeAll(async () => {
+  dynamo = await startDynamo({ table: 'unused' });
+});
+afterAll(async () => {
+  await dynamo?.close();
+});
+
+const DNS = 'ip-10-0-1-23.us-east-2.compute.internal';
+const describeAs =
+  (tags: Record<string, string>, privateDnsName?: string): DescribeInstance =>
+  async (id) => {
+    expect(id).toBe(INSTANCE_ID);
+    return { tags, ...(privateDnsName && { privateDnsName }) };
+  };
+
+async function record(describeInstance: DescribeInstance, tagKeys: string[] = ['ghr:runner-name']) {
+  const t = await freshTable(dynamo);
+  const log = new MemoryLog();
+  const handle = createEc2SignalHandler({
+    store: t.store,
+    describe: describeInstance,
+    tagKeys,
+    log,
+    metrics: new MemoryMetrics(),
+  });
+  const outcome = await handle(spotInterruptionWarning());
+  const items = await t.items();
+  return { outcome, log, keys: items.map((i) => i.runnerKey).sort(), items };
+}
+
+describe('runner identities of an interrupted instance', () => {
+  it('records the instance id itself', async () => {
+    const { keys } = await record(describeAs({}));
+    expect(keys).toEqual([INSTANCE_ID]);
+  });
+
+  it('records the value of a configured tag key, not of other tags', async () => {
+    const { keys, outcome } = await record(
+      describeAs({ 'ghr:runner-name': 'linux-x64-7f3a', Name: 'ci-runner', team: 'platform' }),
+    );
+    expect(keys).toEqual(['linux-x64-7f3a', INSTANCE_ID].sort());
+    expect(outcome.recorded).toBe(2);
+  });
+
+  it('records the private DNS name (the Kubernetes node name)', async () => {
+    const { keys, items } = await record(describeAs({}, DNS));
+    expect(keys).toEqual([INSTANCE_ID, DNS].sort());
+    expect(items.every((i) => i.instanceId === INSTANCE_ID && i.kind === 'spot-interruption')).toBe(true);
+  });
+
+  it('records every identity once, with the same event id', async () => {
+    const { items } = await record(describeAs({ 'ghr:runner-name': DNS, other: 'r-2' }, DNS), [
+      'ghr:runner-name',
+      'other',
+    ]);
+    expect(items.map((i) => i.runnerKey).sort()).toEqual([INSTANCE_ID, DNS, 'r-2'].sort());
+    expect(new Set(items.map((i) => i.eventId))).toEqual(new Set([spotInterruptionWarning().id]));
+  });
+
+  it('a DescribeInstances failure still writes the instance-id record and logs it', async () => {
+    const failing: DescribeInstance = async () => {
+      throw Object.assign(new Error('User is not authorized to perform: ec2:DescribeInstances'), {
+        name: 'UnauthorizedOperation',
+      });
+    };
+    const { keys, log, outcome } = await record(failing);
+    expect(keys).toEqual([INSTANCE_ID]);
+    expect(outcome).toEqual({ recorded: 1 });
+    expect(log.named('DescribeInstances failed; recording the instance id only')).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        instance_id: INSTANCE_ID,
+        error_name: 'UnauthorizedOperation',
+      }),
+    ]);
+  });
+
+  it('an instance EC2 no longer knows still writes the instance-id record', async () => {
+    const { keys, log } = await record(async () => undefined);
+    expect(keys).toEqual([INSTANCE_ID]);
+    expect(log.named('instance not found; recording the instance id only')).toHaveLength(1);
+  });
+
+  it('ignores blank tag values and DNS names', () => {
+    expect(identitiesFrom(INSTANCE_ID, { tags: { k: '  ' }, privateDnsName: '' }, ['k', 'missing'])).toEqual([
+      INSTANCE_ID,
+    ]);
+  });
+});
+
+describe('ec2Describe', () => {
+  const clientAnswering = (answer: () => Promise<unknown>) => {
+    const sent: unknown[] = [];
+    const client = {
+      send: async (cmd: unknown) => {
+        sent.push(cmd);
+        return answer();
+      },
+    } as unknown as EC2Client;
+    return { client, sent };
+  };
+
+  it('reads tags and the private DNS name of the instance asked for', async () => {
+    const { client, sent } = clientAnswering(async () => ({
+      Reservations: [
+        {
+          Instances: [
+            {
+              InstanceId: INSTANCE_ID,
+              PrivateDnsName: DNS,
+              Tags: [
+                { Key: 'ghr:runner-name', Value: 'linux-x64-7f3a' },
+                { Key: 'empty', Value: '' },
+              ],
+            },
+          ],
+        },
+      ],
+    }));
+    expect(await ec2Describe(client)(INSTANCE_ID)).toEqual({
+      privateDnsName: DNS,
+      tags: { 'ghr:runner-name': 'linux-x64-7f3a' },
+    });
+    expect(sent[0]).toBeInstanceOf(DescribeInstancesCommand);
+    expect((sent[0] as DescribeInstancesCommand).input).toEqual({ InstanceIds: [INSTANCE_ID] });
+  });
+
+  it('answers undefined for an instance EC2 no longer knows, and throws other errors', async () => {
+    const notFound = clientAnswering(async () => {
+      throw Object.assign(new Error('does not exist'), { name: 'InvalidInstanceID.NotFound' });
+    });
+    expect(await ec2Describe(notFound.client)(INSTANCE_ID)).toBeUndefined();
+    expect(await ec2Describe(clientAnswering(async () => ({ Reservations: [] })).client)(INSTANCE_ID)).toBeUndefined();
+    const denied = clientAnswering(async () => {
+      throw Object.assign(new Error('denied'), { name: 'UnauthorizedOperation' });
+    });
+    await expect(ec2Describe(denied.client)(INSTANCE_ID)).rejects.toThrow('denied');
+  });
+});

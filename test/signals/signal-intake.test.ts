@@ -1,0 +1,235 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HttpRequest } from '../../lib/http/lambda-http.js';
+import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
+import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { createSignalIntake, RETRY_HORIZON_MS } from '../../lib/signals/signal-intake.js';
+import { MemoryLog } from '../support/memory-log.js';
+import { freshTable } from './fixtures.js';
+
+const SECRET = 'cUrReNt-signal-secret-0123456789';
+const PREVIOUS = 'pReViOuS-signal-secret-9876543210';
+const NOW = Date.parse('2026-10-02T16:15:00Z');
+
+let dynamo: EmbeddedDynamo;
+beforeAll(async () => {
+  dynamo = await startDynamo({ table: 'unused' });
+});
+afterAll(async () => {
+  await dynamo?.close();
+});
+
+async function setup(secrets: () => Promise<string[]> = async () => [SECRET, PREVIOUS]) {
+  const clock = { t: NOW };
+  const t = await freshTable(dynamo, 24 * 3600, () => clock.t);
+  const log = new MemoryLog();
+  const metrics = new MemoryMetrics();
+  const intake = createSignalIntake({ secrets, store: t.store, log, metrics, now: () => clock.t });
+  return { ...t, clock, log, metrics, intake };
+}
+
+const request = (body: string | Buffer, headers: Record<string, string> = {}): HttpRequest => ({
+  method: 'POST',
+  path: '/signals',
+  headers,
+  body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'),
+});
+const bearer = (body: unknown, secret = SECRET): HttpRequest =>
+  request(JSON.stringify(body), { authorization: `Bearer ${secret}`, 'content-type': 'application/json' });
+const signed = (raw: string, secret = SECRET): HttpRequest =>
+  request(raw, { 'x-reprise-signature-256': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}` });
+
+const NTH_POST = {
+  runners: ['arc-runner-set-x7k2p-runner-9fq4m', 'ip-10-0-1-23.ec2.internal'],
+  instance_id: 'i-0123456789abcdef0',
+  kind: 'node-termination',
+  reason: 'SPOT_ITN: Spot ITN received. Instance will be interrupted at 2026-10-02T16:17:00Z',
+};
+
+describe('POST /signals: authentication', () => {
+  it('accepts a good bearer token and records every runner and the instance id', async () => {
+    const { intake, items, metrics } = await setup();
+    const res = await intake(bearer(NTH_POST));
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ recorded: 3, event_time: new Date(NOW).toISOString() });
+    const signals = (await items()).filter((i) => String(i.pk).startsWith('RUNNER#'));
+    expect(signals.map((i) => i.runnerKey).sort()).toEqual([...NTH_POST.runners, NTH_POST.instance_id].sort());
+    for (const s of signals) {
+      expect(s).toMatchObject({
+        kind: 'external',
+        source: 'agent',
+        instanceId: NTH_POST.instance_id,
+        reason: `node-termination: ${NTH_POST.reason}`,
+        eventId: res.body.event_id,
+      });
+    }
+    expect(metrics.get('SignalRecorded{kind=external}')).toBe(3);
+  });
+
+  it('accepts a good HMAC of the raw body', async () => {
+    const { intake, items } = await setup();
+    const raw = JSON.stringify({
+      runners: ['runner-a'],
+      kind: 'terminated',
+      event_id: 'hook-42',
+      time: '2026-10-02T16:14:00Z',
+    });
+    const res = await intake(signed(raw));
+    expect(res).toEqual({
+      status: 202,
+      body: { recorded: 1, event_id: 'hook-42', event_time: '2026-10-02T16:14:00.000Z' },
+    });
+    expect(await items()).toEqual([
+      expect.objectContaining({ runnerKey: 'runner-a', kind: 'terminated', eventTime: '2026-10-02T16:14:00.000Z' }),
+    ]);
+  });
+
+  it('accepts the previous secret during a rotation', async () => {
+    const { intake } = await setup();
+    expect((await intake(bearer({ runners: ['r'], kind: 'external' }, PREVIOUS))).status).toBe(202);
+    expect((await intake(signed('{"runners":["r2"],"kind":"external"}', PREVIOUS))).status).toBe(202);
+  });
+
+  const raw = JSON.stringify({ runners: ['runner-a'], kind: 'terminated' });
+  it.each<[string, HttpRequest]>([
+    ['no credentials', request(raw)],
+    ['a wrong bearer token', request(raw, { authorization: 'Bearer not-the-secret' })],
+    ['a bearer token that is a prefix of the secret', request(raw, { authorization: `Bearer ${SECRET.slice(0, 8)}` })],
+    ['the secret in another scheme', request(raw, { authorization: `Basic ${SECRET}` })],
+    ['an HMAC with a wrong key', signed(raw, 'another-key')],
+    ['an HMAC of another body', { ...signed(raw), body: Buffer.from(raw.replace('runner-a', 'runner-b')) }],
+    [
+      'a bare hex HMAC without sha256=',
+      request(raw, { 'x-reprise-signature-256': createHmac('sha256', SECRET).update(raw).digest('hex') }),
+    ],
+    ['an empty signature', request(raw, { 'x-reprise-signature-256': '' })],
+  ])('refuses %s with 401 and writes nothing', async (_name, req) => {
+    const { intake, items, log, metrics } = await setup();
+    const res = await intake(req);
+    expect(res.status).toBe(401);
+    expect(await items()).toEqual([]);
+    expect(metrics.get('SignalAuthFailure')).toBe(1);
+    expect(JSON.stringify(log.lines)).not.toContain(SECRET);
+  });
+
+  it('answers 503 without logging the secret when it cannot be read or is empty', async () => {
+    const failing = await setup(async () => Promise.reject(new Error('AccessDeniedException')));
+    expect((await failing.intake(bearer(NTH_POST))).status).toBe(503);
+    expect(failing.log.named('signal secret unavailable')).toHaveLength(1);
+    const empty = await setup(async () => ['']);
+    expect((await empty.intake(request(raw, { authorization: 'Bearer ' }))).status).toBe(503);
+    expect(await empty.items()).toEqual([]);
+  });
+});
+
+describe('POST /signals: validation', () => {
+  const ok = { runners: ['runner-a'], kind: 'terminated' };
+  it.each<[string, unknown, string]>([
+    ['an array body', [ok], 'body'],
+    ['a string body', 'runner-a', 'body'],
+    ['no runners', { kind: 'terminated' }, 'runners'],
+    ['runners not an array', { ...ok, runners: 'runner-a' }, 'runners'],
+    ['empty runners', { ...ok, runners: [] }, 'runners'],
+    ['an empty runner name', { ...ok, runners: ['runner-a', ''] }, 'runners'],
+    ['a blank runner name', { ...ok, runners: ['  '] }, 'runners'],
+    ['a numeric runner name', { ...ok, runners: [42] }, 'runners'],
+    ['a runner name of 257 characters', { ...ok, runners: ['r'.repeat(257)] }, 'runners'],
+    ['no kind', { runners: ['runner-a'] }, 'kind'],
+    ['an unknown kind', { ...ok, kind: 'oom-kill' }, 'kind'],
+    ['a kind in another case', { ...ok, kind: 'Terminated' }, 'kind'],
+    ['a bad instance id', { ...ok, instance_id: 'ip-10-0-1-23' }, 'instance_id'],
+    ['a numeric instance id', { ...ok, instance_id: 123 }, 'instance_id'],
+    ['a reason that is not text', { ...ok, reason: { why: 'spot' } }, 'reason'],
+    ['a reason over 1024 characters', { ...ok, reason: 'x'.repeat(1025) }, 'reason'],
+    ['an empty event id', { ...ok, event_id: '' }, 'event_id'],
+    ['a numeric event id', { ...ok, event_id: 7 }, 'event_id'],
+    ['a time that is not ISO 8601', { ...ok, time: 'yesterday' }, 'time'],
+    ['a time without a zone', { ...ok, time: '2026-10-02T16:14:00' }, 'time'],
+    ['a time hours ahead', { ...ok, time: '2026-10-02T20:00:00Z' }, 'time'],
+  ])('refuses %s with 400 naming the field, and writes nothing', async (_name, body, field) => {
+    const { intake, items } = await setup();
+    const res = await intake(bearer(body));
+    expect(res.status).toBe(400);
+    expect(res.body.field).toBe(field);
+    expect(String(res.body.error)).toMatch(new RegExp(`^${field}`));
+    expect(await items()).toEqual([]);
+  });
+
+  it('refuses a body that is not JSON with 400', async () => {
+    const { intake, items } = await setup();
+    const res = await intake(signed('{"runners": ["a"'));
+    expect(res).toMatchObject({ status: 400, body: { field: 'body' } });
+    expect(await items()).toEqual([]);
+  });
+
+  it('refuses 101 runners with 413 and writes nothing', async () => {
+    const { intake, items } = await setup();
+    const runners = Array.from({ length: 101 }, (_, i) => `runner-${i}`);
+    const res = await intake(bearer({ runners, kind: 'terminated' }));
+    expect(res).toMatchObject({ status: 413, body: { field: 'runners' } });
+    expect(await items()).toEqual([]);
+  });
+
+  it('accepts exactly 100 runners', async () => {
+    const { intake } = await setup();
+    const runners = Array.from({ length: 100 }, (_, i) => `runner-${i}`);
+    expect((await intake(bearer({ runners, kind: 'terminated' }))).body).toMatchObject({ recorded: 100 });
+  });
+
+  it('refuses a body over 64 KiB with 413 before reading it', async () => {
+    const { intake, items } = await setup();
+    const res = await intake(bearer({ runners: ['a'], kind: 'terminated', reason: 'x'.repeat(64 * 1024) }));
+    expect(res).toMatchObject({ status: 413, body: { field: 'body' } });
+    expect(await items()).toEqual([]);
+  });
+
+  it('treats an empty instance_id (an agent that does not know it) as absent', async () => {
+    const { intake, items } = await setup();
+    expect((await intake(bearer({ ...ok, instance_id: '' }))).body).toMatchObject({ recorded: 1 });
+    expect((await items()).filter((i) => String(i.pk).startsWith('RUNNER#'))).toHaveLength(1);
+  });
+});
+
+describe('POST /signals: kinds and idempotency', () => {
+  it.each([
+    ['spot-interruption', 'spot-interruption'],
+    ['terminated', 'terminated'],
+    ['external', 'external'],
+    ['node-termination', 'external'],
+    ['rebalance', 'rebalance'],
+  ])('records kind %s as %s', async (kind, recorded) => {
+    const { intake, items } = await setup();
+    await intake(bearer({ runners: ['runner-a'], kind, time: '2026-10-02T16:14:00Z' }));
+    expect((await items())[0]).toMatchObject({ kind: recorded });
+  });
+
+  it('a retry without event_id or time writes nothing new', async () => {
+    const { intake, items, clock, metrics } = await setup();
+    const first = await intake(bearer(NTH_POST));
+    const count = (await items()).length;
+    clock.t += 30_000;
+    // Same content, runners in another order: the same event.
+    const retry = await intake(bearer({ ...NTH_POST, runners: [...NTH_POST.runners].reverse() }));
+    expect(retry).toEqual({ status: 202, body: { ...first.body, recorded: 0 } });
+    expect(await items()).toHaveLength(count);
+    expect(metrics.get('SignalRecorded{kind=external}')).toBe(3);
+  });
+
+  it('the same content past the retry horizon is a new event (node names are reused)', async () => {
+    const { intake, clock } = await setup();
+    const post = { runners: ['ip-10-0-1-23.ec2.internal'], kind: 'node-termination' };
+    const first = await intake(bearer(post));
+    clock.t += RETRY_HORIZON_MS + 1000;
+    const later = await intake(bearer(post));
+    expect(later.body).toMatchObject({ recorded: 1, event_id: first.body.event_id });
+    expect(later.body.event_time).not.toBe(first.body.event_time);
+  });
+
+  it('an agent event_id with a time is idempotent without the retry marker', async () => {
+    const { intake, items } = await setup();
+    const post = { runners: ['runner-a'], kind: 'terminated', event_id: 'e-1', time: '2026-10-02T16:14:00Z' };
+    await intake(bearer(post));
+    expect((await intake(bearer(post))).body).toMatchObject({ recorded: 0 });
+    expect(await items()).toHaveLength(1);
+  });
+});
