@@ -1,39 +1,25 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { requireEnv } from '../lib/config/secrets.js';
-import { TTL } from '../lib/ledger/keys.js';
+import { signalSettings } from '../lib/config/signal-settings.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import type { Ec2Event } from '../lib/signals/ec2-events.js';
 import { ec2Describe } from '../lib/signals/ec2-describe.js';
 import type { Ec2SignalOutcome } from '../lib/signals/record-ec2-signal.js';
 import { createEc2SignalHandler } from '../lib/signals/record-ec2-signal.js';
+import { JobRunnerStore } from '../lib/signals/job-runners.js';
 import { SignalStore } from '../lib/signals/signal-store.js';
-
-/**
- * SIGNAL_TTL_HOURS as lib/config/env.ts reads it. That module brings the GitHub client and the
- * YAML parser into the bundle, which this function never needs.
- */
-function signalTtlSeconds(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return TTL.signalDefault;
-  const hours = Number(raw);
-  if (!Number.isInteger(hours) || hours < 1) {
-    throw new Error(`SIGNAL_TTL_HOURS: expected a whole number ≥ 1, got "${raw}"`);
-  }
-  return hours * 3600;
-}
 
 // Parsed once per cold start: a bad setting fails the init, not every event.
 const env = requireEnv(process.env, ['TABLE_NAME']);
-const ttlSeconds = signalTtlSeconds(process.env.SIGNAL_TTL_HOURS);
-const tagKeys = (process.env.RUNNER_TAG_KEYS ?? '')
-  .split(',')
-  .map((k) => k.trim())
-  .filter(Boolean);
+const { ttlSeconds, tagKeys } = signalSettings(process.env);
 const log = createLog('reprise-ec2-signal', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-ec2-signal');
 
+const dynamo = new DynamoDBClient({});
 const record = createEc2SignalHandler({
-  store: new SignalStore(new DynamoDBClient({}), env.TABLE_NAME, ttlSeconds),
+  store: new SignalStore(dynamo, env.TABLE_NAME, ttlSeconds),
+  jobs: new JobRunnerStore(dynamo, env.TABLE_NAME),
   describe: ec2Describe(new EC2Client({})),
   tagKeys,
   log,

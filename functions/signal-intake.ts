@@ -2,28 +2,15 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';
+import { signalSettings } from '../lib/config/signal-settings.js';
 import { type HttpEvent, httpLambda } from '../lib/http/lambda-http.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { createSignalIntake } from '../lib/signals/signal-intake.js';
 import { SignalStore } from '../lib/signals/signal-store.js';
-import { TTL } from '../lib/ledger/keys.js';
-
-/**
- * SIGNAL_TTL_HOURS as lib/config/env.ts reads it. That module brings the GitHub client and the
- * YAML parser into the bundle, which this function never needs.
- */
-function signalTtlSeconds(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return TTL.signalDefault;
-  const hours = Number(raw);
-  if (!Number.isInteger(hours) || hours < 1) {
-    throw new Error(`SIGNAL_TTL_HOURS: expected a whole number ≥ 1, got "${raw}"`);
-  }
-  return hours * 3600;
-}
 
 // Parsed once per cold start: a bad setting fails the init, not every request.
 const env = requireEnv(process.env, ['TABLE_NAME', 'SIGNAL_SECRET_ARN']);
-const ttlSeconds = signalTtlSeconds(process.env.SIGNAL_TTL_HOURS);
+const { ttlSeconds } = signalSettings(process.env);
 const log = createLog('reprise-signal-intake', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-signal-intake');
 

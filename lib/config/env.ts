@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { RepoConfig } from './repo-config.js';
-import { applyConfig, BUILT_IN_DEFAULTS, ConfigError } from './repo-config.js';
+import { ConfigError } from './errors.js';
+import { applyConfig, BUILT_IN_DEFAULTS } from './repo-config.js';
+import { signalSettings } from './signal-settings.js';
 import { graphqlUrlFor } from '../github/client.js';
 import { DEFAULT_LOG_HOSTS, DEFAULT_LOG_WINDOW_BYTES } from '../github/job-log.js';
 import type { SignalWindow } from '../signals/signal-store.js';
@@ -91,12 +93,12 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
       beforeMs: int(env, 'SIGNAL_WINDOW_BEFORE_SECONDS', 600) * 1000,
       afterMs: int(env, 'SIGNAL_WINDOW_AFTER_SECONDS', 300) * 1000,
     },
-    signalTtlSeconds: int(env, 'SIGNAL_TTL_HOURS', 24, 1) * 3600,
+    signalTtlSeconds: signalSettings(env).ttlSeconds,
     logHosts: list(env, 'LOG_HOSTS') ?? [...DEFAULT_LOG_HOSTS, ...(ghesHost ? [ghesHost] : [])],
     logWindowBytes: int(env, 'LOG_WINDOW_BYTES', DEFAULT_LOG_WINDOW_BYTES, 1024),
     retryBudgetPerHour: int(env, 'RETRY_BUDGET_PER_HOUR', 60),
     ...(allow && { repositoryAllowList: allow }),
-    runnerTagKeys: list(env, 'RUNNER_TAG_KEYS') ?? [],
+    runnerTagKeys: signalSettings(env).tagKeys,
   };
 }
 
