@@ -5,6 +5,7 @@ import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';
 import { type HttpEvent, httpLambda } from '../lib/http/lambda-http.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
+import { JobRunnerStore } from '../lib/signals/job-runners.js';
 import { createIntake } from '../lib/webhook/intake.js';
 
 // Parsed once per cold start; a missing variable fails the first invocation loudly.
@@ -12,13 +13,15 @@ const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'WEBHOOK_SECRET_
 const log = createLog('reprise-intake', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-intake');
 const sqs = new SQSClient({});
+const dynamo = new DynamoDBClient({});
 
 const intake = httpLambda(
   createIntake({
     // Cached for five minutes: a rotation reaches every warm function within that time.
     secrets: async () =>
       parseRotatingSecret((await getSecret<string>(env.WEBHOOK_SECRET_ARN, { maxAge: 300 })) ?? '', 'webhook secret'),
-    deliveries: new Ledger(new DynamoDBClient({}), env.TABLE_NAME),
+    deliveries: new Ledger(dynamo, env.TABLE_NAME),
+    jobs: new JobRunnerStore(dynamo, env.TABLE_NAME),
     queue: {
       send: async (message, groupId, deduplicationId) => {
         await sqs.send(

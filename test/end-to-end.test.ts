@@ -27,6 +27,7 @@ describe('end to end through the local runtime (HTTP server, embedded DynamoDB a
         WEBHOOK_SECRET: SECRET,
         GITHUB_API_URL: sim.url,
         LOG_HOSTS: '127.0.0.1',
+        SIGNAL_SECRET: 'agent-secret',
       },
       log,
       port: 0,
@@ -77,6 +78,34 @@ describe('end to end through the local runtime (HTTP server, embedded DynamoDB a
     expect((await post(`${rt.url}/webhook`, d)).body.reason).toBe('duplicate');
     await rt.poller.drain(10_000);
     expect(sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);
+  });
+
+  it('a signal posted to /signals, then a webhook for a run whose job ran on that runner → re-run with source=signal', async () => {
+    const pod = 'arc-runner-set-7x9k2-runner-abcde';
+    const posted = await fetch(`${rt.url}/signals`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer agent-secret', 'content-type': 'application/json' },
+      body: JSON.stringify({ runners: [pod], kind: 'node-termination', reason: 'spot interruption on ip-10-0-3-7' }),
+    });
+    expect(posted.status).toBe(202);
+    // No annotation and no log: some spot losses leave neither.
+    const run = sim.addRun({
+      repo: 'acme/e2e',
+      jobs: [
+        {
+          name: 'test',
+          conclusion: 'failure',
+          runnerName: pod,
+          annotations: [],
+          log: null,
+          completedAt: new Date().toISOString(),
+        },
+      ],
+    });
+    expect((await deliver(run.id)).status).toBe(202);
+    await rt.poller.drain(10_000);
+    expect(outcomes.find((o) => o.message.runId === run.id)?.outcome.decision).toBe('retried');
+    expect(log.named('job').find((l) => l.run_id === run.id)).toMatchObject({ verdict: 'infra', source: 'signal' });
   });
 
   it('GET /healthz names the GitHub it talks to', async () => {

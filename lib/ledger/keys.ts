@@ -23,7 +23,9 @@ export const keys = {
     sk: `SIGNAL#${eventTime}#${eventId}`,
   }),
   runnerSignalPrefix: (runnerKey: string) => `RUNNER#${runnerKey}`,
-  jobRunner: (jobId: number) => ({ pk: `JOB#${jobId}`, sk: 'RUNNER' }),
+  /** A job in progress on a runner, keyed by runner so an interruption can count its jobs. */
+  runnerJob: (runnerKey: string, jobId: number) => ({ pk: `RUNNERJOB#${runnerKey}`, sk: `JOB#${jobId}` }),
+  runnerJobPrefix: (runnerKey: string) => `RUNNERJOB#${runnerKey}`,
 } as const;
 
 export const ttlFrom = (nowMs: number, seconds: number): number => Math.floor(nowMs / 1000) + seconds;

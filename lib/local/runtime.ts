@@ -10,6 +10,8 @@ import { httpLambda } from '../http/lambda-http.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { Log } from '../obs/ports.js';
 import { MemoryMetrics } from '../obs/ports.js';
+import { JobRunnerStore } from '../signals/job-runners.js';
+import { createSignalIntake } from '../signals/signal-intake.js';
 import { SignalStore } from '../signals/signal-store.js';
 import { createIntake } from '../webhook/intake.js';
 import type { RunOutcome } from '../worker/decide-run.js';
@@ -86,6 +88,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const intake = createIntake({
     secrets: async () => secrets,
     deliveries: ledger,
+    jobs: new JobRunnerStore(dynamo.client, TABLE_NAME),
     queue: {
       send: async (message, groupId, deduplicationId) => {
         queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
@@ -130,6 +133,14 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const { server, url } = await serveRoutes(
     {
       'POST /webhook': httpLambda(intake),
+      'POST /signals': httpLambda(
+        createSignalIntake({
+          secrets: async () => (opts.env.SIGNAL_SECRET ? [opts.env.SIGNAL_SECRET] : []),
+          store: signals,
+          log,
+          metrics,
+        }),
+      ),
       'GET /healthz': async () => ({
         statusCode: 200,
         body: JSON.stringify({ ok: true, github: settings.apiUrl, queue: queue.stats() }),

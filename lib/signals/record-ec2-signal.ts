@@ -3,6 +3,7 @@ import type { Ec2Event } from './ec2-events.js';
 import { parseEc2Event } from './ec2-events.js';
 import type { DescribeInstance } from './runner-identities.js';
 import { runnerIdentities } from './runner-identities.js';
+import type { JobOnRunner } from './job-runners.js';
 import type { SignalRecordInput } from './signal-store.js';
 
 /** The one write the signal paths need; `SignalStore` implements it. */
@@ -17,6 +18,8 @@ export interface Ec2SignalDeps {
   readonly tagKeys: readonly string[];
   readonly log: Log;
   readonly metrics: MetricSink;
+  /** Jobs known to run on a runner (from `workflow_job` events), to count what an interruption kills. */
+  readonly jobs?: { runningOn(runnerKeys: readonly string[]): Promise<readonly JobOnRunner[]> };
 }
 
 export interface Ec2SignalOutcome {
@@ -60,7 +63,10 @@ export function createEc2SignalHandler(deps: Ec2SignalDeps): (event: Ec2Event) =
         deps.metrics.count('SignalRecorded', 1, { name: 'kind', value: s.kind });
       }
     }
+    const interrupted = s.kind === 'rebalance' || recorded === 0 ? [] : await jobsOn(deps, keys);
+    if (interrupted.length > 0) deps.metrics.count('InterruptedJobs', interrupted.length);
     deps.log.info('EC2 signal recorded', {
+      interrupted_jobs: interrupted.map((j) => ({ job_id: j.jobId, run_id: j.runId, repository: j.repository })),
       kind: s.kind,
       instance_id: s.instanceId,
       event_id: s.eventId,
@@ -71,4 +77,15 @@ export function createEc2SignalHandler(deps: Ec2SignalDeps): (event: Ec2Event) =
     });
     return { recorded };
   };
+}
+
+/** A failed lookup only loses a metric: the signal itself is already recorded. */
+async function jobsOn(deps: Ec2SignalDeps, keys: readonly string[]): Promise<readonly JobOnRunner[]> {
+  if (!deps.jobs) return [];
+  try {
+    return await deps.jobs.runningOn(keys);
+  } catch (err) {
+    deps.log.warn('could not count the jobs on the interrupted runner', { error: (err as Error).message });
+    return [];
+  }
 }

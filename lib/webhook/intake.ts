@@ -2,6 +2,8 @@ import { verify } from '@octokit/webhooks-methods';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
+import type { JobOnRunner } from '../signals/job-runners.js';
+import { jobOnRunnerFrom } from '../signals/job-runners.js';
 import { messageGroupId, runMessageFromPayload, ShapeError } from './run-message.js';
 
 /** GitHub caps webhook payloads at 25 MB. */
@@ -24,6 +26,11 @@ export interface IntakeDeps {
   readonly queue: RunQueue;
   readonly log: Log;
   readonly metrics: MetricSink;
+  /** Records which job runs on which runner, from `workflow_job` events (optional). */
+  readonly jobs?: {
+    started(job: JobOnRunner): Promise<void>;
+    finished(job: JobOnRunner): Promise<void>;
+  };
 }
 
 const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
@@ -49,6 +56,21 @@ export function ignoreReason(event: string, payload: Record<string, unknown>): s
   const conclusion = run?.conclusion;
   if (conclusion !== 'failure' && conclusion !== 'cancelled') return `ignored: conclusion ${String(conclusion)}`;
   return undefined;
+}
+
+/** `in_progress` records the job on its runner; `completed` forgets it; the rest is ignored. */
+async function recordJob(jobs: NonNullable<IntakeDeps['jobs']>, payload: Record<string, unknown>): Promise<HttpAnswer> {
+  const action = payload.action;
+  if (action !== 'in_progress' && action !== 'completed')
+    return answer(202, { ok: true, reason: `ignored: action ${String(action)}` });
+  const job = jobOnRunnerFrom(payload);
+  if (typeof job === 'string') {
+    return job === 'no runner assigned yet'
+      ? answer(202, { ok: true, reason: `ignored: ${job}` })
+      : answer(400, { error: job });
+  }
+  await (action === 'in_progress' ? jobs.started(job) : jobs.finished(job));
+  return answer(202, { ok: true, reason: action === 'in_progress' ? 'job recorded on its runner' : 'job finished' });
 }
 
 /**
@@ -79,6 +101,7 @@ export function createIntake(deps: IntakeDeps): (req: HttpRequest) => Promise<Ht
       return answer(400, { error: 'body is not a JSON object' });
     }
     if (event === 'ping') return answer(200, { ok: true, pong: guid });
+    if (event === 'workflow_job' && deps.jobs) return recordJob(deps.jobs, payload as Record<string, unknown>);
 
     const ignored = ignoreReason(event, payload as Record<string, unknown>);
     if (ignored) return answer(202, { ok: true, reason: ignored });
