@@ -126,3 +126,25 @@ describe('walking skeleton acceptance', () => {
     ]);
   });
 });
+
+describe('messages the worker cannot use', () => {
+  it('a malformed message is logged and acknowledged, not retried forever', async () => {
+    const run = h.sim.addRun({ repo: 'acme/poison', jobs: [{ name: 't', conclusion: 'failure', annotations: [] }] });
+    const event = h.sqsEvent([h.message(run.id)]);
+    const record = event.Records[0]!;
+    const res = await h.worker()({ Records: [{ ...record, body: '{"v":1,"runId":"not a number"}' }] });
+    expect(res.batchItemFailures).toEqual([]);
+    expect(h.log.named('message dropped: permanent fault')[0]).toMatchObject({
+      reason: expect.stringMatching(/^malformed message/),
+    });
+    expect(h.metrics.get('PoisonMessage')).toBeGreaterThan(0);
+  });
+
+  it('a message for an installation GitHub does not know is acknowledged with its reason', async () => {
+    const run = h.sim.addRun({ repo: 'acme/gone', jobs: [{ name: 't', conclusion: 'failure', annotations: [] }] });
+    const msg = { ...h.message(run.id), installationId: 999_999 };
+    const res = await h.worker()(h.sqsEvent([msg]));
+    expect(res.batchItemFailures).toEqual([]);
+    expect(h.log.named('message dropped: permanent fault')[0]).toMatchObject({ reason: 'unknown installation' });
+  });
+});
