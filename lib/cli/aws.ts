@@ -1,0 +1,86 @@
+import {
+  CloudFormationClient,
+  DescribeStacksCommand,
+  type DescribeStacksCommandOutput,
+} from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { RunMessage } from '../model.js';
+import { messageGroupId } from '../webhook/run-message.js';
+import { CliError, type CliIo, type CommandSender } from './io.js';
+
+/** The stack outputs the CLI reads (infra/reprise-stack.ts names them). */
+export type StackOutputName = 'WebhookUrl' | 'GitHubAppSecretName' | 'WebhookSecretName' | 'TableName' | 'QueueUrl';
+
+const cloudFormation = (io: CliIo): CommandSender => io.aws?.cloudFormation ?? new CloudFormationClient({});
+const secretsManager = (io: CliIo): CommandSender => io.aws?.secretsManager ?? new SecretsManagerClient({});
+const sqs = (io: CliIo): CommandSender => io.aws?.sqs ?? new SQSClient({});
+export const dynamoClient = (io: CliIo): DynamoDBClient => io.aws?.dynamodb ?? new DynamoDBClient({});
+
+/** A stack's outputs by key (`DescribeStacks`). */
+export async function stackOutputs(io: CliIo, stackName: string): Promise<Map<string, string>> {
+  let out: DescribeStacksCommandOutput;
+  try {
+    out = (await cloudFormation(io).send(
+      new DescribeStacksCommand({ StackName: stackName }),
+    )) as DescribeStacksCommandOutput;
+  } catch (err) {
+    if (/does not exist/.test((err as Error).message)) {
+      throw new CliError(`stack "${stackName}" does not exist in this account and region (check AWS_REGION)`);
+    }
+    throw err;
+  }
+  const stack = out.Stacks?.[0];
+  if (!stack) throw new CliError(`stack "${stackName}" does not exist in this account and region`);
+  return new Map(
+    (stack.Outputs ?? []).flatMap((o) => (o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [])),
+  );
+}
+
+export function requireOutput(outputs: Map<string, string>, key: StackOutputName, stackName: string): string {
+  const v = outputs.get(key);
+  if (!v) throw new CliError(`stack "${stackName}" has no output ${key}; is it a reprise stack, fully deployed?`);
+  return v;
+}
+
+export async function putSecret(io: CliIo, secretId: string, value: string): Promise<void> {
+  await secretsManager(io).send(new PutSecretValueCommand({ SecretId: secretId, SecretString: value }));
+}
+
+/** Sends a run message as the intake does: grouped by run, deduplicated by its delivery id. */
+export async function sendToQueue(io: CliIo, queueUrl: string, message: RunMessage): Promise<void> {
+  await sqs(io).send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: JSON.stringify(message),
+      MessageGroupId: messageGroupId(message),
+      MessageDeduplicationId: message.deliveryId,
+    }),
+  );
+}
+
+const CREDENTIAL_ERRORS = new Set([
+  'CredentialsProviderError',
+  'UnrecognizedClientException',
+  'InvalidClientTokenId',
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'InvalidSignatureException',
+  'SignatureDoesNotMatch',
+]);
+
+/** One clear line for an AWS failure, or undefined when it is not one. */
+export function describeAwsError(err: unknown): string | undefined {
+  const e = err as { name?: string; message?: string; $metadata?: unknown };
+  if (!e?.name) return undefined;
+  if (CREDENTIAL_ERRORS.has(e.name)) {
+    return `AWS refused the credentials (${e.name}: ${e.message}); set AWS_PROFILE or AWS credentials for the stack's account`;
+  }
+  if (e.name === 'AccessDeniedException' || e.name === 'AccessDenied') {
+    return `AWS denied access (${e.message}); the role needs read access to the stack, table or secret`;
+  }
+  if (e.name === 'ResourceNotFoundException') return `not found in AWS: ${e.message}`;
+  if (/Region is missing/.test(e.message ?? '')) return 'no AWS region: set AWS_REGION or AWS_PROFILE';
+  return e.$metadata ? `AWS ${e.name}: ${e.message}` : undefined;
+}

@@ -1,0 +1,93 @@
+import { describeAwsError } from './aws.js';
+import {
+  CliError,
+  isoTime,
+  parseCommand,
+  parseCount,
+  parseSince,
+  printJson,
+  println,
+  runCommand,
+  table,
+  UsageError,
+  withProgress,
+  type CliIo,
+} from './io.js';
+import { ledgerSource } from './ledger-source.js';
+
+const HELP = `reprise decisions: list the decisions recorded in the ledger, newest first.
+
+Usage: reprise decisions (--stack NAME | --table NAME | --local URL) [--repo OWNER/NAME] [--since 2h|ISO] [--limit N]
+
+Sources:
+  --stack NAME     the deployed table, named by the stack output TableName
+  --table NAME     a DynamoDB table (AWS SDK default credentials and region)
+  --local URL      a running local runtime (npm start), e.g. http://127.0.0.1:3000
+
+Filters:
+  --repo OWNER/NAME  one repository
+  --since WHEN       decided since: a duration (30m, 2h, 7d) or an ISO date
+  --limit N          at most N decisions (default 20)
+
+  --json           print the records as JSON
+  -h, --help       this help
+
+Exit codes: 0 listed (even none), 1 the ledger could not be read, 2 bad usage.`;
+
+const OPTIONS = {
+  stack: { type: 'string' },
+  table: { type: 'string' },
+  local: { type: 'string' },
+  repo: { type: 'string' },
+  since: { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+export async function decisions(argv: readonly string[], io: CliIo): Promise<number> {
+  return runCommand(
+    'decisions',
+    HELP,
+    argv,
+    io,
+    async () => {
+      const { values: v } = parseCommand('decisions', argv, OPTIONS);
+      if (v.repo !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(v.repo)) {
+        throw new UsageError(`--repo: expected owner/name, got "${v.repo}"`);
+      }
+      const filter = {
+        ...(v.repo && { repository: v.repo }),
+        ...(v.since && { sinceMs: parseSince(v.since) }),
+        limit: parseCount(v.limit, 'limit', 20),
+      };
+      const source = await ledgerSource(io, { table: v.table, stack: v.stack, local: v.local });
+      if (!source) throw new UsageError('pass --stack NAME, --table NAME or --local URL');
+      const list = await withProgress(io, `reading ${source.where}`, async () => {
+        try {
+          return await source.list(filter);
+        } catch (err) {
+          if (err instanceof CliError) throw err;
+          throw new CliError(`cannot read ${source.where}: ${describeAwsError(err) ?? (err as Error).message}`);
+        }
+      });
+      if (v.json) {
+        printJson(io, list);
+        return 0;
+      }
+      if (list.length === 0) {
+        println(io.stdout, `No decisions in ${source.where} match.`);
+        return 0;
+      }
+      const rows = list.map((d) => [
+        isoTime(d.decidedAt),
+        d.repository,
+        String(d.runId),
+        String(d.runAttempt),
+        d.decision ?? '—',
+        d.reason ?? '',
+      ]);
+      println(io.stdout, table(['DECIDED', 'REPOSITORY', 'RUN', 'ATTEMPT', 'DECISION', 'REASON'], rows, 100));
+      return 0;
+    },
+    describeAwsError,
+  );
+}

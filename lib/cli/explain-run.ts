@@ -1,0 +1,135 @@
+import type { RuntimeSettings } from '../config/env.js';
+import { candidateJobs } from '../decide/decide.js';
+import { ActionsApi } from '../github/actions.js';
+import type { GitHubClients } from '../github/client.js';
+import { RepoConfigSource } from '../github/repo-config-source.js';
+import type { DecisionKind, JobFacts, JobVerdict } from '../model.js';
+import type { Log } from '../obs/ports.js';
+import { noMetrics } from '../obs/ports.js';
+import type { EvidenceSources } from '../worker/gather-verdicts.js';
+import { gatherVerdicts } from '../worker/gather-verdicts.js';
+import { type EvaluationDeps, evaluateRun } from '../worker/decide-run.js';
+import type { LiveRun } from './run-lookup.js';
+
+export interface JobLine {
+  readonly name: string;
+  readonly conclusion: string | null;
+  readonly runner: string | null;
+  /** null when the job is not a candidate (it passed, or is ignored by configuration). */
+  readonly verdict: string | null;
+  readonly source: string | null;
+  readonly evidence: string | null;
+}
+
+export interface Explanation {
+  readonly repository: string;
+  readonly runId: number;
+  readonly attempt: number;
+  readonly latestAttempt: number;
+  readonly url: string;
+  readonly status: string;
+  readonly conclusion: string | null;
+  readonly configOrigin: string;
+  readonly configError?: string;
+  readonly decision: DecisionKind;
+  readonly reason: string;
+  /** True when the worker would call rerun-failed-jobs now (explain never does); the decision is then dry_run. */
+  readonly wouldRerun: boolean;
+  /** False when the decision was settled before any job was examined; the verdicts are shown anyway. */
+  readonly verdictsDecided: boolean;
+  readonly jobs: readonly JobLine[];
+  readonly signals: string;
+  readonly requests: number;
+  readonly notes: readonly string[];
+}
+
+export interface ExplainDeps {
+  readonly clients: GitHubClients;
+  readonly settings: RuntimeSettings;
+  readonly signals?: EvidenceSources['signals'];
+  /** Where signals come from, for the report. */
+  readonly signalsFrom?: string;
+}
+
+/**
+ * Runs the worker's own evaluation on a live run with `dry_run` forced on: the same
+ * configuration, staleness, classifier and decision, but no ledger and no write to GitHub.
+ */
+export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Explanation> {
+  const msg = live.message;
+  const { owner, name } = msg.repository;
+  const notes: string[] = [];
+  const log: Log = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (m, x) => notes.push(`${m}${x?.error ? `: ${String(x.error)}` : ''}`),
+    error: (m, x) => notes.push(`${m}${x?.error ? `: ${String(x.error)}` : ''}`),
+  };
+  const api = new ActionsApi(deps.clients, owner, name, deps.settings.graphqlUrl);
+  const cfg = await new RepoConfigSource().load(api.gh, owner, name, deps.settings.defaults);
+  api.requests += cfg.requests;
+  const config = { ...cfg.config, dryRun: true, report: 'log' as const };
+  const evalDeps: EvaluationDeps = {
+    ...(deps.signals && { signals: deps.signals }),
+    signalWindow: deps.settings.signalWindow,
+    logHosts: deps.settings.logHosts,
+    logWindowBytes: deps.settings.logWindowBytes,
+    log,
+    metrics: noMetrics,
+  };
+  const base = {
+    repository: `${owner}/${name}`,
+    runId: msg.runId,
+    attempt: msg.runAttempt,
+    latestAttempt: live.latestAttempt,
+    url: live.htmlUrl,
+    status: live.status,
+    conclusion: live.conclusion,
+    configOrigin: cfg.origin,
+    ...(cfg.error && { configError: cfg.error }),
+    signals: deps.signals ? `read from ${deps.signalsFrom}` : 'not consulted (pass --table or --stack)',
+    notes,
+  };
+
+  let decision: DecisionKind;
+  let reason: string;
+  let jobs: readonly JobFacts[] | undefined;
+  let verdicts: readonly JobVerdict[] | undefined;
+  if (live.status === 'completed' && live.conclusion !== 'failure' && live.conclusion !== 'cancelled') {
+    decision = 'ignored';
+    reason = `the run concluded ${live.conclusion}; the intake acts only on failure or cancelled`;
+  } else {
+    const allow = deps.settings.repositoryAllowList;
+    const ev = await evaluateRun(
+      { message: msg, config, ...(allow && { repositoryAllowed: allow.includes(base.repository) }) },
+      api,
+      evalDeps,
+    );
+    if (ev.step.kind !== 'final') throw new Error('dry_run is forced, yet the decision asked for a re-run');
+    ({ decision, reason } = ev.step);
+    jobs = ev.facts.jobs;
+    verdicts = ev.facts.verdicts;
+  }
+  const verdictsDecided = verdicts !== undefined;
+  if (live.status === 'completed') {
+    jobs ??= await api.listAttemptJobs(msg.runId, msg.runAttempt);
+    verdicts ??= (
+      await gatherVerdicts(candidateJobs(jobs, msg, config), { ...evalDeps, api, extraPatterns: config.extraPatterns })
+    ).verdicts;
+  }
+  const byId = new Map((verdicts ?? []).map((v) => [v.job.id, v]));
+  const lines: JobLine[] = (jobs ?? []).map((j) => {
+    const v = byId.get(j.id);
+    return {
+      name: j.name,
+      conclusion: j.conclusion,
+      runner: j.runnerName,
+      verdict: v?.verdict ?? null,
+      source: v?.source ?? null,
+      evidence: v ? v.evidence : null,
+    };
+  });
+  // dry_run was forced: it means "would re-run" unless the configuration itself says dry_run.
+  const wouldRerun = decision === 'dry_run' && !cfg.config.dryRun;
+  return { ...base, decision, reason, wouldRerun, verdictsDecided, jobs: lines, requests: api.requests };
+}

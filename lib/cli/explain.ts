@@ -1,0 +1,114 @@
+import { SignalStore } from '../signals/signal-store.js';
+import { describeAwsError, dynamoClient } from './aws.js';
+import { type Explanation, explainRun } from './explain-run.js';
+import {
+  appClient,
+  credentialsFrom,
+  describeGitHubError,
+  installationFor,
+  settingsFrom,
+  workerClients,
+} from './github.js';
+import { type CliIo, parseCommand, printJson, println, runCommand, table, withProgress } from './io.js';
+import { tableName } from './ledger-source.js';
+import { parseRunRef, readLiveRun } from './run-lookup.js';
+
+const HELP = `reprise explain: what reprise decides for a run, and why, without re-running anything.
+
+Usage: reprise explain <owner>/<repo> <run_id> [--attempt N] [options]
+
+Runs the worker's own configuration lookup, staleness check, classifier and decision
+against the live run, with dry_run forced on: it never re-runs and writes nothing. Prints
+every job of the attempt (conclusion, runner, verdict, evidence source, evidence) and the
+decision with its reason.
+
+Credentials: APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH), or GITHUB_TOKEN; GITHUB_API_URL
+for GitHub Enterprise Server. Decision defaults (MAX_ATTEMPTS, EXTRA_PATTERNS, …) are read
+from the environment as npm start reads them; .github/reprise.yml applies on top.
+
+Options:
+  --attempt N    the attempt to explain (default: the latest)
+  --table NAME   read runner signals (exact interruption records) from this DynamoDB table
+  --stack NAME   the same, with the table from the stack outputs
+  --json         print the explanation as JSON
+  -h, --help     this help
+
+Exit codes: 0 explained, 1 unknown run or refused credentials (the URL tried is printed), 2 bad usage.`;
+
+const OPTIONS = {
+  attempt: { type: 'string' },
+  table: { type: 'string' },
+  stack: { type: 'string' },
+} as const;
+
+const dash = (s: string | null): string => (s === null || s === '' ? '—' : s);
+
+function printExplanation(io: CliIo, x: Explanation): void {
+  const out = io.stdout;
+  println(
+    out,
+    `${x.repository} run ${x.runId} attempt ${x.attempt} of ${x.latestAttempt}: ${x.status}, ${dash(x.conclusion)}`,
+  );
+  println(out, x.url);
+  println(out);
+  if (x.jobs.length > 0) {
+    const rows = x.jobs.map((j) => [
+      j.name,
+      dash(j.conclusion),
+      dash(j.runner),
+      j.verdict ?? '—',
+      dash(j.source),
+      dash(j.evidence),
+    ]);
+    println(out, table(['JOB', 'CONCLUSION', 'RUNNER', 'VERDICT', 'SOURCE', 'EVIDENCE'], rows));
+    if (!x.verdictsDecided && x.jobs.some((j) => j.verdict)) {
+      println(out, '(the decision was settled before any job was examined; verdicts shown for information)');
+    }
+    println(out);
+  }
+  const what = x.wouldRerun ? 'would re-run the failed jobs' : x.decision;
+  println(out, `Decision: ${what}`);
+  println(out, `Reason:   ${x.wouldRerun ? x.reason.replace(/^would re-run: /, '') : x.reason}`);
+  if (x.wouldRerun) println(out, '          (the worker calls rerun-failed-jobs here; explain never does)');
+  const origin =
+    x.configOrigin === 'defaults' ? 'defaults (no .github/reprise.yml)' : `${x.configOrigin}/.github/reprise.yml`;
+  println(out, `Config:   ${origin}${x.configError ? ` (error: ${x.configError}; defaults used)` : ''}`);
+  println(out, `Signals:  ${x.signals}`);
+  println(out, `GitHub requests: ${x.requests}`);
+  for (const n of x.notes) println(out, `Note: ${n}`);
+}
+
+export async function explain(argv: readonly string[], io: CliIo): Promise<number> {
+  return runCommand(
+    'explain',
+    HELP,
+    argv,
+    io,
+    async () => {
+      const { values: v, positionals } = parseCommand('explain', argv, OPTIONS, true);
+      const ref = parseRunRef(positionals, v.attempt);
+      const settings = settingsFrom(io.env);
+      const creds = credentialsFrom(io.env, true);
+      const app = creds.kind === 'app' ? appClient(settings.apiUrl, creds, io) : undefined;
+      const table = await tableName(io, { table: v.table, stack: v.stack });
+
+      const x = await withProgress(io, `explaining ${ref.owner}/${ref.repo} run ${ref.runId}`, async () => {
+        const installationId = await installationFor(app, ref.owner, ref.repo);
+        const clients = workerClients(settings, creds)(installationId);
+        const live = await readLiveRun(clients.rest, ref, installationId, 'reprise-explain');
+        return explainRun(live, {
+          clients,
+          settings,
+          ...(table && {
+            signals: new SignalStore(dynamoClient(io), table, settings.signalTtlSeconds),
+            signalsFrom: `DynamoDB table ${table}`,
+          }),
+        });
+      });
+      if (v.json) printJson(io, x);
+      else printExplanation(io, x);
+      return 0;
+    },
+    (err) => describeGitHubError(err) ?? describeAwsError(err),
+  );
+}

@@ -1,0 +1,57 @@
+import { Ledger } from '../ledger/ledger.js';
+import { dynamoClient, requireOutput, stackOutputs } from './aws.js';
+import { CliError, type CliIo } from './io.js';
+import { localRequest } from './local-runtime.js';
+import { type DecisionRecord, withoutMessage } from './replay-guard.js';
+
+export interface DecisionFilter {
+  readonly repository?: string;
+  readonly sinceMs?: number;
+  readonly limit?: number;
+}
+
+/** Where recorded decisions are read from: the deployed table, or a running local runtime. */
+export interface LedgerSource {
+  readonly where: string;
+  list(filter: DecisionFilter): Promise<DecisionRecord[]>;
+}
+
+export interface LedgerOptions {
+  readonly table?: string | undefined;
+  readonly stack?: string | undefined;
+  readonly local?: string | undefined;
+}
+
+/** The DynamoDB table named by `--table`, or by the stack's `TableName` output. */
+export async function tableName(io: CliIo, o: LedgerOptions): Promise<string | undefined> {
+  if (o.table) return o.table;
+  if (o.stack) return requireOutput(await stackOutputs(io, o.stack), 'TableName', o.stack);
+  return undefined;
+}
+
+export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerSource | undefined> {
+  if (o.local && (o.table || o.stack)) throw new CliError('use either --local or --table/--stack, not both');
+  if (o.local) {
+    const base = o.local.replace(/\/+$/, '');
+    return {
+      where: `local runtime ${base}`,
+      list: async (f) => {
+        const q = new URLSearchParams();
+        if (f.repository) q.set('repo', f.repository);
+        if (f.sinceMs !== undefined) q.set('since', String(f.sinceMs));
+        if (f.limit !== undefined) q.set('limit', String(f.limit));
+        const body = (await localRequest(io, base, 'GET', `/decisions?${q.toString()}`)) as {
+          decisions: DecisionRecord[];
+        };
+        return body.decisions;
+      },
+    };
+  }
+  const table = await tableName(io, o);
+  if (!table) return undefined;
+  const ledger = new Ledger(dynamoClient(io), table);
+  return {
+    where: `DynamoDB table ${table}`,
+    list: async (f) => (await ledger.listDecisions(f)).map(withoutMessage),
+  };
+}

@@ -1,0 +1,82 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../ledger/keys.js';
+import type { AttemptRecord, Ledger } from '../ledger/ledger.js';
+import type { DecisionKind, RunMessage } from '../model.js';
+
+/** What a replay of one run attempt may do, given the ledger. */
+export type ReplayVerdict =
+  | { readonly kind: 'enqueue'; readonly released?: DecisionKind | 'claim' }
+  | { readonly kind: 'already_decided'; readonly decision: DecisionKind; readonly reason: string }
+  | { readonly kind: 'in_progress'; readonly reason: string }
+  | { readonly kind: 'refused'; readonly reason: string };
+
+const RERUN: ReadonlySet<string> = new Set(['retried', 'retried_all']);
+
+/**
+ * Checks the ledger before a run attempt is sent for a new decision. The worker's claim stays
+ * the guard against a double re-run; this only reports a decided attempt, and with `force`
+ * gives back a record that did not re-run, so the worker can claim the attempt again.
+ */
+export async function replayGuard(
+  ledger: Ledger,
+  msg: RunMessage,
+  force: boolean,
+  now: number = Date.now(),
+): Promise<ReplayVerdict> {
+  const rec = await ledger.get(msg.repository.id, msg.runId, msg.runAttempt);
+  if (!rec) return { kind: 'enqueue' };
+  const attempt = `attempt ${msg.runAttempt} of run ${msg.runId}`;
+  if (rec.state === 'claimed') {
+    if (rec.leaseUntil > now || !force) {
+      const until = new Date(rec.leaseUntil).toISOString();
+      return {
+        kind: 'in_progress',
+        reason: `${attempt} is claimed by ${rec.owner} (lease until ${until})${rec.leaseUntil > now ? '' : '; --force releases an expired claim'}`,
+      };
+    }
+    return (await release(ledger, msg, rec))
+      ? { kind: 'enqueue', released: 'claim' }
+      : { kind: 'refused', reason: `the ledger entry of ${attempt} changed meanwhile; try again` };
+  }
+  const decision = rec.decision ?? 'duplicate';
+  if (!force) return { kind: 'already_decided', decision, reason: rec.reason ?? '' };
+  if (RERUN.has(decision)) {
+    return {
+      kind: 'refused',
+      reason: `${attempt} was re-run (${decision}); deciding it again could re-run it twice. Replay attempt ${msg.runAttempt + 1} instead`,
+    };
+  }
+  return (await release(ledger, msg, rec))
+    ? { kind: 'enqueue', released: decision }
+    : { kind: 'refused', reason: `the ledger entry of ${attempt} changed meanwhile; try again` };
+}
+
+/** Deletes exactly the record that was read, and never one that records a re-run. */
+async function release(ledger: Ledger, msg: RunMessage, rec: AttemptRecord): Promise<boolean> {
+  try {
+    await ledger.doc.send(
+      new DeleteCommand({
+        TableName: ledger.table,
+        Key: keys.runAttempt(msg.repository.id, msg.runId, msg.runAttempt),
+        ConditionExpression:
+          '#state = :state AND claimedAt = :claimedAt AND (attribute_not_exists(decision) OR NOT (decision IN (:r1, :r2)))',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':state': rec.state,
+          ':claimedAt': rec.claimedAt,
+          ':r1': 'retried',
+          ':r2': 'retried_all',
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if ((err as Error).name === 'ConditionalCheckFailedException') return false;
+    throw err;
+  }
+}
+
+/** A ledger record as listings show it: without the stored message. */
+export type DecisionRecord = Omit<AttemptRecord, 'message'>;
+
+export const withoutMessage = ({ message: _m, ...rest }: AttemptRecord): DecisionRecord => rest;

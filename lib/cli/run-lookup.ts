@@ -1,0 +1,121 @@
+import type { GitHubClient } from '../github/client.js';
+import type { RunMessage } from '../model.js';
+import { CliError, UsageError } from './io.js';
+
+/** A run named on the command line: `owner/repo run_id`, or `owner/repo#run_id[@attempt]`. */
+export interface RunRef {
+  readonly owner: string;
+  readonly repo: string;
+  readonly runId: number;
+  readonly attempt?: number;
+}
+
+const REPO = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/;
+
+export function parseRunRef(positionals: readonly string[], attemptFlag?: string): RunRef {
+  let repoPart: string | undefined;
+  let runPart: string | undefined;
+  let attemptPart = attemptFlag;
+  if (positionals.length === 1 && positionals[0]?.includes('#')) {
+    const m = /^([^#]+)#(\d+)(?:@(\d+))?$/.exec(positionals[0]);
+    if (!m) throw new UsageError(`expected owner/repo#run_id[@attempt], got "${positionals[0]}"`);
+    [, repoPart, runPart] = m;
+    attemptPart = m[3] ?? attemptPart;
+  } else if (positionals.length === 2) {
+    [repoPart, runPart] = positionals;
+  } else {
+    throw new UsageError('expected <owner>/<repo> <run_id> (or owner/repo#run_id)');
+  }
+  const repo = REPO.exec(repoPart ?? '');
+  if (!repo) throw new UsageError(`expected owner/repo, got "${repoPart}"`);
+  const runId = Number(runPart);
+  if (!Number.isSafeInteger(runId) || runId < 1) throw new UsageError(`expected a run id, got "${runPart}"`);
+  let attempt: number | undefined;
+  if (attemptPart !== undefined) {
+    attempt = Number(attemptPart);
+    if (!Number.isInteger(attempt) || attempt < 1)
+      throw new UsageError(`expected an attempt ≥ 1, got "${attemptPart}"`);
+  }
+  return { owner: repo[1]!, repo: repo[2]!, runId, ...(attempt !== undefined && { attempt }) };
+}
+
+/** The run attempt as GitHub reports it, and the queue message the intake would have built. */
+export interface LiveRun {
+  readonly message: RunMessage;
+  readonly status: string;
+  readonly conclusion: string | null;
+  /** The run's latest attempt. */
+  readonly latestAttempt: number;
+  readonly htmlUrl: string;
+}
+
+interface RestRun {
+  id: number;
+  name?: string | null;
+  path?: string;
+  workflow_id: number;
+  event: string;
+  status: string | null;
+  conclusion: string | null;
+  head_sha: string;
+  head_branch: string | null;
+  run_attempt?: number;
+  html_url: string;
+  pull_requests: { number: number }[] | null;
+  repository: { id: number };
+}
+
+async function get(gh: GitHubClient, route: string, params: Record<string, unknown>, what: string): Promise<RestRun> {
+  try {
+    return (await gh.request(route, params)).data as RestRun;
+  } catch (err) {
+    const e = err as { status?: number; request?: { url?: string } };
+    if (e.status === 404) throw new CliError(`${what} not found: GET ${e.request?.url ?? route} answered 404`);
+    throw err;
+  }
+}
+
+/** Reads the run (and the attempt, when one is named) and builds its RunMessage. */
+export async function readLiveRun(
+  gh: GitHubClient,
+  ref: RunRef,
+  installationId: number | null,
+  deliveryId: string,
+): Promise<LiveRun> {
+  const base = { owner: ref.owner, repo: ref.repo, run_id: ref.runId };
+  const where = `run ${ref.runId} of ${ref.owner}/${ref.repo}`;
+  const run = await get(gh, 'GET /repos/{owner}/{repo}/actions/runs/{run_id}', base, where);
+  const latest = run.run_attempt ?? 1;
+  const attempt = ref.attempt ?? latest;
+  if (attempt > latest) throw new CliError(`${where} has ${latest} attempt(s); there is no attempt ${attempt}`);
+  const at =
+    attempt === latest
+      ? run
+      : await get(
+          gh,
+          'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}',
+          { ...base, attempt_number: attempt },
+          `attempt ${attempt} of ${where}`,
+        );
+  return {
+    message: {
+      v: 1,
+      deliveryId,
+      installationId,
+      repository: { id: run.repository.id, owner: ref.owner, name: ref.repo },
+      runId: ref.runId,
+      runAttempt: attempt,
+      workflow: { id: Number(run.workflow_id), name: run.name ?? '', path: run.path ?? null },
+      event: run.event,
+      headSha: at.head_sha,
+      headBranch: at.head_branch,
+      // The intake only enqueues red runs; any other conclusion is reported before a decision.
+      conclusion: at.conclusion === 'cancelled' ? 'cancelled' : 'failure',
+      pullRequests: (run.pull_requests ?? []).map((p) => p.number),
+    },
+    status: at.status ?? 'unknown',
+    conclusion: at.conclusion,
+    latestAttempt: latest,
+    htmlUrl: at.html_url,
+  };
+}

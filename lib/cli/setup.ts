@@ -1,0 +1,259 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { checkEnvFileWritable, type NewApp, storeInStack, writeEnvFile } from './app-store.js';
+import { describeAwsError, requireOutput, stackOutputs } from './aws.js';
+import { CliError, type CliIo, parseCommand, printJson, println, runCommand, UsageError } from './io.js';
+import { buildManifest, manifestPage, newAppUrl, resultPage } from './manifest.js';
+
+const HELP = `reprise setup: register the GitHub App with GitHub's manifest flow and store its credentials.
+
+Usage: reprise setup (--stack NAME | --env-file PATH) [options]
+
+Serves a page on 127.0.0.1 with one button that posts the App manifest to GitHub. After you
+confirm on GitHub, it is sent back here with a code, which is exchanged for the App's id,
+private key and webhook secret. These are stored, never printed.
+
+Where to store:
+  --stack NAME          the stack's secrets (outputs GitHubAppSecretName, WebhookSecretName);
+                        the webhook URL is the output WebhookUrl
+  --env-file PATH       a .env for the local runtime (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET), mode 0600
+  --force               overwrite an existing --env-file
+
+Options:
+  --webhook-url URL     the App's webhook URL (required with --env-file, e.g. a tunnel's …/webhook)
+  --org ORG             register the App on an organisation instead of your user account
+  --github-url URL      GitHub's web URL, https://HOST for GitHub Enterprise Server (default https://github.com)
+  --api-url URL         REST base (default derived from --github-url, or GITHUB_API_URL)
+  --report check_run    ask for checks: write, to report decisions as check runs
+  --name NAME           the App's name (default "reprise"; GitHub lets you change it before creating)
+  --port N              port of the local page (default: a free one)
+  --timeout SECONDS     how long to wait for GitHub's redirect (default 900)
+  --json                print the result as JSON
+  -h, --help            this help
+
+Exit codes: 0 the App was created and stored, 1 it was not, 2 bad usage.`;
+
+const OPTIONS = {
+  stack: { type: 'string' },
+  'env-file': { type: 'string' },
+  force: { type: 'boolean' },
+  'webhook-url': { type: 'string' },
+  org: { type: 'string' },
+  'github-url': { type: 'string' },
+  'api-url': { type: 'string' },
+  report: { type: 'string' },
+  name: { type: 'string' },
+  'homepage-url': { type: 'string' },
+  port: { type: 'string' },
+  timeout: { type: 'string' },
+} as const;
+
+const trim = (u: string): string => u.replace(/\/+$/, '');
+
+function httpUrl(value: string, flag: string): string {
+  try {
+    const u = new URL(value);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('not http(s)');
+  } catch {
+    throw new UsageError(`${flag}: expected an http(s) URL, got "${value}"`);
+  }
+  return trim(value);
+}
+
+/** GitHub's web and REST URLs: github.com and api.github.com, or https://HOST and https://HOST/api/v3. */
+export function githubUrls(o: { githubUrl?: string; apiUrl?: string; envApiUrl?: string }): {
+  webUrl: string;
+  apiUrl: string;
+} {
+  if (o.githubUrl) {
+    const webUrl = httpUrl(o.githubUrl, '--github-url');
+    const derived = new URL(webUrl).hostname === 'github.com' ? 'https://api.github.com' : `${webUrl}/api/v3`;
+    return { webUrl, apiUrl: o.apiUrl ? httpUrl(o.apiUrl, '--api-url') : derived };
+  }
+  const apiUrl = httpUrl(
+    o.apiUrl ?? o.envApiUrl ?? 'https://api.github.com',
+    o.apiUrl ? '--api-url' : 'GITHUB_API_URL',
+  );
+  if (apiUrl === 'https://api.github.com') return { webUrl: 'https://github.com', apiUrl };
+  return { webUrl: apiUrl.endsWith('/api/v3') ? apiUrl.slice(0, -'/api/v3'.length) : new URL(apiUrl).origin, apiUrl };
+}
+
+/** `POST /app-manifests/{code}/conversions`: the code is good once, for an hour. */
+async function exchangeCode(io: CliIo, apiUrl: string, code: string): Promise<NewApp> {
+  const url = `${apiUrl}/app-manifests/${encodeURIComponent(code)}/conversions`;
+  let res: Response;
+  try {
+    res = await (io.fetch ?? fetch)(url, {
+      method: 'POST',
+      headers: { accept: 'application/vnd.github+json', 'user-agent': 'reprise-cli' },
+    });
+  } catch (err) {
+    throw new CliError(`cannot reach GitHub: POST ${url} failed (${(err as Error).message})`);
+  }
+  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (res.status !== 201) {
+    throw new CliError(`GitHub refused the code: POST ${url} answered ${res.status} ${String(body.message ?? '')}`);
+  }
+  const { id, slug, name, html_url: htmlUrl, pem, webhook_secret: webhookSecret } = body;
+  if (typeof id !== 'number' || typeof pem !== 'string' || typeof htmlUrl !== 'string') {
+    throw new CliError(`POST ${url} answered without the App's id, html_url or private key`);
+  }
+  if (typeof webhookSecret !== 'string' || webhookSecret === '') {
+    throw new CliError('GitHub created the App without a webhook secret; set one in its settings, then store it');
+  }
+  return { id, slug: String(slug ?? ''), name: String(name ?? slug ?? ''), htmlUrl, pem, webhookSecret };
+}
+
+const sameState = (a: string, b: string): boolean =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+const send = (res: ServerResponse, status: number, html: string): void => {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
+};
+
+export async function setup(argv: readonly string[], io: CliIo): Promise<number> {
+  return runCommand(
+    'setup',
+    HELP,
+    argv,
+    io,
+    async () => {
+      const { values: v } = parseCommand('setup', argv, OPTIONS);
+      if (!v.stack === !v['env-file']) throw new UsageError('pass either --stack NAME or --env-file PATH');
+      if (v.report !== undefined && v.report !== 'check_run' && v.report !== 'log') {
+        throw new UsageError(`--report: expected check_run or log, got "${v.report}"`);
+      }
+      const port = Number(v.port ?? 0);
+      const timeoutMs = Number(v.timeout ?? 900) * 1000;
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: got "${v.port}"`);
+      if (!(timeoutMs > 0)) throw new UsageError(`--timeout: expected seconds, got "${v.timeout}"`);
+      const { webUrl, apiUrl } = githubUrls({
+        ...(v['github-url'] && { githubUrl: v['github-url'] }),
+        ...(v['api-url'] && { apiUrl: v['api-url'] }),
+        ...(io.env.GITHUB_API_URL && { envApiUrl: io.env.GITHUB_API_URL }),
+      });
+
+      // Everything that can fail is checked before GitHub creates an App.
+      let outputs: Map<string, string> | undefined;
+      if (v.stack) {
+        outputs = await stackOutputs(io, v.stack);
+        requireOutput(outputs, 'GitHubAppSecretName', v.stack);
+        requireOutput(outputs, 'WebhookSecretName', v.stack);
+      } else checkEnvFileWritable(v['env-file']!, v.force === true);
+      const webhookUrl =
+        v['webhook-url'] ?? (outputs && v.stack ? requireOutput(outputs, 'WebhookUrl', v.stack) : undefined);
+      if (!webhookUrl) throw new UsageError('--webhook-url is required with --env-file (GitHub must reach it)');
+      httpUrl(webhookUrl, '--webhook-url');
+
+      const state = randomBytes(20).toString('hex');
+      let finish!: (r: { app: NewApp; stored: Record<string, string> } | Error) => void;
+      const done = new Promise<{ app: NewApp; stored: Record<string, string> } | Error>((r) => (finish = r));
+      let exchanging = false;
+      let pageUrl = '';
+      let manifestHtml = '';
+
+      const onCallback = async (url: URL, res: ServerResponse): Promise<void> => {
+        const code = url.searchParams.get('code');
+        const got = url.searchParams.get('state') ?? '';
+        if (!code || !sameState(got, state)) {
+          println(io.stderr, 'Refused a callback whose state does not match this setup.');
+          send(res, 400, resultPage('Refused', ['The state does not match this setup.', `Start again at ${pageUrl}`]));
+          return;
+        }
+        if (exchanging) {
+          send(res, 409, resultPage('Already done', ['This setup has already received its code.']));
+          return;
+        }
+        exchanging = true;
+        try {
+          const app = await exchangeCode(io, apiUrl, code);
+          let stored: Record<string, string>;
+          try {
+            stored = v.stack
+              ? { stack: v.stack, ...(await storeInStack(io, v.stack, outputs!, app)) }
+              : (writeEnvFile(v['env-file']!, app, apiUrl, v.force === true), { envFile: v['env-file']! });
+          } catch (err) {
+            const why = err instanceof CliError ? err.message : (describeAwsError(err) ?? (err as Error).message);
+            throw new CliError(
+              `App ${app.id} (${app.htmlUrl}) was created but its credentials could not be stored: ${why}. ` +
+                'Generate a new private key in the App settings and store it by hand, or delete the App and run setup again.',
+            );
+          }
+          send(
+            res,
+            200,
+            resultPage(`GitHub App ${app.name} created`, [
+              `Credentials stored in ${stored.envFile ?? `the secrets of stack ${stored.stack}`}.`,
+              `Now install it on your repositories: ${app.htmlUrl}/installations/new`,
+            ]),
+          );
+          finish({ app, stored });
+        } catch (err) {
+          send(res, 502, resultPage('Setup failed', [(err as Error).message]));
+          finish(err as Error);
+        }
+      };
+
+      const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+        const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+        if (req.method === 'GET' && url.pathname === '/') return send(res, 200, manifestHtml);
+        if (req.method === 'GET' && url.pathname === '/callback') {
+          void onCallback(url, res).catch((err: Error) => finish(err));
+          return;
+        }
+        send(res, 404, resultPage('Not found', [`Open ${pageUrl}`]));
+      });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', resolve);
+      });
+      pageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const manifest = buildManifest({
+        name: v.name ?? 'reprise',
+        homepageUrl: v['homepage-url'] ?? webUrl,
+        webhookUrl,
+        redirectUrl: `${pageUrl}callback`,
+        report: v.report === 'check_run' ? 'check_run' : 'log',
+      });
+      manifestHtml = manifestPage(newAppUrl(webUrl, state, v.org), manifest);
+      println(io.stderr, `Open ${pageUrl} in a browser on this machine and press the button to create the App`);
+      println(
+        io.stderr,
+        `on ${v.org ? `the organisation ${v.org}` : 'your account'} at ${webUrl}. Waiting for GitHub…`,
+      );
+
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        done,
+        new Promise<Error>((r) => {
+          timer = setTimeout(() => r(new CliError(`no answer from GitHub within ${timeoutMs / 1000} s`)), timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      if (outcome instanceof Error) throw outcome;
+
+      const { app, stored } = outcome;
+      const installUrl = `${app.htmlUrl}/installations/new`;
+      if (v.json) {
+        printJson(io, {
+          app: { id: app.id, slug: app.slug, name: app.name, htmlUrl: app.htmlUrl },
+          installUrl,
+          stored,
+        });
+        return 0;
+      }
+      println(io.stdout, `GitHub App ${app.name} (id ${app.id}) created: ${app.htmlUrl}`);
+      if (stored.envFile) println(io.stdout, `Credentials written to ${stored.envFile} (mode 0600).`);
+      else println(io.stdout, `Credentials stored in ${stored.appSecret} and ${stored.webhookSecret}.`);
+      println(io.stdout, `Webhook URL: ${webhookUrl}`);
+      println(io.stdout, `Install it: ${installUrl}`);
+      return 0;
+    },
+    describeAwsError,
+  );
+}

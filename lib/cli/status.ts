@@ -1,0 +1,125 @@
+import { describeAwsError, stackOutputs } from './aws.js';
+import { appClient, credentialsFrom, describeGitHubError, settingsFrom, workerClients } from './github.js';
+import { CliError, type CliIo, parseCommand, parseCount, printJson, println, runCommand, withProgress } from './io.js';
+import { ledgerSource } from './ledger-source.js';
+import {
+  type AppFacts,
+  type Check,
+  checkDecisions,
+  checkDeliveries,
+  checkInstallations,
+  checkRateLimit,
+  checkWebhook,
+  listInstallations,
+} from './status-checks.js';
+
+const HELP = `reprise status: check that the GitHub App and the deployment work together.
+
+Usage: reprise status [--stack NAME | --webhook-url URL] [--table NAME | --local URL] [options]
+
+Needs the App's credentials in the environment: APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH),
+and GITHUB_API_URL for GitHub Enterprise Server. Checks, each OK or what is wrong and the fix:
+  webhook URL     the App's webhook URL (GET /app/hook/config) is the deployed one
+  installations   where the App is installed, on which repositories, with the permissions it asks
+  deliveries      webhook deliveries of the last 24 h that failed and were not redelivered
+  rate limit      requests left this hour, through an installation token
+  decisions       the last decisions recorded in the ledger
+
+Options:
+  --stack NAME       read the webhook URL and the table from the stack outputs
+  --webhook-url URL  the expected webhook URL
+  --table NAME       the DynamoDB table (AWS SDK default credentials)
+  --local URL        a running local runtime (npm start), e.g. http://127.0.0.1:3000
+  --decisions N      how many recent decisions to show (default 5)
+  --json             print the checks as JSON
+  -h, --help         this help
+
+Exit codes: 0 every check passed, 1 a check failed or the credentials were refused, 2 bad usage.`;
+
+const OPTIONS = {
+  stack: { type: 'string' },
+  'webhook-url': { type: 'string' },
+  table: { type: 'string' },
+  local: { type: 'string' },
+  decisions: { type: 'string' },
+} as const;
+
+const LABEL: Record<Check['status'], string> = { ok: 'OK', fail: 'FAIL', warn: 'WARN', skip: 'SKIP' };
+
+const describe = (err: unknown): string | undefined => describeGitHubError(err) ?? describeAwsError(err);
+
+/** Runs one check; a fault becomes that check's failure, not the end of the report. */
+async function run(io: CliIo, name: string, fn: () => Promise<Check>): Promise<Check> {
+  try {
+    return await withProgress(io, `checking ${name}`, fn);
+  } catch (err) {
+    return { name, status: 'fail', detail: err instanceof CliError ? err.message : (describe(err) ?? String(err)) };
+  }
+}
+
+export async function status(argv: readonly string[], io: CliIo): Promise<number> {
+  return runCommand(
+    'status',
+    HELP,
+    argv,
+    io,
+    async () => {
+      const { values: v } = parseCommand('status', argv, OPTIONS);
+      const count = parseCount(v.decisions, 'decisions', 5);
+      const settings = settingsFrom(io.env);
+      const creds = credentialsFrom(io.env, false);
+      if (creds.kind !== 'app') throw new CliError('status needs App credentials');
+      const app = appClient(settings.apiUrl, creds, io);
+
+      // The credentials first: if GitHub refuses them, nothing else can be checked.
+      const { data: me } = await withProgress(io, 'reading the App', () => app.request('GET /app'));
+      if (!me) throw new CliError('GET /app answered without an App');
+      const owner = me.owner as { login?: string; type?: string } | null;
+      const origin = new URL(me.html_url).origin;
+      const facts: AppFacts = {
+        id: me.id,
+        slug: me.slug ?? '',
+        name: me.name,
+        htmlUrl: me.html_url,
+        settingsUrl: `${origin}${owner?.type === 'Organization' ? `/organizations/${owner.login}` : ''}/settings/apps/${me.slug}`,
+      };
+
+      const outputs = v.stack ? await stackOutputs(io, v.stack) : undefined;
+      const expectedHook = v['webhook-url'] ?? outputs?.get('WebhookUrl');
+      const checks: Check[] = [];
+      checks.push(await run(io, 'webhook URL', () => checkWebhook(app, facts, expectedHook)));
+      let installations: Awaited<ReturnType<typeof listInstallations>> = [];
+      checks.push(
+        await run(io, 'installations', async () => {
+          installations = await listInstallations(app);
+          return checkInstallations(installations, facts);
+        }),
+      );
+      checks.push(await run(io, 'deliveries', () => checkDeliveries(app)));
+      const clients = workerClients(settings, creds);
+      checks.push(await run(io, 'rate limit', () => checkRateLimit(installations, clients)));
+      checks.push(
+        await run(io, 'decisions', async () => {
+          const table = v.table ?? (v.local ? undefined : outputs?.get('TableName'));
+          return checkDecisions(await ledgerSource(io, { table, local: v.local }), count);
+        }),
+      );
+
+      const failed = checks.filter((c) => c.status === 'fail').length;
+      if (v.json) {
+        printJson(io, { app: facts, ok: failed === 0, checks });
+        return failed === 0 ? 0 : 1;
+      }
+      println(io.stdout, `reprise status: App ${facts.name} (id ${facts.id}) at ${settings.apiUrl}`);
+      for (const c of checks) {
+        const [first, ...rest] = c.detail.split('\n');
+        println(io.stdout, `${LABEL[c.status].padEnd(5)} ${c.name.padEnd(14)} ${first}`);
+        for (const line of rest) println(io.stdout, `${' '.repeat(21)}${line}`);
+        if (c.fix) println(io.stdout, `${' '.repeat(6)}fix: ${c.fix}`);
+      }
+      println(io.stdout, failed === 0 ? 'All checks passed.' : `${failed} check(s) failed.`);
+      return failed === 0 ? 0 : 1;
+    },
+    describe,
+  );
+}

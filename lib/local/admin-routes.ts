@@ -1,0 +1,80 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
+import { replayGuard, withoutMessage } from '../cli/replay-guard.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { RunMessage } from '../model.js';
+import type { Log } from '../obs/ports.js';
+import { messageGroupId, parseRunMessage, ShapeError } from '../webhook/run-message.js';
+import type { LambdaHttpHandler } from './http-server.js';
+
+export interface AdminDeps {
+  readonly ledger: Ledger;
+  /** The runtime's queue: a replay is sent as the intake sends a delivery. */
+  readonly queue: { send(input: { body: string; groupId: string; deduplicationId: string }): unknown };
+  readonly log: Log;
+}
+
+const reply = (statusCode: number, body: unknown): APIGatewayProxyResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+const bodyText = (e: APIGatewayProxyEventV2): string =>
+  e.isBase64Encoded ? Buffer.from(e.body ?? '', 'base64').toString('utf8') : (e.body ?? '');
+
+/** A whole number query parameter, or an error text. */
+function intParam(q: URLSearchParams, key: string): number | undefined | string {
+  const raw = q.get(key);
+  if (raw === null || raw === '') return undefined;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 0 ? n : `${key}: expected a whole number, got "${raw}"`;
+}
+
+/**
+ * Operator routes of the local runtime, for `reprise decisions` and `reprise replay`.
+ * Served only by the local runtime (which binds 127.0.0.1 by default), never deployed.
+ */
+export function adminRoutes(deps: AdminDeps): Record<'GET /decisions' | 'POST /replay', LambdaHttpHandler> {
+  return {
+    'GET /decisions': async (event) => {
+      const q = new URLSearchParams(event.rawQueryString ?? '');
+      const since = intParam(q, 'since');
+      const limit = intParam(q, 'limit');
+      if (typeof since === 'string') return reply(400, { error: since });
+      if (typeof limit === 'string') return reply(400, { error: limit });
+      const repository = q.get('repo') || undefined;
+      const records = await deps.ledger.listDecisions({
+        ...(repository && { repository }),
+        ...(since !== undefined && { sinceMs: since }),
+        ...(limit !== undefined && { limit }),
+      });
+      return reply(200, { decisions: records.map(withoutMessage) });
+    },
+
+    'POST /replay': async (event) => {
+      let message: RunMessage;
+      let force: boolean;
+      try {
+        const body = JSON.parse(bodyText(event)) as { message?: unknown; force?: unknown };
+        message = parseRunMessage(JSON.stringify(body.message));
+        force = body.force === true;
+      } catch (err) {
+        const why = err instanceof ShapeError ? err.message : 'body is not JSON';
+        return reply(400, { error: `expected {"message": <run message>, "force"?: boolean}: ${why}` });
+      }
+      const verdict = await replayGuard(deps.ledger, message, force);
+      const where = { run_id: message.runId, run_attempt: message.runAttempt, delivery: message.deliveryId };
+      if (verdict.kind !== 'enqueue') {
+        deps.log.info('replay not enqueued', { ...where, outcome: verdict.kind });
+        return reply(verdict.kind === 'already_decided' ? 200 : 409, verdict);
+      }
+      deps.queue.send({
+        body: JSON.stringify(message),
+        groupId: messageGroupId(message),
+        deduplicationId: message.deliveryId,
+      });
+      deps.log.info('replay enqueued', { ...where, ...(verdict.released && { released: verdict.released }) });
+      return reply(202, verdict);
+    },
+  };
+}

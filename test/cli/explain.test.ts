@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { explain } from '../../lib/cli/explain.js';
+import type { Explanation } from '../../lib/cli/explain-run.js';
+import { startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
+import { captureIo } from './support.js';
+
+const LOST = 'The self-hosted runner: runner-17 lost communication with the server. Verify the machine is running.';
+const EXIT = 'Process completed with exit code 1.';
+const TOKEN = 'ghp_explain_token';
+
+describe('reprise explain', () => {
+  let h: Harness;
+  const appEnv = () => ({
+    APP_ID: '1234567',
+    PRIVATE_KEY: testPrivateKey(),
+    GITHUB_API_URL: h.sim.url,
+    LOG_HOSTS: '127.0.0.1',
+  });
+  const tokenEnv = () => ({ GITHUB_TOKEN: TOKEN, GITHUB_API_URL: h.sim.url, LOG_HOSTS: '127.0.0.1' });
+  /** Every POST except GraphQL reads and installation tokens: re-runs, check runs, redeliveries. */
+  const writes = () =>
+    h.sim.requests.filter((r) => r.method === 'POST' && !/\/graphql$|\/access_tokens$/.test(r.path)).map((r) => r.path);
+
+  beforeAll(async () => {
+    h = await startHarness();
+    h.sim.addToken(TOKEN);
+    // The repository asks for real re-runs and check-run reports: explain must still do neither.
+    h.sim.setRepoFile('acme/explain', '.github/reprise.yml', 'dry_run: false\nreport: check_run\n');
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  beforeEach(() => {
+    h.sim.resetRequests();
+    h.sim.clearFaults();
+  });
+
+  it('success: a lost runner is explained as "would re-run" with its job table, and no POST is sent', async () => {
+    const run = h.sim.addRun({
+      repo: 'acme/explain',
+      jobs: [
+        { name: 'build', conclusion: 'success' },
+        {
+          name: 'test',
+          conclusion: 'failure',
+          runnerName: 'runner-17',
+          annotations: [{ level: 'failure', message: LOST }],
+        },
+      ],
+    });
+    const io = captureIo(appEnv());
+    expect(await explain(['acme/explain', String(run.id)], io)).toBe(0);
+    const out = io.out();
+    expect(out).toMatch(/^JOB +CONCLUSION +RUNNER +VERDICT +SOURCE +EVIDENCE$/m);
+    expect(out).toMatch(/^build +success +\S+ +— +— +—$/m);
+    expect(out).toMatch(/^test +failure +runner-17 +infra +annotations +pattern self-hosted-lost$/m);
+    expect(out).toContain('Decision: would re-run the failed jobs');
+    expect(out).toContain('Reason:   1 job(s) lost to infrastructure: test');
+    expect(out).toContain('Config:   acme/explain/.github/reprise.yml');
+    expect(writes()).toEqual([]);
+    expect(h.sim.reruns).toHaveLength(0);
+    expect(h.sim.checkRuns).toHaveLength(0);
+    expect(h.sim.run(run.id).runAttempt).toBe(1);
+  });
+
+  it('success with GITHUB_TOKEN and --json: a genuine failure, its evidence, zero POSTs of any kind', async () => {
+    const run = h.sim.addRun({
+      repo: 'acme/explain',
+      jobs: [
+        { name: 'unit', conclusion: 'failure', annotations: [{ level: 'failure', message: EXIT }] },
+        { name: 'e2e', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] },
+      ],
+    });
+    const io = captureIo(tokenEnv());
+    expect(await explain([`acme/explain#${run.id}`, '--json'], io)).toBe(0);
+    const x = JSON.parse(io.out()) as Explanation;
+    expect(x.decision).toBe('genuine_failure');
+    expect(x.wouldRerun).toBe(false);
+    expect(x.reason).toContain('job "unit" failed for a real reason');
+    expect(x.jobs.find((j) => j.name === 'unit')).toMatchObject({ verdict: 'genuine', source: 'annotations' });
+    expect(x.jobs.find((j) => j.name === 'e2e')?.verdict).toMatch(/infra|genuine/);
+    expect(h.sim.requests.filter((r) => r.method === 'POST' && r.path !== '/graphql')).toEqual([]);
+    expect(h.sim.reruns).toHaveLength(0);
+  });
+
+  it('an attempt settled before any job is read (attempt cap) still shows the verdicts, marked as such', async () => {
+    const run = h.sim.addRun({
+      repo: 'acme/explain',
+      runAttempt: 3,
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    const io = captureIo(appEnv());
+    expect(await explain(['acme/explain', String(run.id), '--attempt', '3'], io)).toBe(0);
+    expect(io.out()).toContain('Decision: attempt_cap');
+    expect(io.out()).toContain('Reason:   attempt 3 reached max_attempts 3');
+    expect(io.out()).toMatch(/^test +failure +\S+ +infra +annotations/m);
+    expect(io.out()).toContain('(the decision was settled before any job was examined');
+    expect(writes()).toEqual([]);
+  });
+
+  it('an exact runner signal from the table (--table) is consulted as the worker would', async () => {
+    const run = h.sim.addRun({
+      repo: 'acme/explain',
+      jobs: [{ name: 'build', conclusion: 'cancelled', runnerName: 'gh-runner-i-0123456789abcdef0', annotations: [] }],
+    });
+    const completedAt = h.sim.workflowJobJson(h.sim.run(run.id).jobs[0]!.id).completed_at as string;
+    await h.signals.record({
+      runnerKey: 'i-0123456789abcdef0',
+      kind: 'spot-interruption',
+      eventTime: new Date(Date.parse(completedAt) - 60_000).toISOString(),
+      eventId: 'evt-explain',
+      source: 'aws.ec2',
+      instanceId: 'i-0123456789abcdef0',
+    });
+    const without = captureIo(appEnv());
+    expect(await explain(['acme/explain', String(run.id)], without)).toBe(0);
+    expect(without.out()).toContain('Decision: no_infra_evidence');
+    const io = captureIo(appEnv(), { dynamodb: h.dynamo.client });
+    expect(await explain(['acme/explain', String(run.id), '--table', TABLE], io)).toBe(0);
+    expect(io.out()).toMatch(/^build +cancelled +gh-runner-i-0123456789abcdef0 +infra +signal/m);
+    expect(io.out()).toContain('Decision: would re-run the failed jobs');
+    expect(io.out()).toContain(`Signals:  read from DynamoDB table ${TABLE}`);
+    expect(writes()).toEqual([]);
+  });
+
+  it('unknown run: exit 1 with the URL tried', async () => {
+    const io = captureIo(appEnv());
+    expect(await explain(['acme/explain', '999999'], io)).toBe(1);
+    expect(io.err()).toContain(
+      `reprise explain: run 999999 of acme/explain not found: GET ${h.sim.url}/repos/acme/explain/actions/runs/999999 answered 404`,
+    );
+  });
+
+  it('a repository the App is not installed on: exit 1 with the URL tried', async () => {
+    const io = captureIo(appEnv());
+    expect(await explain(['umbrella-corp/app', '1'], io)).toBe(1);
+    expect(io.err()).toContain(
+      `the App is not installed on umbrella-corp/app (GET ${h.sim.url}/repos/umbrella-corp/app/installation answered 404)`,
+    );
+  });
+
+  it('bad credentials: an unknown token is one clear message, exit 1', async () => {
+    const run = h.sim.addRun({ repo: 'acme/explain', jobs: [{ name: 'x', conclusion: 'failure' }] });
+    const io = captureIo({ ...tokenEnv(), GITHUB_TOKEN: 'ghp_revoked' });
+    expect(await explain(['acme/explain', String(run.id)], io)).toBe(1);
+    expect(io.err()).toContain(
+      `GitHub refused the credentials (401 Bad credentials) for GET ${h.sim.url}/repos/acme/explain/actions/runs/${run.id}`,
+    );
+  });
+
+  it.each([
+    [['acme/explain'], 'expected <owner>/<repo> <run_id>'],
+    [['acme', '12'], 'expected owner/repo, got "acme"'],
+    [['acme/explain', 'abc'], 'expected a run id, got "abc"'],
+    [['acme/explain', '12', '--attempt', '0'], 'expected an attempt ≥ 1'],
+  ])('bad usage %j → exit 2: %s', async (argv, message) => {
+    const io = captureIo(tokenEnv());
+    expect(await explain(argv, io)).toBe(2);
+    expect(io.err()).toContain(message);
+  });
+});

@@ -1,0 +1,262 @@
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseEnv } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { githubUrls } from '../../lib/cli/setup.js';
+import { appPermissions, buildManifest } from '../../lib/cli/manifest.js';
+import { setup } from '../../lib/cli/setup.js';
+import { privateKeyFrom } from '../../lib/config/env.js';
+import { parseAppSecret } from '../../lib/config/secrets.js';
+import { GitHubSimulator } from '../sim/index.js';
+import { testPrivateKey } from '../support/harness.js';
+import { type CapturedIo, captureIo, FakeCloudFormation, FakeSecretsManager, waitFor } from './support.js';
+
+const unescapeHtml = (s: string): string =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/** What a browser would see and submit: the page, its form's action and its manifest field. */
+async function openPage(io: CapturedIo) {
+  const pageUrl = await waitFor(() => /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(io.err())?.[1]);
+  const res = await fetch(pageUrl);
+  const html = await res.text();
+  const action = unescapeHtml(/<form method="post" action="([^"]+)"/.exec(html)?.[1] ?? '');
+  const manifest = JSON.parse(unescapeHtml(/name="manifest" value="([^"]+)"/.exec(html)?.[1] ?? '{}')) as Record<
+    string,
+    unknown
+  >;
+  const state = new URL(action).searchParams.get('state') ?? '';
+  return { pageUrl, status: res.status, action, manifest, state };
+}
+
+const callback = async (pageUrl: string, q: Record<string, string>) => {
+  const res = await fetch(`${pageUrl}callback?${new URLSearchParams(q).toString()}`);
+  return { status: res.status, html: await res.text() };
+};
+
+describe('reprise setup: the GitHub App manifest flow', () => {
+  let sim: GitHubSimulator;
+  let dir: string;
+  const pem = testPrivateKey();
+  let seq = 0;
+  const newCode = (id: number): string => {
+    const code = `code-${++seq}`;
+    sim.addManifestCode(code, { id, slug: `reprise-${id}`, pem, webhookSecret: `whsec-${id}` });
+    return code;
+  };
+
+  beforeAll(async () => {
+    sim = await GitHubSimulator.start();
+    dir = mkdtempSync(join(tmpdir(), 'reprise-setup-'));
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  it('the full setup flow to a .env: page served, state checked, code exchanged, file written 0600', async () => {
+    const envFile = join(dir, 'flow.env');
+    const io = captureIo({});
+    const done = setup(
+      [
+        '--env-file',
+        envFile,
+        '--webhook-url',
+        'https://hooks.example.com/webhook',
+        '--github-url',
+        'https://github.com',
+        '--api-url',
+        sim.url,
+      ],
+      io,
+    );
+    const page = await openPage(io);
+    expect(page.status).toBe(200);
+    expect(page.action).toBe(`https://github.com/settings/apps/new?state=${page.state}`);
+    expect(page.state).toMatch(/^[0-9a-f]{40}$/);
+    expect(page.manifest).toMatchObject({
+      hook_attributes: { url: 'https://hooks.example.com/webhook', active: true },
+      redirect_url: `${page.pageUrl}callback`,
+      public: false,
+      default_events: ['workflow_run', 'workflow_job'],
+    });
+
+    const code = newCode(424_201);
+    expect((await callback(page.pageUrl, { code, state: 'f'.repeat(40) })).status).toBe(400);
+    expect(sim.count('POST', /^\/app-manifests\//)).toBe(0);
+    const ok = await callback(page.pageUrl, { code, state: page.state });
+    expect(ok.status).toBe(200);
+    expect(ok.html).toContain('https://github.com/apps/reprise-424201/installations/new');
+    expect(await done).toBe(0);
+    expect(sim.count('POST', /^\/app-manifests\/code-\d+\/conversions$/)).toBe(1);
+
+    expect(io.out()).toContain('Install it: https://github.com/apps/reprise-424201/installations/new');
+    expect(io.out() + io.err()).not.toContain('PRIVATE KEY');
+    expect(statSync(envFile).mode & 0o777).toBe(0o600);
+    const text = readFileSync(envFile, 'utf8');
+    expect(text.split('\n').filter((l) => l.startsWith('PRIVATE_KEY='))).toHaveLength(1);
+    const env = parseEnv(text);
+    expect(env.APP_ID).toBe('424201');
+    expect(env.WEBHOOK_SECRET).toBe('whsec-424201');
+    expect(env.GITHUB_API_URL).toBe(sim.url);
+    expect(privateKeyFrom(env)?.trim()).toBe(pem.trim());
+    // The escaped one-line form, as privateKeyFrom reads it when a loader leaves `\n` alone.
+    const raw = /^PRIVATE_KEY="(.*)"$/m.exec(text)?.[1] ?? '';
+    expect(privateKeyFrom({ PRIVATE_KEY: raw })?.trim()).toBe(pem.trim());
+  });
+
+  it('a callback with a wrong or missing state is refused with 400 and no code exchange', async () => {
+    const io = captureIo({ GITHUB_API_URL: sim.url });
+    const done = setup(['--env-file', join(dir, 'state.env'), '--webhook-url', 'https://h.example.com/webhook'], io);
+    const page = await openPage(io);
+    const code = newCode(424_202);
+    const before = sim.count('POST', /^\/app-manifests\//);
+    const refused: Record<string, string>[] = [
+      { code, state: 'nope' },
+      { code },
+      { code, state: page.state.replace(/.$/, 'x') },
+    ];
+    for (const q of refused) {
+      expect((await callback(page.pageUrl, q)).status).toBe(400);
+    }
+    expect(sim.count('POST', /^\/app-manifests\//)).toBe(before);
+    expect(io.err()).toContain('Refused a callback whose state does not match');
+    expect((await callback(page.pageUrl, { code, state: page.state })).status).toBe(200);
+    expect(await done).toBe(0);
+  });
+
+  it('the full setup flow to a stack: secret names and webhook URL from the outputs, both secrets written', async () => {
+    const cf = new FakeCloudFormation({
+      Reprise: {
+        WebhookUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/webhook',
+        GitHubAppSecretName: 'reprise/github-app',
+        WebhookSecretName: 'reprise/webhook',
+        TableName: 'reprise-table',
+      },
+    });
+    const sm = new FakeSecretsManager(['reprise/github-app', 'reprise/webhook']);
+    const io = captureIo({}, { cloudFormation: cf, secretsManager: sm });
+    const done = setup(
+      ['--stack', 'Reprise', '--org', 'acme', '--api-url', sim.url, '--github-url', 'https://github.com', '--json'],
+      io,
+    );
+    const page = await openPage(io);
+    expect(page.action).toBe(`https://github.com/organizations/acme/settings/apps/new?state=${page.state}`);
+    expect(page.manifest.hook_attributes).toEqual({
+      url: 'https://abc.execute-api.eu-west-1.amazonaws.com/webhook',
+      active: true,
+    });
+    const code = newCode(424_203);
+    expect((await callback(page.pageUrl, { code, state: page.state })).status).toBe(200);
+    expect(await done).toBe(0);
+
+    const app = parseAppSecret(sm.values.get('reprise/github-app') ?? '', 'app secret');
+    expect(app).toEqual({ kind: 'app', appId: '424203', privateKey: pem });
+    expect(sm.values.get('reprise/webhook')).toBe('whsec-424203');
+    const out = JSON.parse(io.out()) as Record<string, unknown>;
+    expect(out).toMatchObject({
+      app: { id: 424_203, slug: 'reprise-424203' },
+      installUrl: 'https://github.com/apps/reprise-424203/installations/new',
+      stored: { stack: 'Reprise', appSecret: 'reprise/github-app', webhookSecret: 'reprise/webhook' },
+    });
+  });
+
+  it.each([
+    ['log', 'read'],
+    ['check_run', 'write'],
+  ] as const)(
+    'the manifest asks for exactly the permissions reprise uses (report %s → checks: %s)',
+    (report, checks) => {
+      const m = buildManifest({
+        name: 'reprise',
+        homepageUrl: 'https://github.com',
+        webhookUrl: 'https://h.example.com/webhook',
+        redirectUrl: 'http://127.0.0.1:1/callback',
+        report,
+      });
+      expect(m.default_permissions).toEqual({
+        actions: 'write',
+        checks,
+        contents: 'read',
+        pull_requests: 'read',
+        metadata: 'read',
+      });
+      expect(m.default_permissions).toEqual(appPermissions(report));
+      expect(m.default_events).toEqual(['workflow_run', 'workflow_job']);
+      expect(m.public).toBe(false);
+    },
+  );
+
+  it('--report check_run reaches the served manifest as checks: write', async () => {
+    const io = captureIo({ GITHUB_API_URL: sim.url });
+    const done = setup(
+      [
+        '--env-file',
+        join(dir, 'checks.env'),
+        '--webhook-url',
+        'https://h.example.com/webhook',
+        '--report',
+        'check_run',
+      ],
+      io,
+    );
+    const page = await openPage(io);
+    expect((page.manifest.default_permissions as Record<string, string>).checks).toBe('write');
+    await callback(page.pageUrl, { code: newCode(424_204), state: page.state });
+    expect(await done).toBe(0);
+  });
+
+  it('an existing .env is never overwritten without --force, and nothing is created on GitHub', async () => {
+    const envFile = join(dir, 'existing.env');
+    writeFileSync(envFile, 'APP_ID=1\n');
+    const io = captureIo({ GITHUB_API_URL: sim.url });
+    expect(await setup(['--env-file', envFile, '--webhook-url', 'https://h.example.com/webhook'], io)).toBe(1);
+    expect(io.err()).toContain(`${envFile} exists; pass --force`);
+    expect(io.err()).not.toContain('Open http');
+    expect(readFileSync(envFile, 'utf8')).toBe('APP_ID=1\n');
+
+    const forced = captureIo({ GITHUB_API_URL: sim.url });
+    const done = setup(['--env-file', envFile, '--webhook-url', 'https://h.example.com/webhook', '--force'], forced);
+    const page = await openPage(forced);
+    await callback(page.pageUrl, { code: newCode(424_205), state: page.state });
+    expect(await done).toBe(0);
+    expect(parseEnv(readFileSync(envFile, 'utf8')).APP_ID).toBe('424205');
+    expect(statSync(envFile).mode & 0o777).toBe(0o600);
+  });
+
+  it('a code GitHub does not know fails the setup with exit 1 and the URL tried', async () => {
+    const envFile = join(dir, 'badcode.env');
+    const io = captureIo({ GITHUB_API_URL: sim.url });
+    const done = setup(['--env-file', envFile, '--webhook-url', 'https://h.example.com/webhook'], io);
+    const page = await openPage(io);
+    expect((await callback(page.pageUrl, { code: 'never-issued', state: page.state })).status).toBe(502);
+    expect(await done).toBe(1);
+    expect(io.err()).toContain(`POST ${sim.url}/app-manifests/never-issued/conversions answered 404`);
+    expect(existsSync(envFile)).toBe(false);
+  });
+
+  it('a missing stack or output fails before anything is served', async () => {
+    const io = captureIo({}, { cloudFormation: new FakeCloudFormation({ Other: {} }) });
+    expect(await setup(['--stack', 'Reprise'], io)).toBe(1);
+    expect(io.err()).toContain('stack "Reprise" does not exist');
+    const io2 = captureIo(
+      {},
+      { cloudFormation: new FakeCloudFormation({ Reprise: { WebhookUrl: 'https://x/webhook' } }) },
+    );
+    expect(await setup(['--stack', 'Reprise'], io2)).toBe(1);
+    expect(io2.err()).toContain('has no output GitHubAppSecretName');
+  });
+
+  it.each([
+    [{ githubUrl: 'https://github.com' }, 'https://github.com', 'https://api.github.com'],
+    [{ githubUrl: 'https://ghe.example.com' }, 'https://ghe.example.com', 'https://ghe.example.com/api/v3'],
+    [{ envApiUrl: 'https://ghe.example.com/api/v3' }, 'https://ghe.example.com', 'https://ghe.example.com/api/v3'],
+    [{}, 'https://github.com', 'https://api.github.com'],
+  ])('GitHub URLs for %j: web %s, API %s (GHES with --github-url https://HOST)', (input, web, api) => {
+    expect(githubUrls(input)).toEqual({ webUrl: web, apiUrl: api });
+  });
+});
