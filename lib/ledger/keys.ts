@@ -9,6 +9,11 @@ export const TTL = {
   runAttempt: 35 * DAY,
   signalDefault: DAY,
   jobRunner: DAY,
+  /** Outlives GitHub's redelivery window (3 days, 7 on GHES), so a redelivery is never repeated. */
+  redelivery: 8 * DAY,
+  /** Twice the budget's rolling hour: the window Query never misses an item TTL has not yet removed. */
+  budgetSpend: 2 * 60 * 60,
+  reconcileCursor: 30 * DAY,
 } as const;
 
 export const keys = {
@@ -26,6 +31,21 @@ export const keys = {
   /** A job in progress on a runner, keyed by runner so an interruption can count its jobs. */
   runnerJob: (runnerKey: string, jobId: number) => ({ pk: `RUNNERJOB#${runnerKey}`, sk: `JOB#${jobId}` }),
   runnerJobPrefix: (runnerKey: string) => `RUNNERJOB#${runnerKey}`,
+  /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
+  reconcileCursor: (name: string) => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),
+  /** One per delivery GUID the reconciler asked GitHub to redeliver. */
+  redelivery: (guid: string) => ({ pk: `REDELIVERY#${guid}`, sk: 'REDELIVERY' }),
+  /** Beside the run attempt: the reconciler released this attempt's orphaned claim once. */
+  reclaim: (repoId: number, runId: number, attempt: number) => ({
+    pk: `RUN#${repoId}#${runId}`,
+    sk: `RECLAIM#${String(attempt).padStart(3, '0')}`,
+  }),
+  /** One item per re-run, sorted by time, so the rolling hour of an installation is one Query. */
+  budgetSpend: (installationId: number | null, atIso: string, runKey: string) => ({
+    pk: keys.budgetPrefix(installationId),
+    sk: `AT#${atIso}#${runKey}`,
+  }),
+  budgetPrefix: (installationId: number | null) => `BUDGET#${installationId ?? 'none'}`,
 } as const;
 
 export const ttlFrom = (nowMs: number, seconds: number): number => Math.floor(nowMs / 1000) + seconds;

@@ -1,0 +1,61 @@
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { runtimeSettings } from '../lib/config/env.js';
+import { parseAppSecret, requireEnv } from '../lib/config/secrets.js';
+import { createClientFactory } from '../lib/github/client.js';
+import { Ledger } from '../lib/ledger/ledger.js';
+import { createLog, createMetrics } from '../lib/obs/powertools.js';
+import { createAppClient } from '../lib/reconcile/app-client.js';
+import { limitsFrom, Reconciler } from '../lib/reconcile/reconciler.js';
+
+const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
+const settings = runtimeSettings(process.env);
+const log = createLog('reprise-reconciler', process.env.POWERTOOLS_LOG_LEVEL);
+const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-reconciler');
+const dynamo = new DynamoDBClient({});
+const sqs = new SQSClient({});
+const ledger = new Ledger(dynamo, env.TABLE_NAME);
+
+let reconciler: Promise<Reconciler> | undefined;
+
+/** Built on first use: the App's key comes from Secrets Manager, never from the environment. */
+async function build(): Promise<Reconciler> {
+  const secret = await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 900 });
+  const credentials = parseAppSecret(secret ?? '', 'GitHub App secret');
+  return new Reconciler({
+    ledger,
+    client: createClientFactory({ apiUrl: settings.apiUrl, credentials, log }),
+    graphqlUrl: settings.graphqlUrl,
+    apiUrl: settings.apiUrl,
+    ...(credentials.kind === 'app' && { appClient: createAppClient({ apiUrl: settings.apiUrl, ...credentials, log }) }),
+    queue: {
+      send: async (message, groupId, deduplicationId) => {
+        await sqs.send(
+          new SendMessageCommand({
+            QueueUrl: env.QUEUE_URL,
+            MessageBody: JSON.stringify(message),
+            MessageGroupId: groupId,
+            MessageDeduplicationId: deduplicationId,
+          }),
+        );
+      },
+    },
+    log,
+    metrics,
+    limits: limitsFrom(settings.reconcile),
+  });
+}
+
+/** Invoked by the schedule. A sweep never throws; only a missing secret or setting fails the invocation. */
+export const handler = async () => {
+  reconciler ??= build().catch((err: unknown) => {
+    reconciler = undefined;
+    throw err;
+  });
+  try {
+    return await (await reconciler).sweep();
+  } finally {
+    metrics.flush();
+  }
+};

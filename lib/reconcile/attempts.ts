@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import { ActionsApi } from '../github/actions.js';
+import type { GitHubClients } from '../github/client.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { RunFacts, RunMessage } from '../model.js';
+import type { Log, MetricSink } from '../obs/ports.js';
+import type { RunQueue } from '../webhook/intake.js';
+import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
+import type { FollowUp, ReconcileStore, StoredAttempt } from './store.js';
+
+export interface AttemptContext {
+  readonly store: ReconcileStore;
+  readonly ledger: Ledger;
+  readonly client: (installationId: number | null) => GitHubClients;
+  readonly graphqlUrl: string;
+  readonly queue: RunQueue;
+  readonly log: Log;
+  readonly metrics: MetricSink;
+  readonly now: () => number;
+  /** A re-run attempt still open after this long is no longer followed up. */
+  readonly followUpMaxAgeMs: number;
+}
+
+export type OrphanOutcome = 'recorded' | 'released' | 'abandoned' | 'skipped';
+export type FollowUpOutcome = 'enqueued' | 'settled' | 'waiting' | 'skipped';
+
+/** SQS caps deduplication ids at 128 characters; longer ones are hashed. */
+export function deduplicationId(...parts: (string | number)[]): string {
+  const id = parts.join(':');
+  return id.length <= 128 ? id : createHash('sha256').update(id).digest('hex');
+}
+
+const where = (m: RunMessage) => ({
+  repository: `${m.repository.owner}/${m.repository.name}`,
+  run_id: m.runId,
+  run_attempt: m.runAttempt,
+});
+
+async function readRun(msg: RunMessage, ctx: AttemptContext): Promise<RunFacts> {
+  const api = new ActionsApi(ctx.client(msg.installationId), msg.repository.owner, msg.repository.name, ctx.graphqlUrl);
+  return api.getRun(msg.runId);
+}
+
+/** The message the claim was made for; undefined (and an error logged) when it does not parse. */
+function storedMessage(rec: StoredAttempt, ctx: AttemptContext): RunMessage | undefined {
+  try {
+    return parseRunMessage(rec.message);
+  } catch (err) {
+    ctx.log.error('run attempt record holds no valid message; left alone', {
+      pk: rec.pk,
+      sk: rec.sk,
+      error: (err as Error).message,
+    });
+    return undefined;
+  }
+}
+
+/**
+ * A claim whose lease ended without a decision: its worker died. If the run moved past the
+ * claimed attempt, the re-run call went through and `retried` is recorded; otherwise the
+ * claim is released and its message enqueued again, so the attempt is decided afresh. Each
+ * write is conditional on the same owner and lease, so a late worker or a parallel sweep
+ * cannot be overruled, and each attempt is released at most once, ever.
+ */
+export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext): Promise<OrphanOutcome> {
+  const msg = storedMessage(scanned, ctx);
+  if (!msg) return 'skipped';
+  // A scan reads eventually consistent data: act only on a consistent read of the same claim.
+  const rec = (await ctx.ledger.get(msg.repository.id, msg.runId, msg.runAttempt)) as StoredAttempt | undefined;
+  if (!rec || rec.state !== 'claimed' || rec.owner !== scanned.owner || rec.leaseUntil >= ctx.now()) return 'skipped';
+  const run = await readRun(msg, ctx);
+  const line = { ...where(msg), owner: rec.owner, lease_until: new Date(rec.leaseUntil).toISOString() };
+
+  if (run.runAttempt > rec.runAttempt) {
+    const reason = `reconciled: the claim's worker stopped after its re-run call; the run is at attempt ${run.runAttempt}`;
+    if (!(await ctx.store.recordOrphan(rec, 'retried', reason, { reconciled: true, runAttemptSeen: run.runAttempt }))) {
+      return 'skipped';
+    }
+    ctx.log.warn('orphaned claim recorded as retried', { ...line, run_attempt_now: run.runAttempt });
+    ctx.metrics.count('OrphanRecorded');
+    return 'recorded';
+  }
+
+  if (!(await ctx.store.markReclaim(rec, msg.repository.id))) {
+    if (await ctx.store.markAbandoned(rec, msg.repository.id)) {
+      ctx.log.error(
+        'orphaned claim left alone: this attempt was released once already and its worker died again',
+        line,
+      );
+      ctx.metrics.count('OrphanAbandoned');
+    }
+    return 'abandoned';
+  }
+  if (!(await ctx.store.releaseOrphan(rec))) return 'skipped';
+  try {
+    await ctx.queue.send(msg, messageGroupId(msg), deduplicationId(msg.deliveryId, 'reclaim'));
+  } catch (err) {
+    // Without its message the released attempt would never be decided: put the claim back.
+    const restored = await ctx.store.restoreClaim(rec).catch(() => false);
+    if (!restored) {
+      ctx.log.error('released attempt could not be enqueued nor its claim restored; decide it by hand', {
+        ...line,
+        message: rec.message,
+        error: (err as Error).message,
+      });
+      ctx.metrics.count('RecoveryFailed');
+    }
+    throw err;
+  }
+  ctx.log.warn('orphaned claim released; the attempt will be decided again', line);
+  ctx.metrics.count('OrphanReleased');
+  return 'released';
+}
+
+/**
+ * A run attempt reprise re-ran, past the grace period. Whether GitHub sends a completion for
+ * the new attempt is unconfirmed, so the new attempt is read: completed red without a ledger
+ * record, it is enqueued like a delivery (the worker's claim keeps a late delivery harmless).
+ */
+export async function followUpRerun(scanned: StoredAttempt, ctx: AttemptContext): Promise<FollowUpOutcome> {
+  const msg = storedMessage(scanned, ctx);
+  if (!msg) return 'skipped';
+  const next = scanned.runAttempt + 1;
+  const settle = async (followUp: FollowUp, detail: string): Promise<FollowUpOutcome> =>
+    (await ctx.store.markFollowUp(scanned, followUp, detail)) ? 'settled' : 'skipped';
+
+  if (await ctx.ledger.get(msg.repository.id, msg.runId, next)) return settle('delivered', `attempt ${next} recorded`);
+  if ((scanned.decidedAt ?? 0) < ctx.now() - ctx.followUpMaxAgeMs) {
+    ctx.log.warn('re-run attempt never completed within the follow-up period', { ...where(msg), next_attempt: next });
+    return settle('expired', `attempt ${next} still open`);
+  }
+  const run = await readRun(msg, ctx);
+  if (run.runAttempt > next) return settle('superseded', `run is at attempt ${run.runAttempt}`);
+  if (run.runAttempt < next || run.status !== 'completed') return 'waiting';
+  if (run.conclusion !== 'failure' && run.conclusion !== 'cancelled') {
+    return settle('completed', `attempt ${next} concluded ${run.conclusion ?? 'without a conclusion'}`);
+  }
+
+  const deliveryId = deduplicationId('reconcile', msg.repository.id, msg.runId, next);
+  const message: RunMessage = {
+    ...msg,
+    deliveryId,
+    runAttempt: next,
+    conclusion: run.conclusion,
+    headSha: run.headSha,
+    headBranch: run.headBranch,
+  };
+  await ctx.queue.send(message, messageGroupId(message), deliveryId);
+  await ctx.store.markFollowUp(scanned, 'enqueued', `attempt ${next} concluded ${run.conclusion}`);
+  ctx.log.warn('lost completion: a re-run attempt completed red without a delivery; enqueued', where(message));
+  ctx.metrics.count('LostCompletion');
+  return 'enqueued';
+}

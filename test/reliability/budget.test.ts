@@ -1,0 +1,180 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runtimeSettings } from '../../lib/config/env.js';
+import { DynamoRetryBudget } from '../../lib/ledger/budget.js';
+import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
+import type { RunMessage } from '../../lib/model.js';
+import type { RunOutcome } from '../../lib/worker/decide-run.js';
+import { GitHubSimulator } from '../sim/index.js';
+import { INSTALLATION_ID, startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
+import { MemoryLog } from '../support/memory-log.js';
+import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+
+const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
+const MINUTE = 60_000;
+
+describe('retry budget (per installation, rolling hour)', () => {
+  let h: Harness;
+  let now = Date.parse('2026-12-02T10:00:00Z');
+  const clock = () => now;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h.close());
+
+  const lostRun = (repo = 'acme/budget') =>
+    h.sim.addRun({
+      repo,
+      jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+
+  it('counts re-runs per installation: spending one installation leaves another untouched', async () => {
+    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 2, clock);
+    await budget.spend(101, 'r#1#1');
+    await budget.spend(101, 'r#2#1');
+    expect(await budget.usage(101)).toEqual({ limit: 2, used: 2 });
+    expect(await budget.usage(102)).toEqual({ limit: 2, used: 0 });
+    expect(await budget.usage(null)).toEqual({ limit: 2, used: 0 });
+  });
+
+  it('refills by itself as the window moves: only re-runs of the last hour count', async () => {
+    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 3, clock);
+    const start = now;
+    await budget.spend(201, 'a');
+    now = start + 10 * MINUTE;
+    await budget.spend(201, 'b');
+    now = start + 20 * MINUTE;
+    await budget.spend(201, 'c');
+    const usedAt = async (minutes: number) => {
+      now = start + minutes * MINUTE;
+      return (await budget.usage(201)).used;
+    };
+    expect([await usedAt(30), await usedAt(61), await usedAt(71), await usedAt(81)]).toEqual([3, 2, 1, 0]);
+    now = start;
+  });
+
+  it('keeps each spend for two hours (TTL), one item per re-run', async () => {
+    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 5, clock);
+    await budget.spend(301, 'repo#run#1');
+    const items = await h.ledger.doc.send(
+      new ScanCommand({
+        TableName: TABLE,
+        FilterExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'BUDGET#301' },
+      }),
+    );
+    expect(items.Items).toHaveLength(1);
+    expect(items.Items?.[0]).toMatchObject({ runKey: 'repo#run#1', ttl: Math.floor(now / 1000) + 7200 });
+  });
+
+  it('0 turns the breaker off: no reads, no writes, and decide() never answers budget_exhausted', async () => {
+    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 0, clock);
+    for (let i = 0; i < 3; i++) await budget.spend(401, `x${i}`);
+    expect(await budget.usage(401)).toEqual({ limit: 0, used: 0 });
+    const items = await h.ledger.doc.send(
+      new ScanCommand({
+        TableName: TABLE,
+        FilterExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'BUDGET#401' },
+      }),
+    );
+    expect(items.Items).toHaveLength(0);
+  });
+
+  it.each([-1, 1.5, Number.NaN])('refuses a limit of %s with a clear error', (limit) => {
+    expect(() => new DynamoRetryBudget(h.dynamo.client, TABLE, limit)).toThrow(/whole number ≥ 0/);
+  });
+
+  it('RETRY_BUDGET_PER_HOUR is parsed once: default 60, 0 allowed, a negative value refused', () => {
+    expect(runtimeSettings({}).retryBudgetPerHour).toBe(60);
+    expect(runtimeSettings({ RETRY_BUDGET_PER_HOUR: '0' }).retryBudgetPerHour).toBe(0);
+    expect(() => runtimeSettings({ RETRY_BUDGET_PER_HOUR: '-3' })).toThrow(/RETRY_BUDGET_PER_HOUR/);
+  });
+
+  it('when spent: the decision is budget_exhausted, the metric BudgetExhausted counts it, and no re-run is made', async () => {
+    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 2, clock);
+    const runs = [lostRun(), lostRun(), lostRun()];
+    const decisions: string[] = [];
+    for (const run of runs) {
+      const res = await h.worker({ budget, onOutcome: (_m, o) => decisions.push(o.decision) })(
+        h.sqsEvent([h.message(run.id)]),
+      );
+      expect(res.batchItemFailures).toEqual([]);
+    }
+    expect(decisions).toEqual(['retried', 'retried', 'budget_exhausted']);
+    expect(h.sim.reruns.filter((r) => r.runId === runs[2]!.id)).toHaveLength(0);
+    expect(h.metrics.get('BudgetExhausted')).toBe(1);
+    expect(h.metrics.get('Decision{decision=budget_exhausted}')).toBe(1);
+    const line = h.log.named('decision').find((l) => l.run_id === runs[2]!.id);
+    expect(line?.reason).toMatch(/retry budget spent: 2 of 2 this hour/);
+
+    // An hour later the window has moved on: the next lost runner is re-run again.
+    now += 61 * MINUTE;
+    const later = lostRun();
+    const out: RunOutcome[] = [];
+    await h.worker({ budget, onOutcome: (_m, o) => out.push(o) })(h.sqsEvent([h.message(later.id)]));
+    expect(out.map((o) => o.decision)).toEqual(['retried']);
+  });
+
+  it('the budget of one installation does not stop another', async () => {
+    h.sim.addInstallation({ id: 777, account: 'other' });
+    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 1, clock);
+    await budget.spend(INSTALLATION_ID, 'fill');
+    const run = h.sim.addRun({
+      repo: 'other/app',
+      jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    const message: RunMessage = { ...h.message(run.id), installationId: 777 };
+    const out: RunOutcome[] = [];
+    await h.worker({ budget, onOutcome: (_m, o) => out.push(o) })(h.sqsEvent([message]));
+    expect(out.map((o) => o.decision)).toEqual(['retried']);
+    expect(await budget.usage(777)).toEqual({ limit: 1, used: 1 });
+  });
+});
+
+describe('retry budget in the local runtime (RETRY_BUDGET_PER_HOUR)', () => {
+  let sim: GitHubSimulator;
+  let rt: Runtime;
+  const outcomes: { message: RunMessage; outcome: RunOutcome }[] = [];
+  beforeAll(async () => {
+    sim = await GitHubSimulator.start();
+    sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
+    rt = await startRuntime({
+      env: {
+        APP_ID: '1234567',
+        PRIVATE_KEY: testPrivateKey(),
+        WEBHOOK_SECRET: 'budget-secret',
+        GITHUB_API_URL: sim.url,
+        LOG_HOSTS: '127.0.0.1',
+        RETRY_BUDGET_PER_HOUR: '1',
+        RECONCILE_INTERVAL_SECONDS: '0',
+      },
+      log: new MemoryLog(),
+      port: 0,
+      retryBaseMs: 1,
+      workerConcurrency: 1,
+      onOutcome: (message, outcome) => outcomes.push({ message, outcome }),
+    });
+  });
+  afterAll(async () => {
+    await rt.close();
+    await sim.close();
+  });
+
+  it('a second lost runner in the same hour is budget_exhausted; the metric is counted', async () => {
+    const runs = [1, 2].map(() =>
+      sim.addRun({
+        repo: 'acme/storm',
+        jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+      }),
+    );
+    for (const run of runs) {
+      const d = await signedDelivery('budget-secret', 'workflow_run', workflowRunPayload(sim, run.id));
+      expect((await post(`${rt.url}/webhook`, d)).status).toBe(202);
+      await rt.poller.drain(10_000);
+    }
+    expect(outcomes.map((o) => o.outcome.decision)).toEqual(['retried', 'budget_exhausted']);
+    expect(sim.reruns).toHaveLength(1);
+    expect(rt.metrics.get('BudgetExhausted')).toBe(1);
+  });
+});

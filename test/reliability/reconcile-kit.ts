@@ -1,0 +1,84 @@
+import type { Ledger } from '../../lib/ledger/ledger.js';
+import { EmbeddedFifoQueue, QueuePoller } from '../../lib/local/queue.js';
+import type { RunMessage } from '../../lib/model.js';
+import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { createAppClient } from '../../lib/reconcile/app-client.js';
+import { type ReconcileLimits, Reconciler } from '../../lib/reconcile/reconciler.js';
+import type { RunQueue } from '../../lib/webhook/intake.js';
+import type { Harness } from '../support/harness.js';
+import { testPrivateKey } from '../support/harness.js';
+
+export const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
+export const EXIT = 'Process completed with exit code 1.';
+
+/** A reconciler on the harness's table and simulator, with its own queue, metrics and clock. */
+export interface Kit {
+  readonly reconciler: Reconciler;
+  readonly queue: EmbeddedFifoQueue;
+  readonly metrics: MemoryMetrics;
+  /** Messages the reconciler enqueued, parsed. */
+  enqueued(): RunMessage[];
+  /** Lets the harness's worker decide everything in the kit's queue. */
+  drain(over?: Parameters<Harness['worker']>[0]): Promise<void>;
+}
+
+export function kit(
+  h: Harness,
+  opts: {
+    offsetMs?: number;
+    limits?: Partial<ReconcileLimits>;
+    apiUrl?: string;
+    queue?: EmbeddedFifoQueue;
+    send?: RunQueue['send'];
+    ledger?: Ledger;
+    app?: boolean;
+  } = {},
+): Kit {
+  const queue = opts.queue ?? new EmbeddedFifoQueue({ name: 'reprise-runs.fifo', visibilityTimeoutMs: 2_000 });
+  const metrics = new MemoryMetrics();
+  const sent: RunMessage[] = [];
+  const reconciler = new Reconciler({
+    ledger: opts.ledger ?? h.ledger,
+    client: h.deps().client,
+    graphqlUrl: h.sim.graphqlUrl,
+    apiUrl: opts.apiUrl ?? h.sim.url,
+    ...(opts.app !== false && {
+      appClient: createAppClient({
+        apiUrl: opts.apiUrl ?? h.sim.url,
+        appId: '1234567',
+        privateKey: testPrivateKey(),
+        log: h.log,
+        retryBaseMs: 1,
+      }),
+    }),
+    queue: {
+      send:
+        opts.send ??
+        (async (message, groupId, deduplicationId) => {
+          sent.push(message);
+          queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
+        }),
+    },
+    log: h.log,
+    metrics,
+    now: () => Date.now() + (opts.offsetMs ?? 0),
+    ...(opts.limits && { limits: opts.limits }),
+  });
+  return {
+    reconciler,
+    queue,
+    metrics,
+    enqueued: () => [...sent],
+    drain: async (over) => {
+      const poller = new QueuePoller(queue, h.worker(over), { onError: () => undefined });
+      await poller.drain(10_000);
+    },
+  };
+}
+
+export const lostRun = (h: Harness, repo = 'acme/reconcile', onRerun: 'success' | 'same' = 'success') =>
+  h.sim.addRun({
+    repo,
+    onRerun,
+    jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+  });

@@ -1,0 +1,490 @@
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { keys } from '../../lib/ledger/keys.js';
+import { Ledger } from '../../lib/ledger/ledger.js';
+import { startDynamo } from '../../lib/local/dynamo.js';
+import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
+import { settleOrphan } from '../../lib/reconcile/attempts.js';
+import { nextCursor, redeliveryWindowMs } from '../../lib/reconcile/deliveries.js';
+import { ReconcileStore, type StoredAttempt } from '../../lib/reconcile/store.js';
+import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
+import type { RunOutcome } from '../../lib/worker/decide-run.js';
+import { GitHubSimulator } from '../sim/index.js';
+import { INSTALLATION_ID, startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
+import { MemoryLog } from '../support/memory-log.js';
+import { workflowRunPayload } from '../support/webhooks.js';
+import { kit, LOST, lostRun } from './reconcile-kit.js';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const reruns = (h: Harness, runId: number) => h.sim.reruns.filter((r) => r.runId === runId).length;
+
+describe('reconciler: orphaned claims', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => h.close());
+
+  it('a claim whose worker died before the re-run call is released after its lease and decided again: one re-run', async () => {
+    const run = lostRun(h);
+    const msg = h.message(run.id);
+    await h.ledger.claim(msg, 'dead-worker', 1_000);
+
+    const early = await kit(h).reconciler.sweep();
+    expect(early).toMatchObject({ matched: 0, orphansReleased: 0, failed: false });
+
+    const k = kit(h, { offsetMs: 2_000 });
+    expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 1, failed: false });
+    expect(k.enqueued()).toEqual([msg]);
+    expect(await h.ledger.get(msg.repository.id, run.id, 1)).toBeUndefined();
+    expect(k.metrics.get('OrphanReleased')).toBe(1);
+
+    await k.drain();
+    expect((await h.ledger.get(msg.repository.id, run.id, 1))?.decision).toBe('retried');
+    expect(reruns(h, run.id)).toBe(1);
+
+    // Idempotent: later sweeps find nothing to do.
+    expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, orphansRecorded: 0 });
+    expect(k.enqueued()).toHaveLength(1);
+  });
+
+  it('a claim whose worker died after the re-run call went through is recorded as retried, never re-run again', async () => {
+    const run = lostRun(h);
+    const msg = h.message(run.id);
+    await h.ledger.claim(msg, 'dead-worker', 1_000);
+    await h
+      .deps()
+      .client(INSTALLATION_ID)
+      .rest.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
+        owner: 'acme',
+        repo: 'reconcile',
+        run_id: run.id,
+      });
+
+    const k = kit(h, { offsetMs: 2_000 });
+    expect(await k.reconciler.sweep()).toMatchObject({ orphansRecorded: 1, orphansReleased: 0 });
+    const rec = await h.ledger.get(msg.repository.id, run.id, 1);
+    expect(rec).toMatchObject({ state: 'decided', decision: 'retried', owner: 'dead-worker' });
+    expect(rec?.details).toMatchObject({ reconciled: true, runAttemptSeen: 2 });
+    expect(k.enqueued()).toEqual([]);
+    expect(reruns(h, run.id)).toBe(1);
+    expect(k.metrics.get('OrphanRecorded')).toBe(1);
+  });
+
+  it('a claim still within its lease is left alone', async () => {
+    const run = lostRun(h);
+    await h.ledger.claim(h.message(run.id), 'slow-worker', 60_000);
+    const k = kit(h, { offsetMs: 30_000 });
+    expect(await k.reconciler.sweep()).toMatchObject({ matched: 0, orphansReleased: 0 });
+    expect((await h.ledger.get(h.message(run.id).repository.id, run.id, 1))?.state).toBe('claimed');
+  });
+
+  it('acts only on the same claim: a record that changed owner since the scan is not touched', async () => {
+    const run = lostRun(h);
+    const msg = h.message(run.id);
+    await h.ledger.claim(msg, 'worker-b', 1_000);
+    const current = (await h.ledger.get(msg.repository.id, run.id, 1)) as StoredAttempt;
+    const scannedEarlier: StoredAttempt = { ...current, owner: 'worker-a' };
+    const k = kit(h, { offsetMs: 2_000 });
+    const store = new ReconcileStore(h.ledger, () => Date.now() + 2_000);
+    const ctx = {
+      store,
+      ledger: h.ledger,
+      client: h.deps().client,
+      graphqlUrl: h.sim.graphqlUrl,
+      queue: { send: async () => undefined },
+      log: h.log,
+      metrics: k.metrics,
+      now: () => Date.now() + 2_000,
+      followUpMaxAgeMs: DAY,
+    };
+    expect(await settleOrphan(scannedEarlier, ctx)).toBe('skipped');
+    expect(await store.releaseOrphan(scannedEarlier)).toBe(false);
+    expect(await store.recordOrphan(scannedEarlier, 'retried', 'x', {})).toBe(false);
+    expect((await h.ledger.get(msg.repository.id, run.id, 1))?.owner).toBe('worker-b');
+  });
+
+  it('releases an attempt at most once, ever: a second orphan of it is reported once and left alone', async () => {
+    const run = lostRun(h);
+    const msg = h.message(run.id);
+    await h.ledger.claim(msg, 'dead-1', 1_000);
+    const k = kit(h, { offsetMs: 5_000 });
+    expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 1 });
+    // The re-enqueued message's worker dies too, right after its claim.
+    await h.ledger.claim(msg, 'dead-2', 1_000);
+    expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, orphansAbandoned: 1 });
+    expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, orphansAbandoned: 1 });
+    expect(k.metrics.get('OrphanAbandoned')).toBe(1);
+    expect(
+      h.log.named('orphaned claim left alone: this attempt was released once already and its worker died again'),
+    ).toHaveLength(1);
+    expect(k.enqueued()).toHaveLength(1);
+    expect(reruns(h, run.id)).toBe(0);
+  });
+
+  it('if the run cannot be read, does nothing; the next sweep carries on', async () => {
+    const run = lostRun(h);
+    const msg = h.message(run.id);
+    await h.ledger.claim(msg, 'dead', 1_000);
+    h.sim.injectFault({ method: 'GET', path: new RegExp(`/actions/runs/${run.id}$`), status: 502, times: 20 });
+    const k = kit(h, { offsetMs: 2_000 });
+    const failed = await k.reconciler.sweep();
+    expect(failed).toMatchObject({ orphansReleased: 0, failed: true });
+    expect(k.metrics.get('SweepFailed')).toBe(1);
+    expect((await h.ledger.get(msg.repository.id, run.id, 1))?.state).toBe('claimed');
+    expect(k.enqueued()).toEqual([]);
+
+    h.sim.clearFaults();
+    expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 1, failed: false });
+  });
+
+  it('if the message cannot be enqueued, the claim is put back and the next sweep tries again', async () => {
+    const run = lostRun(h);
+    const msg = h.message(run.id);
+    await h.ledger.claim(msg, 'dead', 1_000);
+    let queueUp = false;
+    const sent: string[] = [];
+    const k = kit(h, {
+      offsetMs: 2_000,
+      send: async (m) => {
+        if (!queueUp) throw new Error('queue unavailable');
+        sent.push(m.deliveryId);
+      },
+    });
+    expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, failed: true });
+    expect((await h.ledger.get(msg.repository.id, run.id, 1))?.owner).toBe('dead');
+    queueUp = true;
+    expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 1, failed: false });
+    expect(sent).toEqual([msg.deliveryId]);
+  });
+
+  it('is bounded: a page limit per sweep, resumed from a cursor stored in DynamoDB across cold starts', async () => {
+    const runs = Array.from({ length: 12 }, () => lostRun(h));
+    for (const run of runs) await h.ledger.claim(h.message(run.id), 'dead', 1_000);
+    const limits = { ledgerPageSize: 4, ledgerPages: 2 };
+    const perSweep: number[] = [];
+    let released = 0;
+    for (let sweep = 0; sweep < 20 && released < runs.length; sweep++) {
+      // A new reconciler each time, as after a cold start: only the table remembers where it stopped.
+      const c = await kit(h, { offsetMs: 2_000, limits }).reconciler.sweep();
+      perSweep.push(c.matched);
+      released += c.orphansReleased;
+    }
+    expect(released).toBe(12);
+    expect(Math.max(...perSweep)).toBeLessThanOrEqual(8);
+    expect(perSweep.length).toBeGreaterThan(1);
+  });
+});
+
+describe('reconciler: the ledger cannot be read', () => {
+  it('does nothing, never throws, counts SweepFailed; the next sweep continues once DynamoDB is back', async () => {
+    const h = await startHarness();
+    const down = await startDynamo({ table: 'down' });
+    try {
+      const ledger = new Ledger(down.client, 'down');
+      const run = lostRun(h);
+      await ledger.claim(h.message(run.id), 'dead', 1);
+      await down.stop();
+      h.sim.resetRequests();
+      const k = kit(h, { ledger, offsetMs: 1_000 });
+      const counts = await k.reconciler.sweep();
+      expect(counts).toMatchObject({ failed: true, orphansReleased: 0, redelivered: 0 });
+      expect(counts.errors).toBe(2);
+      expect(k.metrics.get('SweepFailed')).toBe(1);
+      expect(h.sim.requests).toEqual([]);
+      expect(k.enqueued()).toEqual([]);
+      expect(h.log.named('reconcile sweep failed; the next sweep carries on')).toHaveLength(1);
+
+      await down.restart();
+      expect(await k.reconciler.sweep()).toMatchObject({ failed: false, errors: 0 });
+    } finally {
+      await down.close();
+      await h.close();
+    }
+  });
+});
+
+describe('reconciler: missed deliveries', () => {
+  let h: Harness;
+  let redelivered: string[];
+  beforeEach(async () => {
+    h = await startHarness();
+    redelivered = [];
+    h.sim.onRedeliver = ({ guid }) => {
+      redelivered.push(guid);
+      return 202;
+    };
+  });
+  afterEach(async () => h.close());
+
+  const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+  const failedRun = (guid: string, statusCode = 502, deliveredAt = ago(MINUTE)) =>
+    h.sim.addDelivery({ guid, event: 'workflow_run', action: 'completed', statusCode, deliveredAt });
+
+  it('redelivers once each failed workflow_run completion without a success, within the 3-day window', async () => {
+    failedRun('lost-502');
+    failedRun('lost-timeout', 0);
+    failedRun('recovered', 500, ago(10 * MINUTE));
+    h.sim.addDelivery({
+      guid: 'recovered',
+      event: 'workflow_run',
+      action: 'completed',
+      statusCode: 202,
+      redelivery: true,
+    });
+    h.sim.addDelivery({ guid: 'job-event', event: 'workflow_job', action: 'completed', statusCode: 500 });
+    h.sim.addDelivery({ guid: 'requested', event: 'workflow_run', action: 'requested', statusCode: 500 });
+    failedRun('too-old', 502, ago(4 * DAY));
+    h.sim.addDelivery({ guid: 'fine', event: 'workflow_run', action: 'completed', statusCode: 202 });
+
+    const k = kit(h);
+    const counts = await k.reconciler.sweep();
+    expect(redelivered.sort()).toEqual(['lost-502', 'lost-timeout']);
+    expect(counts).toMatchObject({ redelivered: 2, failed: false });
+    expect(k.metrics.get('Redelivered')).toBe(2);
+    expect(h.sim.count('POST', /\/app\/hook\/deliveries\/\d+\/attempts$/)).toBe(2);
+  });
+
+  it('a sweep when GitHub lists no delivery at all succeeds, and so does the next', async () => {
+    const k = kit(h);
+    expect(await k.reconciler.sweep()).toMatchObject({ failed: false, redelivered: 0 });
+    expect(await k.reconciler.sweep()).toMatchObject({ failed: false, redelivered: 0 });
+    expect(k.metrics.get('SweepFailed')).toBe(0);
+  });
+
+  it('never repeats a redelivery, not even after a cold start that lost the cursor', async () => {
+    failedRun('once');
+    await kit(h).reconciler.sweep();
+    expect(redelivered).toEqual(['once']);
+    // The redelivery failed at the receiver too: GitHub lists one more failed attempt of the guid.
+    failedRun('once', 503);
+    await kit(h).reconciler.sweep();
+    await h.ledger.doc.send(new DeleteCommand({ TableName: TABLE, Key: keys.reconcileCursor('deliveries') }));
+    await kit(h).reconciler.sweep();
+    expect(redelivered).toEqual(['once']);
+    const record = await h.ledger.doc.send(new GetCommand({ TableName: TABLE, Key: keys.redelivery('once') }));
+    expect(record.Item).toMatchObject({ deliveryId: expect.any(Number) as number });
+  });
+
+  it('pages through the deliveries from a cursor stored in DynamoDB, a page limit per sweep', async () => {
+    const guids: string[] = [];
+    for (let i = 0; i < 45; i++) {
+      const guid = `g-${i}`;
+      if (i % 5 === 0) {
+        failedRun(guid);
+        guids.push(guid);
+      } else {
+        h.sim.addDelivery({ guid, event: 'workflow_run', action: 'completed', statusCode: 202 });
+      }
+    }
+    const limits = { deliveryPages: 2, deliveriesPerPage: 5 };
+    const pages: number[] = [];
+    for (let sweep = 0; sweep < 10 && redelivered.length < guids.length; sweep++) {
+      pages.push((await kit(h, { limits }).reconciler.sweep()).deliveryPages);
+    }
+    expect(redelivered.sort()).toEqual([...guids].sort());
+    expect(Math.max(...pages)).toBe(2);
+    expect(pages.length).toBeGreaterThanOrEqual(4);
+    const cursor = async () =>
+      (await h.ledger.doc.send(new GetCommand({ TableName: TABLE, Key: keys.reconcileCursor('deliveries') }))).Item
+        ?.state as { next?: string; doneTop?: number } | undefined;
+    for (let sweep = 0; sweep < 10 && (await cursor())?.next !== undefined; sweep++) {
+      await kit(h, { limits }).reconciler.sweep();
+    }
+    expect((await cursor())?.doneTop).toBeGreaterThan(0);
+
+    // A new failure after a whole pass: the next pass reads what is newer than the last one
+    // (the failure and the 9 redeliveries) and stops, instead of walking all 11 pages again.
+    h.sim.resetRequests();
+    failedRun('late');
+    await kit(h, { limits: { deliveriesPerPage: 5 } }).reconciler.sweep();
+    expect(redelivered).toContain('late');
+    expect(h.sim.count('GET', /\/app\/hook\/deliveries$/)).toBe(3);
+  });
+
+  it('a redelivery GitHub fails to take is asked again by a later sweep, once', async () => {
+    failedRun('flaky');
+    h.sim.injectFault({ method: 'POST', path: /\/app\/hook\/deliveries\/\d+\/attempts$/, status: 502, times: 8 });
+    const k = kit(h);
+    const first = await k.reconciler.sweep();
+    expect(first).toMatchObject({ redelivered: 0, failed: true });
+    expect(k.metrics.get('RedeliveryFailed')).toBe(1);
+    h.sim.clearFaults();
+    expect(await k.reconciler.sweep()).toMatchObject({ redelivered: 1, failed: false });
+    expect(await k.reconciler.sweep()).toMatchObject({ redelivered: 0 });
+    expect(redelivered).toEqual(['flaky']);
+  });
+
+  it('skips a delivery the intake already accepted', async () => {
+    failedRun('accepted-later');
+    await h.ledger.markSeen('accepted-later', 'workflow_run');
+    await kit(h).reconciler.sweep();
+    expect(redelivered).toEqual([]);
+  });
+
+  it.each([
+    ['https://api.github.com', 3],
+    ['https://ghe.example.com/api/v3', 7],
+    ['https://ghe.example.com/api/v3/', 7],
+    ['https://api.acme.ghe.com', 3],
+  ])('the redelivery window of %s is %i days', (url, days) => {
+    expect(redeliveryWindowMs(url)).toBe(days * DAY);
+  });
+
+  it('on GHES (an /api/v3 URL) a 5-day-old failure is still in the window; GitHub refusing it is recorded, never retried', async () => {
+    failedRun('five-days', 502, ago(5 * DAY));
+    const k = kit(h, { apiUrl: `${h.sim.url}/api/v3` });
+    await k.reconciler.sweep();
+    await h.ledger.doc.send(new DeleteCommand({ TableName: TABLE, Key: keys.reconcileCursor('deliveries') }));
+    await k.reconciler.sweep();
+    // The simulator keeps github.com's 3 days and answers 422: asked once, refusal recorded.
+    expect(h.sim.count('POST', /\/app\/hook\/deliveries\/\d+\/attempts$/)).toBe(1);
+    const record = await h.ledger.doc.send(new GetCommand({ TableName: TABLE, Key: keys.redelivery('five-days') }));
+    expect(record.Item?.outcome).toBe('refused: too old');
+  });
+
+  it('reads the cursor of the next page from the Link header', () => {
+    expect(
+      nextCursor(
+        '<https://api.github.com/app/hook/deliveries?per_page=2&cursor=v1_12077215967>; rel="next", <https://x/y>; rel="prev"',
+      ),
+    ).toBe('v1_12077215967');
+    expect(nextCursor(undefined)).toBeUndefined();
+    expect(nextCursor('<https://x/y?cursor=a>; rel="prev"')).toBeUndefined();
+  });
+
+  it('without App credentials (token mode) the deliveries are not swept', async () => {
+    failedRun('token-mode');
+    const counts = await kit(h, { app: false }).reconciler.sweep();
+    expect(counts).toMatchObject({ deliveryPages: 0, failed: false });
+    expect(redelivered).toEqual([]);
+  });
+});
+
+describe('reconciler: lost completions', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(async () => h.close());
+
+  /** Re-runs a lost runner through the worker; the simulator completes the next attempt at once. */
+  const retried = async (onRerun: 'success' | 'same', complete = true) => {
+    const run = lostRun(h, 'acme/completions', onRerun);
+    const message = h.message(run.id);
+    if (!complete) h.sim.onNewAttempt = (r) => void (r.latest.status = 'in_progress');
+    const out: RunOutcome[] = [];
+    await h.worker({ onOutcome: (_m, o) => out.push(o) })(h.sqsEvent([message]));
+    h.sim.onNewAttempt = null;
+    expect(out.map((o) => o.decision)).toEqual(['retried']);
+    return Object.assign(run, { message });
+  };
+
+  it('a re-run attempt that completed red without a delivery is enqueued after the grace period and decided', async () => {
+    const run = await retried('same');
+    expect(h.sim.run(run.id).runAttempt).toBe(2);
+
+    expect(await kit(h, { offsetMs: 20 * MINUTE }).reconciler.sweep()).toMatchObject({ matched: 0 });
+
+    const k = kit(h, { offsetMs: 31 * MINUTE });
+    expect(await k.reconciler.sweep()).toMatchObject({ completionsEnqueued: 1, failed: false });
+    expect(k.enqueued()).toMatchObject([{ runId: run.id, runAttempt: 2, conclusion: 'failure' }]);
+    expect(k.metrics.get('LostCompletion')).toBe(1);
+
+    await k.drain({ defaults: { textOnlyMaxAttempts: 3 } });
+    const second = await h.ledger.get(h.message(run.id).repository.id, run.id, 2);
+    expect(second?.decision).toBe('retried');
+    expect(h.sim.run(run.id).runAttempt).toBe(3);
+
+    // Attempt 1 is followed up once; attempt 2, re-run in turn and silent too, is followed up next.
+    expect(await k.reconciler.sweep()).toMatchObject({ completionsEnqueued: 1 });
+    expect(await k.reconciler.sweep()).toMatchObject({ completionsEnqueued: 0 });
+    expect(k.enqueued().map((m) => m.runAttempt)).toEqual([2, 3]);
+  });
+
+  it('a late delivery of the same attempt next to the recovered one makes one decision, not two', async () => {
+    const run = await retried('same');
+    const k = kit(h, { offsetMs: 31 * MINUTE });
+    await k.reconciler.sweep();
+    const late = h.message(run.id, 'late-delivery');
+    expect(late.runAttempt).toBe(2);
+    const decisions: string[] = [];
+    await k.drain({ defaults: { textOnlyMaxAttempts: 3 }, onOutcome: (_m, o) => decisions.push(o.decision) });
+    await h.worker({ onOutcome: (_m, o) => decisions.push(o.decision) })(h.sqsEvent([late]));
+    expect(decisions.sort()).toEqual(['duplicate', 'retried']);
+    expect(reruns(h, run.id)).toBe(2);
+  });
+
+  it('a re-run attempt that completed green is settled without enqueuing anything', async () => {
+    const run = await retried('success');
+    const k = kit(h, { offsetMs: 31 * MINUTE });
+    expect(await k.reconciler.sweep()).toMatchObject({ completionsEnqueued: 0, followUpsSettled: 1 });
+    expect(k.enqueued()).toEqual([]);
+    const rec = (await h.ledger.get(run.message.repository.id, run.id, 1)) as unknown as Record<string, unknown>;
+    expect(rec.followUp).toBe('completed');
+    expect(await k.reconciler.sweep()).toMatchObject({ matched: 0 });
+  });
+
+  it('when the next attempt was delivered (a ledger record exists), the run is not even read', async () => {
+    const run = await retried('same');
+    // Attempt 2 was delivered and decided (at the text-only cap, so nothing further to follow).
+    const out: RunOutcome[] = [];
+    await h.worker({ onOutcome: (_m, o) => out.push(o) })(h.sqsEvent([h.message(run.id)]));
+    expect(out.map((o) => o.decision)).toEqual(['attempt_cap']);
+    h.sim.resetRequests();
+    const k = kit(h, { offsetMs: 31 * MINUTE });
+    expect(await k.reconciler.sweep()).toMatchObject({ completionsEnqueued: 0, followUpsSettled: 1 });
+    expect(h.sim.count('GET', new RegExp(`/actions/runs/${run.id}$`))).toBe(0);
+  });
+
+  it('a next attempt still running is polled again later, and enqueued once it completes red', async () => {
+    const run = await retried('same', false);
+    const k = kit(h, { offsetMs: 31 * MINUTE });
+    expect(await k.reconciler.sweep()).toMatchObject({ followUpsWaiting: 1, completionsEnqueued: 0 });
+    h.sim.run(run.id).complete({ build: { conclusion: 'failure' } });
+    expect(await k.reconciler.sweep()).toMatchObject({ followUpsWaiting: 0, completionsEnqueued: 1 });
+  });
+});
+
+describe('reconciler in the local runtime', () => {
+  let sim: GitHubSimulator;
+  let rt: Runtime;
+  const outcomes: RunOutcome[] = [];
+  beforeAll(async () => {
+    sim = await GitHubSimulator.start();
+    sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
+    rt = await startRuntime({
+      env: {
+        APP_ID: '1234567',
+        PRIVATE_KEY: testPrivateKey(),
+        WEBHOOK_SECRET: 'timer-secret',
+        GITHUB_API_URL: sim.url,
+        LOG_HOSTS: '127.0.0.1',
+        RECONCILE_INTERVAL_SECONDS: '1',
+      },
+      log: new MemoryLog(),
+      port: 0,
+      retryBaseMs: 1,
+      onOutcome: (_m, o) => outcomes.push(o),
+    });
+  });
+  afterAll(async () => {
+    await rt.close();
+    await sim.close();
+  });
+
+  it('runs a sweep on a timer (RECONCILE_INTERVAL_SECONDS): an orphaned claim is released and decided', async () => {
+    const run = sim.addRun({
+      repo: 'acme/timer',
+      jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    const msg = runMessageFromPayload(workflowRunPayload(sim, run.id), 'timer-delivery');
+    await rt.ledger.claim(msg, 'dead-local-worker', 50);
+    const deadline = Date.now() + 8_000;
+    while (outcomes.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(sim.reruns.map((r) => r.runId)).toEqual([run.id]);
+    expect(outcomes.map((o) => o.decision)).toEqual(['retried']);
+    expect(rt.metrics.get('OrphanReleased')).toBe(1);
+  });
+});
