@@ -67,6 +67,18 @@ export class RepriseAlarms extends Construct {
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       description: `GitHub rate limit remaining fell below ${t.rateLimitRemaining}: re-runs may start failing.`,
     });
+    this.add('BudgetExhausted', metrics.budgetExhausted(Duration.minutes(5)), {
+      threshold: 0,
+      description:
+        'An installation spent its retry budget (budget_exhausted): lost runners are no longer re-run until the ' +
+        'rolling hour moves on. A fleet-wide reclaim, or a pattern that matches real failures.',
+    });
+    this.add('SweepFailures', metrics.sweepFailures(Duration.minutes(15)), {
+      threshold: t.sweepFailures,
+      description:
+        `More than ${t.sweepFailures} failed reconciler sweeps in 15 minutes: orphaned claims and missed deliveries ` +
+        'are not being repaired. See the reconciler log group.',
+    });
     this.add(
       'QueueAge',
       props.workQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: Stats.MAXIMUM }),

@@ -22,6 +22,7 @@ export const CONTEXT_KEYS = [
   'requireExactSignal',
   'extraPatterns',
   'retryBudgetPerHour',
+  'reconcileIntervalMinutes',
   'logHosts',
   'runnerTagKeys',
   'signalWindowBeforeSeconds',
@@ -125,6 +126,10 @@ export function propsFromContext(node: Node): { stackName: string; props: Repris
     // One pattern per line; a literal `\n` also separates, since shells make real newlines awkward in `-c`.
     extraPatterns: c.list('extraPatterns', /\r?\n|\\n/),
     retryBudgetPerHour: c.number('retryBudgetPerHour'),
+    reconcileInterval:
+      c.number('reconcileIntervalMinutes') === undefined
+        ? undefined
+        : Duration.minutes(c.number('reconcileIntervalMinutes') ?? 0),
     logHosts: c.list('logHosts', /,/),
     runnerTagKeys: c.list('runnerTagKeys', /,/),
     signalWindowBefore: seconds(c.number('signalWindowBeforeSeconds')),

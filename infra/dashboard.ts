@@ -92,6 +92,19 @@ export class RepriseDashboard extends Construct {
           width: 12,
         }),
       ],
+      [
+        new GraphWidget({
+          title: 'Reconciler: repairs (per hour) and failed sweeps',
+          left: metrics.reconcilerRepairs(Duration.hours(1)),
+          right: [metrics.sweepFailures(Duration.minutes(15))],
+          width: 12,
+        }),
+        new GraphWidget({
+          title: 'Retry budget spent (budget_exhausted decisions)',
+          left: [metrics.budgetExhausted(Duration.minutes(5))],
+          width: 12,
+        }),
+      ],
     ];
     if (props.httpApi) {
       widgets.push([

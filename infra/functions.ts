@@ -25,6 +25,7 @@ export const HANDLERS = {
   worker: { entry: 'worker', serviceName: 'reprise-worker' },
   ec2Signal: { entry: 'ec2-signal', serviceName: 'reprise-ec2-signal' },
   signalIntake: { entry: 'signal-intake', serviceName: 'reprise-signal-intake' },
+  reconciler: { entry: 'reconciler', serviceName: 'reprise-reconciler' },
 } as const satisfies Record<string, HandlerSpec>;
 
 export interface RepriseFunctionProps {
@@ -40,6 +41,8 @@ export interface RepriseFunctionProps {
   readonly removalPolicy: RemovalPolicy;
   /** For asynchronously invoked functions: the on-failure destination after Lambda's own retries. */
   readonly asyncFailureQueue?: IQueue;
+  /** For asynchronously invoked functions without a failure queue: Lambda's own retries (0–2). */
+  readonly asyncRetryAttempts?: number;
   /** Bundle the AWS SDK instead of importing the runtime's copy. */
   readonly bundleAwsSdk: boolean;
   /** Why the function has no Lambda dead-letter queue (cdk-nag Serverless-LambdaDLQ). */
@@ -83,6 +86,7 @@ export class RepriseFunction extends Construct {
       ...(props.asyncFailureQueue
         ? { onFailure: new SqsDestination(props.asyncFailureQueue), retryAttempts: 2, maxEventAge: Duration.hours(1) }
         : {}),
+      ...(props.asyncRetryAttempts !== undefined ? { retryAttempts: props.asyncRetryAttempts } : {}),
       environment: {
         ...props.environment,
         POWERTOOLS_SERVICE_NAME: props.handler.serviceName,

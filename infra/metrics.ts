@@ -68,6 +68,23 @@ export class RepriseMetrics {
     return this.metric(HANDLERS.intake.serviceName, 'SignatureFailure', {}, Stats.SUM, period);
   }
 
+  /** Installations whose retry budget was spent: each `budget_exhausted` decision. */
+  public budgetExhausted(period = Duration.minutes(5)): Metric {
+    return this.metric(HANDLERS.worker.serviceName, 'BudgetExhausted', {}, Stats.SUM, period);
+  }
+
+  /** Reconciler sweeps that failed in part or whole (the next sweep carries on). */
+  public sweepFailures(period = Duration.minutes(15)): Metric {
+    return this.metric(HANDLERS.reconciler.serviceName, 'SweepFailed', {}, Stats.SUM, period);
+  }
+
+  /** What the reconciler repaired: released or recorded orphans, redeliveries, lost completions. */
+  public reconcilerRepairs(period = Duration.hours(1)): Metric[] {
+    return ['OrphanReleased', 'OrphanRecorded', 'Redelivered', 'LostCompletion'].map((name) =>
+      this.metric(HANDLERS.reconciler.serviceName, name, {}, Stats.SUM, period),
+    );
+  }
+
   public rateLimitRemaining(period = Duration.minutes(5)): Metric {
     return this.metric(HANDLERS.worker.serviceName, 'RateLimitRemaining', {}, Stats.MINIMUM, period);
   }

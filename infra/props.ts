@@ -34,6 +34,11 @@ export interface RepriseAlarmThresholds {
    * @default Duration.minutes(15)
    */
   readonly oldestMessageAge?: Duration;
+  /**
+   * Failed reconciler sweeps in 15 minutes above which the alarm fires (one failed sweep is retried by the next).
+   * @default 1
+   */
+  readonly sweepFailures?: number;
 }
 
 /** Properties of the {@link Reprise} construct. */
@@ -83,6 +88,11 @@ export interface RepriseProps {
    * @default 60
    */
   readonly retryBudgetPerHour?: number;
+  /**
+   * How often the reconciler sweeps for orphaned claims, missed deliveries and lost completions (1–60 minutes).
+   * @default Duration.minutes(5)
+   */
+  readonly reconcileInterval?: Duration;
   /**
    * Hosts the worker may follow a job-log redirect to.
    * @default - the worker's built-in allow-list of GitHub log hosts
@@ -195,6 +205,7 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     requireExactSignal: props.requireExactSignal ?? false,
     extraPatterns: props.extraPatterns ?? [],
     retryBudgetPerHour: props.retryBudgetPerHour ?? 60,
+    reconcileInterval: props.reconcileInterval ?? Duration.minutes(5),
     logHosts: props.logHosts,
     runnerTagKeys: props.runnerTagKeys ?? [],
     signalWindowBefore: props.signalWindowBefore ?? Duration.minutes(10),
@@ -216,12 +227,18 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
       signatureFailures: a.signatureFailures ?? 5,
       rateLimitRemaining: a.rateLimitRemaining ?? 500,
       oldestMessageAge: a.oldestMessageAge ?? Duration.minutes(15),
+      sweepFailures: a.sweepFailures ?? 1,
     },
   };
   check(/^https:\/\/[^/\s]+/.test(resolved.githubApiUrl), `githubApiUrl must be an https URL, got ${githubApiUrl}`);
   check(isInt(resolved.maxAttempts, 1, 50), 'maxAttempts must be an integer in 1..50 (GitHub allows 50 re-runs)');
   check(isInt(resolved.textOnlyMaxAttempts, 1, resolved.maxAttempts), 'textOnlyMaxAttempts must be in 1..maxAttempts');
   check(isInt(resolved.retryBudgetPerHour, 0), 'retryBudgetPerHour must be a non-negative integer');
+  check(
+    isInt(resolved.reconcileInterval.toMinutes({ integral: false }), 1, 60),
+    'reconcileInterval must be a whole number of minutes in 1..60',
+  );
+  check(isInt(resolved.alarms.sweepFailures, 0), 'alarms.sweepFailures must be a non-negative integer');
   // Lambda's SQS scaling control accepts 2..1000.
   check(isInt(resolved.workerMaxConcurrency, 2, 1000), 'workerMaxConcurrency must be an integer in 2..1000');
   check(isInt(resolved.workerBatchSize, 1, 10), 'workerBatchSize must be an integer in 1..10 (FIFO limit)');

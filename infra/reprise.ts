@@ -1,4 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -26,6 +28,7 @@ export const TIMEOUTS = {
   worker: Duration.seconds(60),
   ec2Signal: Duration.seconds(10),
   signalIntake: Duration.seconds(5),
+  reconciler: Duration.minutes(2),
 } as const;
 
 /**
@@ -45,6 +48,9 @@ export class Reprise extends Construct {
   public readonly workerFunction: NodejsFunction;
   public readonly ec2SignalFunction: NodejsFunction;
   public readonly signalIntakeFunction: NodejsFunction;
+  public readonly reconcilerFunction: NodejsFunction;
+  /** Invokes the reconciler every `reconcileInterval`. */
+  public readonly reconcileSchedule: Rule;
   public readonly alarmTopic: Topic;
   /** URL to register as the GitHub App's webhook URL. */
   public readonly webhookUrl: string;
@@ -197,10 +203,49 @@ export class Reprise extends Construct {
     this.table.grantReadWriteData(signalIntake.role);
     this.signalSecret.grantRead(signalIntake.role);
 
+    const reconciler = fn('Reconciler', HANDLERS.reconciler, {
+      description: 'reprise: repairs orphaned claims, missed webhook deliveries and lost completions',
+      noDeadLetterQueueReason:
+        'Invoked by a schedule with an empty event: a failed sweep loses nothing, because the next scheduled sweep ' +
+        'resumes from the cursors it keeps in DynamoDB; failed sweeps are counted (SweepFailed) and alarmed.',
+      timeout: TIMEOUTS.reconciler,
+      memorySize: 256,
+      // The next schedule is the retry; an overlapping async retry would only repeat the same sweep.
+      asyncRetryAttempts: 0,
+      environment: {
+        TABLE_NAME: tableName,
+        QUEUE_URL: this.workQueue.queueUrl,
+        GITHUB_APP_SECRET_ARN: this.githubAppSecret.secretArn,
+        GITHUB_API_URL: p.githubApiUrl,
+        GITHUB_GRAPHQL_URL: p.githubGraphqlUrl,
+      },
+    });
+    acknowledge(
+      reconciler.function,
+      'Serverless-LambdaAsyncFailureDestination',
+      'The reconciler is invoked asynchronously by a schedule whose events are empty: a failed invocation has ' +
+        'nothing to deliver anywhere. Failed sweeps are counted (SweepFailed) and alarmed, and the next tick resumes.',
+    );
+    this.table.grantReadWriteData(reconciler.role);
+    this.githubAppSecret.grantRead(reconciler.role);
+    this.workQueue.grantSendMessages(reconciler.role);
+    this.reconcileSchedule = new Rule(this, 'ReconcileSchedule', {
+      description: 'reprise: reconciler sweep',
+      schedule: Schedule.rate(p.reconcileInterval),
+      targets: [new LambdaFunction(reconciler.function, { retryAttempts: 2, maxEventAge: Duration.minutes(4) })],
+    });
+    acknowledge(
+      this.reconcileSchedule,
+      'Serverless-EventBusDLQ',
+      'The target is a schedule tick with an empty event: an undelivered tick holds nothing to inspect or redrive, ' +
+        'and the next tick a few minutes later does the same work from the cursors stored in DynamoDB.',
+    );
+
     this.intakeFunction = intake.function;
     this.workerFunction = worker.function;
     this.ec2SignalFunction = ec2Signal.function;
     this.signalIntakeFunction = signalIntake.function;
+    this.reconcilerFunction = reconciler.function;
 
     const endpoints = p.webhookAccess.bind(this, {
       webhookHandler: intake.function,
@@ -217,6 +262,7 @@ export class Reprise extends Construct {
       Worker: worker.function,
       Ec2Signal: ec2Signal.function,
       SignalIntake: signalIntake.function,
+      Reconciler: reconciler.function,
     };
     const deadLetterQueues = { Work: this.deadLetterQueue, Signal: this.signalDeadLetterQueue };
     const alarms = new RepriseAlarms(this, 'Alarms', {

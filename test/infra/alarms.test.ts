@@ -73,19 +73,38 @@ describe('alarms with default thresholds', () => {
     });
   });
 
-  it.each(['Intake', 'Worker', 'Ec2Signal', 'SignalIntake'])('%s has error and throttle alarms at > 0', (fn) => {
-    const fnId = logicalId(t, 'AWS::Lambda::Function', `Reprise${fn}Function`);
-    for (const [suffix, metric] of [
-      ['Errors', 'Errors'],
-      ['Throttles', 'Throttles'],
-    ]) {
-      expect(alarm(t, `${fn}${suffix}`)).toMatchObject({
-        Namespace: 'AWS/Lambda',
-        MetricName: metric,
-        Threshold: 0,
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
-      });
-    }
+  it.each(['Intake', 'Worker', 'Ec2Signal', 'SignalIntake', 'Reconciler'])(
+    '%s has error and throttle alarms at > 0',
+    (fn) => {
+      const fnId = logicalId(t, 'AWS::Lambda::Function', `Reprise${fn}Function`);
+      for (const [suffix, metric] of [
+        ['Errors', 'Errors'],
+        ['Throttles', 'Throttles'],
+      ]) {
+        expect(alarm(t, `${fn}${suffix}`)).toMatchObject({
+          Namespace: 'AWS/Lambda',
+          MetricName: metric,
+          Threshold: 0,
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
+        });
+      }
+    },
+  );
+
+  it.each([
+    ['BudgetExhausted', 'BudgetExhausted', 'reprise-worker', 0, 300],
+    ['SweepFailures', 'SweepFailed', 'reprise-reconciler', 1, 900],
+  ])('%s watches %s of %s above %i per %i s', (prefix, metric, service, threshold, period) => {
+    expect(alarm(t, prefix)).toMatchObject({
+      Namespace: 'Reprise',
+      MetricName: metric,
+      Dimensions: [{ Name: 'service', Value: service }],
+      Threshold: threshold,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Period: period,
+      Statistic: 'Sum',
+      TreatMissingData: 'notBreaching',
+    });
   });
 
   it('alarms when the oldest work message is older than 15 minutes', () => {
@@ -95,7 +114,7 @@ describe('alarms with default thresholds', () => {
   it('sends every alarm and its recovery to the TLS-only topic', () => {
     const topic = logicalId(t, 'AWS::SNS::Topic', 'RepriseAlarmsAlarmTopic');
     const all = alarms(t);
-    expect(all).toHaveLength(15);
+    expect(all).toHaveLength(19);
     for (const [, a] of all) {
       expect(a.AlarmActions).toEqual([{ Ref: topic }]);
       expect(a.OKActions).toEqual([{ Ref: topic }]);
@@ -122,6 +141,9 @@ describe('dashboard', () => {
       'SignalRecorded',
       'ApproximateAgeOfOldestMessage',
       'Function errors',
+      'Reconciler: repairs',
+      'SweepFailed',
+      'BudgetExhausted',
     ]) {
       expect(body).toContain(expected);
     }
@@ -143,6 +165,7 @@ describe('non-default props flow through', () => {
         rerunShareMinDecisions: 4,
         signatureFailures: 2,
         rateLimitRemaining: 1500,
+        sweepFailures: 3,
       },
     }).template;
   });
@@ -152,6 +175,7 @@ describe('non-default props flow through', () => {
     ['ReRunShare', 25],
     ['SignatureFailures', 2],
     ['RateLimitLow', 1500],
+    ['SweepFailures', 3],
   ])('%s threshold is %i', (prefix, threshold) => {
     expect(alarm(alt, prefix).Threshold).toBe(threshold);
   });

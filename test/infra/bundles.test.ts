@@ -12,6 +12,7 @@ const GOALS: Record<string, number> = {
   Worker: 1536 * KB,
   Ec2Signal: 500 * KB,
   SignalIntake: 500 * KB,
+  Reconciler: 1536 * KB,
 };
 
 interface BundleSize {

@@ -88,6 +88,9 @@ describe('prop validation', () => {
     ['invalid extra pattern', { extraPatterns: ['(unclosed'] }, /invalid regular expression/],
     ['pattern with a line break', { extraPatterns: ['a\nb'] }, /line break/],
     ['share above 100 %', { alarms: { rerunSharePercent: 120 } }, /rerunSharePercent/],
+    ['a reconcile interval under a minute', { reconcileInterval: Duration.seconds(30) }, /reconcileInterval/],
+    ['a reconcile interval over an hour', { reconcileInterval: Duration.hours(2) }, /reconcileInterval/],
+    ['a negative sweep failure threshold', { alarms: { sweepFailures: -1 } }, /sweepFailures/],
   ])('rejects %s', (_name, props, message) => {
     expect(() => resolveProps(props)).toThrow(message);
   });
@@ -117,6 +120,7 @@ describe('context (-c key=value)', () => {
       removalPolicy: 'destroy',
       rerunsPerHourThreshold: '10',
       webhookAccess: 'functionUrl',
+      reconcileIntervalMinutes: '15',
     });
     expect(stackName).toBe('RepriseStaging');
     expect(props).toMatchObject({
@@ -131,6 +135,7 @@ describe('context (-c key=value)', () => {
       alarms: { rerunsPerHour: 10 },
     });
     expect(props.webhookAccess?.kind).toBe('functionUrl');
+    expect(props.reconcileInterval?.toMinutes()).toBe(15);
   });
 
   it('keeps JSON types from cdk.json and leaves unset keys to the construct defaults', () => {

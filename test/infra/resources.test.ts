@@ -1,3 +1,4 @@
+import { Duration } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EC2_DETAIL_TYPES, SIGNAL_TARGET_RETRY, TERMINAL_STATES } from '../../infra/ec2-signals.js';
@@ -105,7 +106,7 @@ describe('functions', () => {
   const fns = () => Object.values(resourcesOf(t, 'AWS::Lambda::Function'));
 
   it('run nodejs22.x on arm64, each with its own log group with a retention', () => {
-    expect(fns()).toHaveLength(4);
+    expect(fns()).toHaveLength(5);
     const logGroups = resourcesOf(t, 'AWS::Logs::LogGroup');
     const seen = new Set<string>();
     for (const fn of fns()) {
@@ -114,7 +115,7 @@ describe('functions', () => {
       expect(logGroups[ref]?.Properties?.RetentionInDays).toBe(30);
       seen.add(ref);
     }
-    expect(seen.size).toBe(4);
+    expect(seen.size).toBe(5);
   });
 
   it.each([
@@ -122,6 +123,7 @@ describe('functions', () => {
     ['Worker', 60, 512, 'reprise-worker'],
     ['Ec2Signal', 10, 256, 'reprise-ec2-signal'],
     ['SignalIntake', 5, 256, 'reprise-signal-intake'],
+    ['Reconciler', 120, 256, 'reprise-reconciler'],
   ])('%s: timeout %i s, %i MB, Powertools env', (name, timeout, memory, service) => {
     expect(resourcesOf(t, 'AWS::Lambda::Function')[fnId(name)]?.Properties).toMatchObject({
       Timeout: timeout,
@@ -158,6 +160,7 @@ describe('functions', () => {
     ],
     ['Ec2Signal', ['TABLE_NAME', 'RUNNER_TAG_KEYS', 'SIGNAL_TTL_HOURS']],
     ['SignalIntake', ['TABLE_NAME', 'SIGNAL_SECRET_ARN', 'SIGNAL_TTL_HOURS']],
+    ['Reconciler', ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN', 'GITHUB_API_URL', 'GITHUB_GRAPHQL_URL']],
   ])('%s gets its configuration', (name, keys) => {
     const env = (
       resourcesOf(t, 'AWS::Lambda::Function')[fnId(name)]?.Properties?.Environment as {
@@ -239,7 +242,7 @@ describe('EC2 signal rules', () => {
 
   it('targets the signal function with retries, an event age limit and an encrypted DLQ', () => {
     const dlq = logicalId(t, 'AWS::SQS::Queue', 'RepriseSignalDeadLetterQueue');
-    const rules = Object.values(resourcesOf(t, 'AWS::Events::Rule'));
+    const rules = Object.values(resourcesOf(t, 'AWS::Events::Rule')).filter((r) => r.Properties?.EventPattern);
     expect(rules).toHaveLength(2);
     for (const rule of rules) {
       expect(rule.Properties?.Targets).toEqual([
@@ -257,6 +260,40 @@ describe('EC2 signal rules', () => {
       FunctionName: { Ref: fnId('Ec2Signal') },
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlq, 'Arn'] } } },
     });
+  });
+});
+
+describe('reconciler schedule', () => {
+  it('invokes the reconciler every 5 minutes, with retries bounded by an event age below the interval', () => {
+    const rules = Object.values(resourcesOf(t, 'AWS::Events::Rule')).filter((r) => r.Properties?.ScheduleExpression);
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.Properties).toMatchObject({
+      ScheduleExpression: 'rate(5 minutes)',
+      State: 'ENABLED',
+      Targets: [
+        expect.objectContaining({
+          Arn: { 'Fn::GetAtt': [fnId('Reconciler'), 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 240 },
+        }),
+      ],
+    });
+    t.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [fnId('Reconciler'), 'Arn'] },
+      Principal: 'events.amazonaws.com',
+    });
+  });
+
+  it('turns off Lambda async retries: the next tick is the retry', () => {
+    t.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fnId('Reconciler') },
+      MaximumRetryAttempts: 0,
+    });
+  });
+
+  it('takes its interval from props', () => {
+    const alt = synthReprise({ reconcileInterval: Duration.minutes(10) }).template;
+    alt.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(10 minutes)' });
   });
 });
 

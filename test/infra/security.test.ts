@@ -69,14 +69,14 @@ describe('IAM', () => {
   });
 
   it.each([
-    ['Intake', 'RepriseStorageWebhookSecret'],
-    ['Worker', 'RepriseStorageGitHubAppSecret'],
-    ['SignalIntake', 'RepriseStorageSignalSecret'],
-  ])('lets %s read its own secret and no other', (fn, secretPrefix) => {
+    [['Intake'], 'RepriseStorageWebhookSecret'],
+    [['Worker', 'Reconciler'], 'RepriseStorageGitHubAppSecret'],
+    [['SignalIntake'], 'RepriseStorageSignalSecret'],
+  ])('lets %s read its own secret and no other', (fns, secretPrefix) => {
     const secret = logicalId(t, 'AWS::SecretsManager::Secret', secretPrefix);
     for (const [role, statements] of policiesByRole()) {
       const reads = statements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify({ Ref: secret }));
-      if (role === roleOf(fn)) {
+      if (fns.map(roleOf).includes(role)) {
         expect(reads.flatMap(actions).sort()).toEqual([
           'secretsmanager:DescribeSecret',
           'secretsmanager:GetSecretValue',
@@ -92,18 +92,18 @@ describe('IAM', () => {
     expect(statements.flatMap(actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
   });
 
-  it('lets only the intake send to the work queue and only the worker consume it', () => {
+  it('lets only the intake and the reconciler send to the work queue, and only the worker consume it', () => {
     const queue = logicalId(t, 'AWS::SQS::Queue', 'RepriseWorkQueue');
     const onQueue = (a: string) =>
       [...policiesByRole()]
         .filter(([, st]) => st.some((s) => actions(s).includes(a) && JSON.stringify(s.Resource).includes(`"${queue}"`)))
         .map(([role]) => role);
-    expect(onQueue('sqs:SendMessage')).toEqual([roleOf('Intake')]);
+    expect(onQueue('sqs:SendMessage').sort()).toEqual([roleOf('Intake'), roleOf('Reconciler')].sort());
     expect(onQueue('sqs:ReceiveMessage')).toEqual([roleOf('Worker')]);
   });
 
   it('lets each function write to its own log group only', () => {
-    for (const fn of ['Intake', 'Worker', 'Ec2Signal', 'SignalIntake']) {
+    for (const fn of ['Intake', 'Worker', 'Ec2Signal', 'SignalIntake', 'Reconciler']) {
       const logs = (policiesByRole().get(roleOf(fn)) ?? []).filter((s) => actions(s).includes('logs:PutLogEvents'));
       expect(logs.map((s) => s.Resource)).toEqual([
         { 'Fn::GetAtt': [logicalId(t, 'AWS::Logs::LogGroup', `Reprise${fn}Logs`), 'Arn'] },
