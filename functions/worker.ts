@@ -6,6 +6,7 @@ import { runtimeSettings } from '../lib/config/env.js';
 import { parseAppSecret, requireEnv } from '../lib/config/secrets.js';
 import { createClientFactory } from '../lib/github/client.js';
 import { RepoConfigSource } from '../lib/github/repo-config-source.js';
+import { DynamoRetryBudget } from '../lib/ledger/budget.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { SignalStore } from '../lib/signals/signal-store.js';
@@ -19,6 +20,7 @@ const dynamo = new DynamoDBClient({});
 const sqs = new SQSClient({});
 const ledger = new Ledger(dynamo, env.TABLE_NAME);
 const configSource = new RepoConfigSource();
+const budget = new DynamoRetryBudget(dynamo, env.TABLE_NAME, settings.retryBudgetPerHour);
 const owner = `lambda-${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.pid}`;
 
 let worker: Promise<(event: SQSEvent) => ReturnType<ReturnType<typeof createWorkerHandler>>> | undefined;
@@ -43,6 +45,7 @@ async function build() {
     logHosts: settings.logHosts,
     logWindowBytes: settings.logWindowBytes,
     ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
+    budget,
     log,
     metrics,
     owner,

@@ -9,6 +9,16 @@ import type { SignalWindow } from '../signals/signal-store.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** The reconciler's cadence and bounds. */
+export interface ReconcileSettings {
+  /** Local runtime timer; 0 turns it off (the deployed reconciler runs on a schedule). */
+  readonly intervalSeconds: number;
+  /** How long a re-run's next attempt may stay silent before the reconciler polls it. */
+  readonly completionGraceSeconds: number;
+  /** Ledger scan pages and delivery pages read per sweep. */
+  readonly pagesPerSweep: number;
+}
+
 /** Settings of the deployment (DESIGN §6), parsed and validated once per cold start. */
 export interface RuntimeSettings {
   readonly apiUrl: string;
@@ -19,6 +29,7 @@ export interface RuntimeSettings {
   readonly logHosts: readonly string[];
   readonly logWindowBytes: number;
   readonly retryBudgetPerHour: number;
+  readonly reconcile: ReconcileSettings;
   readonly repositoryAllowList?: readonly string[];
   readonly runnerTagKeys: readonly string[];
 }
@@ -97,6 +108,11 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
     logHosts: list(env, 'LOG_HOSTS') ?? [...DEFAULT_LOG_HOSTS, ...(ghesHost ? [ghesHost] : [])],
     logWindowBytes: int(env, 'LOG_WINDOW_BYTES', DEFAULT_LOG_WINDOW_BYTES, 1024),
     retryBudgetPerHour: int(env, 'RETRY_BUDGET_PER_HOUR', 60),
+    reconcile: {
+      intervalSeconds: int(env, 'RECONCILE_INTERVAL_SECONDS', 60),
+      completionGraceSeconds: int(env, 'LOST_COMPLETION_GRACE_SECONDS', 1800),
+      pagesPerSweep: int(env, 'RECONCILE_PAGES_PER_SWEEP', 4, 1),
+    },
     ...(allow && { repositoryAllowList: allow }),
     runnerTagKeys: signalSettings(env).tagKeys,
   };

@@ -7,9 +7,13 @@ import type { GitHubCredentials } from '../github/client.js';
 import { createClientFactory } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { httpLambda } from '../http/lambda-http.js';
+import { DynamoRetryBudget } from '../ledger/budget.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { Log } from '../obs/ports.js';
 import { MemoryMetrics } from '../obs/ports.js';
+import { createAppClient } from '../reconcile/app-client.js';
+import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
+import { startSweepTimer } from '../reconcile/timer.js';
 import { JobRunnerStore } from '../signals/job-runners.js';
 import { createSignalIntake } from '../signals/signal-intake.js';
 import { SignalStore } from '../signals/signal-store.js';
@@ -17,6 +21,7 @@ import { createIntake } from '../webhook/intake.js';
 import type { RunOutcome } from '../worker/decide-run.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import type { RunMessage } from '../model.js';
+import { adminRoutes } from './admin-routes.js';
 import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
 import { serveRoutes } from './http-server.js';
 import { EmbeddedFifoQueue, QueuePoller } from './queue.js';
@@ -35,6 +40,10 @@ export interface RuntimeOptions {
   readonly workerConcurrency?: number;
   /** Base of the GitHub client's retry backoff, in ms. */
   readonly retryBaseMs?: number;
+  /** How long a worker's claim on a run attempt lasts before the reconciler may take it back. */
+  readonly leaseMs?: number;
+  /** Milliseconds per second of a worker's deferral (rate limit, backoff); tests shorten it. */
+  readonly deferUnitMs?: number;
   readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
 }
 
@@ -46,6 +55,7 @@ export interface Runtime {
   readonly signals: SignalStore;
   readonly queue: EmbeddedFifoQueue;
   readonly poller: QueuePoller;
+  readonly reconciler: Reconciler;
   readonly metrics: MemoryMetrics;
   readonly server: Server;
   close(): Promise<void>;
@@ -85,27 +95,30 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     maxReceiveCount,
   });
 
+  const enqueue = {
+    send: async (message: RunMessage, groupId: string, deduplicationId: string) => {
+      queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
+    },
+  };
+  const clients = createClientFactory({
+    apiUrl: settings.apiUrl,
+    credentials,
+    log,
+    ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
+  });
+
   const intake = createIntake({
     secrets: async () => secrets,
     deliveries: ledger,
     jobs: new JobRunnerStore(dynamo.client, TABLE_NAME),
-    queue: {
-      send: async (message, groupId, deduplicationId) => {
-        queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
-      },
-    },
+    queue: enqueue,
     log,
     metrics,
   });
 
   const worker = createWorkerHandler({
     ledger,
-    client: createClientFactory({
-      apiUrl: settings.apiUrl,
-      credentials,
-      log,
-      ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
-    }),
+    client: clients,
     graphqlUrl: settings.graphqlUrl,
     configSource: new RepoConfigSource(),
     defaults: settings.defaults,
@@ -114,13 +127,14 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     logHosts: settings.logHosts,
     logWindowBytes: settings.logWindowBytes,
     ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
+    budget: new DynamoRetryBudget(dynamo.client, TABLE_NAME, settings.retryBudgetPerHour),
     log,
     metrics,
     owner: `local-${process.pid}-${randomUUID().slice(0, 8)}`,
-    leaseMs: 5 * 60_000,
+    leaseMs: opts.leaseMs ?? 5 * 60_000,
     maxReceiveCount,
     defer: async (record, seconds) => {
-      queue.changeVisibility(record.receiptHandle, seconds * 1000);
+      queue.changeVisibility(record.receiptHandle, seconds * (opts.deferUnitMs ?? 1000));
     },
     ...(opts.onOutcome && { onOutcome: opts.onOutcome }),
   });
@@ -128,6 +142,20 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     batchSize: 10,
     concurrency: opts.workerConcurrency ?? 2,
     onError: (err) => log.error('worker batch failed', { error: (err as Error).message }),
+  });
+
+  const reconciler = new Reconciler({
+    ledger,
+    client: clients,
+    graphqlUrl: settings.graphqlUrl,
+    apiUrl: settings.apiUrl,
+    ...(credentials.kind === 'app' && {
+      appClient: createAppClient({ apiUrl: settings.apiUrl, ...credentials, log, retryBaseMs: opts.retryBaseMs }),
+    }),
+    queue: enqueue,
+    log,
+    metrics,
+    limits: limitsFrom(settings.reconcile),
   });
 
   const { server, url } = await serveRoutes(
@@ -145,12 +173,17 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         statusCode: 200,
         body: JSON.stringify({ ok: true, github: settings.apiUrl, queue: queue.stats() }),
       }),
+      ...adminRoutes({ ledger, queue, log }),
     },
     opts.port ?? 3000,
     opts.host ?? '127.0.0.1',
     (err) => log.error('request failed', { error: (err as Error).message }),
   );
   poller.start();
+  const sweeps =
+    settings.reconcile.intervalSeconds > 0
+      ? startSweepTimer(reconciler, settings.reconcile.intervalSeconds * 1000, log)
+      : undefined;
   log.info('reprise local runtime listening', {
     url,
     webhook: `${url}/webhook`,
@@ -168,9 +201,11 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     signals,
     queue,
     poller,
+    reconciler,
     metrics,
     server,
     close: async () => {
+      await sweeps?.stop();
       await poller.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

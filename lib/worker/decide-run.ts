@@ -1,9 +1,10 @@
 import type { RepoConfig } from '../config/repo-config.js';
-import type { DecisionFacts } from '../decide/decide.js';
+import type { DecisionFacts, DecisionStep } from '../decide/decide.js';
 import { candidateJobs, decide } from '../decide/decide.js';
 import { afterRerun, type RerunAnswer } from '../decide/rerun-outcome.js';
 import { ActionsApi } from '../github/actions.js';
 import type { GitHubClients } from '../github/client.js';
+import { rateLimitDelay } from '../github/client.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -51,8 +52,9 @@ const RERUN_DECISIONS: ReadonlySet<DecisionKind> = new Set(['retried', 'retried_
 
 /**
  * Decides one run attempt: claim it, gather only the facts the decision asks for, re-run at
- * most once, record the outcome. A fault before the re-run call gives the claim back and
- * rethrows, so the message is retried; after the call the claim stays for the reconciler.
+ * most once, record the outcome. A fault before the re-run call, or a rate limit on it, gives
+ * the claim back and rethrows, so the message is retried; after any other fault of the call the
+ * claim stays for the reconciler.
  */
 export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunOutcome> {
   const repository = `${msg.repository.owner}/${msg.repository.name}`;
@@ -81,49 +83,48 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
     if (cfg.error) deps.log.error('configuration error; deciding with defaults', { ...base, error: cfg.error });
     const config = cfg.config;
 
-    let facts: DecisionFacts = {
-      message: msg,
-      config,
-      ...(deps.repositoryAllowList && { repositoryAllowed: deps.repositoryAllowList.includes(repository) }),
-    };
-    let unexamined = 0;
-    let verdicts: JobVerdict[] = [];
-    for (;;) {
-      const step = decide(facts);
-      if (step.kind === 'need') {
-        facts = await gather(step.what, facts, api, deps, config, (v, u) => {
-          verdicts = v;
-          unexamined = u;
-        });
-        continue;
+    const { step, facts, verdicts, unexamined } = await evaluateRun(
+      {
+        message: msg,
+        config,
+        ...(deps.repositoryAllowList && { repositoryAllowed: deps.repositoryAllowList.includes(repository) }),
+      },
+      api,
+      deps,
+    );
+    let decision: DecisionKind;
+    let reason: string;
+    if (step.kind === 'final') {
+      ({ decision, reason } = step);
+    } else {
+      const candidates = candidateJobs(facts.jobs ?? [], msg, config);
+      let answer: RerunAnswer;
+      let next: ReturnType<typeof afterRerun>;
+      rerunCalled = true;
+      answer = await api.rerunFailedJobs(msg.runId);
+      for (;;) {
+        next = afterRerun(answer, candidates, step.cancelledOnly, config);
+        if (next.kind === 'final') break;
+        answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
       }
-      let decision: DecisionKind;
-      let reason: string;
-      if (step.kind === 'final') {
-        ({ decision, reason } = step);
-      } else {
-        const candidates = candidateJobs(facts.jobs ?? [], msg, config);
-        let answer: RerunAnswer;
-        let next: ReturnType<typeof afterRerun>;
-        rerunCalled = true;
-        answer = await api.rerunFailedJobs(msg.runId);
-        for (;;) {
-          next = afterRerun(answer, candidates, step.cancelledOnly, config);
-          if (next.kind === 'final') break;
-          answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
-        }
-        decision = next.decision;
-        reason = RERUN_DECISIONS.has(decision) ? `${step.reason}; ${next.reason}` : next.reason;
-        if (RERUN_DECISIONS.has(decision)) {
-          deps.metrics.count('Rerun');
-          deps.metrics.count(step.evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
-          await deps.budget?.spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`);
-        }
+      decision = next.decision;
+      reason = RERUN_DECISIONS.has(decision) ? `${step.reason}; ${next.reason}` : next.reason;
+      if (RERUN_DECISIONS.has(decision)) {
+        deps.metrics.count('Rerun');
+        deps.metrics.count(step.evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
+        // The re-run went through: a budget write that fails must not keep the decision from being recorded.
+        await deps.budget
+          ?.spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`)
+          .catch((e: Error) =>
+            deps.log.warn('could not count the re-run against the budget', { ...base, error: e.message }),
+          );
       }
-      return await record(msg, deps, api, config, base, { decision, reason, verdicts, unexamined });
     }
+    return await record(msg, deps, api, config, base, { decision, reason, verdicts, unexamined });
   } catch (err) {
-    if (!rerunCalled) {
+    // A rate-limited re-run call was turned away before GitHub acted on it, so the claim goes
+    // back as well; a re-decision that finds the run at a later attempt answers duplicate.
+    if (!rerunCalled || rateLimitDelay(err) !== undefined) {
       await deps.ledger
         .release(msg, deps.owner)
         .catch((e: Error) => deps.log.warn('could not release claim', { ...base, error: e.message }));
@@ -132,11 +133,40 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
   }
 }
 
+/** What evaluating a run reads: no ledger, and nothing that writes to GitHub. */
+export type EvaluationDeps = Pick<
+  WorkerDeps,
+  'budget' | 'signals' | 'signalWindow' | 'logHosts' | 'logWindowBytes' | 'log' | 'metrics'
+>;
+
+export interface Evaluation {
+  /** The decision, or the re-run it asks for. */
+  readonly step: Exclude<DecisionStep, { kind: 'need' }>;
+  readonly facts: DecisionFacts;
+  readonly verdicts: JobVerdict[];
+  readonly unexamined: number;
+}
+
+/** Gathers the facts `decide()` asks for until it is final or asks for a re-run. Reads only. */
+export async function evaluateRun(start: DecisionFacts, api: ActionsApi, deps: EvaluationDeps): Promise<Evaluation> {
+  let facts = start;
+  let unexamined = 0;
+  let verdicts: JobVerdict[] = [];
+  for (;;) {
+    const step = decide(facts);
+    if (step.kind !== 'need') return { step, facts, verdicts, unexamined };
+    facts = await gather(step.what, facts, api, deps, facts.config, (v, u) => {
+      verdicts = v;
+      unexamined = u;
+    });
+  }
+}
+
 async function gather(
   what: 'run' | 'stale' | 'budget' | 'jobs' | 'verdicts',
   facts: DecisionFacts,
   api: ActionsApi,
-  deps: WorkerDeps,
+  deps: EvaluationDeps,
   config: RepoConfig,
   keep: (v: JobVerdict[], unexamined: number) => void,
 ): Promise<DecisionFacts> {
@@ -197,6 +227,7 @@ async function record(
   if (o.decision === 'no_infra_evidence' || o.decision === 'rerun_rejected') deps.log.warn('decision', line);
   else deps.log.info('decision', line);
   deps.metrics.count('Decision', 1, { name: 'decision', value: o.decision });
+  if (o.decision === 'budget_exhausted') deps.metrics.count('BudgetExhausted');
   const kept = await deps.ledger.finalise(msg, deps.owner, o.decision, o.reason, {
     requests: api.requests,
     jobs: o.verdicts.map((v) => ({ name: v.job.name, verdict: v.verdict, source: v.source })),

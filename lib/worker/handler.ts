@@ -7,12 +7,22 @@ import type { RunOutcome, WorkerDeps } from './decide-run.js';
 import { decideRun } from './decide-run.js';
 
 export interface WorkerHandlerDeps extends WorkerDeps {
-  /** Hides a failed message for `seconds` (SQS ChangeMessageVisibility) so a rate limit is waited out. */
+  /**
+   * Hides a failed message for `seconds` (SQS ChangeMessageVisibility): a rate limit's wait, or
+   * the exponential backoff of a transient fault.
+   */
   readonly defer?: (record: SQSRecord, seconds: number) => Promise<void>;
   /** The queue's redrive limit, to say in the log when a message is about to be dead-lettered. */
   readonly maxReceiveCount?: number;
   readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
 }
+
+/** SQS's longest visibility timeout. */
+const MAX_DEFER_SECONDS = 43_200;
+
+/** Exponential backoff of a transient fault: 10 s after the first receive, doubling, at most 15 minutes. */
+export const transientBackoffSeconds = (receiveCount: number): number =>
+  Math.min(900, 5 * 2 ** Math.max(1, receiveCount));
 
 /** Why a message can never succeed, or undefined when a retry may help. */
 export function permanentFault(err: unknown): string | undefined {
@@ -47,6 +57,8 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
       const wait = rateLimitDelay(err);
       const reason = (err as Error).message;
       const last = deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount;
+      // The last receive is not deferred: the redrive policy moves it to the DLQ at its next receive.
+      const retryIn = last ? undefined : Math.min(wait ?? transientBackoffSeconds(received), MAX_DEFER_SECONDS);
       deps.log[last ? 'error' : 'warn'](
         last ? 'message failed; it goes to the dead-letter queue' : 'message failed; it will be retried',
         {
@@ -54,10 +66,11 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
           reason,
           receive_count: received,
           ...(wait !== undefined && { retry_after_seconds: wait }),
+          ...(retryIn !== undefined && { retry_in_seconds: retryIn }),
         },
       );
       deps.metrics.count(wait !== undefined ? 'RateLimited' : 'TransientFault');
-      if (wait !== undefined && deps.defer) await deps.defer(record, Math.min(wait, 43_200)).catch(() => undefined);
+      if (retryIn !== undefined && deps.defer) await deps.defer(record, retryIn).catch(() => undefined);
       throw err;
     }
   };
