@@ -131,7 +131,7 @@ export class ActionsApi {
     return out;
   }
 
-  /** One job's annotations over REST; 403/404/410 mean "unreadable", not a fault. */
+  /** One job's annotations over REST; 403 (unless rate-limited), 404 and 410 mean "unreadable", not a fault. */
   async annotationsByRest(jobId: number): Promise<AnnotationEvidence> {
     const out: Annotation[] = [];
     try {
@@ -150,6 +150,8 @@ export class ActionsApi {
       return out;
     } catch (err) {
       const status = (err as { status?: number }).status;
+      // A rate-limited 403 is retried later, never read as "no annotations to see".
+      if (status === 403 && isRateLimit(err)) throw err;
       if (status === 403 || status === 404 || status === 410) return { unavailable: status };
       throw err;
     }

@@ -1,6 +1,7 @@
 import type { LogEvidence } from '../classify/classify-job.js';
 import type { Log } from '../obs/ports.js';
 import type { GitHubClient } from './client.js';
+import { rateLimitDelay } from './client.js';
 
 /** Hosts GitHub serves job logs from after the 302 (github.com); GHES adds its own host. */
 export const DEFAULT_LOG_HOSTS: readonly string[] = [
@@ -11,6 +12,18 @@ export const DEFAULT_LOG_HOSTS: readonly string[] = [
 ];
 
 export const DEFAULT_LOG_WINDOW_BYTES = 8 * 1024 * 1024;
+
+/** The log host failed in a way a retry may fix: the message goes back to the queue. */
+export class LogHostError extends Error {
+  override name = 'LogHostError';
+}
+
+/** A 5xx or 429 from the log host says nothing about the log; deciding without it would be wrong. */
+async function throwIfTransient(res: Response, jobId: number): Promise<void> {
+  if (res.status !== 429 && res.status < 500) return;
+  await res.body?.cancel().catch(() => undefined);
+  throw new LogHostError(`log host answered ${res.status} for job ${jobId}`);
+}
 
 export function hostAllowed(host: string, allow: readonly string[]): boolean {
   const h = host.toLowerCase();
@@ -109,7 +122,8 @@ export async function readJobLog(
   } catch (err) {
     const status = (err as { status?: number }).status;
     if (status === 404 || status === 410) return 'missing';
-    if (status === 403) return 'unreadable';
+    // A rate-limited 403 is not a refusal to show the log: it is retried later.
+    if (status === 403 && rateLimitDelay(err) === undefined) return 'unreadable';
     throw err;
   }
   if (!location) return 'unreadable';
@@ -120,8 +134,10 @@ export async function readJobLog(
   }
   const half = Math.floor(opts.windowBytes / 2);
   count();
-  const first = await fetch(url, { headers: { range: `bytes=0-${half - 1}` } });
+  // A further redirect is never followed: the allow-list was checked for this host only.
+  const first = await fetch(url, { redirect: 'manual', headers: { range: `bytes=0-${half - 1}` } });
   if (first.status === 404 || first.status === 410) return 'missing';
+  await throwIfTransient(first, jobId);
   if (first.status === 200) {
     const { head, tail, total } = await headAndTail(first.body, half);
     const headText = head.toString('utf8');
@@ -135,6 +151,7 @@ export async function readJobLog(
     };
   }
   if (first.status !== 206) {
+    await first.body?.cancel().catch(() => undefined);
     opts.log.warn('job log unreadable', { job_id: jobId, status: first.status });
     return 'unreadable';
   }
@@ -143,7 +160,8 @@ export async function readJobLog(
   if (total <= half) return { errors: errorLines(head.toString('utf8'), { cutStart: false, cutEnd: false }) };
   count();
   const tailStart = Math.max(half, total - half);
-  const second = await fetch(url, { headers: { range: `bytes=${tailStart}-${total - 1}` } });
+  const second = await fetch(url, { redirect: 'manual', headers: { range: `bytes=${tailStart}-${total - 1}` } });
+  await throwIfTransient(second, jobId);
   const tail = second.status === 206 ? await readBounded(second.body, half) : Buffer.alloc(0);
   if (tailStart === half) {
     // The two ranges meet: read them as one text so the line across the seam survives.

@@ -1,4 +1,4 @@
-import { verify } from '@octokit/webhooks-methods';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
@@ -8,6 +8,12 @@ import { messageGroupId, runMessageFromPayload, ShapeError } from './run-message
 
 /** GitHub caps webhook payloads at 25 MB. */
 export const MAX_BODY_BYTES = 25 * 1024 * 1024;
+
+/**
+ * GitHub's delivery GUIDs are UUIDs. The GUID becomes the queue's deduplication id, so it must
+ * fit SQS's rule (1-128 printable ASCII characters) or the enqueue would fail with a 5xx.
+ */
+const DELIVERY_GUID = /^[\x21-\x7e]{1,128}$/;
 
 export interface DeliveryRegistry {
   /** True when this delivery GUID was already accepted. */
@@ -35,15 +41,21 @@ export interface IntakeDeps {
 
 const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
 
-/** True when any of the secrets produced the signature. */
+/**
+ * True when any of the secrets produced the signature. GitHub signs the raw bytes, so they are
+ * what is checked: a body that is not UTF-8 must not be decoded (and altered) first.
+ */
 export async function signatureMatches(
   secrets: readonly string[],
-  body: string,
+  body: string | Buffer,
   signature: string | undefined,
 ): Promise<boolean> {
-  if (!signature || !signature.startsWith('sha256=') || body === '') return false;
+  if (!signature || !signature.startsWith('sha256=') || body.length === 0) return false;
+  const given = Buffer.from(signature);
   for (const secret of secrets) {
-    if (secret && (await verify(secret, body, signature))) return true;
+    if (!secret) continue;
+    const want = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+    if (given.length === want.length && timingSafeEqual(given, want)) return true;
   }
   return false;
 }
@@ -84,16 +96,16 @@ export function createIntake(deps: IntakeDeps): (req: HttpRequest) => Promise<Ht
     const event = req.headers['x-github-event'];
     const guid = req.headers['x-github-delivery'];
     if (!event || !guid) return answer(400, { error: 'missing X-GitHub-Event or X-GitHub-Delivery header' });
+    if (!DELIVERY_GUID.test(guid)) return answer(400, { error: 'X-GitHub-Delivery is not a delivery GUID' });
 
-    const raw = req.body.toString('utf8');
-    if (!(await signatureMatches(await deps.secrets(), raw, req.headers['x-hub-signature-256']))) {
+    if (!(await signatureMatches(await deps.secrets(), req.body, req.headers['x-hub-signature-256']))) {
       deps.metrics.count('SignatureFailure');
       deps.log.warn('webhook signature rejected', { delivery: guid, event });
       return answer(401, { error: 'signature does not match' });
     }
     let payload: unknown;
     try {
-      payload = JSON.parse(raw);
+      payload = JSON.parse(req.body.toString('utf8'));
     } catch {
       return answer(400, { error: 'body is not JSON' });
     }

@@ -28,6 +28,20 @@ const optStr = (o: Obj, k: string, at: string): string | null => {
   return v;
 };
 
+/** Far above any real run's message, far below SQS's 256 KiB. */
+const MAX_MESSAGE_BYTES = 64 * 1024;
+// SQS accepts only the characters XML 1.0 allows; JSON.stringify leaves U+FFFE and U+FFFF as they are.
+const NOT_XML = /[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+/** A message the queue would refuse is a bad payload (400), not a failed enqueue (5xx). */
+function checkSendable(m: RunMessage): RunMessage {
+  const body = JSON.stringify(m);
+  const bytes = Buffer.byteLength(body, 'utf8');
+  if (bytes > MAX_MESSAGE_BYTES) throw new ShapeError(`fields too large for a queue message (${bytes} bytes)`);
+  if (NOT_XML.test(body)) throw new ShapeError('fields hold characters a queue message cannot carry');
+  return m;
+}
+
 /** Builds the small queue message from a `workflow_run` payload; throws ShapeError naming the field at fault. */
 export function runMessageFromPayload(payload: unknown, deliveryId: string): RunMessage {
   const p = obj(payload, 'payload');
@@ -41,7 +55,7 @@ export function runMessageFromPayload(payload: unknown, deliveryId: string): Run
   }
   const prs = run.pull_requests === undefined ? [] : run.pull_requests;
   if (!Array.isArray(prs)) throw new ShapeError('workflow_run.pull_requests: expected a list');
-  return {
+  return checkSendable({
     v: 1,
     deliveryId,
     installationId: installation ? num(installation, 'id', 'installation') : null,
@@ -69,7 +83,7 @@ export function runMessageFromPayload(payload: unknown, deliveryId: string): Run
     pullRequests: prs.map((pr, i) =>
       num(obj(pr, `workflow_run.pull_requests[${i}]`), 'number', `workflow_run.pull_requests[${i}]`),
     ),
-  };
+  });
 }
 
 /** Validates a message read back from the queue: a malformed one is acknowledged, never retried. */
