@@ -1,4 +1,4 @@
-import { createAppAuth } from '@octokit/auth-app';
+import { createAppAuth, type StrategyOptions } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
 import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { retry } from '@octokit/plugin-retry';
@@ -69,11 +69,33 @@ export function graphqlUrlFor(apiUrl: string): string {
 }
 
 /**
- * Builds one client per installation (installation tokens are cached by auth-app for
- * their hour). Retries 5xx with backoff; rate limits wait in-process only briefly.
+ * Installation tokens for auth-app, shared by an installation's REST and GraphQL clients so
+ * both use one token exchange an hour. Kept 59 minutes, as auth-app's own cache does; a miss
+ * answers '' (auth-app reads any falsy answer as a miss).
+ */
+export function installationTokenCache(
+  now: () => number = Date.now,
+  ttlMs = 59 * 60_000,
+): NonNullable<StrategyOptions['cache']> {
+  const entries = new Map<string, { readonly value: string; readonly until: number }>();
+  return {
+    get: (key: string) => {
+      const hit = entries.get(key);
+      if (hit && hit.until > now()) return hit.value;
+      entries.delete(key);
+      return '';
+    },
+    set: (key: string, value: string) => void entries.set(key, { value, until: now() + ttlMs }),
+  };
+}
+
+/**
+ * Builds one client per installation; installation tokens are cached for their hour and shared
+ * by its REST and GraphQL clients. Retries 5xx with backoff; rate limits wait in-process only briefly.
  */
 export function createClientFactory(opts: ClientOptions): (installationId: number | null) => GitHubClients {
   const cache = new Map<string, GitHubClients>();
+  const tokens = installationTokenCache();
   const maxWait = opts.maxInlineWaitSeconds ?? 5;
   // Declining a retry lets the 403/429 surface; rateLimitDelay() then turns it into a deferral.
   const waitInline = (retryAfter: number, _o: unknown, _k: unknown, retryCount: number): boolean =>
@@ -107,7 +129,7 @@ export function createClientFactory(opts: ClientOptions): (installationId: numbe
       client = new RepriseOctokit({
         ...common,
         authStrategy: createAppAuth,
-        auth: { appId: c.appId, privateKey: c.privateKey, installationId },
+        auth: { appId: c.appId, privateKey: c.privateKey, installationId, cache: tokens },
       });
     }
     const report = opts.onRateLimitRemaining;
