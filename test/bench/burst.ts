@@ -1,0 +1,140 @@
+/**
+ * Section 3: a fleet-wide reclaim. 1,000 completed runs arrive within one second, spread over
+ * many installations, with some deliveries repeated. The local runtime runs in its own process
+ * (as `npm start` does) at the deployed worker concurrency, so its sampled memory is its own.
+ */
+import { GitHubSimulator } from '../sim/index.js';
+import { runtimeEnv } from './fleet.js';
+import { type Cell, ms, table } from './format.js';
+import { type Delivery, LoadGenerator } from './load.js';
+import { type RequestTally, tally } from './meters.js';
+import { spawnRuntime } from './spawn-runtime.js';
+
+export interface BurstResult {
+  readonly latencyMs: number;
+  readonly workerConcurrency: number;
+  readonly runs: number;
+  readonly installations: number;
+  /** Deliveries sent again: half with the same GUID (a redelivery), half with a new one. */
+  readonly repeatedDeliveries: number;
+  /** From the first POST to the last decision. */
+  readonly drainMs: number;
+  readonly decisionsPerSecond: number;
+  readonly rssBeforeMb: number;
+  readonly peakRssMb: number;
+  readonly peakHeapUsedMb: number;
+  readonly requests: RequestTally;
+  readonly peakGitHubInFlight: number;
+  readonly decisions: Readonly<Record<string, number>>;
+  readonly reruns: number;
+  readonly runsRerunTwice: number;
+  readonly runsNotRerun: number;
+  readonly duplicatesAbsorbed: { readonly intake: number; readonly queue: number; readonly ledger: number };
+  readonly logBytes: number;
+}
+
+const mb = (bytes: number) => bytes / (1024 * 1024);
+
+export async function measureBurst(opts: {
+  latencyMs: number;
+  quick: boolean;
+  workerConcurrency: number;
+}): Promise<BurstResult> {
+  const runs = opts.quick ? 50 : 1000;
+  const installations = opts.quick ? 10 : 100;
+  const repeated = runs / 10;
+  const sim = await GitHubSimulator.start({ latencyMs: opts.latencyMs });
+  const load = new LoadGenerator(sim);
+  const tenants = Array.from({ length: installations }, (_, i) => load.tenant(i));
+  const ds: Delivery[] = [];
+  for (let i = 0; i < runs; i++) ds.push(await load.delivery(tenants[i % installations]!));
+  // Repeats land among the originals: a redelivery keeps the GUID, another event for the run does not.
+  const all = [...ds];
+  ds.slice(0, repeated).forEach((d, i) => {
+    const guid = `${d.guid}-again`;
+    const again = i % 2 === 0 ? d : { ...d, guid, headers: { ...d.headers, 'x-github-delivery': guid } };
+    all.splice(Math.floor(((i + 1) * all.length) / (repeated + 1)), 0, again);
+  });
+
+  const rt = await spawnRuntime(runtimeEnv(sim), opts.workerConcurrency);
+  try {
+    load.webhookUrl = `${rt.url}/webhook`;
+    const before = await rt.stats();
+    rt.resetPeak();
+    sim.resetRequests();
+    const start = Date.now();
+    const answers = await load.stream(all, 1000 / all.length);
+    const refused = answers.filter((a) => a.status !== 202 && a.status !== 200);
+    if (refused.length > 0) throw new Error(`intake answered ${JSON.stringify(refused[0])}`);
+
+    const deadline = Date.now() + 15 * 60_000;
+    let stats = await rt.stats();
+    const decided = (s: typeof stats) => Object.values(s.decisions).reduce((a, b) => a + b, 0);
+    while (decided(stats) < runs || stats.queue.visible + stats.queue.inFlight + stats.queue.delayed > 0) {
+      if (Date.now() > deadline) throw new Error(`burst did not drain: ${JSON.stringify(stats)}`);
+      await new Promise((r) => setTimeout(r, 50));
+      stats = await rt.stats();
+    }
+    const drainMs = stats.lastDecisionAt - start;
+
+    const perRun = new Map<number, number>();
+    for (const r of sim.reruns) perRun.set(r.runId, (perRun.get(r.runId) ?? 0) + 1);
+    const runsRerunTwice = [...perRun.values()].filter((n) => n > 1).length;
+    const runsNotRerun = ds.filter((d) => !perRun.has(d.runId)).length;
+    // The promise under load: every run re-run once, never twice.
+    if (runsRerunTwice > 0 || runsNotRerun > 0) {
+      throw new Error(`burst: ${runsRerunTwice} runs re-run twice, ${runsNotRerun} not re-run`);
+    }
+    return {
+      latencyMs: opts.latencyMs,
+      workerConcurrency: opts.workerConcurrency,
+      runs,
+      installations,
+      repeatedDeliveries: repeated,
+      drainMs,
+      decisionsPerSecond: runs / (drainMs / 1000),
+      rssBeforeMb: mb(before.rss),
+      peakRssMb: mb(stats.peakRss),
+      peakHeapUsedMb: mb(stats.peakHeapUsed),
+      requests: tally(sim.requests),
+      peakGitHubInFlight: sim.peakInFlight,
+      decisions: stats.decisions,
+      reruns: sim.reruns.length,
+      runsRerunTwice,
+      runsNotRerun,
+      duplicatesAbsorbed: {
+        intake: answers.filter((a) => a.body.reason === 'duplicate').length,
+        queue: stats.queue.duplicatesDropped,
+        ledger: stats.decisions.duplicate ?? 0,
+      },
+      logBytes: rt.logBytes(),
+    };
+  } finally {
+    await rt.close();
+    await sim.close();
+  }
+}
+
+export function printBurst(r: BurstResult): string {
+  const d = r.duplicatesAbsorbed;
+  const rows: Cell[][] = [
+    ['runs (completed within one second)', `${r.runs} over ${r.installations} installations`],
+    ['repeated deliveries', `${r.repeatedDeliveries} (half redeliveries with the same GUID)`],
+    ['worker concurrency', `${r.workerConcurrency} (the deployed maxConcurrency), batches of up to 10`],
+    ['time to drain', `${ms(r.drainMs)} ms`],
+    ['decisions per second', r.decisionsPerSecond.toFixed(1)],
+    ['peak RSS of the runtime process', `${r.peakRssMb.toFixed(0)} MB (${r.rssBeforeMb.toFixed(0)} MB idle)`],
+    ['peak heap used', `${r.peakHeapUsedMb.toFixed(0)} MB`],
+    [
+      'GitHub requests',
+      `${r.requests.counted} counted (${(r.requests.counted / r.runs).toFixed(2)} per run), ` +
+        `${r.requests.notModified} 304, ${r.requests.tokenExchanges} token exchanges`,
+    ],
+    ['peak GitHub requests in flight', r.peakGitHubInFlight],
+    ['re-run calls', `${r.reruns} for ${r.runs} runs`],
+    ['duplicate re-runs', `${r.runsRerunTwice} (asserted zero); runs not re-run: ${r.runsNotRerun}`],
+    ['repeats absorbed by', `intake ${d.intake}, queue dedupe ${d.queue}, ledger claim ${d.ledger}`],
+    ['runtime log volume', `${(r.logBytes / 1024).toFixed(0)} KB of JSON lines`],
+  ];
+  return table(`3. Burst (simulator latency ${r.latencyMs} ms)`, ['measure', 'value'], rows);
+}

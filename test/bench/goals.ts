@@ -1,0 +1,93 @@
+/** The issue's bars, each with the measured value and whether it was met. */
+import type { BurstResult } from './burst.js';
+import type { ColdStartResult } from './cold-start.js';
+import { ms } from './format.js';
+import type { IntakeResult } from './intake.js';
+import type { LatencyResult } from './latency.js';
+import type { RequestsResult } from './requests.js';
+import { MATRIX_SIZES } from './scenarios.js';
+
+export interface Goal {
+  readonly goal: string;
+  readonly measured: string;
+  /** null when the section did not run or the goal does not apply (latency 0). */
+  readonly met: boolean | null;
+}
+
+export interface Measured {
+  readonly requests?: RequestsResult;
+  readonly latency?: LatencyResult;
+  readonly burst?: BurstResult;
+  readonly intake?: IntakeResult;
+  readonly coldStart?: ColdStartResult;
+}
+
+const KB = 1024;
+
+export function evaluateGoals(m: Measured): Goal[] {
+  const goals: Goal[] = [];
+  const add = (goal: string, measured: string, met: boolean | null) => goals.push({ goal, measured, met });
+
+  if (m.requests) {
+    const worst = MATRIX_SIZES.map((size) => ({
+      size,
+      counted: Math.max(...m.requests!.rows.filter((r) => r.jobs === size).map((r) => r.reprise.requests.counted)),
+    }));
+    add(
+      '≤ 4 GitHub requests per decision on the common path, every matrix size',
+      worst.map((w) => `${w.size} jobs: ${w.counted}`).join(', '),
+      worst.every((w) => w.counted <= 4),
+    );
+    const at60 = m.requests.rows.find((r) => r.jobs === 60 && r.lost === 60);
+    add(
+      '≥ 10× fewer requests than the per-job pattern at 60 lost jobs',
+      at60 ? `${at60.ratio.toFixed(1)}× (${at60.baseline.requests.counted} vs ${at60.reprise.requests.counted})` : '-',
+      at60 ? at60.ratio >= 10 : null,
+    );
+  }
+  if (m.latency) {
+    const s = m.latency.streams[0]!;
+    const bar = 5 * m.latency.latencyMs;
+    add(
+      `webhook → re-run p50 ≤ 5 simulator round trips (${bar} ms), many installations`,
+      `${ms(s.latency.p50)} ms = ${s.roundTrips.p50.toFixed(2)} round trips`,
+      m.latency.latencyMs > 0 ? s.latency.p50 <= bar : null,
+    );
+  }
+  if (m.intake) {
+    for (const v of m.intake.variants) {
+      add(`intake p99 ≤ 5 ms in-process (${v.name})`, `${ms(v.perRequest.p99)} ms`, v.perRequest.p99 <= 5);
+    }
+  }
+  if (m.burst) {
+    const b = m.burst;
+    add(
+      `${b.runs.toLocaleString('en')}-run burst drained with zero duplicates`,
+      `drained in ${(b.drainMs / 1000).toFixed(1)} s, ${b.runsRerunTwice} duplicate re-runs`,
+      b.runsRerunTwice === 0 && b.runsNotRerun === 0,
+    );
+    add('burst peak memory < 256 MB', `${b.peakRssMb.toFixed(0)} MB RSS (runtime process)`, b.peakRssMb < 256);
+  }
+  if (m.coldStart) {
+    const fn = (name: string) => m.coldStart!.functions.find((f) => f.name === name);
+    for (const [name, limit] of [
+      ['intake', 500 * KB],
+      ['worker', 1536 * KB],
+    ] as const) {
+      const f = fn(name);
+      add(
+        `${name} bundle ≤ ${limit / KB} KB minified`,
+        f ? `${(f.bytes.external / KB).toFixed(0)} KB (${(f.bytes.bundled / KB).toFixed(0)} KB with the SDK)` : '-',
+        f ? f.bytes.external <= limit : null,
+      );
+    }
+    for (const f of m.coldStart.functions) {
+      add(
+        `${f.name} load ≤ 150 ms (as deployed: SDK external, source maps on)`,
+        `${ms(f.importMs.externalSourceMaps)} ms (${ms(f.importMs.bundled)} ms with the SDK bundled)`,
+        Number.isFinite(f.importMs.externalSourceMaps) ? f.importMs.externalSourceMaps <= 150 : null,
+      );
+    }
+  }
+  return goals;
+}

@@ -1,0 +1,210 @@
+/**
+ * Section 4: the intake handler in-process: verify + parse + dedupe + enqueue per request, as
+ * API Gateway invokes it (`httpLambda(createIntake(...))`), with the real Ledger on dynalite and
+ * with an in-memory registry, both enqueueing to the embedded FIFO queue.
+ */
+import { sign } from '@octokit/webhooks-methods';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { httpLambda } from '../../lib/http/lambda-http.js';
+import { Ledger } from '../../lib/ledger/ledger.js';
+import { startDynamo } from '../../lib/local/dynamo.js';
+import { EmbeddedFifoQueue } from '../../lib/local/queue.js';
+import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { createIntake, type DeliveryRegistry } from '../../lib/webhook/intake.js';
+import { GitHubSimulator } from '../sim/index.js';
+import { workflowRunPayload } from '../support/webhooks.js';
+import { type Cell, ms, type Summary, summarize, table } from './format.js';
+import { type Capacity, CapacityMeter, CountingLog } from './meters.js';
+import { matrixJobs } from './scenarios.js';
+
+const SECRET = 'bench-intake-secret';
+const TABLE = 'reprise-bench';
+
+export interface IntakeVariant {
+  readonly name: string;
+  readonly requests: number;
+  readonly perRequest: Summary;
+  readonly perSecond: number;
+  /** Bytes of structured log lines per request, as JSON. */
+  readonly logBytesPerRequest: number;
+  /** DynamoDB capacity per request (the Ledger variant only). */
+  readonly dynamo?: Capacity;
+}
+
+export interface IntakeResult {
+  readonly payloadBytes: number;
+  readonly warmup: number;
+  readonly variants: readonly IntakeVariant[];
+  /** The Ledger's two calls per request (isSeen, markSeen) on dynalite, without the intake around them. */
+  readonly dynaliteAlone: Summary;
+}
+
+/** `n` signed API Gateway events for distinct runs, built before any timing starts. */
+async function events(n: number, from: number): Promise<APIGatewayProxyEventV2[]> {
+  const sim = await GitHubSimulator.start();
+  try {
+    sim.addInstallation({ id: 4242, account: 'acme' });
+    const run = sim.addRun({ repo: 'acme/platform', jobs: matrixJobs(10, 1) });
+    const payload = workflowRunPayload(sim, run.id, 4242) as { workflow_run: { id: number } };
+    const out: APIGatewayProxyEventV2[] = [];
+    for (let i = 0; i < n; i++) {
+      payload.workflow_run.id = run.id + from + i;
+      const body = JSON.stringify(payload);
+      const headers = {
+        'content-type': 'application/json',
+        'x-github-event': 'workflow_run',
+        'x-github-delivery': `intake-bench-${from + i}`,
+        'x-hub-signature-256': await sign(SECRET, body),
+        'user-agent': 'GitHub-Hookshot/bench',
+      };
+      out.push({
+        version: '2.0',
+        routeKey: 'POST /webhook',
+        rawPath: '/webhook',
+        rawQueryString: '',
+        headers,
+        requestContext: {
+          accountId: '000000000000',
+          apiId: 'bench',
+          domainName: 'bench.local',
+          domainPrefix: 'bench',
+          http: { method: 'POST', path: '/webhook', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
+          requestId: `r-${from + i}`,
+          routeKey: 'POST /webhook',
+          stage: '$default',
+          time: new Date().toUTCString(),
+          timeEpoch: Date.now(),
+        },
+        body: Buffer.from(body).toString('base64'),
+        isBase64Encoded: true,
+      });
+    }
+    return out;
+  } finally {
+    await sim.close();
+  }
+}
+
+class MemoryRegistry implements DeliveryRegistry {
+  private readonly seen = new Set<string>();
+  async isSeen(guid: string): Promise<boolean> {
+    return this.seen.has(guid);
+  }
+  async markSeen(guid: string): Promise<void> {
+    this.seen.add(guid);
+  }
+}
+
+async function run(
+  name: string,
+  deliveries: DeliveryRegistry,
+  warm: readonly APIGatewayProxyEventV2[],
+  timed: readonly APIGatewayProxyEventV2[],
+  meter?: CapacityMeter,
+): Promise<IntakeVariant> {
+  const queue = new EmbeddedFifoQueue({ name: 'reprise-runs.fifo' });
+  const log = new CountingLog();
+  const handler = httpLambda(
+    createIntake({
+      secrets: async () => [SECRET],
+      deliveries,
+      queue: {
+        send: async (m, groupId, deduplicationId) =>
+          void queue.send({ body: JSON.stringify(m), groupId, deduplicationId }),
+      },
+      log,
+      metrics: new MemoryMetrics(),
+    }),
+  );
+  for (const e of warm) await handler(e);
+  meter?.reset();
+  const logBytesBefore = log.bytes;
+  const times: number[] = [];
+  const start = performance.now();
+  for (const e of timed) {
+    const t0 = performance.now();
+    const res = await handler(e);
+    times.push(performance.now() - t0);
+    if (typeof res === 'string' || res.statusCode !== 202)
+      throw new Error(`${name}: intake answered ${JSON.stringify(res)}`);
+  }
+  const elapsed = performance.now() - start;
+  if (queue.stats().sent !== warm.length + timed.length) throw new Error(`${name}: not every request was enqueued`);
+  const capacity = meter?.snapshot();
+  return {
+    name,
+    requests: timed.length,
+    perRequest: summarize(times),
+    perSecond: timed.length / (elapsed / 1000),
+    logBytesPerRequest: (log.bytes - logBytesBefore) / timed.length,
+    ...(capacity && {
+      dynamo: {
+        readUnits: capacity.readUnits / timed.length,
+        writeUnits: capacity.writeUnits / timed.length,
+        operations: Object.fromEntries(Object.entries(capacity.operations).map(([k, v]) => [k, v / timed.length])),
+      },
+    }),
+  };
+}
+
+async function dynaliteAlone(n: number, warmup: number): Promise<Summary> {
+  const dynamo = await startDynamo({ table: TABLE });
+  try {
+    const ledger = new Ledger(dynamo.client, TABLE);
+    const times: number[] = [];
+    for (let i = 0; i < warmup + n; i++) {
+      const t0 = performance.now();
+      await ledger.isSeen(`alone-${i}`);
+      await ledger.markSeen(`alone-${i}`, 'workflow_run');
+      if (i >= warmup) times.push(performance.now() - t0);
+    }
+    return summarize(times);
+  } finally {
+    await dynamo.close();
+  }
+}
+
+export async function measureIntake(opts: { quick: boolean }): Promise<IntakeResult> {
+  const n = opts.quick ? 1000 : 10_000;
+  const warmup = opts.quick ? 100 : 500;
+  const warmA = await events(warmup, 0);
+  const timedA = await events(n, warmup);
+  const warmB = await events(warmup, warmup + n);
+  const timedB = await events(n, 2 * warmup + n);
+  const payloadBytes = Buffer.from(timedA[0]!.body!, 'base64').length;
+
+  const dynamo = await startDynamo({ table: TABLE });
+  let ledger: IntakeVariant;
+  try {
+    const meter = new CapacityMeter(dynamo.client);
+    ledger = await run('Ledger on dynalite', new Ledger(dynamo.client, TABLE), warmA, timedA, meter);
+  } finally {
+    await dynamo.close();
+  }
+  const memory = await run('in-memory registry', new MemoryRegistry(), warmB, timedB);
+  return { payloadBytes, warmup, variants: [ledger, memory], dynaliteAlone: await dynaliteAlone(n, warmup) };
+}
+
+export function printIntake(r: IntakeResult): string {
+  const rows: Cell[][] = r.variants.map((v) => [
+    v.name,
+    v.requests,
+    ms(v.perRequest.p50),
+    ms(v.perRequest.p95),
+    ms(v.perRequest.p99),
+    ms(v.perRequest.max),
+    Math.round(v.perSecond),
+  ]);
+  const d = r.dynaliteAlone;
+  rows.push(['(dynalite GetItem + PutItem alone)', d.n, ms(d.p50), ms(d.p95), ms(d.p99), ms(d.max), '-']);
+  return [
+    table(
+      '4. Intake in-process: verify + parse + dedupe + enqueue, one request at a time',
+      ['registry', 'requests', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'req/s'],
+      rows,
+    ),
+    '',
+    `Payload: a real workflow_run delivery of ${(r.payloadBytes / 1024).toFixed(1)} KB; ${r.warmup} warm-up requests ` +
+      'not timed. The Ledger variant makes a GetItem and a PutItem on dynalite (HTTP on loopback) per request.',
+  ].join('\n');
+}

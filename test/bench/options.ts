@@ -1,0 +1,46 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  /** Fixed latency the GitHub simulator adds to every request, in ms. */
+  readonly latencyMs: number;
+  /** Smaller counts, for a smoke test. */
+  readonly quick: boolean;
+  /** Sections to run (1–6); all when absent. */
+  readonly only?: ReadonlySet<number>;
+}
+
+export const HELP = `npm run bench -- [--latency MS] [--quick] [--only 1,2,...]
+
+Measures reprise against the GitHub simulator and writes bench/results.json and
+docs/performance-requests.svg. Sections: 1 GitHub requests per decision,
+2 webhook-to-re-run latency, 3 burst of completed runs, 4 intake in-process,
+5 bundle size and load time, 6 cost per 10,000 decisions (needs 1 and 4).
+
+  --latency MS   latency of every simulated GitHub request (default 100)
+  --quick        smaller counts (a smoke run, well under a minute)
+  --only LIST    run only these sections, e.g. --only 1,4,6`;
+
+export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      latency: { type: 'string' },
+      quick: { type: 'boolean' },
+      only: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const latencyMs = Number(values.latency ?? 100);
+  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 10_000) {
+    throw new Error(`--latency: expected whole milliseconds between 0 and 10000, got "${values.latency}"`);
+  }
+  let only: Set<number> | undefined;
+  if (values.only !== undefined) {
+    only = new Set(values.only.split(',').map((s) => Number(s.trim())));
+    for (const n of only) {
+      if (!Number.isInteger(n) || n < 1 || n > 6) throw new Error(`--only: sections are 1 to 6, got "${values.only}"`);
+    }
+  }
+  return { latencyMs, quick: values.quick ?? false, ...(only && { only }) };
+}
