@@ -164,6 +164,18 @@ describe('GitHub cost', () => {
     },
   );
 
+  it('the annotations of a 250-job matrix come from one GraphQL query', async () => {
+    const jobs = Array.from({ length: 250 }, (_, i) => ({
+      name: `m-${i}`,
+      conclusion: 'failure' as const,
+      annotations: [LOST],
+    }));
+    const { line } = await decide(jobs);
+    expect(line.decision).toBe('retried');
+    expect(h.sim.count('POST', /^\/graphql$/)).toBe(1);
+    expect(h.sim.count('GET', /\/annotations$/)).toBe(0);
+  });
+
   it('GraphQL failing falls back to REST per job with the same verdicts', async () => {
     const jobs: SimJobSpec[] = [
       { name: 'a', conclusion: 'failure', annotations: [LOST] },

@@ -377,4 +377,23 @@ describe("simulator responses validate against GitHub's OpenAPI description", ()
     expect(body.errors).toEqual([expect.objectContaining({ type: 'NOT_FOUND', path: ['nodes', 1] })]);
     expect(body.errors[0]?.message).toContain('CR_kwDOunknown');
   });
+
+  it('answers aliased nodes fields, each under its alias', async () => {
+    const id = failed.jobs.find((j) => j.name === 'test')?.nodeId;
+    const query = `query($ids0: [ID!]!, $ids1: [ID!]!) { b0: nodes(ids: $ids0) { ...A } b1: nodes(ids: $ids1) { ...A } }
+fragment A on CheckRun { databaseId annotations(first: 50) { nodes { annotationLevel title message } } }`;
+    const res = await fetch(sim.graphqlUrl, {
+      method: 'POST',
+      headers: { authorization: `bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables: { ids0: [id], ids1: ['CR_kwDOunknown', id] } }),
+    });
+    const body = (await res.json()) as {
+      data: Record<string, Array<{ databaseId: number } | null>>;
+      errors: Array<{ path: unknown[] }>;
+    };
+    expect(body.data.b0?.[0]?.databaseId).toBe(jobOf(failed, 'test'));
+    expect(body.data.b1?.[0]).toBeNull();
+    expect(body.data.b1?.[1]?.databaseId).toBe(jobOf(failed, 'test'));
+    expect(body.errors).toEqual([expect.objectContaining({ path: ['b1', 0] })]);
+  });
 });

@@ -30,11 +30,19 @@ const toJob = (j: RestJob, attempt: number): JobFacts => ({
   runAttempt: j.run_attempt ?? attempt,
 });
 
-const ANNOTATIONS_QUERY = `query($ids: [ID!]!) {
-  nodes(ids: $ids) {
-    ... on CheckRun { databaseId annotations(first: 50) { nodes { annotationLevel title message } } }
-  }
-}`;
+/** GraphQL's `nodes(ids:)` takes 100 ids; one query asks for several such fields under aliases. */
+const NODES_PER_FIELD = 100;
+/** Keeps one query's cost modest: 5 × 100 check runs × 50 annotations. */
+const FIELDS_PER_QUERY = 5;
+
+export function annotationsQuery(fields: number): string {
+  const vars = Array.from({ length: fields }, (_, i) => `$ids${i}: [ID!]!`).join(', ');
+  const body = Array.from({ length: fields }, (_, i) => `  b${i}: nodes(ids: $ids${i}) { ...Annotated }`).join('\n');
+  return `query(${vars}) {
+${body}
+}
+fragment Annotated on CheckRun { databaseId annotations(first: 50) { nodes { annotationLevel title message } } }`;
+}
 
 /** GitHub's Actions and Checks calls that the worker makes, each one request per page. */
 export class ActionsApi {
@@ -102,30 +110,36 @@ export class ActionsApi {
   }
 
   /**
-   * Annotations of many jobs in one GraphQL query per 100 (jobs are check runs). Jobs GraphQL
-   * could not answer are missing from the map: the caller reads them over REST.
+   * Annotations of many jobs (jobs are check runs) in one GraphQL query for up to 500 jobs,
+   * 100 per aliased `nodes` field. Jobs GraphQL could not answer are missing from the map: the
+   * caller reads them over REST.
    */
   async annotationsByGraphql(jobs: readonly JobFacts[]): Promise<Map<number, Annotation[]>> {
     const out = new Map<number, Annotation[]>();
-    for (let i = 0; i < jobs.length; i += 100) {
-      const batch = jobs.slice(i, i + 100);
+    const batches: JobFacts[][] = [];
+    for (let i = 0; i < jobs.length; i += NODES_PER_FIELD) batches.push(jobs.slice(i, i + NODES_PER_FIELD));
+    for (let q = 0; q < batches.length; q += FIELDS_PER_QUERY) {
+      const group = batches.slice(q, q + FIELDS_PER_QUERY);
       this.requests++;
       const res = await this.graphql.request(`POST ${this.graphqlUrl}`, {
-        query: ANNOTATIONS_QUERY,
-        variables: { ids: batch.map((j) => j.nodeId) },
+        query: annotationsQuery(group.length),
+        variables: Object.fromEntries(group.map((b, i) => [`ids${i}`, b.map((j) => j.nodeId)])),
       });
-      const nodes = (res.data as { data?: { nodes?: unknown[] } }).data?.nodes ?? [];
-      batch.forEach((job, k) => {
-        const node = nodes[k] as
-          | { annotations?: { nodes?: { annotationLevel: string; title: string | null; message: string }[] } }
-          | null
-          | undefined;
-        const list = node?.annotations?.nodes;
-        if (!list) return;
-        out.set(
-          job.id,
-          list.map((a) => ({ level: a.annotationLevel.toLowerCase(), title: a.title, message: a.message })),
-        );
+      const data = (res.data as { data?: Record<string, unknown[] | undefined> }).data ?? {};
+      group.forEach((batch, i) => {
+        const nodes = data[`b${i}`] ?? [];
+        batch.forEach((job, k) => {
+          const node = nodes[k] as
+            | { annotations?: { nodes?: { annotationLevel: string; title: string | null; message: string }[] } }
+            | null
+            | undefined;
+          const list = node?.annotations?.nodes;
+          if (!list) return;
+          out.set(
+            job.id,
+            list.map((a) => ({ level: a.annotationLevel.toLowerCase(), title: a.title, message: a.message })),
+          );
+        });
       });
     }
     return out;

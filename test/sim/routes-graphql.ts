@@ -14,12 +14,12 @@ interface GraphqlError {
 function resolveNode(
   ctx: SimContext,
   id: string,
-  index: number,
+  at: [string, number],
   first: number,
 ): { node: unknown; error?: GraphqlError } {
   const jobId = ctx.model.nodes.get(id);
   const found = jobId === undefined ? undefined : ctx.model.jobs.get(jobId);
-  const path = ['nodes', index];
+  const path = [...at];
   if (!found) {
     const message = `Could not resolve to a node with the global id of '${id}'`;
     return { node: null, error: { type: 'NOT_FOUND', path, locations: [{ line: 2, column: 3 }], message } };
@@ -65,29 +65,38 @@ export const graphqlRoutes: Route[] = [
       if (typeof body.query !== 'string') {
         return json({ errors: [{ message: 'A query attribute must be specified and must be a string.' }] });
       }
-      if (!/\bnodes\s*\(\s*ids\s*:/.test(body.query)) {
+      // Each `[alias:] nodes(ids: $var)` field is answered under its alias, as GitHub does.
+      const fields = [...body.query.matchAll(/(?:(\w+)\s*:\s*)?\bnodes\s*\(\s*ids\s*:\s*\$(\w+)\s*\)/g)].map((m) => ({
+        alias: m[1] ?? 'nodes',
+        variable: m[2] as string,
+      }));
+      if (fields.length === 0) {
         return json({ errors: [{ message: 'The simulator only answers nodes(ids: ...) queries.' }] });
-      }
-      const ids = body.variables?.ids;
-      if (!Array.isArray(ids) || !ids.every((x) => typeof x === 'string')) {
-        return json({
-          errors: [{ type: 'INVALID_VARIABLES', message: 'Variable $ids of type [ID!]! was provided invalid value' }],
-        });
-      }
-      if (ids.length > MAX_NODES) {
-        return json({
-          data: null,
-          errors: [{ type: 'EXCESSIVE_PAGINATION', message: `You may not request more than ${MAX_NODES} nodes.` }],
-        });
       }
       const first = Number(/annotations\s*\(\s*first\s*:\s*(\d+)/.exec(body.query)?.[1] ?? 50);
       const errors: GraphqlError[] = [];
-      const nodes = ids.map((id: string, i) => {
-        const r = resolveNode(ctx, id, i, first);
-        if (r.error) errors.push(r.error);
-        return r.node;
-      });
-      const data: Record<string, unknown> = { nodes };
+      const data: Record<string, unknown> = {};
+      for (const { alias, variable } of fields) {
+        const ids = body.variables?.[variable];
+        if (!Array.isArray(ids) || !ids.every((x) => typeof x === 'string')) {
+          return json({
+            errors: [
+              { type: 'INVALID_VARIABLES', message: `Variable $${variable} of type [ID!]! was provided invalid value` },
+            ],
+          });
+        }
+        if (ids.length > MAX_NODES) {
+          return json({
+            data: null,
+            errors: [{ type: 'EXCESSIVE_PAGINATION', message: `You may not request more than ${MAX_NODES} nodes.` }],
+          });
+        }
+        data[alias] = ids.map((id: string, i) => {
+          const r = resolveNode(ctx, id, [alias, i], first);
+          if (r.error) errors.push(r.error);
+          return r.node;
+        });
+      }
       if (/\brateLimit\b/.test(body.query)) {
         const g = ctx.rateLimits().graphql;
         if (g)
