@@ -177,7 +177,7 @@ export function printColdStart(r: ColdStartResult): string {
       rows,
     ),
     '',
-    'As deployed: the SDK is external (Lambda provides it) and NODE_OPTIONS=--enable-source-maps. ' +
+    'As deployed: the SDK is external (Lambda provides it; ec2-signal bundles its own) and NODE_OPTIONS=--enable-source-maps. ' +
       'Sizes are index.mjs without its source map.',
     ...errors,
   ].join('\n');

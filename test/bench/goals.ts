@@ -7,6 +7,9 @@ import type { LatencyResult } from './latency.js';
 import type { RequestsResult } from './requests.js';
 import { MATRIX_SIZES } from './scenarios.js';
 
+/** Functions whose deployed bundle includes the AWS SDK (see infra/reprise.ts). */
+const SDK_BUNDLED_AS_DEPLOYED: ReadonlySet<string> = new Set(['ec2-signal']);
+
 export interface Goal {
   readonly goal: string;
   readonly measured: string;
@@ -82,10 +85,17 @@ export function evaluateGoals(m: Measured): Goal[] {
       );
     }
     for (const f of m.coldStart.functions) {
+      // infra/reprise.ts bundles the EC2 signal function's SDK: its client loads far faster that way.
+      const deployedBundled = SDK_BUNDLED_AS_DEPLOYED.has(f.name);
+      const deployedMs = deployedBundled ? f.importMs.bundled : f.importMs.externalSourceMaps;
       add(
-        `${f.name} load ≤ 150 ms (as deployed: SDK external, source maps on)`,
-        `${ms(f.importMs.externalSourceMaps)} ms (${ms(f.importMs.bundled)} ms with the SDK bundled)`,
-        Number.isFinite(f.importMs.externalSourceMaps) ? f.importMs.externalSourceMaps <= 150 : null,
+        deployedBundled
+          ? `${f.name} load ≤ 150 ms (as deployed: SDK bundled)`
+          : `${f.name} load ≤ 150 ms (as deployed: SDK external, source maps on)`,
+        deployedBundled
+          ? `${ms(f.importMs.bundled)} ms (${ms(f.importMs.externalSourceMaps)} ms with the runtime's SDK)`
+          : `${ms(f.importMs.externalSourceMaps)} ms (${ms(f.importMs.bundled)} ms with the SDK bundled)`,
+        Number.isFinite(deployedMs) ? deployedMs <= 150 : null,
       );
     }
   }
