@@ -5,11 +5,9 @@ import type { SQSEvent } from 'aws-lambda';
 import { runtimeSettings } from '../lib/config/env.js';
 import { parseAppSecret, requireEnv } from '../lib/config/secrets.js';
 import { createClientFactory } from '../lib/github/client.js';
-import { RepoConfigSource } from '../lib/github/repo-config-source.js';
-import { DynamoRetryBudget } from '../lib/ledger/budget.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
-import { SignalStore } from '../lib/signals/signal-store.js';
+import { workerDeps } from '../lib/worker/assemble.js';
 import { createWorkerHandler } from '../lib/worker/handler.js';
 
 const env = requireEnv(process.env, ['TABLE_NAME', 'GITHUB_APP_SECRET_ARN']);
@@ -19,8 +17,6 @@ const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Repri
 const dynamo = new DynamoDBClient({});
 const sqs = new SQSClient({});
 const ledger = new Ledger(dynamo, env.TABLE_NAME);
-const configSource = new RepoConfigSource();
-const budget = new DynamoRetryBudget(dynamo, env.TABLE_NAME, settings.retryBudgetPerHour);
 const owner = `lambda-${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.pid}`;
 
 let worker: Promise<(event: SQSEvent) => ReturnType<ReturnType<typeof createWorkerHandler>>> | undefined;
@@ -30,26 +26,21 @@ async function build() {
   const secret = await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 900 });
   const credentials = parseAppSecret(secret ?? '', 'GitHub App secret');
   return createWorkerHandler({
-    ledger,
-    client: createClientFactory({
-      apiUrl: settings.apiUrl,
-      credentials,
+    ...workerDeps(settings, {
+      dynamo,
+      table: env.TABLE_NAME,
+      ledger,
+      client: createClientFactory({
+        apiUrl: settings.apiUrl,
+        credentials,
+        log,
+        onRateLimitRemaining: (remaining) => metrics.count('RateLimitRemaining', remaining),
+      }),
       log,
-      onRateLimitRemaining: (remaining) => metrics.count('RateLimitRemaining', remaining),
+      metrics,
+      owner,
+      leaseMs: 5 * 60_000,
     }),
-    graphqlUrl: settings.graphqlUrl,
-    configSource,
-    defaults: settings.defaults,
-    signals: new SignalStore(dynamo, env.TABLE_NAME, settings.signalTtlSeconds),
-    signalWindow: settings.signalWindow,
-    logHosts: settings.logHosts,
-    logWindowBytes: settings.logWindowBytes,
-    ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
-    budget,
-    log,
-    metrics,
-    owner,
-    leaseMs: 5 * 60_000,
     maxReceiveCount: Number(process.env.MAX_RECEIVE_COUNT ?? 5),
     defer: async (record, seconds) => {
       const queueUrl = queueUrlOf(record.eventSourceARN);

@@ -5,9 +5,7 @@ import { privateKeyFrom, runtimeSettings, webhookSecretsFrom } from '../config/e
 import { ConfigError } from '../config/errors.js';
 import type { GitHubCredentials } from '../github/client.js';
 import { createClientFactory } from '../github/client.js';
-import { RepoConfigSource } from '../github/repo-config-source.js';
 import { httpLambda } from '../http/lambda-http.js';
-import { DynamoRetryBudget } from '../ledger/budget.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { Log } from '../obs/ports.js';
 import { MemoryMetrics } from '../obs/ports.js';
@@ -19,6 +17,7 @@ import { createSignalIntake } from '../signals/signal-intake.js';
 import { SignalStore } from '../signals/signal-store.js';
 import { createIntake } from '../webhook/intake.js';
 import type { RunOutcome } from '../worker/decide-run.js';
+import { workerDeps } from '../worker/assemble.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import type { RunMessage } from '../model.js';
 import { adminRoutes } from './admin-routes.js';
@@ -117,21 +116,17 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   });
 
   const worker = createWorkerHandler({
-    ledger,
-    client: clients,
-    graphqlUrl: settings.graphqlUrl,
-    configSource: new RepoConfigSource(),
-    defaults: settings.defaults,
-    signals,
-    signalWindow: settings.signalWindow,
-    logHosts: settings.logHosts,
-    logWindowBytes: settings.logWindowBytes,
-    ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
-    budget: new DynamoRetryBudget(dynamo.client, TABLE_NAME, settings.retryBudgetPerHour),
-    log,
-    metrics,
-    owner: `local-${process.pid}-${randomUUID().slice(0, 8)}`,
-    leaseMs: opts.leaseMs ?? 5 * 60_000,
+    ...workerDeps(settings, {
+      dynamo: dynamo.client,
+      table: TABLE_NAME,
+      ledger,
+      client: clients,
+      signals,
+      log,
+      metrics,
+      owner: `local-${process.pid}-${randomUUID().slice(0, 8)}`,
+      leaseMs: opts.leaseMs ?? 5 * 60_000,
+    }),
     maxReceiveCount,
     defer: async (record, seconds) => {
       queue.changeVisibility(record.receiptHandle, seconds * (opts.deferUnitMs ?? 1000));

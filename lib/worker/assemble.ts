@@ -1,0 +1,44 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { RuntimeSettings } from '../config/env.js';
+import type { GitHubClients } from '../github/client.js';
+import { RepoConfigSource } from '../github/repo-config-source.js';
+import { DynamoRetryBudget } from '../ledger/budget.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { Log, MetricSink } from '../obs/ports.js';
+import { SignalStore } from '../signals/signal-store.js';
+import type { WorkerDeps } from './decide-run.js';
+
+export interface WorkerParts {
+  readonly dynamo: DynamoDBClient;
+  readonly table: string;
+  readonly ledger: Ledger;
+  readonly client: (installationId: number | null) => GitHubClients;
+  readonly log: Log;
+  readonly metrics: MetricSink;
+  /** Identifies this worker's claims. */
+  readonly owner: string;
+  readonly leaseMs: number;
+  /** A store shared with other parts of the process; one is made when absent. */
+  readonly signals?: SignalStore;
+}
+
+/** The worker's dependencies from the deployment's settings: one assembly for Lambda and the local runtime. */
+export function workerDeps(settings: RuntimeSettings, parts: WorkerParts): WorkerDeps {
+  return {
+    ledger: parts.ledger,
+    client: parts.client,
+    graphqlUrl: settings.graphqlUrl,
+    configSource: new RepoConfigSource(),
+    defaults: settings.defaults,
+    signals: parts.signals ?? new SignalStore(parts.dynamo, parts.table, settings.signalTtlSeconds),
+    signalWindow: settings.signalWindow,
+    logHosts: settings.logHosts,
+    logWindowBytes: settings.logWindowBytes,
+    ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
+    budget: new DynamoRetryBudget(parts.dynamo, parts.table, settings.retryBudgetPerHour),
+    log: parts.log,
+    metrics: parts.metrics,
+    owner: parts.owner,
+    leaseMs: parts.leaseMs,
+  };
+}
