@@ -1,12 +1,13 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';
 import { type HttpEvent, httpLambda } from '../lib/http/lambda-http.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { JobRunnerStore } from '../lib/signals/job-runners.js';
 import { createIntake } from '../lib/webhook/intake.js';
+import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
 
 // Parsed once per cold start; a missing variable fails the first invocation loudly.
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'WEBHOOK_SECRET_ARN']);
@@ -22,18 +23,7 @@ const intake = httpLambda(
       parseRotatingSecret((await getSecret<string>(env.WEBHOOK_SECRET_ARN, { maxAge: 300 })) ?? '', 'webhook secret'),
     deliveries: new Ledger(dynamo, env.TABLE_NAME),
     jobs: new JobRunnerStore(dynamo, env.TABLE_NAME),
-    queue: {
-      send: async (message, groupId, deduplicationId) => {
-        await sqs.send(
-          new SendMessageCommand({
-            QueueUrl: env.QUEUE_URL,
-            MessageBody: JSON.stringify(message),
-            MessageGroupId: groupId,
-            MessageDeduplicationId: deduplicationId,
-          }),
-        );
-      },
-    },
+    queue: sqsRunQueue(sqs, env.QUEUE_URL),
     log,
     metrics,
   }),

@@ -1,6 +1,6 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { runtimeSettings } from '../lib/config/env.js';
 import { parseAppSecret, requireEnv } from '../lib/config/secrets.js';
 import { createClientFactory } from '../lib/github/client.js';
@@ -8,6 +8,7 @@ import { Ledger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { createAppClient } from '../lib/reconcile/app-client.js';
 import { limitsFrom, Reconciler } from '../lib/reconcile/reconciler.js';
+import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
 
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
 const settings = runtimeSettings(process.env);
@@ -29,18 +30,7 @@ async function build(): Promise<Reconciler> {
     graphqlUrl: settings.graphqlUrl,
     apiUrl: settings.apiUrl,
     ...(credentials.kind === 'app' && { appClient: createAppClient({ apiUrl: settings.apiUrl, ...credentials, log }) }),
-    queue: {
-      send: async (message, groupId, deduplicationId) => {
-        await sqs.send(
-          new SendMessageCommand({
-            QueueUrl: env.QUEUE_URL,
-            MessageBody: JSON.stringify(message),
-            MessageGroupId: groupId,
-            MessageDeduplicationId: deduplicationId,
-          }),
-        );
-      },
-    },
+    queue: sqsRunQueue(sqs, env.QUEUE_URL),
     log,
     metrics,
     limits: limitsFrom(settings.reconcile),

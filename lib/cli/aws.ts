@@ -5,10 +5,11 @@ import {
 } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { RunMessage } from '../model.js';
 import { messageGroupId } from '../webhook/run-message.js';
 import { CliError, type CliIo, type CommandSender } from './io.js';
+import { sqsRunQueue } from '../webhook/sqs-run-queue.js';
 
 /** The stack outputs the CLI reads (infra/reprise-stack.ts names them). */
 export type StackOutputName = 'WebhookUrl' | 'GitHubAppSecretName' | 'WebhookSecretName' | 'TableName' | 'QueueUrl';
@@ -50,14 +51,7 @@ export async function putSecret(io: CliIo, secretId: string, value: string): Pro
 
 /** Sends a run message as the intake does: grouped by run, deduplicated by its delivery id. */
 export async function sendToQueue(io: CliIo, queueUrl: string, message: RunMessage): Promise<void> {
-  await sqs(io).send(
-    new SendMessageCommand({
-      QueueUrl: queueUrl,
-      MessageBody: JSON.stringify(message),
-      MessageGroupId: messageGroupId(message),
-      MessageDeduplicationId: message.deliveryId,
-    }),
-  );
+  await sqsRunQueue(sqs(io), queueUrl).send(message, messageGroupId(message), message.deliveryId);
 }
 
 const CREDENTIAL_ERRORS = new Set([
