@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Runtime, startRuntime } from '../lib/local/runtime.js';
-import type { RunMessage } from '../lib/model.js';
-import type { RunOutcome } from '../lib/worker/decide-run.js';
-import { GitHubSimulator } from './sim/index.js';
-import { INSTALLATION_ID, startHarness, testPrivateKey, type Harness } from './support/harness.js';
-import { MemoryLog } from './support/memory-log.js';
+import type { Runtime } from '../lib/local/runtime.js';
+import type { GitHubSimulator } from './sim/index.js';
+import { startHarness, type Harness } from './support/harness.js';
+import { type LocalSetup, startLocal } from './support/local.js';
+import type { MemoryLog } from './support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from './support/webhooks.js';
 
 const SECRET = 'e2e-secret';
@@ -12,33 +11,17 @@ const LOST = 'The self-hosted runner: lost communication with the server. Verify
 const EXIT = 'Process completed with exit code 2.';
 
 describe('end to end through the local runtime (HTTP server, embedded DynamoDB and queue, simulator)', () => {
+  let local: LocalSetup;
   let sim: GitHubSimulator;
   let rt: Runtime;
-  const outcomes: { message: RunMessage; outcome: RunOutcome }[] = [];
-  const log = new MemoryLog();
+  let outcomes: LocalSetup['outcomes'];
+  let log: MemoryLog;
 
   beforeAll(async () => {
-    sim = await GitHubSimulator.start();
-    sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
-    rt = await startRuntime({
-      env: {
-        APP_ID: '1234567',
-        PRIVATE_KEY: testPrivateKey(),
-        WEBHOOK_SECRET: SECRET,
-        GITHUB_API_URL: sim.url,
-        LOG_HOSTS: '127.0.0.1',
-        SIGNAL_SECRET: 'agent-secret',
-      },
-      log,
-      port: 0,
-      retryBaseMs: 1,
-      onOutcome: (message, outcome) => outcomes.push({ message, outcome }),
-    });
+    local = await startLocal({ secret: SECRET, env: { SIGNAL_SECRET: 'agent-secret' } });
+    ({ sim, rt, outcomes, log } = local);
   });
-  afterAll(async () => {
-    await rt.close();
-    await sim.close();
-  });
+  afterAll(async () => local.close());
 
   const deliver = async (runId: number, guid?: string) =>
     post(`${rt.url}/webhook`, await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, runId), guid));

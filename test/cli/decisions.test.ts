@@ -3,11 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisions } from '../../lib/cli/decisions.js';
 import type { DecisionRecord } from '../../lib/cli/replay-guard.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
-import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
+import type { Runtime } from '../../lib/local/runtime.js';
 import { startDynamo, type EmbeddedDynamo } from '../../lib/local/dynamo.js';
-import { GitHubSimulator } from '../sim/index.js';
-import { INSTALLATION_ID, testPrivateKey } from '../support/harness.js';
-import { MemoryLog } from '../support/memory-log.js';
+import type { GitHubSimulator } from '../sim/index.js';
+import { type LocalSetup, startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { captureIo, closedPort, FakeCloudFormation } from './support.js';
 
@@ -21,21 +20,11 @@ describe('reprise decisions', () => {
   let dynamo: EmbeddedDynamo;
   const runs: Record<string, number> = {};
 
+  let local: LocalSetup;
+
   beforeAll(async () => {
-    sim = await GitHubSimulator.start();
-    sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
-    rt = await startRuntime({
-      env: {
-        APP_ID: '1234567',
-        PRIVATE_KEY: testPrivateKey(),
-        WEBHOOK_SECRET: SECRET,
-        GITHUB_API_URL: sim.url,
-        LOG_HOSTS: '127.0.0.1',
-      },
-      log: new MemoryLog(),
-      port: 0,
-      retryBaseMs: 1,
-    });
+    local = await startLocal({ secret: SECRET });
+    ({ sim, rt } = local);
     const spec = {
       lost: { repo: 'acme/web', message: LOST },
       genuine: { repo: 'acme/api', message: EXIT },
@@ -53,9 +42,8 @@ describe('reprise decisions', () => {
     dynamo = await startDynamo({ table: 'reprise-deployed' });
   });
   afterAll(async () => {
-    await rt.close();
+    await local.close();
     await dynamo.close();
-    await sim.close();
   });
 
   it('success from the local runtime: newest first, with the reason, filters by repo, since and limit', async () => {

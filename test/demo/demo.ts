@@ -2,12 +2,9 @@
  * `npm run demo`: the local runtime against the GitHub simulator, fed signed webhooks for
  * the runs platform teams see every day, and a table of what reprise made of each.
  */
-import { startRuntime } from '../../lib/local/runtime.js';
-import type { RunMessage } from '../../lib/model.js';
-import type { RunOutcome } from '../../lib/worker/decide-run.js';
-import { GitHubSimulator, type SimRunSpec } from '../sim/index.js';
-import { INSTALLATION_ID, testPrivateKey } from '../support/harness.js';
-import { MemoryLog } from '../support/memory-log.js';
+import type { SimRunSpec } from '../sim/index.js';
+import { INSTALLATION_ID } from '../support/harness.js';
+import { startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -87,22 +84,7 @@ function table(rows: string[][]): string {
 }
 
 async function main(): Promise<void> {
-  const sim = await GitHubSimulator.start();
-  sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
-  const outcomes: { message: RunMessage; outcome: RunOutcome }[] = [];
-  const log = new MemoryLog();
-  const rt = await startRuntime({
-    env: {
-      APP_ID: '1234567',
-      PRIVATE_KEY: testPrivateKey(),
-      WEBHOOK_SECRET: SECRET,
-      GITHUB_API_URL: sim.url,
-      LOG_HOSTS: '127.0.0.1',
-    },
-    log,
-    port: 0,
-    onOutcome: (message, outcome) => outcomes.push({ message, outcome }),
-  });
+  const { sim, rt, outcomes, close } = await startLocal({ secret: SECRET, retryBaseMs: 1000 });
   console.log(`reprise demo: local runtime at ${rt.url}, GitHub simulator at ${sim.url}\n`);
 
   const rows = [['scenario', 'run', 'verdicts', 'decision', 'expected', 'calls on GitHub']];
@@ -141,8 +123,7 @@ async function main(): Promise<void> {
   console.log(table(rows));
   const reruns = sim.reruns.length;
   console.log(`\n${SCENARIOS.length} runs, ${reruns} re-run call(s) made, ${failures} mismatch(es).`);
-  await rt.close();
-  await sim.close();
+  await close();
   if (failures > 0) process.exitCode = 1;
 }
 

@@ -1,13 +1,11 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeSettings } from '../../lib/config/env.js';
-import { DynamoRetryBudget } from '../../lib/ledger/budget.js';
-import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
 import type { RunMessage } from '../../lib/model.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
-import { GitHubSimulator } from '../sim/index.js';
-import { INSTALLATION_ID, startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
-import { MemoryLog } from '../support/memory-log.js';
+import { DynamoRetryBudget } from '../../lib/ledger/budget.js';
+import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
+import { type LocalSetup, startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 
 const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
@@ -133,35 +131,18 @@ describe('retry budget (per installation, rolling hour)', () => {
 });
 
 describe('retry budget in the local runtime (RETRY_BUDGET_PER_HOUR)', () => {
-  let sim: GitHubSimulator;
-  let rt: Runtime;
-  const outcomes: { message: RunMessage; outcome: RunOutcome }[] = [];
+  let local: LocalSetup;
   beforeAll(async () => {
-    sim = await GitHubSimulator.start();
-    sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
-    rt = await startRuntime({
-      env: {
-        APP_ID: '1234567',
-        PRIVATE_KEY: testPrivateKey(),
-        WEBHOOK_SECRET: 'budget-secret',
-        GITHUB_API_URL: sim.url,
-        LOG_HOSTS: '127.0.0.1',
-        RETRY_BUDGET_PER_HOUR: '1',
-        RECONCILE_INTERVAL_SECONDS: '0',
-      },
-      log: new MemoryLog(),
-      port: 0,
-      retryBaseMs: 1,
+    local = await startLocal({
+      secret: 'budget-secret',
+      env: { RETRY_BUDGET_PER_HOUR: '1', RECONCILE_INTERVAL_SECONDS: '0' },
       workerConcurrency: 1,
-      onOutcome: (message, outcome) => outcomes.push({ message, outcome }),
     });
   });
-  afterAll(async () => {
-    await rt.close();
-    await sim.close();
-  });
+  afterAll(async () => local.close());
 
   it('a second lost runner in the same hour is budget_exhausted; the metric is counted', async () => {
+    const { sim, rt, outcomes } = local;
     const runs = [1, 2].map(() =>
       sim.addRun({
         repo: 'acme/storm',

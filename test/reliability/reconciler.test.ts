@@ -3,15 +3,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { keys } from '../../lib/ledger/keys.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
 import { startDynamo } from '../../lib/local/dynamo.js';
-import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
 import { settleOrphan } from '../../lib/reconcile/attempts.js';
 import { nextCursor, redeliveryWindowMs } from '../../lib/reconcile/deliveries.js';
 import { ReconcileStore, type StoredAttempt } from '../../lib/reconcile/store.js';
 import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
-import { GitHubSimulator } from '../sim/index.js';
-import { INSTALLATION_ID, startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
-import { MemoryLog } from '../support/memory-log.js';
+import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
+import { type LocalSetup, startLocal } from '../support/local.js';
 import { workflowRunPayload } from '../support/webhooks.js';
 import { kit, LOST, lostRun } from './reconcile-kit.js';
 
@@ -448,33 +446,15 @@ describe('reconciler: lost completions', () => {
 });
 
 describe('reconciler in the local runtime', () => {
-  let sim: GitHubSimulator;
-  let rt: Runtime;
-  const outcomes: RunOutcome[] = [];
+  let local: LocalSetup;
   beforeAll(async () => {
-    sim = await GitHubSimulator.start();
-    sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
-    rt = await startRuntime({
-      env: {
-        APP_ID: '1234567',
-        PRIVATE_KEY: testPrivateKey(),
-        WEBHOOK_SECRET: 'timer-secret',
-        GITHUB_API_URL: sim.url,
-        LOG_HOSTS: '127.0.0.1',
-        RECONCILE_INTERVAL_SECONDS: '1',
-      },
-      log: new MemoryLog(),
-      port: 0,
-      retryBaseMs: 1,
-      onOutcome: (_m, o) => outcomes.push(o),
-    });
+    local = await startLocal({ secret: 'timer-secret', env: { RECONCILE_INTERVAL_SECONDS: '1' } });
   });
-  afterAll(async () => {
-    await rt.close();
-    await sim.close();
-  });
+  afterAll(async () => local.close());
 
   it('runs a sweep on a timer (RECONCILE_INTERVAL_SECONDS): an orphaned claim is released and decided', async () => {
+    const { sim, rt } = local;
+    const outcomes = () => local.outcomes.map((o) => o.outcome);
     const run = sim.addRun({
       repo: 'acme/timer',
       jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
@@ -482,9 +462,9 @@ describe('reconciler in the local runtime', () => {
     const msg = runMessageFromPayload(workflowRunPayload(sim, run.id), 'timer-delivery');
     await rt.ledger.claim(msg, 'dead-local-worker', 50);
     const deadline = Date.now() + 8_000;
-    while (outcomes.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (outcomes().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(sim.reruns.map((r) => r.runId)).toEqual([run.id]);
-    expect(outcomes.map((o) => o.decision)).toEqual(['retried']);
+    expect(outcomes().map((o) => o.decision)).toEqual(['retried']);
     expect(rt.metrics.get('OrphanReleased')).toBe(1);
   });
 });

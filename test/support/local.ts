@@ -1,0 +1,56 @@
+import { type Runtime, type RuntimeOptions, startRuntime } from '../../lib/local/runtime.js';
+import type { RunMessage } from '../../lib/model.js';
+import type { RunOutcome } from '../../lib/worker/decide-run.js';
+import { GitHubSimulator } from '../sim/index.js';
+import { INSTALLATION_ID, testPrivateKey } from './harness.js';
+import { MemoryLog } from './memory-log.js';
+
+export interface LocalSetup {
+  readonly sim: GitHubSimulator;
+  readonly rt: Runtime;
+  readonly log: MemoryLog;
+  /** Every decision the runtime's worker made, in order. */
+  readonly outcomes: { message: RunMessage; outcome: RunOutcome }[];
+  readonly secret: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The local runtime as `npm start` runs it, against a fresh GitHub simulator with one
+ * installation, App credentials with a real key, and log redirects allowed to the simulator.
+ */
+export async function startLocal(
+  over: { env?: Record<string, string>; secret?: string } & Partial<Omit<RuntimeOptions, 'env' | 'log'>> = {},
+): Promise<LocalSetup> {
+  const { env, secret = 'local-webhook-secret', ...opts } = over;
+  const sim = await GitHubSimulator.start();
+  sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
+  const log = new MemoryLog();
+  const outcomes: LocalSetup['outcomes'] = [];
+  const rt = await startRuntime({
+    env: {
+      APP_ID: '1234567',
+      PRIVATE_KEY: testPrivateKey(),
+      WEBHOOK_SECRET: secret,
+      GITHUB_API_URL: sim.url,
+      LOG_HOSTS: '127.0.0.1',
+      ...env,
+    },
+    log,
+    port: 0,
+    retryBaseMs: 1,
+    onOutcome: (message, outcome) => outcomes.push({ message, outcome }),
+    ...opts,
+  });
+  return {
+    sim,
+    rt,
+    log,
+    outcomes,
+    secret,
+    close: async () => {
+      await rt.close();
+      await sim.close();
+    },
+  };
+}
