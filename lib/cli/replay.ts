@@ -14,6 +14,7 @@ import { CliError, type CliIo, parseCommand, printJson, println, runCommand, Usa
 import { localRequest } from './local-runtime.js';
 import { type ReplayVerdict, replayGuard } from './replay-guard.js';
 import { parseRunRef, readLiveRun } from './run-lookup.js';
+import type { HookDelivery } from '../github/hook-deliveries.js';
 
 const HELP = `reprise replay: send a delivery or a run attempt through reprise again.
 
@@ -56,14 +57,7 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** GitHub keeps deliveries 3 days (7 on GHES); a few pages of 100 cover them. */
 const DELIVERY_PAGES = 30;
 
-interface Delivery {
-  id: number;
-  guid: string;
-  delivered_at: string;
-  status_code: number;
-  event: string;
-  action: string | null;
-}
+type Delivery = HookDelivery;
 
 interface Outcome {
   readonly outcome: string;

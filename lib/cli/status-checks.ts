@@ -3,6 +3,7 @@ import type { AppClient } from './github.js';
 import { isoTime } from './io.js';
 import type { LedgerSource } from './ledger-source.js';
 import { appPermissions } from './manifest.js';
+import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
 
 export interface Check {
   readonly name: string;
@@ -124,16 +125,9 @@ export function checkInstallations(installations: readonly Installation[], facts
   return { name: 'installations', status: 'ok', detail: summary };
 }
 
-interface Delivery {
-  id: number;
-  guid: string;
-  delivered_at: string;
-  status_code: number;
-  event: string;
-  action: string | null;
-}
+type Delivery = HookDelivery;
 
-const failed = (d: Delivery): boolean => d.status_code >= 400 || d.status_code === 0;
+const failed = (d: Delivery): boolean => !deliverySucceeded(d);
 
 /** Deliveries of the last 24 h that failed and were not delivered again successfully since. */
 export async function checkDeliveries(app: AppClient, now = Date.now()): Promise<Check> {

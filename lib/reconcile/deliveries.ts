@@ -2,6 +2,7 @@ import type { AppClient } from './app-client.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { ReconcileStore } from './store.js';
+import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
 
 const DAY_MS = 86_400_000;
 
@@ -10,22 +11,13 @@ export function redeliveryWindowMs(apiUrl: string): number {
   return /\/api\/v3\/?$/.test(apiUrl) ? 7 * DAY_MS : 3 * DAY_MS;
 }
 
-/** One attempt of a webhook delivery, as `GET /app/hook/deliveries` lists it. */
-export interface HookDelivery {
-  readonly id: number;
-  readonly guid: string;
-  readonly delivered_at: string;
-  readonly redelivery: boolean;
-  readonly status_code: number;
-  readonly event: string;
-  readonly action: string | null;
-}
-
 /**
  * Where the walk through the deliveries stands. The list is newest first: a pass starts at
  * the newest delivery (`passTop`) and walks back until the window's edge or the newest
  * delivery of the previous pass (`doneTop`); `next` resumes a pass a sweep's page budget cut.
  */
+export type { HookDelivery };
+
 export interface DeliveryCursor {
   readonly next?: string;
   readonly passTop?: number;
@@ -53,7 +45,7 @@ export interface DeliveryCounts {
 
 const CURSOR = 'deliveries';
 /** GitHub's own reading: status 0 is a timeout, 4xx and 5xx are failures. */
-const succeeded = (d: HookDelivery) => d.status_code > 0 && d.status_code < 400;
+const succeeded = deliverySucceeded;
 
 /** The `cursor` of the `rel="next"` link, if any. */
 export function nextCursor(link: string | undefined): string | undefined {
