@@ -199,6 +199,12 @@ describe('intake answers', () => {
     expect(queue.size()).toBe(0);
   });
 
+  it('a body that is not UTF-8 → 400 before any decoding, nothing enqueued', async () => {
+    const res = await call({ body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), signature: 'sha256=' + '0'.repeat(64) });
+    expect(res).toMatchObject({ status: 400, body: { error: 'body is not UTF-8' } });
+    expect(queue.size()).toBe(0);
+  });
+
   it('body over 25 MB → 413', async () => {
     const res = await call({ body: Buffer.alloc(MAX_BODY_BYTES + 1, 0x20), signature: 'sha256=' + '0'.repeat(64) });
     expect(res.status).toBe(413);

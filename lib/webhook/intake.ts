@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { verifyWithFallback } from '@octokit/webhooks-methods';
+import { isUtf8 } from 'node:buffer';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
@@ -42,22 +43,18 @@ export interface IntakeDeps {
 const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
 
 /**
- * True when any of the secrets produced the signature. GitHub signs the raw bytes, so they are
- * what is checked: a body that is not UTF-8 must not be decoded (and altered) first.
+ * True when the current secret, or the previous one during a rotation, produced the signature
+ * (`@octokit/webhooks-methods`, a constant-time compare). GitHub signs the UTF-8 bytes it sends;
+ * the caller has already refused a body that is not UTF-8, so decoding it changes nothing.
  */
 export async function signatureMatches(
   secrets: readonly string[],
-  body: string | Buffer,
+  body: string,
   signature: string | undefined,
 ): Promise<boolean> {
-  if (!signature || !signature.startsWith('sha256=') || body.length === 0) return false;
-  const given = Buffer.from(signature);
-  for (const secret of secrets) {
-    if (!secret) continue;
-    const want = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
-    if (given.length === want.length && timingSafeEqual(given, want)) return true;
-  }
-  return false;
+  const [current, ...previous] = secrets.filter(Boolean);
+  if (!current || !signature || !signature.startsWith('sha256=') || body.length === 0) return false;
+  return (await verifyWithFallback(current, body, signature, previous)) === true;
 }
 
 /** Why a delivery is not enqueued, or undefined when it is a completed red run. */
@@ -98,14 +95,17 @@ export function createIntake(deps: IntakeDeps): (req: HttpRequest) => Promise<Ht
     if (!event || !guid) return answer(400, { error: 'missing X-GitHub-Event or X-GitHub-Delivery header' });
     if (!DELIVERY_GUID.test(guid)) return answer(400, { error: 'X-GitHub-Delivery is not a delivery GUID' });
 
-    if (!(await signatureMatches(await deps.secrets(), req.body, req.headers['x-hub-signature-256']))) {
+    // GitHub sends UTF-8 JSON; anything else is refused before it is decoded or verified.
+    if (!isUtf8(req.body)) return answer(400, { error: 'body is not UTF-8' });
+    const raw = req.body.toString('utf8');
+    if (!(await signatureMatches(await deps.secrets(), raw, req.headers['x-hub-signature-256']))) {
       deps.metrics.count('SignatureFailure');
       deps.log.warn('webhook signature rejected', { delivery: guid, event });
       return answer(401, { error: 'signature does not match' });
     }
     let payload: unknown;
     try {
-      payload = JSON.parse(req.body.toString('utf8'));
+      payload = JSON.parse(raw);
     } catch {
       return answer(400, { error: 'body is not JSON' });
     }
