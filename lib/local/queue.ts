@@ -16,33 +16,18 @@ import {
   checkIntegerInRange,
   checkQueueName,
 } from './queue-validate.js';
+import { type StoredMessage, toRecord } from './queue-record.js';
 import type { DeadLetter, QueueOptions, QueueStats, SendInput, SendResult, SqsRecordLike } from './queue-types.js';
 
 export type { DeadLetter, QueueOptions, QueueStats, SendInput, SendResult, SqsRecordLike } from './queue-types.js';
 export { QueueInputError, type QueueErrorCode } from './queue-validate.js';
 export { QueuePoller, type QueuePollerOptions, type SqsBatchHandler } from './queue-poller.js';
 
-interface StoredMessage {
-  readonly messageId: string;
-  readonly body: string;
-  readonly md5OfBody: string;
-  readonly groupId: string;
-  readonly deduplicationId: string;
-  readonly sentAt: number;
-  seq: bigint;
-  /** Earliest time a receive may return it (end of delay or of visibility timeout). */
-  visibleAt: number;
-  receiveCount: number;
-  firstReceivedAt: number | undefined;
-  receiptHandle: string | undefined;
-}
-
 const DEFAULT_VISIBILITY_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RECEIVE_COUNT = 5;
 const DEFAULT_DEDUP_WINDOW_MS = 5 * 60 * 1000;
 // Real sequence numbers are 20-digit decimals that only grow.
 const SEQUENCE_BASE = 18_000_000_000_000_000_000n;
-const SENDER_ID = '000000000000';
 
 export class EmbeddedFifoQueue {
   readonly name: string;
@@ -219,11 +204,11 @@ export class EmbeddedFifoQueue {
     message.receiveCount++;
     message.firstReceivedAt ??= now;
     message.visibleAt = now + this.visibilityTimeoutMs;
-    return this.toRecord(message);
+    return toRecord(this.arn, message);
   }
 
   private moveToDeadLetters(message: StoredMessage, now: number): void {
-    const record = this.toRecord(message);
+    const record = toRecord(this.arn, message);
     record.attributes.DeadLetterQueueSourceArn = this.arn;
     if (message.receiptHandle !== undefined) this.byHandle.delete(message.receiptHandle);
     this.remove(message);
@@ -233,28 +218,6 @@ export class EmbeddedFifoQueue {
       reason: `maxReceiveCount ${this.maxReceiveCount} exceeded: received ${message.receiveCount} times without being deleted`,
       movedAt: now,
     });
-  }
-
-  private toRecord(message: StoredMessage): SqsRecordLike {
-    return {
-      messageId: message.messageId,
-      receiptHandle: message.receiptHandle ?? '',
-      body: message.body,
-      attributes: {
-        ApproximateReceiveCount: String(message.receiveCount),
-        SentTimestamp: String(message.sentAt),
-        SenderId: SENDER_ID,
-        ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? ''),
-        SequenceNumber: String(message.seq),
-        MessageGroupId: message.groupId,
-        MessageDeduplicationId: message.deduplicationId,
-      },
-      messageAttributes: {},
-      md5OfBody: message.md5OfBody,
-      eventSource: 'aws:sqs',
-      eventSourceARN: this.arn,
-      awsRegion: 'local',
-    };
   }
 
   private validHandle(receiptHandle: string): StoredMessage | undefined {
