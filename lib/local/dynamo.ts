@@ -1,4 +1,9 @@
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 
@@ -6,7 +11,7 @@ export interface EmbeddedDynamo {
   readonly endpoint: string;
   readonly client: DynamoDBClient;
   close(): Promise<void>;
-  /** Stops serving requests (a fault to inject) and starts again on the same port. */
+  /** An outage to inject: every request fails (connection reset) until restart(); the data is kept. */
   stop(): Promise<void>;
   restart(): Promise<void>;
 }
@@ -40,11 +45,18 @@ export async function createTable(client: DynamoDBClient, table: string): Promis
   } catch (err) {
     if (!(err instanceof ResourceInUseException)) throw err;
   }
+  // dynalite answers CreateTable while the table is still CREATING; wait until it serves requests.
+  for (let i = 0; i < 100; i++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`table ${table} did not become ACTIVE`);
 }
 
 /** dynalite in memory, or on disk under `path` (LevelDB). */
 export async function startDynamo(opts: { path?: string; table: string }): Promise<EmbeddedDynamo> {
-  let server = dynalite({
+  const server = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,
     updateTableMs: 0,
@@ -55,24 +67,28 @@ export async function startDynamo(opts: { path?: string; table: string }): Promi
   const endpoint = `http://127.0.0.1:${port}`;
   const client = localDynamoClient(endpoint);
   await createTable(client, opts.table);
-  const closeServer = (): Promise<void> =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  // An outage keeps the port: every connection is reset until restart(). Releasing the port
+  // instead would let another server take it, and the client would talk to that one.
+  let down = false;
+  server.on('connection', (socket) => {
+    if (down) socket.destroy();
+  });
   return {
     endpoint,
     client,
     close: async () => {
       client.destroy();
-      await closeServer();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
     },
-    stop: closeServer,
+    stop: async () => {
+      down = true;
+      server.closeAllConnections();
+    },
     restart: async () => {
-      // In memory, a restart keeps the data only with a path; tests that restart use one.
-      server = dynalite({ createTableMs: 0, ...(opts.path && { path: opts.path }) });
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-      await createTable(client, opts.table);
+      down = false;
     },
   };
 }
