@@ -2,16 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RepoConfigSource } from '../lib/github/repo-config-source.js';
 import type { SimJobSpec } from './sim/index.js';
 import { startHarness, type Harness } from './support/harness.js';
+import { SHUTDOWN_LOG } from './support/job-logs.js';
 
 const LOST = { level: 'failure' as const, message: 'The self-hosted runner: r lost communication with the server.' };
 const EXIT = { level: 'failure' as const, message: 'Process completed with exit code 1.' };
-const SHUTDOWN_LOG = [
-  '2026-10-02T16:15:01.0000000Z ##[group]Run make test',
-  '2026-10-02T16:15:05.7828522Z ##[error]The runner has received a shutdown signal. This can happen when the runner service is stopped, or a manually started runner is canceled.',
-  '2026-10-02T16:15:05.9000000Z ##[error]The operation was canceled.',
-  '2026-10-02T16:15:06.0000000Z Cleaning up orphan processes',
-  '',
-].join('\n');
 const EXIT_LOG = '2026-10-02T16:15:05.0000000Z ##[error]Process completed with exit code 1.\n';
 
 let h: Harness;

@@ -15,18 +15,12 @@ import type { GitHubSimulator, SimJobSpec } from '../sim/index.js';
 import { testPrivateKey } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+import { SHUTDOWN_LOG } from '../support/job-logs.js';
 
 export const SECRET = 'reliability-webhook-secret';
 
 const LOST = 'The self-hosted runner: {runner} lost communication with the server. Verify the machine is running.';
 const EXIT = 'Process completed with exit code 1.';
-const SHUTDOWN_LOG = [
-  '2026-10-02T16:15:01.0000000Z ##[group]Run make test',
-  '2026-10-02T16:15:05.7828522Z ##[error]The runner has received a shutdown signal. This can happen when the runner service is stopped, or a manually started runner is canceled.',
-  '2026-10-02T16:15:05.9000000Z ##[error]The operation was canceled.',
-  '2026-10-02T16:15:06.0000000Z Cleaning up orphan processes',
-  '',
-].join('\n');
 
 /** Each kind of red run and the decision it must get. */
 export const RUN_KINDS = {

@@ -97,17 +97,7 @@ export class GitHubSimulator {
     this.model.addPullRequest(repo, pr);
   }
 
-  addDelivery(d: {
-    id?: number;
-    guid: string;
-    event: string;
-    action?: string;
-    statusCode: number;
-    deliveredAt?: string;
-    redelivery?: boolean;
-    installationId?: number;
-    repositoryId?: number;
-  }): SimDelivery {
+  addDelivery(d: Parameters<SimModel['addDelivery']>[0]): SimDelivery {
     return this.model.addDelivery(d);
   }
 
