@@ -16,6 +16,8 @@ export interface RunMessage {
   readonly headBranch: string | null;
   readonly conclusion: 'failure' | 'cancelled';
   readonly pullRequests: readonly number[];
+  /** The run's creation time (`workflow_run.created_at`); absent on messages that predate it. */
+  readonly createdAt?: string;
 }
 
 export type JobConclusion =
@@ -30,6 +32,7 @@ export interface JobFacts {
   readonly conclusion: JobConclusion;
   readonly runnerName: string | null;
   readonly completedAt: string | null;
+  /** The attempt this execution of the job belongs to; 0 when GitHub did not say. */
   readonly runAttempt: number;
 }
 

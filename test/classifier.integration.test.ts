@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RepoConfigSource } from '../lib/github/repo-config-source.js';
 import type { SimJobSpec } from './sim/index.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { INSTALLATION_ID, startHarness, type Harness } from './support/harness.js';
 import { SHUTDOWN_LOG } from './support/job-logs.js';
 
 const LOST = { level: 'failure' as const, message: 'The self-hosted runner: r lost communication with the server.' };
@@ -133,9 +133,14 @@ describe('bounds', () => {
 });
 
 describe('GitHub cost', () => {
-  it.each([1, 10, 60])(
-    'a push run with %i failed jobs costs ≤ 4 requests on the common path (configuration answered 304)',
-    async (n) => {
+  it.each([
+    [1, 3],
+    [10, 3],
+    [60, 3],
+    [199, 4],
+  ])(
+    'a push run with %i failed jobs and one passed costs %i requests on the common path, never more than 4 (configuration answered 304)',
+    async (n, cost) => {
       const repo = newRepo();
       h.sim.setRepoFile(repo, '.github/reprise.yml', 'max_attempts: 3\n');
       const configSource = new RepoConfigSource();
@@ -153,7 +158,7 @@ describe('GitHub cost', () => {
       await h.worker({ configSource })(h.sqsEvent([h.message(run.id)]));
       const counted = h.sim.requests.filter((r) => r.status !== 304 && !r.path.includes('access_tokens'));
       expect(h.log.named('decision')[0]).toMatchObject({ decision: 'retried', requests: counted.length });
-      expect(counted.length).toBeLessThanOrEqual(4);
+      expect(counted.length).toBe(cost);
       expect(h.sim.requests.some((r) => r.status === 304)).toBe(true);
     },
   );
@@ -340,6 +345,84 @@ describe('configuration', () => {
   });
 });
 
+describe('the run read off its latest jobs', () => {
+  const lostRun = (onRerun: 'success' | 'same' = 'success') =>
+    h.sim.addRun({ repo: newRepo(), onRerun, jobs: [{ name: 't', conclusion: 'failure', annotations: [LOST] }] });
+  const runReads = () => h.sim.count('GET', /\/actions\/runs\/\d+$/);
+
+  /** A person presses "Re-run failed jobs" (or "Re-run all jobs") in GitHub, through the API. */
+  async function personReruns(runId: number, what: 'rerun-failed-jobs' | 'rerun'): Promise<void> {
+    const run = h.sim.run(runId);
+    const res = await fetch(`${h.sim.url}/repos/${run.repo}/actions/runs/${runId}/${what}`, {
+      method: 'POST',
+      headers: { authorization: `token ${h.sim.issueToken(INSTALLATION_ID)}`, accept: 'application/vnd.github+json' },
+    });
+    expect(res.status).toBe(201);
+  }
+
+  /** The Actions and GraphQL calls a decision made, ids elided; the configuration reads left out. */
+  const calls = () =>
+    h.sim.requests
+      .filter((r) => !/access_tokens|\/contents\//.test(r.path))
+      .map((r) => `${r.method} ${r.path.replace(/^\/repos\/[^/]+\/[^/]+/, '').replace(/\d+/g, 'N')}`);
+
+  it('the common path lists the latest jobs once and never reads the run: 3 counted requests', async () => {
+    const { line } = await decide([{ name: 't', conclusion: 'failure', annotations: [LOST] }]);
+    expect(line).toMatchObject({ decision: 'retried' });
+    expect(calls()).toEqual(['GET /actions/runs/N/jobs', 'POST /graphql', 'POST /actions/runs/N/rerun-failed-jobs']);
+  });
+
+  it.each(['rerun-failed-jobs', 'rerun'] as const)(
+    'a person ran %s after the webhook and the new attempt failed too: duplicate, never a re-run on the older attempt’s evidence',
+    async (what) => {
+      const run = lostRun('same');
+      const message = h.message(run.id);
+      await personReruns(run.id, what);
+      expect(h.sim.run(run.id)).toMatchObject({ runAttempt: 2, status: 'completed', conclusion: 'failure' });
+      h.sim.resetRequests();
+      await h.worker()(h.sqsEvent([message]));
+      expect(h.log.named('decision').at(-1)).toMatchObject({
+        decision: 'duplicate',
+        reason: 'attempt 1 was already re-run: the run is at attempt 2',
+      });
+      expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);
+      expect(runReads()).toBe(0);
+    },
+  );
+
+  it('a person’s re-run still running when the webhook is decided: duplicate, no re-run call', async () => {
+    const run = lostRun();
+    const message = h.message(run.id);
+    h.sim.run(run.id).onRerun = () => ({ conclusion: null, status: 'in_progress' });
+    await personReruns(run.id, 'rerun-failed-jobs');
+    h.sim.resetRequests();
+    await h.worker()(h.sqsEvent([message]));
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'duplicate' });
+    expect(h.sim.count('POST', /rerun/)).toBe(0);
+  });
+
+  it('a message without the run’s creation time (enqueued before it was carried) reads the run and the attempt’s jobs, and decides the same', async () => {
+    const run = lostRun();
+    const { createdAt: _dropped, ...older } = h.message(run.id);
+    h.sim.resetRequests();
+    await h.worker()(h.sqsEvent([older]));
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried' });
+    expect(calls()).toEqual([
+      'GET /actions/runs/N',
+      'GET /actions/runs/N/attempts/N/jobs',
+      'POST /graphql',
+      'POST /actions/runs/N/rerun-failed-jobs',
+    ]);
+  });
+
+  it('a run with no jobs listed is read before anything is decided: no_candidate_jobs', async () => {
+    const run = h.sim.addRun({ repo: newRepo(), conclusion: 'failure', jobs: [] });
+    await h.worker()(h.sqsEvent([h.message(run.id)]));
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'no_candidate_jobs' });
+    expect(calls()).toEqual(['GET /actions/runs/N/jobs', 'GET /actions/runs/N', 'GET /actions/runs/N/attempts/N/jobs']);
+  });
+});
+
 describe('rate limits', () => {
   it('a rate-limited message goes back to the queue with a delay instead of failing the batch', async () => {
     const deferred: number[] = [];
@@ -347,7 +430,7 @@ describe('rate limits', () => {
     const other = h.sim.addRun({ repo: newRepo(), jobs: [{ name: 't', conclusion: 'failure', annotations: [EXIT] }] });
     h.sim.injectFault({
       method: 'GET',
-      path: new RegExp(`/actions/runs/${run.id}$`),
+      path: new RegExp(`/actions/runs/${run.id}/jobs$`),
       status: 403,
       retryAfter: 120,
       message: 'You have exceeded a secondary rate limit',

@@ -112,6 +112,7 @@ describe('intake answers', () => {
     const [record] = queue.receive(1);
     const msg = JSON.parse(record!.body);
     expect(msg).toMatchObject({ conclusion, installationId: 99, runAttempt: 1 });
+    expect(Date.parse(msg.createdAt)).not.toBeNaN();
     expect(record!.attributes.MessageGroupId).toBe(`${msg.repository.id}#${msg.runId}`);
     expect(record!.attributes.MessageDeduplicationId).toBe(msg.deliveryId);
     // The message is small: ids and names, never the raw payload.
@@ -129,6 +130,7 @@ describe('intake answers', () => {
         'headBranch',
         'conclusion',
         'pullRequests',
+        'createdAt',
       ].sort(),
     );
   });
@@ -197,6 +199,22 @@ describe('intake answers', () => {
     const res = await call({ body });
     expect(res.status).toBe(400);
     expect(queue.size()).toBe(0);
+  });
+
+  it('a run created_at that is not a timestamp → 400 naming the field; one without it is enqueued without it', async () => {
+    const run = failedRunPayload().workflow_run as Record<string, unknown>;
+    const bad = await call({
+      body: JSON.stringify({ ...failedRunPayload(), workflow_run: { ...run, created_at: 'soon' } }),
+    });
+    expect(bad).toMatchObject({
+      status: 400,
+      body: { error: 'not a workflow_run payload: workflow_run.created_at: expected a timestamp' },
+    });
+    expect(queue.size()).toBe(0);
+    const { created_at: _dropped, ...without } = run;
+    const ok = await call({ body: JSON.stringify({ ...failedRunPayload(), workflow_run: without }) });
+    expect(ok.status).toBe(202);
+    expect(JSON.parse(queue.receive(1)[0]!.body)).not.toHaveProperty('createdAt');
   });
 
   it('a body that is not UTF-8 → 400 before any decoding, nothing enqueued', async () => {

@@ -60,6 +60,7 @@ interface RestRun {
   head_sha: string;
   head_branch: string | null;
   run_attempt?: number;
+  created_at: string;
   html_url: string;
   pull_requests: { number: number }[] | null;
   repository: { id: number };
@@ -112,6 +113,7 @@ export async function readLiveRun(
       // The intake only enqueues red runs; any other conclusion is reported before a decision.
       conclusion: at.conclusion === 'cancelled' ? 'cancelled' : 'failure',
       pullRequests: (run.pull_requests ?? []).map((p) => p.number),
+      createdAt: run.created_at,
     },
     status: at.status ?? 'unknown',
     conclusion: at.conclusion,

@@ -19,7 +19,7 @@ interface RestJob {
   run_attempt?: number;
 }
 
-const toJob = (j: RestJob, attempt: number): JobFacts => ({
+const toJob = (j: RestJob, attempt: number | undefined): JobFacts => ({
   id: j.id,
   nodeId: j.node_id,
   name: j.name,
@@ -27,7 +27,7 @@ const toJob = (j: RestJob, attempt: number): JobFacts => ({
   conclusion: j.conclusion as JobFacts['conclusion'],
   runnerName: j.runner_name,
   completedAt: j.completed_at,
-  runAttempt: j.run_attempt ?? attempt,
+  runAttempt: j.run_attempt ?? attempt ?? 0,
 });
 
 /** GraphQL's `nodes(ids:)` takes 100 ids; one query asks for several such fields under aliases. */
@@ -84,28 +84,45 @@ export class ActionsApi {
   }
 
   /** Every job of one attempt; a listing shorter than GitHub's total is an error, never a decision. */
-  async listAttemptJobs(runId: number, attempt: number): Promise<JobFacts[]> {
+  listAttemptJobs(runId: number, attempt: number): Promise<JobFacts[]> {
+    return this.listJobs(
+      'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs',
+      { run_id: runId, attempt_number: attempt },
+      attempt,
+      `run ${runId} attempt ${attempt}`,
+    );
+  }
+
+  /**
+   * The run's latest jobs (`filter=latest`): each job's most recent execution, with the attempt
+   * it ran in. A job re-run in a newer attempt is listed with that attempt, so the listing also
+   * tells whether the run has moved past the attempt being decided.
+   */
+  listLatestJobs(runId: number): Promise<JobFacts[]> {
+    return this.listJobs(
+      'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs',
+      { run_id: runId, filter: 'latest' },
+      undefined,
+      `run ${runId} (latest)`,
+    );
+  }
+
+  private async listJobs(
+    route: string,
+    params: Record<string, string | number>,
+    attempt: number | undefined,
+    what: string,
+  ): Promise<JobFacts[]> {
     const jobs: JobFacts[] = [];
     let total = 0;
-    const pages = this.gh.paginate.iterator(
-      'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs',
-      {
-        owner: this.owner,
-        repo: this.repo,
-        run_id: runId,
-        attempt_number: attempt,
-        per_page: 100,
-      },
-    );
+    const pages = this.gh.paginate.iterator(route, { owner: this.owner, repo: this.repo, ...params, per_page: 100 });
     for await (const page of pages) {
       this.requests++;
       total = (page.data as unknown as { total_count?: number }).total_count ?? total;
       const list = Array.isArray(page.data) ? page.data : (page.data as unknown as { jobs: RestJob[] }).jobs;
       for (const j of list as RestJob[]) jobs.push(toJob(j, attempt));
     }
-    if (total > jobs.length) {
-      throw new IncompleteListingError(`listed ${jobs.length} of ${total} jobs of run ${runId} attempt ${attempt}`);
-    }
+    if (total > jobs.length) throw new IncompleteListingError(`listed ${jobs.length} of ${total} jobs of ${what}`);
     return jobs;
   }
 

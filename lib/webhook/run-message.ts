@@ -28,6 +28,14 @@ const optStr = (o: Obj, k: string, at: string): string | null => {
   return v;
 };
 
+/** `{ createdAt }` when the field holds a timestamp, `{}` when it is absent. */
+const optTime = (o: Obj, k: string, at: string): { createdAt?: string } => {
+  const v = o[k];
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) throw new ShapeError(`${at}.${k}: expected a timestamp`);
+  return { createdAt: v };
+};
+
 /** Far above any real run's message, far below SQS's 256 KiB. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
 // SQS accepts only the characters XML 1.0 allows; JSON.stringify leaves U+FFFE and U+FFFF as they are.
@@ -83,6 +91,7 @@ export function runMessageFromPayload(payload: unknown, deliveryId: string): Run
     pullRequests: prs.map((pr, i) =>
       num(obj(pr, `workflow_run.pull_requests[${i}]`), 'number', `workflow_run.pull_requests[${i}]`),
     ),
+    ...optTime(run, 'created_at', 'workflow_run'),
   });
 }
 
@@ -112,6 +121,7 @@ export function parseRunMessage(body: string): RunMessage {
   optStr(o, 'headBranch', 'message');
   if (o.conclusion !== 'failure' && o.conclusion !== 'cancelled') throw new ShapeError('message.conclusion: invalid');
   if (!Array.isArray(o.pullRequests)) throw new ShapeError('message.pullRequests: expected a list');
+  optTime(o, 'createdAt', 'message');
   return m as RunMessage;
 }
 

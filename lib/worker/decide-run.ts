@@ -2,6 +2,7 @@ import type { RepoConfig } from '../config/repo-config.js';
 import type { DecisionFacts, DecisionStep } from '../decide/decide.js';
 import { candidateJobs, decide } from '../decide/decide.js';
 import { afterRerun, type RerunAnswer } from '../decide/rerun-outcome.js';
+import { runFromLatestJobs } from '../decide/run-from-jobs.js';
 import { ActionsApi } from '../github/actions.js';
 import type { GitHubClients } from '../github/client.js';
 import { rateLimitDelay } from '../github/client.js';
@@ -173,7 +174,7 @@ async function gather(
   const msg = facts.message;
   switch (what) {
     case 'run':
-      return { ...facts, run: await api.getRun(msg.runId) };
+      return { ...facts, ...(await readRun(msg, api)) };
     case 'stale':
       return { ...facts, stale: await findStaleness(api, msg, facts.run!) };
     case 'budget':
@@ -196,6 +197,20 @@ async function gather(
       return { ...facts, verdicts: g.verdicts };
     }
   }
+}
+
+/**
+ * The run's state, from its latest jobs when they can answer for it: one listing then serves
+ * both the run and its jobs. Otherwise the run itself is read, and the jobs later.
+ */
+async function readRun(msg: RunMessage, api: ActionsApi): Promise<Pick<DecisionFacts, 'run' | 'jobs'>> {
+  if (msg.createdAt) {
+    const latest = await api.listLatestJobs(msg.runId);
+    const run = runFromLatestJobs(msg, latest);
+    // Jobs listed for a newer attempt are not this attempt's: the decision is duplicate anyway.
+    if (run) return run.runAttempt === msg.runAttempt ? { run, jobs: latest } : { run };
+  }
+  return { run: await api.getRun(msg.runId) };
 }
 
 async function record(

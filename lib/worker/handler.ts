@@ -30,7 +30,8 @@ export function permanentFault(err: unknown): string | undefined {
   const e = err as { status?: number; message?: string; request?: { url?: string } };
   if ((err as Error)?.message?.startsWith('App credentials need an installation id')) return (err as Error).message;
   if (e?.status === 404 && /access_tokens/.test(e.request?.url ?? '')) return 'unknown installation';
-  if (e?.status === 404 && /\/actions\/runs\/\d+$/.test(e.request?.url ?? '')) return 'run or repository not found';
+  if (e?.status === 404 && /\/actions\/runs\/\d+(\/jobs)?(\?.*)?$/.test(e.request?.url ?? ''))
+    return 'run or repository not found';
   return undefined;
 }
 

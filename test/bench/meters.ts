@@ -15,9 +15,12 @@ export interface RequestTally {
   /** Job log downloads from the signed log host (not the API). */
   readonly logDownloads: number;
   readonly rerunCalls: number;
+  /** `GET …/actions/runs/{id}`: the run read that its latest jobs stand in for on the common path. */
+  readonly runReads: number;
 }
 
 const TOKEN = /^\/app\/installations\/\d+\/access_tokens$/;
+const RUN_READ = /^\/repos\/[^/]+\/[^/]+\/actions\/runs\/\d+$/;
 const RERUN = /\/actions\/(runs\/\d+\/(rerun|rerun-failed-jobs)|jobs\/\d+\/rerun)$/;
 
 export function tally(records: readonly SimRequestRecord[]): RequestTally {
@@ -27,6 +30,7 @@ export function tally(records: readonly SimRequestRecord[]): RequestTally {
   let tokenExchanges = 0;
   let logDownloads = 0;
   let rerunCalls = 0;
+  let runReads = 0;
   for (const r of records) {
     if (r.path.startsWith('/_logs/')) logDownloads++;
     else if (r.method === 'POST' && TOKEN.test(r.path)) tokenExchanges++;
@@ -34,8 +38,9 @@ export function tally(records: readonly SimRequestRecord[]): RequestTally {
     else if (r.path === '/graphql') graphql++;
     else rest++;
     if (r.method === 'POST' && RERUN.test(r.path)) rerunCalls++;
+    if (r.method === 'GET' && RUN_READ.test(r.path)) runReads++;
   }
-  return { counted: rest + graphql, rest, graphql, notModified, tokenExchanges, logDownloads, rerunCalls };
+  return { counted: rest + graphql, rest, graphql, notModified, tokenExchanges, logDownloads, rerunCalls, runReads };
 }
 
 /** Run id → time the simulator received its first `rerun-failed-jobs` request. */

@@ -119,6 +119,7 @@ export function runMessage(over: Partial<RunMessage> = {}): RunMessage {
     headBranch: 'main',
     conclusion: 'failure',
     pullRequests: [],
+    createdAt: '2026-10-02T16:00:00Z',
     ...over,
   };
 }

@@ -23,6 +23,11 @@ describe('poison messages: permanent faults are acknowledged with a reason and c
   it.each([
     ['a malformed body', () => 'this is not JSON', /malformed message: message body is not JSON/],
     [
+      'a message whose run creation time is not a timestamp',
+      (h: Harness) => JSON.stringify({ ...h.message(lostRun(h).id), createdAt: 'yesterday' }),
+      /malformed message: message.createdAt: expected a timestamp/,
+    ],
+    [
       'a message of an unknown installation',
       (h: Harness) => JSON.stringify({ ...h.message(lostRun(h).id), installationId: 987_654 }),
       /unknown installation/,
@@ -73,7 +78,7 @@ describe('transient faults: exponential backoff, then the DLQ with the reason lo
 
   it('a run GitHub keeps failing on is deferred 10, 20, 40, 80 s, then dead-lettered after maxReceiveCount with its reason', async () => {
     const run = lostRun(h);
-    h.sim.injectFault({ method: 'GET', path: new RegExp(`/actions/runs/${run.id}$`), status: 503, times: 10_000 });
+    h.sim.injectFault({ method: 'GET', path: new RegExp(`/actions/runs/${run.id}/jobs`), status: 503, times: 10_000 });
     const q = new EmbeddedFifoQueue({ name: 'backoff.fifo', visibilityTimeoutMs: 20, maxReceiveCount: 5 });
     const deferred: number[] = [];
     const worker = h.worker({
@@ -132,7 +137,7 @@ describe('a DLQ redrive is safe at any time', () => {
 
   it('redriving a message that never got decided decides it once; a second redrive finds nothing', async () => {
     const run = lostRun(h);
-    h.sim.injectFault({ method: 'GET', path: new RegExp(`/actions/runs/${run.id}$`), status: 502, times: 10_000 });
+    h.sim.injectFault({ method: 'GET', path: new RegExp(`/actions/runs/${run.id}/jobs`), status: 502, times: 10_000 });
     // Longer than a decision takes, so no receive overlaps the one before.
     const q = new EmbeddedFifoQueue({ name: 'redrive2.fifo', visibilityTimeoutMs: 1_000, maxReceiveCount: 2 });
     const decisions: string[] = [];

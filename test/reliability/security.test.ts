@@ -99,9 +99,9 @@ describe('security: no secret in any log line', () => {
       const flaky = sim.addRun({ repo: 'acme/secure', jobs: [lostJob] });
       const stranger = sim.addRun({ repo: 'acme/secure', jobs: [lostJob] });
       // Error paths log the most: a retried 5xx, a rate limit, an unknown installation.
-      sim.injectFault({ path: new RegExp(`/runs/${flaky.id}/attempts/1/jobs$`), status: 502, times: 6 });
+      sim.injectFault({ path: new RegExp(`/runs/${flaky.id}/jobs`), status: 502, times: 6 });
       sim.injectFault({
-        path: new RegExp(`/runs/${flaky.id}$`),
+        path: new RegExp(`/runs/${flaky.id}/jobs`),
         status: 403,
         retryAfter: 1,
         message: 'You have exceeded a secondary rate limit',
@@ -199,7 +199,7 @@ describe('security: no secret in any log line', () => {
 
       const lost = sim.addRun({ repo: 'acme/child', jobs: [lostJob] });
       const genuine = sim.addRun({ repo: 'acme/child', jobs: [genuineJob] });
-      sim.injectFault({ path: new RegExp(`/runs/${lost.id}/attempts/1/jobs$`), status: 502, times: 2 });
+      sim.injectFault({ path: new RegExp(`/runs/${lost.id}/jobs`), status: 502, times: 2 });
       for (const [runId, secret] of [
         [lost.id, WEBHOOK_SECRET],
         [genuine.id, WEBHOOK_SECRET_PREVIOUS],
