@@ -144,6 +144,7 @@ export async function followUpRerun(scanned: StoredAttempt, ctx: AttemptContext)
     conclusion: run.conclusion,
     headSha: run.headSha,
     headBranch: run.headBranch,
+    createdAt: run.createdAt,
   };
   await ctx.queue.send(message, messageGroupId(message), deliveryId);
   await ctx.store.markFollowUp(scanned, 'enqueued', `attempt ${next} concluded ${run.conclusion}`);

@@ -5,7 +5,7 @@
  */
 import type { Deployment } from './deployment.js';
 import { type Cell, table, usd } from './format.js';
-import type { IntakeResult } from './intake.js';
+import { INTAKE_WITH_LEDGER, type IntakeResult } from './intake.js';
 import type { LatencyResult } from './latency.js';
 import type { RequestsResult } from './requests.js';
 
@@ -79,7 +79,7 @@ export function estimateCost(
 ): CostResult {
   const n = DECISIONS;
   const common = requests.rows.find((r) => r.jobs === 10 && r.lost === 1) ?? requests.rows[0]!;
-  const ledger = intake.variants[0]!;
+  const ledger = intake.variants.find((v) => v.name === INTAKE_WITH_LEDGER) ?? intake.variants[0]!;
   const intakeMemoryMb = deployment.functions.Intake?.memoryMb ?? 256;
   const workerMemoryMb = deployment.functions.Worker?.memoryMb ?? 512;
   const runtime = latency?.streams[0]?.dynamoPerDecision;

@@ -2,7 +2,7 @@
 import type { BurstResult } from './burst.js';
 import type { ColdStartResult } from './cold-start.js';
 import { ms } from './format.js';
-import type { IntakeResult } from './intake.js';
+import { INTAKE_OWN, INTAKE_WITH_LEDGER, type IntakeResult } from './intake.js';
 import type { LatencyResult } from './latency.js';
 import type { RequestsResult } from './requests.js';
 import { MATRIX_SIZES } from './scenarios.js';
@@ -58,8 +58,22 @@ export function evaluateGoals(m: Measured): Goal[] {
     );
   }
   if (m.intake) {
-    for (const v of m.intake.variants) {
-      add(`intake p99 ≤ 5 ms in-process (${v.name})`, `${ms(v.perRequest.p99)} ms`, v.perRequest.p99 <= 5);
+    // The goal names verify + parse + enqueue; the variant with the Ledger adds two database
+    // round trips, whose time is dynalite's here and DynamoDB's when deployed.
+    const own = m.intake.variants.find((v) => v.name === INTAKE_OWN);
+    const withDb = m.intake.variants.find((v) => v.name === INTAKE_WITH_LEDGER);
+    if (own)
+      add(
+        'intake p99 ≤ 5 ms in-process: verify + parse + enqueue',
+        `${ms(own.perRequest.p99)} ms`,
+        own.perRequest.p99 <= 5,
+      );
+    if (withDb) {
+      add(
+        'intake with its two DynamoDB calls (not the goal: the database’s time)',
+        `p99 ${ms(withDb.perRequest.p99)} ms on dynalite, of which the calls alone ${ms(m.intake.dynaliteAlone.p99)} ms`,
+        null,
+      );
     }
   }
   if (m.burst) {

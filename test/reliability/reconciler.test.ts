@@ -397,6 +397,8 @@ describe('reconciler: lost completions', () => {
     const k = kit(h, { offsetMs: 31 * MINUTE });
     expect(await k.reconciler.sweep()).toMatchObject({ completionsEnqueued: 1, failed: false });
     expect(k.enqueued()).toMatchObject([{ runId: run.id, runAttempt: 2, conclusion: 'failure' }]);
+    // The run's creation time travels with it, so the worker can decide from the latest jobs.
+    expect(k.enqueued()[0]?.createdAt).toBe(h.sim.run(run.id).createdAt);
     expect(k.metrics.get('LostCompletion')).toBe(1);
 
     await k.drain({ defaults: { textOnlyMaxAttempts: 3 } });
