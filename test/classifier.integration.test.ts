@@ -401,6 +401,15 @@ describe('the run read off its latest jobs', () => {
     expect(h.sim.count('POST', /rerun/)).toBe(0);
   });
 
+  it('the window the listing cannot see (the run is running again before its new jobs are listed): GitHub refuses the re-run with 403 "already running", recorded as rerun_rejected', async () => {
+    const run = lostRun();
+    h.sim.run(run.id).status = 'in_progress';
+    await h.worker()(h.sqsEvent([h.message(run.id)]));
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'rerun_rejected' });
+    expect(String(h.log.named('decision').at(-1)?.reason)).toContain('This workflow is already running');
+    expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(0);
+  });
+
   it('a message without the run’s creation time (enqueued before it was carried) reads the run and the attempt’s jobs, and decides the same', async () => {
     const run = lostRun();
     const { createdAt: _dropped, ...older } = h.message(run.id);
