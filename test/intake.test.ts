@@ -8,7 +8,7 @@ import { EmbeddedFifoQueue } from '../lib/local/queue.js';
 import { MemoryMetrics } from '../lib/obs/ports.js';
 import { createIntake, MAX_BODY_BYTES, signatureMatches } from '../lib/webhook/intake.js';
 import { MemoryLog } from './support/memory-log.js';
-import { realExamples } from './support/webhooks.js';
+import { realExamples, webhookEvent } from './support/webhooks.js';
 
 const SECRET = 'current-secret';
 const PREVIOUS = 'previous-secret';
@@ -67,34 +67,17 @@ async function call(r: Req) {
   if (r.guid !== null) headers['X-GitHub-Delivery'] = r.guid ?? `guid-${++guidSeq}`;
   const sig = r.signature === undefined ? await sign(r.secret ?? SECRET, raw.toString('utf8')) : r.signature;
   if (sig !== null) headers['X-Hub-Signature-256'] = sig;
-  const ctx = {
-    accountId: '123456789012',
-    apiId: 'api',
-    domainName: 'x.execute-api.eu-west-1.amazonaws.com',
-    domainPrefix: 'x',
-    http: {
-      method: 'POST',
-      path: '/webhook',
-      protocol: 'HTTP/1.1',
-      sourceIp: '140.82.115.1',
-      userAgent: 'GitHub-Hookshot/1',
-    },
-    requestId: 'r',
-    routeKey: 'POST /webhook',
-    stage: '$default',
-    time: '02/Dec/2026:12:00:00 +0000',
-    timeEpoch: 1_796_212_800_000,
-  };
-  const event = {
-    version: '2.0',
-    routeKey: r.functionUrl ? '$default' : 'POST /webhook',
-    rawPath: '/webhook',
-    rawQueryString: '',
-    headers,
-    requestContext: r.functionUrl ? { ...ctx, routeKey: '$default', authorizer: undefined } : ctx,
-    body: raw.toString('base64'),
-    isBase64Encoded: true,
-  } as unknown as APIGatewayProxyEventV2 & LambdaFunctionURLEvent;
+  const apiGateway = webhookEvent(headers, { body: raw.toString('base64'), isBase64Encoded: true });
+  // A function URL event is the same shape with the `$default` route.
+  const event = (
+    r.functionUrl
+      ? {
+          ...apiGateway,
+          routeKey: '$default',
+          requestContext: { ...apiGateway.requestContext, routeKey: '$default', authorizer: undefined },
+        }
+      : apiGateway
+  ) as APIGatewayProxyEventV2 & LambdaFunctionURLEvent;
   const res = (await handler(event)) as { statusCode: number; body: string };
   return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, unknown> };
 }

@@ -12,7 +12,7 @@ import { EmbeddedFifoQueue } from '../../lib/local/queue.js';
 import { MemoryMetrics } from '../../lib/obs/ports.js';
 import { createIntake, type DeliveryRegistry } from '../../lib/webhook/intake.js';
 import { GitHubSimulator } from '../sim/index.js';
-import { workflowRunPayload } from '../support/webhooks.js';
+import { webhookEvent, workflowRunPayload } from '../support/webhooks.js';
 import { type Cell, ms, type Summary, summarize, table } from './format.js';
 import { type Capacity, CapacityMeter, CountingLog } from './meters.js';
 import { matrixJobs } from './scenarios.js';
@@ -72,27 +72,11 @@ function eventSource(payload: { workflow_run: { id: number } }, from: number): E
       'x-hub-signature-256': await sign(SECRET, body),
       'user-agent': 'GitHub-Hookshot/bench',
     };
-    return {
-      version: '2.0',
-      routeKey: 'POST /webhook',
-      rawPath: '/webhook',
-      rawQueryString: '',
+    return webhookEvent(
       headers,
-      requestContext: {
-        accountId: '000000000000',
-        apiId: 'bench',
-        domainName: 'bench.local',
-        domainPrefix: 'bench',
-        http: { method: 'POST', path: '/webhook', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
-        requestId: `r-${from + i}`,
-        routeKey: 'POST /webhook',
-        stage: '$default',
-        time: new Date().toUTCString(),
-        timeEpoch: Date.now(),
-      },
-      body: Buffer.from(body).toString('base64'),
-      isBase64Encoded: true,
-    };
+      { body: Buffer.from(body).toString('base64'), isBase64Encoded: true },
+      `r-${from + i}`,
+    );
   };
 }
 

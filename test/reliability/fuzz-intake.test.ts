@@ -9,7 +9,7 @@ import type { JobOnRunner } from '../../lib/signals/job-runners.js';
 import { createIntake, MAX_BODY_BYTES } from '../../lib/webhook/intake.js';
 import { parseRunMessage } from '../../lib/webhook/run-message.js';
 import { MemoryLog } from '../support/memory-log.js';
-import { realExamples } from '../support/webhooks.js';
+import { realExamples, webhookEvent } from '../support/webhooks.js';
 import { printSummary } from './faults-support.js';
 
 const SECRET = 'fuzz-current-secret';
@@ -253,30 +253,7 @@ function toEvent(r: FuzzRequest): { event: APIGatewayProxyEventV2; received: Buf
   if (r.guid !== null) headers[name('X-GitHub-Delivery')] = r.guid;
   const sig = signature[r.signature];
   if (sig !== null) headers[name('X-Hub-Signature-256')] = sig;
-  return {
-    received,
-    event: {
-      version: '2.0',
-      routeKey: 'POST /webhook',
-      rawPath: '/webhook',
-      rawQueryString: '',
-      headers,
-      requestContext: {
-        accountId: '123456789012',
-        apiId: 'fuzz',
-        domainName: 'fuzz.execute-api.eu-west-1.amazonaws.com',
-        domainPrefix: 'fuzz',
-        http: { method: 'POST', path: '/webhook', protocol: 'HTTP/1.1', sourceIp: '192.0.2.1', userAgent: 'fuzz' },
-        requestId: 'fuzz',
-        routeKey: 'POST /webhook',
-        stage: '$default',
-        time: '02/Oct/2026:16:15:05 +0000',
-        timeEpoch: 1_791_044_105_000,
-      },
-      isBase64Encoded,
-      ...(body !== undefined && { body }),
-    },
-  };
+  return { received, event: webhookEvent(headers, { ...(body !== undefined && { body }), isBase64Encoded }, 'fuzz') };
 }
 
 /** Sends one request and checks the invariants; answers the status. */

@@ -1,6 +1,7 @@
 import { sign } from '@octokit/webhooks-methods';
 import examples from '@octokit/webhooks-examples';
 import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { GitHubSimulator } from '../sim/index.js';
 
 type Payload = Record<string, unknown>;
@@ -67,4 +68,42 @@ export async function signedDelivery(
 export async function post(url: string, d: SignedDelivery): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { method: 'POST', headers: d.headers, body: d.body });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/**
+ * The API Gateway HTTP API (payload 2.0) event for `POST /webhook` that carries `body` as given:
+ * API Gateway base64-encodes a JSON body, so callers pass it encoded with `isBase64Encoded`.
+ */
+export function webhookEvent(
+  headers: Record<string, string>,
+  body: { readonly body?: string; readonly isBase64Encoded: boolean },
+  requestId = 'r',
+): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: 'POST /webhook',
+    rawPath: '/webhook',
+    rawQueryString: '',
+    headers,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      domainName: 'api.execute-api.eu-west-1.amazonaws.com',
+      domainPrefix: 'api',
+      http: {
+        method: 'POST',
+        path: '/webhook',
+        protocol: 'HTTP/1.1',
+        sourceIp: '140.82.115.1',
+        userAgent: 'GitHub-Hookshot/1',
+      },
+      requestId,
+      routeKey: 'POST /webhook',
+      stage: '$default',
+      time: '02/Dec/2026:12:00:00 +0000',
+      timeEpoch: 1_796_212_800_000,
+    },
+    isBase64Encoded: body.isBase64Encoded,
+    ...(body.body !== undefined && { body: body.body }),
+  };
 }
