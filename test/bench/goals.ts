@@ -62,12 +62,13 @@ export function evaluateGoals(m: Measured): Goal[] {
     // round trips, whose time is dynalite's here and DynamoDB's when deployed.
     const own = m.intake.variants.find((v) => v.name === INTAKE_OWN);
     const withDb = m.intake.variants.find((v) => v.name === INTAKE_WITH_LEDGER);
-    if (own)
+    if (own) {
       add(
         'intake p99 ≤ 5 ms in-process: verify + parse + enqueue',
         `${ms(own.perRequest.p99)} ms`,
         own.perRequest.p99 <= 5,
       );
+    }
     if (withDb) {
       add(
         'intake with its two DynamoDB calls (not the goal: the database’s time)',
