@@ -94,35 +94,23 @@ describe('exact signal in the worker', () => {
 
     const id = instanceId();
     await spot(id, new Date(Date.now() - 60_000).toISOString());
-    const exact = h.sim.addRun({
-      repo: 'acme/sig',
-      runAttempt: 2,
-      jobs: [
-        {
-          name: 't',
-          conclusion: 'failure',
-          runnerName: id,
-          annotations: [LOST],
-          completedAt: new Date().toISOString(),
-        },
-      ],
-    });
-    expect((await decide(exact.id)).line.decision).toBe('retried');
-
-    const capped = h.sim.addRun({
-      repo: 'acme/sig',
-      runAttempt: 3,
-      jobs: [
-        {
-          name: 't',
-          conclusion: 'failure',
-          runnerName: id,
-          annotations: [LOST],
-          completedAt: new Date().toISOString(),
-        },
-      ],
-    });
-    expect((await decide(capped.id)).line.decision).toBe('attempt_cap');
+    /** A run at `runAttempt` whose one job was lost on the interrupted instance. */
+    const lostAt = (runAttempt: number) =>
+      h.sim.addRun({
+        repo: 'acme/sig',
+        runAttempt,
+        jobs: [
+          {
+            name: 't',
+            conclusion: 'failure',
+            runnerName: id,
+            annotations: [LOST],
+            completedAt: new Date().toISOString(),
+          },
+        ],
+      });
+    expect((await decide(lostAt(2).id)).line.decision).toBe('retried');
+    expect((await decide(lostAt(3).id)).line.decision).toBe('attempt_cap');
   });
 
   it('require_exact_signal blocks text-only re-runs', async () => {

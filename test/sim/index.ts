@@ -76,13 +76,7 @@ export class GitHubSimulator {
     return this.model.run(id);
   }
 
-  addInstallation(opts: {
-    id: number;
-    account: string;
-    repositorySelection?: 'all' | 'selected';
-    repos?: string[];
-    permissions?: Record<string, string>;
-  }): void {
+  addInstallation(opts: Parameters<SimModel['addInstallation']>[0]): void {
     this.model.addInstallation(opts);
   }
 
