@@ -134,6 +134,19 @@ export interface FaultRuntime {
   close(): Promise<void>;
 }
 
+/** The local runtime's environment for a suite: the simulator's GitHub, its log host, no reconciler timer. */
+export function faultRuntimeEnv(sim: GitHubSimulator, secret = SECRET): Record<string, string> {
+  return {
+    APP_ID: '1234567',
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET: secret,
+    GITHUB_API_URL: sim.url,
+    LOG_HOSTS: '127.0.0.1',
+    // Sweeps run only where a suite asks for them, so their figures can be counted.
+    RECONCILE_INTERVAL_SECONDS: '0',
+  };
+}
+
 export async function startFaultRuntime(
   sim: GitHubSimulator,
   opts: Omit<RuntimeOptions, 'env' | 'log' | 'onOutcome'> & { env?: Record<string, string> } = {},
@@ -142,16 +155,7 @@ export async function startFaultRuntime(
   const outcomes: FaultRuntime['outcomes'] = [];
   const { env, ...rest } = opts;
   const rt = await startRuntime({
-    env: {
-      APP_ID: '1234567',
-      PRIVATE_KEY: testPrivateKey(),
-      WEBHOOK_SECRET: SECRET,
-      GITHUB_API_URL: sim.url,
-      LOG_HOSTS: '127.0.0.1',
-      // Sweeps run only where a suite asks for them.
-      RECONCILE_INTERVAL_SECONDS: '0',
-      ...env,
-    },
+    env: { ...faultRuntimeEnv(sim), ...env },
     log,
     port: 0,
     retryBaseMs: 5,

@@ -4,9 +4,9 @@ import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
 import type { RunMessage } from '../../lib/model.js';
 import type { SweepCounts } from '../../lib/reconcile/reconciler.js';
 import { GitHubSimulator, type SimRun } from '../sim/index.js';
-import { testPrivateKey } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+import { faultRuntimeEnv } from './faults-support.js';
 import { EXIT, LOST } from './reconcile-kit.js';
 
 const SECRET = 'kill-secret';
@@ -58,15 +58,7 @@ describe('a worker killed at each step', () => {
     sim = await GitHubSimulator.start();
     INSTALLATIONS.forEach((id, i) => sim.addInstallation({ id, account: `fleet${i}` }));
     rt = await startRuntime({
-      env: {
-        APP_ID: '1234567',
-        PRIVATE_KEY: testPrivateKey(),
-        WEBHOOK_SECRET: SECRET,
-        GITHUB_API_URL: sim.url,
-        LOG_HOSTS: '127.0.0.1',
-        // Sweeps are run by the test, one at a time, so their figures can be counted.
-        RECONCILE_INTERVAL_SECONDS: '0',
-      },
+      env: faultRuntimeEnv(sim, SECRET),
       log,
       port: 0,
       retryBaseMs: 1,
