@@ -1,24 +1,86 @@
 import js from '@eslint/js';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import tseslint from 'typescript-eslint';
+
+// Layers point down: pure core ← settings ← adapters ← flows ← faces. A module may import
+// from its own layer or any layer below it, never from one above.
+const layers = {
+  core: ['lib/model.ts', 'lib/errors.ts', 'lib/ports.ts', 'lib/util', 'lib/classify', 'lib/decide'],
+  config: ['lib/config'],
+  adapters: ['lib/github', 'lib/ledger', 'lib/table', 'lib/signals', 'lib/webhook', 'lib/http', 'lib/obs'],
+  flows: ['lib/worker', 'lib/reconcile'],
+  faces: ['lib/cli', 'lib/local', 'functions', 'infra'],
+};
+const above = {
+  core: [...layers.config, ...layers.adapters, ...layers.flows, ...layers.faces],
+  config: [...layers.adapters, ...layers.flows, ...layers.faces],
+  adapters: [...layers.flows, ...layers.faces],
+  flows: layers.faces,
+};
+const zones = [
+  ...Object.entries(above).flatMap(([layer, from]) =>
+    layers[layer].map((target) => ({
+      target: `./${target}`,
+      from: from.map((f) => `./${f}`),
+      message: `${layer} never imports a layer above it`,
+    })),
+  ),
+  // Faces stand side by side: the CLI and the local runtime share code through the layers below.
+  { target: './lib/cli', from: ['./lib/local', './functions', './infra'], message: 'faces do not import each other' },
+  { target: './lib/local', from: ['./lib/cli', './functions', './infra'], message: 'faces do not import each other' },
+  { target: './functions', from: ['./infra', './lib/cli', './lib/local'], message: 'faces do not import each other' },
+  { target: './infra', from: ['./lib/cli', './lib/local'], message: 'faces do not import each other' },
+];
+
+// The pure core takes facts and returns decisions: no network, disk, clock-bound SDKs or parsers of I/O formats.
+const ioModules = [
+  'node:*',
+  'fs',
+  'http',
+  'https',
+  'net',
+  'child_process',
+  '@aws-sdk/*',
+  '@octokit/*',
+  '@aws-lambda-powertools/*',
+  'yaml',
+  'aws-cdk-lib',
+  'aws-cdk-lib/*',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', 'bench/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    plugins: { 'import-x': importX },
+    settings: {
+      ...Object.fromEntries(
+        Object.entries(importX.flatConfigs.typescript.settings).filter(([k]) => k !== 'import-x/resolver'),
+      ),
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-imports': 'off',
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { zones }],
     },
   },
   {
-    files: ['lib/**/*.ts'],
+    files: [
+      'lib/classify/**/*.ts',
+      'lib/decide/**/*.ts',
+      'lib/model.ts',
+      'lib/errors.ts',
+      'lib/ports.ts',
+      'lib/util/**/*.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        {
-          patterns: [{ group: ['**/functions/**', '**/infra/**'], message: 'lib/ never imports functions/ or infra/' }],
-        },
+        { patterns: [{ group: ioModules, message: 'the pure core does no I/O: take the fact as an argument' }] },
       ],
     },
   },

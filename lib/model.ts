@@ -99,3 +99,22 @@ export interface Decision {
   readonly decision: DecisionKind;
   readonly reason: string;
 }
+
+/** The decision settings, after defaults and the repository's `.github/reprise.yml` are merged. */
+export interface RepoConfig {
+  readonly enabled: boolean;
+  /** Workflow names covered; null means every workflow. */
+  readonly workflows: readonly string[] | null;
+  /** Total attempts allowed when an exact signal proves the loss. */
+  readonly maxAttempts: number;
+  /** Lower cap when the only evidence is text (an OOM-kill leaves the same text). */
+  readonly textOnlyMaxAttempts: number;
+  readonly extraPatterns: readonly RegExp[];
+  readonly ignoreJobs: readonly string[];
+  readonly dryRun: boolean;
+  readonly rerunAllFallback: boolean;
+  /** Which runs get the staleness check. */
+  readonly staleCheck: 'off' | 'pull_request' | 'all';
+  readonly report: 'log' | 'check_run';
+  readonly requireExactSignal: boolean;
+}

@@ -1,25 +1,9 @@
 import { parse as parseYaml } from 'yaml';
 import { compileExtraPatterns } from '../classify/patterns.js';
+import type { RepoConfig } from '../model.js';
 import { ConfigError } from './errors.js';
 
-/** The decision settings, after defaults and the repository's `.github/reprise.yml` are merged. */
-export interface RepoConfig {
-  readonly enabled: boolean;
-  /** Workflow names covered; null means every workflow. */
-  readonly workflows: readonly string[] | null;
-  /** Total attempts allowed when an exact signal proves the loss. */
-  readonly maxAttempts: number;
-  /** Lower cap when the only evidence is text (an OOM-kill leaves the same text). */
-  readonly textOnlyMaxAttempts: number;
-  readonly extraPatterns: readonly RegExp[];
-  readonly ignoreJobs: readonly string[];
-  readonly dryRun: boolean;
-  readonly rerunAllFallback: boolean;
-  /** Which runs get the staleness check. */
-  readonly staleCheck: 'off' | 'pull_request' | 'all';
-  readonly report: 'log' | 'check_run';
-  readonly requireExactSignal: boolean;
-}
+export type { RepoConfig };
 
 export const BUILT_IN_DEFAULTS: RepoConfig = {
   enabled: true,
@@ -137,10 +121,4 @@ export function parseRepoConfig(base: RepoConfig, text: string): { config: RepoC
   }
 }
 
-/** `*` matches any run of characters; everything else is literal. */
-export function globMatch(glob: string, name: string): boolean {
-  const re = new RegExp(`^${glob.split('*').map(escapeRegExp).join('.*')}$`, 'i');
-  return re.test(name);
-}
-
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export { globMatch } from '../util/glob.js';

@@ -1,6 +1,5 @@
-import type { RepoConfig } from '../config/repo-config.js';
-import { globMatch } from '../config/repo-config.js';
-import type { DecisionKind, JobFacts, JobVerdict, RunFacts, RunMessage } from '../model.js';
+import { globMatch } from '../util/glob.js';
+import type { DecisionKind, JobFacts, JobVerdict, RepoConfig, RunFacts, RunMessage } from '../model.js';
 
 /** Why a run is stale; each field set only when that check ran and found it. */
 export interface StaleFacts {

@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ESLint } from 'eslint';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// The layer rules live in eslint.config.js; these rows prove each kind of breach is caught,
+// so a rule that silently stopped matching would fail here rather than let the code drift.
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function rulesHit(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return (result?.messages ?? []).map((m) => m.ruleId ?? m.message);
+}
+
+describe('lint: layers point down and the pure core does no I/O', () => {
+  it.each([
+    [
+      'core → adapter',
+      'lib/decide/probe.ts',
+      "import { GitHubDoor } from '../github/client.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'core → settings',
+      'lib/classify/probe.ts',
+      "import { loadSettings } from '../config/env.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'settings → adapter',
+      'lib/config/probe.ts',
+      "import { keys } from '../ledger/keys.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'adapter → flow',
+      'lib/ledger/probe.ts',
+      "import { decideRun } from '../worker/decide-run.js';",
+      'import-x/no-restricted-paths',
+    ],
+    ['flow → face', 'lib/worker/probe.ts', "import { main } from '../cli/main.js';", 'import-x/no-restricted-paths'],
+    ['face → face', 'lib/local/probe.ts', "import { main } from '../cli/main.js';", 'import-x/no-restricted-paths'],
+    [
+      'lib → functions',
+      'lib/worker/probe.ts',
+      "import { handler } from '../../functions/worker.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'core → node I/O',
+      'lib/decide/probe.ts',
+      "import { readFileSync } from 'node:fs';",
+      '@typescript-eslint/no-restricted-imports',
+    ],
+    [
+      'core → AWS SDK',
+      'lib/classify/probe.ts',
+      "import { SQSClient } from '@aws-sdk/client-sqs';",
+      '@typescript-eslint/no-restricted-imports',
+    ],
+    [
+      'core → YAML parser',
+      'lib/decide/probe.ts',
+      "import { parse } from 'yaml';",
+      '@typescript-eslint/no-restricted-imports',
+    ],
+  ])('%s is refused', async (_name, filePath, code, rule) => {
+    expect(await rulesHit(filePath, `${code}\nexport const probe = 1;\n`)).toContain(rule);
+  });
+
+  it.each([
+    ['flow → adapter', 'lib/worker/probe.ts', "import { keys } from '../ledger/keys.js';"],
+    ['face → flow', 'lib/local/probe.ts', "import { decideRun } from '../worker/decide-run.js';"],
+    ['core → core', 'lib/decide/probe.ts', "import { globMatch } from '../util/glob.js';"],
+  ])('%s is allowed (the control: the rule is not refusing everything)', async (_name, filePath, code) => {
+    const hits = await rulesHit(filePath, `${code}\nexport const probe = 1;\n`);
+    expect(hits.filter((r) => r.startsWith('import-x/') || r.includes('no-restricted-imports'))).toEqual([]);
+  });
+
+  const dir = mkdtempSync(join(process.cwd(), 'test/lint/.cycle-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('an import cycle is refused', async () => {
+    writeFileSync(join(dir, 'a.ts'), "import { b } from './b.js';\nexport const a = (): number => b + 1;\n");
+    writeFileSync(join(dir, 'b.ts'), "import { a } from './a.js';\nexport const b = 1;\nexport const c = a;\n");
+    const results = await eslint.lintFiles([join(dir, 'a.ts')]);
+    expect(results.flatMap((r) => r.messages.map((m) => m.ruleId))).toContain('import-x/no-cycle');
+  });
+});
