@@ -23,7 +23,7 @@ export class PowertoolsMetrics implements MetricSink {
 
   count(name: string, value = 1, dimension?: { name: string; value: string }): void {
     if (!dimension) {
-      this.metrics.addMetric(name, name.endsWith('Remaining') ? MetricUnit.Count : MetricUnit.Count, value);
+      this.metrics.addMetric(name, MetricUnit.Count, value);
       return;
     }
     const single = this.metrics.singleMetric();
@@ -31,8 +31,9 @@ export class PowertoolsMetrics implements MetricSink {
     single.addMetric(name, MetricUnit.Count, value);
   }
 
+  /** An empty flush makes Powertools log a "no metrics" warning; most invocations have none to publish. */
   flush(): void {
-    this.metrics.publishStoredMetrics();
+    if (this.metrics.hasStoredMetrics()) this.metrics.publishStoredMetrics();
   }
 }
 
