@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -8,6 +8,7 @@ import {
   type AlarmProps,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -38,6 +39,21 @@ export class RepriseAlarms extends Construct {
     super(scope, id);
     const { metrics, thresholds: t } = props;
     this.topic = new Topic(this, 'AlarmTopic', { displayName: 'reprise alarms', enforceSSL: true });
+    // enforceSSL writes a topic policy holding only its Deny, and that policy replaces SNS's
+    // default one: without this grant CloudWatch is refused when an alarm publishes.
+    const { account, partition, region } = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsToPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': account },
+          ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+        },
+      }),
+    );
     if (props.alarmEmail) {
       const subscription = this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
       acknowledge(
