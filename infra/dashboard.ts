@@ -36,7 +36,7 @@ export class RepriseDashboard extends Construct {
       [
         new TextWidget({
           markdown:
-            '# reprise\nDecisions per run attempt (DESIGN §5), re-runs, runner signals and faults. ' +
+            '# reprise\nDecisions per run attempt, re-runs, runner signals and faults. ' +
             'A decision is one log line with `run_id`, `decision` and `reason` in the worker log group.',
           width: 24,
           height: 2,

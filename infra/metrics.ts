@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { HANDLERS } from './functions.js';
 
-/** Every decision of DESIGN §5, as the worker's `decision` dimension spells it. */
+/** Every decision kind, as the worker's `decision` dimension spells it. */
 export const DECISIONS = [
   'ignored',
   'run_incomplete',

@@ -65,7 +65,7 @@ function verdict(
 }
 
 /**
- * Classifies one failed or cancelled job (DESIGN §5). Pure: when the annotations cannot
+ * Classifies one failed or cancelled job as infra, genuine, inconclusive or vetoed. Pure: when the annotations cannot
  * settle it and the log has not been read, it answers `need_log` and is called again.
  */
 export function classifyJob(job: JobFacts, ev: JobEvidence, extra: readonly RegExp[]): Classification {

@@ -1,6 +1,6 @@
 /**
  * Texts GitHub leaves behind when a runner disappears, and texts that must never count as
- * infrastructure. Anchored on the stable wording (DESIGN §2); names and timestamps vary.
+ * infrastructure. Anchored on the stable wording; runner names and timestamps vary.
  */
 export interface NamedPattern {
   readonly name: string;

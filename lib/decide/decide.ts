@@ -54,7 +54,7 @@ export const staleCheckApplies = (cfg: RepoConfig, msg: RunMessage): boolean =>
   cfg.staleCheck === 'all' || (cfg.staleCheck === 'pull_request' && msg.event.startsWith('pull_request'));
 
 /**
- * The decision for one run attempt (DESIGN §5), in the brief's order. Pure: given partial
+ * The decision for one run attempt, checks in a fixed order (docs/design.md, "Worker"). Pure: given partial
  * facts it names the next fact it needs, so the caller fetches only what the decision uses.
  */
 export function decide(f: DecisionFacts): DecisionStep {
