@@ -29,16 +29,22 @@ export interface WebhookEndpoints {
   readonly httpApi?: HttpApi;
 }
 
+export const DEFAULT_BURST_LIMIT = 600;
+export const DEFAULT_RATE_LIMIT = 100;
+
 /** Options of {@link WebhookAccess.httpApi}. */
 export interface HttpApiAccessOptions {
   /**
-   * Steady-state request rate (per second) of the default stage.
-   * @default 50
+   * Steady-state request rate (per second) of the default stage. A throttled delivery is
+   * answered 429 and GitHub does not retry it by itself (the reconciler asks for it again).
+   * @default 100
    */
   readonly rateLimit?: number;
   /**
-   * Burst request limit of the default stage.
-   * @default 100
+   * Burst request limit of the default stage. A 256-job matrix (GitHub's largest) sends one
+   * `workflow_job` delivery per job at once when it is queued, again when runners pick it up
+   * and again on completion; 600 holds two such waves overlapping.
+   * @default 600
    */
   readonly burstLimit?: number;
 }
@@ -47,7 +53,7 @@ export interface HttpApiAccessOptions {
 export abstract class WebhookAccess {
   /** An HTTP API with `POST /webhook` and `POST /signals`, stage throttling and access logs. */
   public static httpApi(options: HttpApiAccessOptions = {}): WebhookAccess {
-    return new HttpApiAccess(options.rateLimit ?? 50, options.burstLimit ?? 100);
+    return new HttpApiAccess(options.rateLimit ?? DEFAULT_RATE_LIMIT, options.burstLimit ?? DEFAULT_BURST_LIMIT);
   }
 
   /**

@@ -3,7 +3,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EC2_DETAIL_TYPES, SIGNAL_TARGET_RETRY, TERMINAL_STATES } from '../../infra/ec2-signals.js';
 import { TIMEOUTS } from '../../infra/reprise.js';
-import { WebhookAccess } from '../../infra/webhook-access.js';
+import { DEFAULT_BURST_LIMIT, DEFAULT_RATE_LIMIT, WebhookAccess } from '../../infra/webhook-access.js';
 import { logicalId, resourcesOf, synthReprise } from './synth.js';
 
 let t: Template;
@@ -203,11 +203,16 @@ describe('HTTP API', () => {
     expect(targets.some((s) => s.includes(fnId('SignalIntake')))).toBe(true);
   });
 
+  it("the default burst takes two overlapping workflow_job waves of a 256-job matrix (GitHub's largest)", () => {
+    const matrixJobs = 256;
+    expect(DEFAULT_BURST_LIMIT).toBeGreaterThanOrEqual(2 * matrixJobs);
+  });
+
   it('throttles the default stage and writes JSON access logs to a retained log group', () => {
     t.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      DefaultRouteSettings: { ThrottlingRateLimit: DEFAULT_RATE_LIMIT, ThrottlingBurstLimit: DEFAULT_BURST_LIMIT },
       AccessLogSettings: {
         DestinationArn: {
           'Fn::GetAtt': [logicalId(t, 'AWS::Logs::LogGroup', 'RepriseHttpApiAccessAccessLogs'), 'Arn'],
