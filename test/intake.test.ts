@@ -206,7 +206,7 @@ describe('intake answers', () => {
     expect(queue.size()).toBe(0);
   });
 
-  it('body over 25 MB → 413', async () => {
+  it('body over the 6 MB a Lambda function can receive → 413', async () => {
     const res = await call({ body: Buffer.alloc(MAX_BODY_BYTES + 1, 0x20), signature: 'sha256=' + '0'.repeat(64) });
     expect(res.status).toBe(413);
     expect(queue.size()).toBe(0);

@@ -7,8 +7,12 @@ import type { JobOnRunner } from '../signals/job-runners.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
 import { messageGroupId, runMessageFromPayload, ShapeError } from './run-message.js';
 
-/** GitHub caps webhook payloads at 25 MB. */
-export const MAX_BODY_BYTES = 25 * 1024 * 1024;
+/**
+ * GitHub sends payloads of up to 25 MB, but a Lambda function receives at most 6 MB (and an
+ * HTTP API at most 10 MB): the intake refuses what the deployed one could never receive, so
+ * the local runtime answers a large body the same way. `workflow_run` payloads are tens of KB.
+ */
+export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 
 /**
  * GitHub's delivery GUIDs are UUIDs. The GUID becomes the queue's deduplication id, so it must

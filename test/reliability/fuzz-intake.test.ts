@@ -344,7 +344,7 @@ describe('intake fuzz', () => {
     expect(await exercise(event, received)).toBe(want);
   });
 
-  it('bodies at the 25 MB limit: up to it a signed red run is enqueued, one byte over it is refused with 413', async () => {
+  it('bodies at the 6 MB limit a Lambda function can receive: up to it a signed red run is enqueued, one byte over it is refused with 413', async () => {
     const run = JSON.stringify(redRun());
     // Padding inside the JSON keeps it a valid payload of exactly the size asked for.
     const ofSize = (n: number): Buffer => Buffer.from(`${run.slice(0, -1)}${' '.repeat(n - run.length)}}`);
