@@ -86,7 +86,7 @@ export class Table {
     await this.doc.send(new PutCommand({ TableName: this.name, Item: item }));
   }
 
-  putIf(item: Item, condition: Expression): Promise<boolean> {
+  async putIf(item: Item, condition: Expression): Promise<boolean> {
     return conditional(
       this.doc.send(
         new PutCommand({
@@ -101,7 +101,7 @@ export class Table {
   }
 
   /** `update` is a `SET …` expression; its `:values` go in `values`. */
-  updateIf(key: Key, update: string, values: Record<string, unknown>, condition: Expression): Promise<boolean> {
+  async updateIf(key: Key, update: string, values: Record<string, unknown>, condition: Expression): Promise<boolean> {
     return conditional(
       this.doc.send(
         new UpdateCommand({
@@ -120,7 +120,7 @@ export class Table {
     await this.doc.send(new DeleteCommand({ TableName: this.name, Key: key }));
   }
 
-  deleteIf(key: Key, condition: Expression): Promise<boolean> {
+  async deleteIf(key: Key, condition: Expression): Promise<boolean> {
     return conditional(
       this.doc.send(
         new DeleteCommand({
