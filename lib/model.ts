@@ -95,6 +95,12 @@ export type DecisionKind =
   | 'rerun_rejected'
   | 'duplicate';
 
+/** The decisions that re-ran something on GitHub: deciding such an attempt again could re-run it twice. */
+export const RERUN_DECISIONS = ['retried', 'retried_all'] as const satisfies readonly DecisionKind[];
+
+export const isRerunDecision = (decision: string | undefined): boolean =>
+  (RERUN_DECISIONS as readonly (string | undefined)[]).includes(decision);
+
 export interface Decision {
   readonly decision: DecisionKind;
   readonly reason: string;

@@ -1,14 +1,9 @@
 import { Ledger } from '../ledger/ledger.js';
+import type { DecisionFilter } from '../ledger/ports.js';
 import { dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo } from './io.js';
 import { localRequest } from './local-runtime.js';
 import { type DecisionRecord, withoutMessage } from './replay-guard.js';
-
-export interface DecisionFilter {
-  readonly repository?: string;
-  readonly sinceMs?: number;
-  readonly limit?: number;
-}
 
 /** Where recorded decisions are read from: the deployed table, or a running local runtime. */
 export interface LedgerSource {

@@ -1,7 +1,6 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../ledger/keys.js';
-import type { AttemptRecord, Ledger } from '../ledger/ledger.js';
-import type { DecisionKind, RunMessage } from '../model.js';
+import { STATE } from '../ledger/attributes.js';
+import type { AttemptRecord, ReplayLedger } from '../ledger/ports.js';
+import { type DecisionKind, isRerunDecision, type RunMessage } from '../model.js';
 
 /** What a replay of one run attempt may do, given the ledger. */
 export type ReplayVerdict =
@@ -10,15 +9,13 @@ export type ReplayVerdict =
   | { readonly kind: 'in_progress'; readonly reason: string }
   | { readonly kind: 'refused'; readonly reason: string };
 
-const RERUN: ReadonlySet<string> = new Set(['retried', 'retried_all']);
-
 /**
  * Checks the ledger before a run attempt is sent for a new decision. The worker's claim stays
  * the guard against a double re-run; this only reports a decided attempt, and with `force`
  * gives back a record that did not re-run, so the worker can claim the attempt again.
  */
 export async function replayGuard(
-  ledger: Ledger,
+  ledger: ReplayLedger,
   msg: RunMessage,
   force: boolean,
   now: number = Date.now(),
@@ -26,7 +23,7 @@ export async function replayGuard(
   const rec = await ledger.get(msg.repository.id, msg.runId, msg.runAttempt);
   if (!rec) return { kind: 'enqueue' };
   const attempt = `attempt ${msg.runAttempt} of run ${msg.runId}`;
-  if (rec.state === 'claimed') {
+  if (rec.state === STATE.claimed) {
     if (rec.leaseUntil > now || !force) {
       const until = new Date(rec.leaseUntil).toISOString();
       return {
@@ -34,46 +31,21 @@ export async function replayGuard(
         reason: `${attempt} is claimed by ${rec.owner} (lease until ${until})${rec.leaseUntil > now ? '' : '; --force releases an expired claim'}`,
       };
     }
-    return (await release(ledger, msg, rec))
+    return (await ledger.forceRelease(msg, rec))
       ? { kind: 'enqueue', released: 'claim' }
       : { kind: 'refused', reason: `the ledger entry of ${attempt} changed meanwhile; try again` };
   }
   const decision = rec.decision ?? 'duplicate';
   if (!force) return { kind: 'already_decided', decision, reason: rec.reason ?? '' };
-  if (RERUN.has(decision)) {
+  if (isRerunDecision(decision)) {
     return {
       kind: 'refused',
       reason: `${attempt} was re-run (${decision}); deciding it again could re-run it twice. Replay attempt ${msg.runAttempt + 1} instead`,
     };
   }
-  return (await release(ledger, msg, rec))
+  return (await ledger.forceRelease(msg, rec))
     ? { kind: 'enqueue', released: decision }
     : { kind: 'refused', reason: `the ledger entry of ${attempt} changed meanwhile; try again` };
-}
-
-/** Deletes exactly the record that was read, and never one that records a re-run. */
-async function release(ledger: Ledger, msg: RunMessage, rec: AttemptRecord): Promise<boolean> {
-  try {
-    await ledger.doc.send(
-      new DeleteCommand({
-        TableName: ledger.table,
-        Key: keys.runAttempt(msg.repository.id, msg.runId, msg.runAttempt),
-        ConditionExpression:
-          '#state = :state AND claimedAt = :claimedAt AND (attribute_not_exists(decision) OR NOT (decision IN (:r1, :r2)))',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':state': rec.state,
-          ':claimedAt': rec.claimedAt,
-          ':r1': 'retried',
-          ':r2': 'retried_all',
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if ((err as Error).name === 'ConditionalCheckFailedException') return false;
-    throw err;
-  }
 }
 
 /** A ledger record as listings show it: without the stored message. */

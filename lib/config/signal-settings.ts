@@ -1,7 +1,9 @@
-import { TTL } from '../ledger/keys.js';
 import { ConfigError } from './errors.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** How long a runner signal is kept unless SIGNAL_TTL_HOURS says otherwise: a day. */
+export const DEFAULT_SIGNAL_TTL_SECONDS = 24 * 60 * 60;
 
 export interface SignalSettings {
   readonly ttlSeconds: number;
@@ -15,7 +17,7 @@ export interface SignalSettings {
  */
 export function signalSettings(env: Env): SignalSettings {
   const raw = env.SIGNAL_TTL_HOURS;
-  let ttlSeconds: number = TTL.signalDefault;
+  let ttlSeconds = DEFAULT_SIGNAL_TTL_SECONDS;
   if (raw !== undefined && raw !== '') {
     const hours = Number(raw);
     if (!Number.isInteger(hours) || hours < 1) {

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { RetryBudget } from '../worker/decide-run.js';
 import { keys, TTL, ttlFrom } from './keys.js';
+import type { RetryBudget } from './ports.js';
+import { Table } from './table.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -14,11 +14,11 @@ const HOUR_MS = 60 * 60 * 1000;
  * overshoot the limit by at most their number: a breaker against a storm, not an exact quota.
  */
 export class DynamoRetryBudget implements RetryBudget {
-  private readonly doc: DynamoDBDocumentClient;
+  private readonly table: Table;
 
   constructor(
     client: DynamoDBClient,
-    private readonly table: string,
+    tableName: string,
     /** 0 turns the breaker off: no reads, no writes. */
     readonly limitPerHour: number,
     private readonly now: () => number = Date.now,
@@ -26,44 +26,24 @@ export class DynamoRetryBudget implements RetryBudget {
     if (!Number.isInteger(limitPerHour) || limitPerHour < 0) {
       throw new Error(`retry budget: expected a whole number ≥ 0 per hour, got ${limitPerHour}`);
     }
-    this.doc = DynamoDBDocumentClient.from(client);
+    this.table = new Table(client, tableName);
   }
 
   async usage(installationId: number | null): Promise<{ limit: number; used: number }> {
     if (this.limitPerHour === 0) return { limit: 0, used: 0 };
     const since = new Date(this.now() - HOUR_MS).toISOString();
-    let used = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND sk > :since',
-          ExpressionAttributeValues: { ':pk': keys.budgetPrefix(installationId), ':since': `AT#${since}` },
-          Select: 'COUNT',
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      used += page.Count ?? 0;
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const used = await this.table.count(keys.budgetSpentSince(installationId, since), true);
     return { limit: this.limitPerHour, used };
   }
 
   async spend(installationId: number | null, runKey: string): Promise<void> {
     if (this.limitPerHour === 0) return;
     const now = this.now();
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          ...keys.budgetSpend(installationId, new Date(now).toISOString(), runKey),
-          installationId,
-          runKey,
-          ttl: ttlFrom(now, TTL.budgetSpend),
-        },
-      }),
-    );
+    await this.table.put({
+      ...keys.budgetSpend(installationId, new Date(now).toISOString(), runKey),
+      installationId,
+      runKey,
+      ttl: ttlFrom(now, TTL.budgetSpend),
+    });
   }
 }

@@ -1,13 +1,12 @@
 /**
- * Key layout of reprise's single DynamoDB table (`pk`, `sk`, `ttl`).
- * Every item carries `ttl` (epoch seconds) so the table never grows without bound.
+ * Key layout of reprise's single DynamoDB table (`pk`, `sk`, `ttl`): every key and key range
+ * is built here. Every item carries `ttl` (epoch seconds) so the table never grows without bound.
  */
 const DAY = 24 * 60 * 60;
 
 export const TTL = {
   delivery: 8 * DAY,
   runAttempt: 35 * DAY,
-  signalDefault: DAY,
   jobRunner: DAY,
   /** Outlives GitHub's redelivery window (3 days, 7 on GHES), so a redelivery is never repeated. */
   redelivery: 8 * DAY,
@@ -16,36 +15,61 @@ export const TTL = {
   reconcileCursor: 30 * DAY,
 } as const;
 
+export interface Key {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+/** A sort-key range within one partition: one Query. */
+export interface KeyRange {
+  readonly pk: string;
+  readonly sk?: { readonly after: string } | { readonly between: readonly [string, string] };
+}
+
+const attemptNo = (attempt: number) => String(attempt).padStart(3, '0');
+const budgetPk = (installationId: number | null) => `BUDGET#${installationId ?? 'none'}`;
+
 export const keys = {
-  delivery: (guid: string) => ({ pk: `DELIVERY#${guid}`, sk: 'DELIVERY' }),
-  runAttempt: (repoId: number, runId: number, attempt: number) => ({
+  delivery: (guid: string): Key => ({ pk: `DELIVERY#${guid}`, sk: 'DELIVERY' }),
+  runAttempt: (repoId: number, runId: number, attempt: number): Key => ({
     pk: `RUN#${repoId}#${runId}`,
-    sk: `ATTEMPT#${String(attempt).padStart(3, '0')}`,
+    sk: `ATTEMPT#${attemptNo(attempt)}`,
+  }),
+  /** Prefixes a Scan filters on: every run attempt, and nothing else under a run. */
+  runAttemptPrefixes: { pk: 'RUN#', sk: 'ATTEMPT#' },
+  /** Beside the run attempt: the reconciler released this attempt's orphaned claim once. */
+  reclaim: (repoId: number, runId: number, attempt: number): Key => ({
+    pk: `RUN#${repoId}#${runId}`,
+    sk: `RECLAIM#${attemptNo(attempt)}`,
   }),
   /** Signals are keyed by runner identity and sorted by event time, so a window is one Query. */
-  runnerSignal: (runnerKey: string, eventTime: string, eventId: string) => ({
+  runnerSignal: (runnerKey: string, eventTime: string, eventId: string): Key => ({
     pk: `RUNNER#${runnerKey}`,
     sk: `SIGNAL#${eventTime}#${eventId}`,
   }),
-  runnerSignalPrefix: (runnerKey: string) => `RUNNER#${runnerKey}`,
-  /** A job in progress on a runner, keyed by runner so an interruption can count its jobs. */
-  runnerJob: (runnerKey: string, jobId: number) => ({ pk: `RUNNERJOB#${runnerKey}`, sk: `JOB#${jobId}` }),
-  runnerJobPrefix: (runnerKey: string) => `RUNNERJOB#${runnerKey}`,
-  /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
-  reconcileCursor: (name: string) => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),
-  /** One per delivery GUID the reconciler asked GitHub to redeliver. */
-  redelivery: (guid: string) => ({ pk: `REDELIVERY#${guid}`, sk: 'REDELIVERY' }),
-  /** Beside the run attempt: the reconciler released this attempt's orphaned claim once. */
-  reclaim: (repoId: number, runId: number, attempt: number) => ({
-    pk: `RUN#${repoId}#${runId}`,
-    sk: `RECLAIM#${String(attempt).padStart(3, '0')}`,
+  /** A runner's signals between two ISO times; `~` sorts after every event id. */
+  runnerSignalsBetween: (runnerKey: string, fromIso: string, toIso: string): KeyRange => ({
+    pk: `RUNNER#${runnerKey}`,
+    sk: { between: [`SIGNAL#${fromIso}`, `SIGNAL#${toIso}~`] },
   }),
+  /** When an agent's post without a time was first received, so its retries share one time. */
+  signalPost: (eventId: string): Key => ({ pk: `SIGNALPOST#${eventId}`, sk: 'FIRST_SEEN' }),
+  /** A job in progress on a runner, keyed by runner so an interruption can count its jobs. */
+  runnerJob: (runnerKey: string, jobId: number): Key => ({ pk: `RUNNERJOB#${runnerKey}`, sk: `JOB#${jobId}` }),
+  runnerJobs: (runnerKey: string): KeyRange => ({ pk: `RUNNERJOB#${runnerKey}` }),
   /** One item per re-run, sorted by time, so the rolling hour of an installation is one Query. */
-  budgetSpend: (installationId: number | null, atIso: string, runKey: string) => ({
-    pk: keys.budgetPrefix(installationId),
+  budgetSpend: (installationId: number | null, atIso: string, runKey: string): Key => ({
+    pk: budgetPk(installationId),
     sk: `AT#${atIso}#${runKey}`,
   }),
-  budgetPrefix: (installationId: number | null) => `BUDGET#${installationId ?? 'none'}`,
+  budgetSpentSince: (installationId: number | null, sinceIso: string): KeyRange => ({
+    pk: budgetPk(installationId),
+    sk: { after: `AT#${sinceIso}` },
+  }),
+  /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
+  reconcileCursor: (name: string): Key => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),
+  /** One per delivery GUID the reconciler asked GitHub to redeliver. */
+  redelivery: (guid: string): Key => ({ pk: `REDELIVERY#${guid}`, sk: 'REDELIVERY' }),
 } as const;
 
 export const ttlFrom = (nowMs: number, seconds: number): number => Math.floor(nowMs / 1000) + seconds;

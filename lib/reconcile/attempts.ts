@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import { ActionsApi } from '../github/actions.js';
 import type { GitHubClients } from '../github/client.js';
-import type { Ledger } from '../ledger/ledger.js';
+import { STATE } from '../ledger/attributes.js';
+import type { AttemptReader, FollowUp, ReconcileStore, StoredAttempt } from '../ledger/ports.js';
 import type { RunFacts, RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { RunQueue } from '../webhook/intake.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
-import type { FollowUp, ReconcileStore, StoredAttempt } from './store.js';
 
 export interface AttemptContext {
   readonly store: ReconcileStore;
-  readonly ledger: Ledger;
+  readonly ledger: AttemptReader;
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
   readonly queue: RunQueue;
@@ -67,7 +67,8 @@ export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext):
   if (!msg) return 'skipped';
   // A scan reads eventually consistent data: act only on a consistent read of the same claim.
   const rec = (await ctx.ledger.get(msg.repository.id, msg.runId, msg.runAttempt)) as StoredAttempt | undefined;
-  if (!rec || rec.state !== 'claimed' || rec.owner !== scanned.owner || rec.leaseUntil >= ctx.now()) return 'skipped';
+  if (!rec || rec.state !== STATE.claimed || rec.owner !== scanned.owner || rec.leaseUntil >= ctx.now())
+    return 'skipped';
   const run = await readRun(msg, ctx);
   const line = { ...where(msg), owner: rec.owner, lease_until: new Date(rec.leaseUntil).toISOString() };
 

@@ -1,7 +1,6 @@
 import type { AppClient } from './app-client.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { ReconcileLedger, ReconcileStore } from '../ledger/ports.js';
 import type { Log, MetricSink } from '../obs/ports.js';
-import type { ReconcileStore } from './store.js';
 import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
 
 const DAY_MS = 86_400_000;
@@ -27,7 +26,7 @@ export interface DeliveryCursor {
 export interface DeliveryContext {
   readonly app: AppClient;
   readonly store: ReconcileStore;
-  readonly ledger: Ledger;
+  readonly ledger: Pick<ReconcileLedger, 'isSeen'>;
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now: () => number;

@@ -1,12 +1,12 @@
 import type { ReconcileSettings } from '../config/env.js';
 import type { GitHubClients } from '../github/client.js';
-import type { Ledger } from '../ledger/ledger.js';
+import { STATE } from '../ledger/attributes.js';
+import type { ReconcileLedger, ReconcileStore } from '../ledger/ports.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { RunQueue } from '../webhook/intake.js';
 import type { AppClient } from './app-client.js';
 import { type AttemptContext, followUpRerun, settleOrphan } from './attempts.js';
 import { redeliveryWindowMs, sweepDeliveries } from './deliveries.js';
-import { ReconcileStore } from './store.js';
 
 export interface ReconcileLimits {
   /** Items read per ledger scan page. */
@@ -32,7 +32,7 @@ export const DEFAULT_LIMITS: ReconcileLimits = {
 };
 
 export interface ReconcilerDeps {
-  readonly ledger: Ledger;
+  readonly ledger: ReconcileLedger;
   /** Installation clients, to read runs. */
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
@@ -106,7 +106,7 @@ export class Reconciler {
   constructor(private readonly deps: ReconcilerDeps) {
     this.now = deps.now ?? Date.now;
     this.limits = { ...DEFAULT_LIMITS, ...deps.limits };
-    this.store = new ReconcileStore(deps.ledger, this.now);
+    this.store = deps.ledger.reconcileStore(this.now);
     this.attempts = {
       store: this.store,
       ledger: deps.ledger,
@@ -165,7 +165,7 @@ export class Reconciler {
       counts.matched += items.length;
       for (const item of items) {
         try {
-          if (item.state === 'claimed') {
+          if (item.state === STATE.claimed) {
             const outcome = await settleOrphan(item, this.attempts);
             if (outcome === 'recorded') counts.orphansRecorded++;
             if (outcome === 'released') counts.orphansReleased++;

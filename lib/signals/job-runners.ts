@@ -1,61 +1,33 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { keys, TTL, ttlFrom } from '../ledger/keys.js';
+import { type JobOnRunner, RunnerJobTable } from '../ledger/runner-jobs.js';
 import { runnerKeysFor } from './runner-keys.js';
 
-export interface JobOnRunner {
-  readonly jobId: number;
-  readonly runId: number;
-  readonly runnerName: string;
-  readonly repository: string;
-}
+export type { JobOnRunner } from '../ledger/runner-jobs.js';
 
 /**
  * Which jobs are running on which runner, from `workflow_job` events. It lets an interruption
  * warning count the jobs it is about to kill, minutes before their runs complete.
  */
 export class JobRunnerStore {
-  private readonly doc: DynamoDBDocumentClient;
+  private readonly jobs: RunnerJobTable;
 
-  constructor(
-    client: DynamoDBClient,
-    private readonly table: string,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.doc = DynamoDBDocumentClient.from(client);
+  constructor(client: DynamoDBClient, table: string, now: () => number = Date.now) {
+    this.jobs = new RunnerJobTable(client, table, now);
   }
 
   /** One item per runner key (the name and the instance id in it): the signal side looks up either. */
   async started(job: JobOnRunner): Promise<void> {
-    for (const key of runnerKeysFor(job.runnerName)) {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...keys.runnerJob(key, job.jobId), ...job, ttl: ttlFrom(this.now(), TTL.jobRunner) },
-        }),
-      );
-    }
+    for (const key of runnerKeysFor(job.runnerName)) await this.jobs.put(key, job);
   }
 
   async finished(job: JobOnRunner): Promise<void> {
-    for (const key of runnerKeysFor(job.runnerName)) {
-      await this.doc.send(new DeleteCommand({ TableName: this.table, Key: keys.runnerJob(key, job.jobId) }));
-    }
+    for (const key of runnerKeysFor(job.runnerName)) await this.jobs.delete(key, job.jobId);
   }
 
   /** Jobs still running on any of these runner keys, each counted once. */
   async runningOn(runnerKeys: readonly string[]): Promise<JobOnRunner[]> {
     const seen = new Map<number, JobOnRunner>();
-    for (const key of runnerKeys) {
-      const res = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.runnerJobPrefix(key) },
-        }),
-      );
-      for (const item of res.Items ?? []) seen.set(item.jobId as number, item as JobOnRunner);
-    }
+    for (const key of runnerKeys) for (const job of await this.jobs.list(key)) seen.set(job.jobId, job);
     return [...seen.values()];
   }
 }

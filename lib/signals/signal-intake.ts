@@ -1,9 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
-import { ttlFrom } from '../ledger/keys.js';
 import type { SignalKind } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import { mapBounded } from '../util/bounded.js';
@@ -132,10 +128,14 @@ export function signalAuthorized(secrets: readonly string[], headers: HttpReques
   return ok;
 }
 
-/** Where signal records go; `SignalStore` fits, and its document client keeps the retry marker. */
+/** Where signal records go; `SignalStore` fits. */
 export interface SignalIntakeStore extends SignalRecorder {
-  readonly doc: DynamoDBDocumentClient;
-  readonly table: string;
+  /**
+   * The time of a post that carries none: the first receipt of its event id, so a retry lands
+   * on the same record key. A receipt older than `horizonMs` belongs to an earlier event (node
+   * names are reused), so it is replaced.
+   */
+  firstSeen(eventId: string, nowMs: number, horizonMs: number): Promise<string>;
 }
 
 export interface SignalIntakeDeps {
@@ -145,36 +145,6 @@ export interface SignalIntakeDeps {
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now?: () => number;
-}
-
-/**
- * The time of a post that carries none: the first receipt of its event id, so a retry lands on
- * the same record key. A marker older than the horizon belongs to an earlier event (node names
- * are reused), so it is replaced.
- */
-async function firstSeen(store: SignalIntakeStore, eventId: string, nowMs: number): Promise<string> {
-  const Key = { pk: `SIGNALPOST#${eventId}`, sk: 'FIRST_SEEN' };
-  const at = new Date(nowMs).toISOString();
-  try {
-    await store.doc.send(
-      new PutCommand({
-        TableName: store.table,
-        Item: { ...Key, eventTime: at, seenMs: nowMs, ttl: ttlFrom(nowMs, (2 * RETRY_HORIZON_MS) / 1000) },
-        ConditionExpression: 'attribute_not_exists(pk) OR seenMs < :stale',
-        ExpressionAttributeValues: { ':stale': nowMs - RETRY_HORIZON_MS },
-      }),
-    );
-    return at;
-  } catch (err) {
-    if (
-      !(err instanceof ConditionalCheckFailedException) &&
-      (err as Error).name !== 'ConditionalCheckFailedException'
-    ) {
-      throw err;
-    }
-  }
-  const got = await store.doc.send(new GetCommand({ TableName: store.table, Key, ConsistentRead: true }));
-  return typeof got.Item?.eventTime === 'string' ? got.Item.eventTime : at;
 }
 
 const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
@@ -227,7 +197,9 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
     const kind = recordedKind(post.kind);
     const eventId = post.eventId ?? derivedEventId(post);
     // One ISO form, as the store keeps it, so the answer names the record's time.
-    const eventTime = post.time ? new Date(post.time).toISOString() : await firstSeen(deps.store, eventId, nowMs);
+    const eventTime = post.time
+      ? new Date(post.time).toISOString()
+      : await deps.store.firstSeen(eventId, nowMs, RETRY_HORIZON_MS);
     const reason = kind === post.kind ? post.reason : [post.kind, post.reason].filter(Boolean).join(': ');
     const keys = [...new Set([...post.runners, ...(post.instanceId ? [post.instanceId] : [])])];
 

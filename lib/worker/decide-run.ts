@@ -9,18 +9,13 @@ import { rateLimitDelay } from '../github/client.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { DecisionKind, JobVerdict, RunMessage } from '../model.js';
+import type { RetryBudget } from '../ledger/ports.js';
+import { type DecisionKind, isRerunDecision, type JobVerdict, type RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { SignalWindow } from '../signals/signal-store.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
-
-/** Per-installation re-runs in the rolling hour (the circuit breaker). */
-export interface RetryBudget {
-  usage(installationId: number | null): Promise<{ limit: number; used: number }>;
-  spend(installationId: number | null, runKey: string): Promise<void>;
-}
 
 export interface WorkerDeps {
   readonly ledger: Ledger;
@@ -48,8 +43,6 @@ export interface RunOutcome {
   readonly requests: number;
   readonly verdicts: readonly JobVerdict[];
 }
-
-const RERUN_DECISIONS: ReadonlySet<DecisionKind> = new Set(['retried', 'retried_all']);
 
 /**
  * Decides one run attempt: claim it, gather only the facts the decision asks for, re-run at
@@ -109,8 +102,8 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
         answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
       }
       decision = next.decision;
-      reason = RERUN_DECISIONS.has(decision) ? `${step.reason}; ${next.reason}` : next.reason;
-      if (RERUN_DECISIONS.has(decision)) {
+      reason = isRerunDecision(decision) ? `${step.reason}; ${next.reason}` : next.reason;
+      if (isRerunDecision(decision)) {
         deps.metrics.count('Rerun');
         deps.metrics.count(step.evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
         // The re-run went through: a budget write that fails must not keep the decision from being recorded.

@@ -1,4 +1,4 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeSettings } from '../../lib/config/env.js';
 import type { RunMessage } from '../../lib/model.js';
@@ -54,7 +54,7 @@ describe('retry budget (per installation, rolling hour)', () => {
   it('keeps each spend for two hours (TTL), one item per re-run', async () => {
     const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 5, clock);
     await budget.spend(301, 'repo#run#1');
-    const items = await h.ledger.doc.send(
+    const items = await DynamoDBDocumentClient.from(h.dynamo.client).send(
       new ScanCommand({
         TableName: TABLE,
         FilterExpression: 'pk = :pk',
@@ -69,7 +69,7 @@ describe('retry budget (per installation, rolling hour)', () => {
     const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 0, clock);
     for (let i = 0; i < 3; i++) await budget.spend(401, `x${i}`);
     expect(await budget.usage(401)).toEqual({ limit: 0, used: 0 });
-    const items = await h.ledger.doc.send(
+    const items = await DynamoDBDocumentClient.from(h.dynamo.client).send(
       new ScanCommand({
         TableName: TABLE,
         FilterExpression: 'pk = :pk',

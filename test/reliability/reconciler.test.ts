@@ -1,11 +1,11 @@
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/ledger/keys.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
+import type { StoredAttempt } from '../../lib/ledger/ports.js';
 import { startDynamo } from '../../lib/local/dynamo.js';
 import { settleOrphan } from '../../lib/reconcile/attempts.js';
 import { nextCursor, redeliveryWindowMs } from '../../lib/reconcile/deliveries.js';
-import { ReconcileStore, type StoredAttempt } from '../../lib/reconcile/store.js';
 import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
@@ -16,6 +16,8 @@ import { kit, LOST, lostRun } from './reconcile-kit.js';
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const reruns = (h: Harness, runId: number) => h.sim.reruns.filter((r) => r.runId === runId).length;
+/** The table's raw items, as the tests inspect (and, for a cold start, delete) them. */
+const raw = (h: Harness) => DynamoDBDocumentClient.from(h.dynamo.client);
 
 describe('reconciler: orphaned claims', () => {
   let h: Harness;
@@ -85,7 +87,7 @@ describe('reconciler: orphaned claims', () => {
     const current = (await h.ledger.get(msg.repository.id, run.id, 1)) as StoredAttempt;
     const scannedEarlier: StoredAttempt = { ...current, owner: 'worker-a' };
     const k = kit(h, { offsetMs: 2_000 });
-    const store = new ReconcileStore(h.ledger, () => Date.now() + 2_000);
+    const store = h.ledger.reconcileStore(() => Date.now() + 2_000);
     const ctx = {
       store,
       ledger: h.ledger,
@@ -267,10 +269,10 @@ describe('reconciler: missed deliveries', () => {
     // The redelivery failed at the receiver too: GitHub lists one more failed attempt of the guid.
     failedRun('once', 503);
     await kit(h).reconciler.sweep();
-    await h.ledger.doc.send(new DeleteCommand({ TableName: TABLE, Key: keys.reconcileCursor('deliveries') }));
+    await raw(h).send(new DeleteCommand({ TableName: TABLE, Key: keys.reconcileCursor('deliveries') }));
     await kit(h).reconciler.sweep();
     expect(redelivered).toEqual(['once']);
-    const record = await h.ledger.doc.send(new GetCommand({ TableName: TABLE, Key: keys.redelivery('once') }));
+    const record = await raw(h).send(new GetCommand({ TableName: TABLE, Key: keys.redelivery('once') }));
     expect(record.Item).toMatchObject({ deliveryId: expect.any(Number) as number });
   });
 
@@ -294,8 +296,8 @@ describe('reconciler: missed deliveries', () => {
     expect(Math.max(...pages)).toBe(2);
     expect(pages.length).toBeGreaterThanOrEqual(4);
     const cursor = async () =>
-      (await h.ledger.doc.send(new GetCommand({ TableName: TABLE, Key: keys.reconcileCursor('deliveries') }))).Item
-        ?.state as { next?: string; doneTop?: number } | undefined;
+      (await raw(h).send(new GetCommand({ TableName: TABLE, Key: keys.reconcileCursor('deliveries') }))).Item?.state as
+        { next?: string; doneTop?: number } | undefined;
     for (let sweep = 0; sweep < 10 && (await cursor())?.next !== undefined; sweep++) {
       await kit(h, { limits }).reconciler.sweep();
     }
@@ -343,11 +345,11 @@ describe('reconciler: missed deliveries', () => {
     failedRun('five-days', 502, ago(5 * DAY));
     const k = kit(h, { apiUrl: `${h.sim.url}/api/v3` });
     await k.reconciler.sweep();
-    await h.ledger.doc.send(new DeleteCommand({ TableName: TABLE, Key: keys.reconcileCursor('deliveries') }));
+    await raw(h).send(new DeleteCommand({ TableName: TABLE, Key: keys.reconcileCursor('deliveries') }));
     await k.reconciler.sweep();
     // The simulator keeps github.com's 3 days and answers 422: asked once, refusal recorded.
     expect(h.sim.count('POST', /\/app\/hook\/deliveries\/\d+\/attempts$/)).toBe(1);
-    const record = await h.ledger.doc.send(new GetCommand({ TableName: TABLE, Key: keys.redelivery('five-days') }));
+    const record = await raw(h).send(new GetCommand({ TableName: TABLE, Key: keys.redelivery('five-days') }));
     expect(record.Item?.outcome).toBe('refused: too old');
   });
 

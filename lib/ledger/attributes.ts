@@ -1,0 +1,36 @@
+/**
+ * Attribute names of the table's items and the values of a run attempt's `state`. Expressions
+ * write every attribute as `#name`, and `#name` resolves here, so a misspelt attribute fails
+ * at the first write instead of matching nothing.
+ */
+export const ATTR = {
+  pk: 'pk',
+  sk: 'sk',
+  ttl: 'ttl',
+  // run attempt
+  state: 'state',
+  owner: 'owner',
+  claimedAt: 'claimedAt',
+  leaseUntil: 'leaseUntil',
+  decision: 'decision',
+  reason: 'reason',
+  decidedAt: 'decidedAt',
+  details: 'details',
+  followUp: 'followUp',
+  followUpDetail: 'followUpDetail',
+  followUpAt: 'followUpAt',
+  // reclaim marker
+  claim: 'claim',
+  abandonedAt: 'abandonedAt',
+  // redelivery
+  outcome: 'outcome',
+  // signal post first-seen marker
+  seenMs: 'seenMs',
+} as const;
+
+export type AttributeName = keyof typeof ATTR;
+
+/** A run attempt is claimed by one worker, then decided; a decided attempt is never claimed again. */
+export const STATE = { claimed: 'claimed', decided: 'decided' } as const;
+
+export type AttemptState = (typeof STATE)[keyof typeof STATE];

@@ -1,0 +1,201 @@
+import { type DecisionKind, RERUN_DECISIONS, type RunMessage } from '../model.js';
+import { STATE } from './attributes.js';
+import { type Key, keys, TTL, ttlFrom } from './keys.js';
+import type { AttemptRecord, ClaimResult, DecisionFilter, FollowUp, StoredAttempt } from './ports.js';
+import type { Expression, ScanStart, Table } from './table.js';
+
+const keyOf = (msg: RunMessage): Key => keys.runAttempt(msg.repository.id, msg.runId, msg.runAttempt);
+const storedKey = (rec: StoredAttempt): Key => ({ pk: rec.pk, sk: rec.sk });
+
+/** `decision IN (:rerun0, :rerun1)`: the re-run decisions, as an expression. */
+const RERUN_IN = {
+  expression: `#decision IN (${RERUN_DECISIONS.map((_, i) => `:rerun${i}`).join(', ')})`,
+  values: Object.fromEntries(RERUN_DECISIONS.map((d, i) => [`:rerun${i}`, d])),
+};
+
+/** Still claimed by this owner; with `leaseUntil`, still the very claim a sweep read. */
+function heldBy(owner: string, leaseUntil?: number): Expression {
+  return {
+    expression: `#state = :claimed AND #owner = :owner${leaseUntil === undefined ? '' : ' AND #leaseUntil = :lease'}`,
+    values: { ':claimed': STATE.claimed, ':owner': owner, ...(leaseUntil !== undefined && { ':lease': leaseUntil }) },
+  };
+}
+
+/**
+ * Every transition of a run attempt item (`RUN#…`/`ATTEMPT#…`) and of the reclaim marker
+ * beside it. A run attempt is claimed before any re-run call, so concurrent or repeated
+ * deliveries yield one; each later write is conditional on the claim it expects.
+ */
+export class RunAttempts {
+  constructor(
+    private readonly table: Table,
+    private readonly now: () => number,
+  ) {}
+
+  async claim(msg: RunMessage, owner: string, leaseMs: number): Promise<ClaimResult> {
+    const now = this.now();
+    const record: AttemptRecord = {
+      state: STATE.claimed,
+      owner,
+      claimedAt: now,
+      leaseUntil: now + leaseMs,
+      repository: `${msg.repository.owner}/${msg.repository.name}`,
+      runId: msg.runId,
+      runAttempt: msg.runAttempt,
+      installationId: msg.installationId,
+      message: JSON.stringify(msg),
+    };
+    const item = { ...keyOf(msg), ...record, ttl: ttlFrom(now, TTL.runAttempt) };
+    if (await this.table.putIf(item, { expression: 'attribute_not_exists(#pk)' })) return { claimed: true };
+    return { claimed: false, existing: await this.get(msg.repository.id, msg.runId, msg.runAttempt) };
+  }
+
+  get(repoId: number, runId: number, attempt: number): Promise<AttemptRecord | undefined> {
+    return this.table.get<AttemptRecord>(keys.runAttempt(repoId, runId, attempt), true);
+  }
+
+  /** Records the decision; only the claim's owner may. False when the claim was lost. */
+  finalise(
+    msg: RunMessage,
+    owner: string,
+    decision: DecisionKind,
+    reason: string,
+    details: Record<string, unknown>,
+  ): Promise<boolean> {
+    return this.decide(keyOf(msg), heldBy(owner), decision, reason, details);
+  }
+
+  /** Records the decision of a claim whose worker died: only while it is the same claim (owner and lease). */
+  recordOrphan(rec: StoredAttempt, decision: DecisionKind, reason: string, details: object): Promise<boolean> {
+    return this.decide(storedKey(rec), heldBy(rec.owner, rec.leaseUntil), decision, reason, details);
+  }
+
+  /** Gives a claim back (a transient fault before any re-run call) so a redelivery decides again. */
+  release(msg: RunMessage, owner: string): Promise<boolean> {
+    return this.table.deleteIf(keyOf(msg), heldBy(owner));
+  }
+
+  /** Deletes an orphaned claim only if it is still the same one: same owner, same lease. */
+  releaseOrphan(rec: StoredAttempt): Promise<boolean> {
+    return this.table.deleteIf(storedKey(rec), heldBy(rec.owner, rec.leaseUntil));
+  }
+
+  /** Deletes exactly the record that was read, and never one that records a re-run. */
+  forceRelease(msg: RunMessage, seen: AttemptRecord): Promise<boolean> {
+    return this.table.deleteIf(keyOf(msg), {
+      expression: `#state = :state AND #claimedAt = :claimedAt AND (attribute_not_exists(#decision) OR NOT (${RERUN_IN.expression}))`,
+      values: { ':state': seen.state, ':claimedAt': seen.claimedAt, ...RERUN_IN.values },
+    });
+  }
+
+  /** Puts a released claim back as it was read. */
+  restore(rec: StoredAttempt): Promise<boolean> {
+    return this.table.putIf(
+      { ...rec, ttl: rec.ttl ?? ttlFrom(this.now(), TTL.runAttempt) },
+      {
+        expression: 'attribute_not_exists(#pk)',
+      },
+    );
+  }
+
+  markFollowUp(rec: StoredAttempt, followUp: FollowUp, detail: string): Promise<boolean> {
+    return this.table.updateIf(
+      storedKey(rec),
+      'SET #followUp = :f, #followUpDetail = :x, #followUpAt = :t',
+      { ':f': followUp, ':x': detail, ':t': this.now() },
+      { expression: '#state = :decided AND attribute_not_exists(#followUp)', values: { ':decided': STATE.decided } },
+    );
+  }
+
+  /**
+   * Marks that this run attempt's claim is being released. Succeeds for the first claim ever
+   * released, and again for that same claim (a sweep that stopped half-way); fails for any other.
+   */
+  markReclaim(rec: StoredAttempt, repoId: number): Promise<boolean> {
+    const claim = `${rec.owner}@${rec.leaseUntil}`;
+    const now = this.now();
+    return this.table.putIf(
+      { ...keys.reclaim(repoId, rec.runId, rec.runAttempt), claim, releasedAt: now, ttl: ttlFrom(now, TTL.runAttempt) },
+      { expression: 'attribute_not_exists(#pk) OR #claim = :claim', values: { ':claim': claim } },
+    );
+  }
+
+  /** True the first time only: an orphan that is left alone is reported once. */
+  markAbandoned(rec: StoredAttempt, repoId: number): Promise<boolean> {
+    return this.table.updateIf(
+      keys.reclaim(repoId, rec.runId, rec.runAttempt),
+      'SET #abandonedAt = :t',
+      { ':t': this.now() },
+      { expression: 'attribute_exists(#pk) AND attribute_not_exists(#abandonedAt)' },
+    );
+  }
+
+  /**
+   * One page of run attempts that may need the reconciler: claims whose lease ended, and
+   * re-runs by reprise not yet followed up. `limit` bounds the items read, not the matches.
+   */
+  async scanOpen(
+    start: ScanStart | undefined,
+    limit: number,
+    completedBefore: number,
+  ): Promise<{ items: StoredAttempt[]; next: ScanStart | undefined }> {
+    return this.table.scanPage<StoredAttempt>(
+      {
+        expression:
+          'begins_with(#pk, :run) AND begins_with(#sk, :attempt) AND (' +
+          '(#state = :claimed AND #leaseUntil < :now) OR ' +
+          `(#state = :decided AND ${RERUN_IN.expression} AND attribute_not_exists(#followUp) ` +
+          'AND #decidedAt < :before))',
+        values: {
+          ':run': keys.runAttemptPrefixes.pk,
+          ':attempt': keys.runAttemptPrefixes.sk,
+          ':claimed': STATE.claimed,
+          ':decided': STATE.decided,
+          ...RERUN_IN.values,
+          ':now': this.now(),
+          ':before': completedBefore,
+        },
+      },
+      start,
+      limit,
+    );
+  }
+
+  /** Recorded decisions, newest first. A scan: the table is small and this serves operators, not the hot path. */
+  async listDecisions(filter: DecisionFilter): Promise<AttemptRecord[]> {
+    const out: AttemptRecord[] = [];
+    let start: ScanStart | undefined;
+    do {
+      const page = await this.table.scanPage<AttemptRecord>(
+        {
+          expression: 'begins_with(#pk, :run) AND #state = :decided',
+          values: { ':run': keys.runAttemptPrefixes.pk, ':decided': STATE.decided },
+        },
+        start,
+      );
+      out.push(...page.items);
+      start = page.next;
+    } while (start);
+    return out
+      .filter((r) => !filter.repository || r.repository === filter.repository)
+      .filter((r) => filter.sinceMs === undefined || (r.decidedAt ?? 0) >= filter.sinceMs)
+      .sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0))
+      .slice(0, filter.limit ?? 50);
+  }
+
+  /** The one write of a decision, for the claim's owner and for the reconciler alike. */
+  private decide(
+    key: Key,
+    claim: Expression,
+    decision: DecisionKind,
+    reason: string,
+    details: object,
+  ): Promise<boolean> {
+    return this.table.updateIf(
+      key,
+      'SET #state = :decided, #decision = :d, #reason = :r, #decidedAt = :t, #details = :x',
+      { ':decided': STATE.decided, ':d': decision, ':r': reason, ':t': this.now(), ':x': details },
+      claim,
+    );
+  }
+}

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../lib/ledger/keys.js';
+import { Ledger } from '../../lib/ledger/ledger.js';
+import { Table } from '../../lib/ledger/table.js';
+import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
+import type { RunMessage } from '../../lib/model.js';
+
+const TABLE = 'table-test';
+let dynamo: EmbeddedDynamo;
+beforeAll(async () => {
+  dynamo = await startDynamo({ table: TABLE });
+});
+afterAll(async () => dynamo.close());
+
+const ttl = 4_102_444_800;
+
+describe('the conditional-write helper', () => {
+  it('answers true when the condition holds and false when DynamoDB refuses it, for put, update and delete', async () => {
+    const table = new Table(dynamo.client, TABLE);
+    const key = keys.redelivery('cond-1');
+    const item = { ...key, ttl };
+    const absent = { expression: 'attribute_not_exists(#pk)' };
+    expect(await table.putIf(item, absent)).toBe(true);
+    expect(await table.putIf(item, absent)).toBe(false);
+
+    const once = { expression: 'attribute_not_exists(#outcome)' };
+    expect(await table.updateIf(key, 'SET #outcome = :o', { ':o': 'first' }, once)).toBe(true);
+    expect(await table.updateIf(key, 'SET #outcome = :o', { ':o': 'second' }, once)).toBe(false);
+    expect(await table.get(key, true)).toMatchObject({ outcome: 'first' });
+
+    const second = { expression: '#outcome = :o', values: { ':o': 'second' } };
+    expect(await table.deleteIf(key, second)).toBe(false);
+    expect(await table.deleteIf(key, { expression: '#outcome = :o', values: { ':o': 'first' } })).toBe(true);
+    expect(await table.get(key, true)).toBeUndefined();
+  });
+
+  it('rethrows any other fault', async () => {
+    const missing = new Table(dynamo.client, 'no-such-table');
+    await expect(
+      missing.putIf({ ...keys.redelivery('x'), ttl }, { expression: 'attribute_not_exists(#pk)' }),
+    ).rejects.toThrow(/non-existent table|not found/i);
+  });
+
+  it('refuses an expression that names an attribute the table does not define, before sending it', async () => {
+    const table = new Table(dynamo.client, TABLE);
+    await expect(
+      table.putIf({ ...keys.redelivery('typo'), ttl }, { expression: 'attribute_not_exists(#pkk)' }),
+    ).rejects.toThrow(/unknown attribute: #pkk/);
+  });
+});
+
+describe('forced release (reprise replay --force)', () => {
+  const msg = (runId: number): RunMessage => ({
+    v: 1,
+    deliveryId: `d-${runId}`,
+    installationId: 1,
+    repository: { id: 9, owner: 'acme', name: 'web' },
+    runId,
+    runAttempt: 1,
+    workflow: { id: 1, name: 'ci', path: null },
+    event: 'push',
+    headSha: 'abc',
+    headBranch: 'main',
+    conclusion: 'failure',
+    pullRequests: [],
+  });
+
+  it('gives back a decision that re-ran nothing, never one that re-ran the run', async () => {
+    const ledger = new Ledger(dynamo.client, TABLE);
+    for (const [runId, decision] of [
+      [1, 'genuine_failure'],
+      [2, 'retried'],
+      [3, 'retried_all'],
+    ] as const) {
+      await ledger.claim(msg(runId), 'w', 60_000);
+      await ledger.finalise(msg(runId), 'w', decision, 'test');
+    }
+    const seen = async (runId: number) => (await ledger.get(9, runId, 1))!;
+    expect(await ledger.forceRelease(msg(1), await seen(1))).toBe(true);
+    expect(await ledger.forceRelease(msg(2), await seen(2))).toBe(false);
+    expect(await ledger.forceRelease(msg(3), await seen(3))).toBe(false);
+    expect(await ledger.get(9, 1, 1)).toBeUndefined();
+    expect((await ledger.get(9, 2, 1))?.decision).toBe('retried');
+  });
+
+  it('deletes only the record that was read: a claim made since is kept', async () => {
+    const ledger = new Ledger(dynamo.client, TABLE);
+    await ledger.claim(msg(4), 'w', 60_000);
+    const read = (await ledger.get(9, 4, 1))!;
+    expect(await ledger.forceRelease(msg(4), { ...read, claimedAt: read.claimedAt - 1 })).toBe(false);
+    expect(await ledger.forceRelease(msg(4), read)).toBe(true);
+  });
+});
