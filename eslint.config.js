@@ -69,6 +69,30 @@ export default tseslint.config(
     },
   },
   {
+    // One owner per resource: only lib/ledger/ talks to the table (the local runtime creates it,
+    // the CLI builds the client); everyone else passes a client through, by type.
+    files: ['lib/**/*.ts'],
+    ignores: ['lib/ledger/**', 'lib/local/dynamo.ts', 'lib/cli/aws.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
+              allowTypeImports: true,
+              message: 'the table has one owner: use lib/ledger/',
+            },
+            {
+              group: ['**/ledger/table.js', '**/ledger/keys.js'],
+              message: 'keys and commands stay inside lib/ledger/: use its ports',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: [
       'lib/classify/**/*.ts',
       'lib/decide/**/*.ts',

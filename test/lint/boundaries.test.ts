@@ -29,7 +29,7 @@ describe('lint: layers point down and the pure core does no I/O', () => {
     [
       'settings → adapter',
       'lib/config/probe.ts',
-      "import { keys } from '../ledger/keys.js';",
+      "import { Ledger } from '../ledger/ledger.js';",
       'import-x/no-restricted-paths',
     ],
     [
@@ -59,6 +59,18 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       '@typescript-eslint/no-restricted-imports',
     ],
     [
+      'a DynamoDB command outside the table owner',
+      'lib/reconcile/probe.ts',
+      "import { PutCommand } from '@aws-sdk/lib-dynamodb';",
+      '@typescript-eslint/no-restricted-imports',
+    ],
+    [
+      'a table key outside the table owner',
+      'lib/signals/probe.ts',
+      "import { keys } from '../ledger/keys.js';",
+      '@typescript-eslint/no-restricted-imports',
+    ],
+    [
       'core → YAML parser',
       'lib/decide/probe.ts',
       "import { parse } from 'yaml';",
@@ -69,7 +81,12 @@ describe('lint: layers point down and the pure core does no I/O', () => {
   });
 
   it.each([
-    ['flow → adapter', 'lib/worker/probe.ts', "import { keys } from '../ledger/keys.js';"],
+    ['flow → adapter', 'lib/worker/probe.ts', "import { Ledger } from '../ledger/ledger.js';"],
+    [
+      'a DynamoDB client passed by type',
+      'lib/worker/probe.ts',
+      "import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+    ],
     ['face → flow', 'lib/local/probe.ts', "import { decideRun } from '../worker/decide-run.js';"],
     ['core → core', 'lib/decide/probe.ts', "import { globMatch } from '../util/glob.js';"],
   ])('%s is allowed (the control: the rule is not refusing everything)', async (_name, filePath, code) => {
