@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GitHubSimulator, fakeJwt, type SimJobSpec } from './sim/index.js';
+import { lostAnnotation } from './support/evidence.js';
 
 const REPO = 'acme/widgets';
 const TOKEN = 'ghp_simulated_static_token';
@@ -39,12 +40,7 @@ const lost: SimJobSpec = {
   name: 'test',
   conclusion: 'failure',
   runnerName: 'ghr-i-0abc123def4567890',
-  annotations: [
-    {
-      level: 'failure',
-      message: 'The self-hosted runner: ghr-i-0abc123def4567890 lost communication with the server.',
-    },
-  ],
+  annotations: [lostAnnotation('ghr-i-0abc123def4567890')],
 };
 
 type JobsPage = {

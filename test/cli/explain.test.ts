@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { explain } from '../../lib/cli/explain.js';
 import type { Explanation } from '../../lib/cli/explain-run.js';
+import { exitAnnotation, lostAnnotation } from '../support/evidence.js';
 import { startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
 import { captureIo } from './support.js';
 
-const LOST = 'The self-hosted runner: runner-17 lost communication with the server. Verify the machine is running.';
-const EXIT = 'Process completed with exit code 1.';
+const LOST = lostAnnotation('runner-17');
+const EXIT = exitAnnotation(1);
 const TOKEN = 'ghp_explain_token';
 
 describe('reprise explain', () => {
@@ -44,7 +45,7 @@ describe('reprise explain', () => {
           name: 'test',
           conclusion: 'failure',
           runnerName: 'runner-17',
-          annotations: [{ level: 'failure', message: LOST }],
+          annotations: [LOST],
         },
       ],
     });
@@ -67,8 +68,8 @@ describe('reprise explain', () => {
     const run = h.sim.addRun({
       repo: 'acme/explain',
       jobs: [
-        { name: 'unit', conclusion: 'failure', annotations: [{ level: 'failure', message: EXIT }] },
-        { name: 'e2e', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] },
+        { name: 'unit', conclusion: 'failure', annotations: [EXIT] },
+        { name: 'e2e', conclusion: 'failure', annotations: [LOST] },
       ],
     });
     const io = captureIo(tokenEnv());
@@ -87,7 +88,7 @@ describe('reprise explain', () => {
     const run = h.sim.addRun({
       repo: 'acme/explain',
       runAttempt: 3,
-      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [LOST] }],
     });
     const io = captureIo(appEnv());
     expect(await explain(['acme/explain', String(run.id), '--attempt', '3'], io)).toBe(0);

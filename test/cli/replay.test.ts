@@ -6,18 +6,19 @@ import type { RunMessage } from '../../lib/model.js';
 import { parseRunMessage, runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
 import { GitHubSimulator } from '../sim/index.js';
+import { failureAnnotation, TEXT } from '../support/evidence.js';
 import { INSTALLATION_ID, startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { captureIo, FakeCloudFormation, FakeSqs } from './support.js';
 
 const SECRET = 'replay-secret';
-const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
-const EXIT = 'Process completed with exit code 2.';
+const LOST = TEXT.selfHostedEmptyName;
+const EXIT = TEXT.exitCode(2);
 
 const failedRun = (message: string) => ({
   repo: 'acme/replay',
-  jobs: [{ name: 'test', conclusion: 'failure' as const, annotations: [{ level: 'failure' as const, message }] }],
+  jobs: [{ name: 'test', conclusion: 'failure' as const, annotations: [failureAnnotation(message)] }],
 });
 
 describe('reprise replay through the local runtime', () => {
