@@ -7,7 +7,7 @@ import { parseRunMessage, runMessageFromPayload } from '../../lib/webhook/run-me
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { failureAnnotation, TEXT } from '../support/evidence.js';
-import { INSTALLATION_ID, startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
+import { appEnv, INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { captureIo, FakeCloudFormation, FakeSqs } from './support.js';
@@ -25,7 +25,7 @@ describe('reprise replay through the local runtime', () => {
   let sim: GitHubSimulator;
   let rt: Runtime;
   const outcomes: { message: RunMessage; outcome: RunOutcome }[] = [];
-  const env = () => ({ APP_ID: '1234567', PRIVATE_KEY: testPrivateKey(), GITHUB_API_URL: sim.url });
+  const env = () => appEnv(sim.url);
   const reruns = (runId: number) => sim.reruns.filter((r) => r.runId === runId).length;
   const decided = (runId: number) => outcomes.filter((o) => o.message.runId === runId).map((o) => o.outcome.decision);
   const deliver = async (runId: number, guid?: string) => {
@@ -41,7 +41,7 @@ describe('reprise replay through the local runtime', () => {
     sim = await GitHubSimulator.start();
     sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
     rt = await startRuntime({
-      env: { ...env(), WEBHOOK_SECRET: SECRET, LOG_HOSTS: '127.0.0.1' },
+      env: { ...env(), WEBHOOK_SECRET: SECRET },
       log: new MemoryLog(),
       port: 0,
       retryBaseMs: 1,
@@ -209,7 +209,7 @@ describe('reprise replay through the local runtime', () => {
 describe('reprise replay to the deployed queue (SQS in memory, the ledger table in dynalite)', () => {
   let h: Harness;
   const QUEUE = 'https://sqs.eu-west-1.amazonaws.com/123456789012/reprise-runs.fifo';
-  const env = () => ({ APP_ID: '1234567', PRIVATE_KEY: testPrivateKey(), GITHUB_API_URL: h.sim.url });
+  const env = () => appEnv(h.sim.url);
 
   beforeAll(async () => {
     h = await startHarness();
