@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GitHubSimulator, fakeJwt, type SimJobSpec } from './sim/index.js';
-import { lostAnnotation } from './support/evidence.js';
+import { lostJob } from './support/evidence.js';
 
 const REPO = 'acme/widgets';
 const TOKEN = 'ghp_simulated_static_token';
@@ -36,12 +36,7 @@ function links(res: Response): Record<string, string> {
   return out;
 }
 
-const lost: SimJobSpec = {
-  name: 'test',
-  conclusion: 'failure',
-  runnerName: 'ghr-i-0abc123def4567890',
-  annotations: [lostAnnotation('ghr-i-0abc123def4567890')],
-};
+const lost: SimJobSpec = lostJob('test', 'ghr-i-0abc123def4567890');
 
 type JobsPage = {
   total_count: number;

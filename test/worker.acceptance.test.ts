@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { exitAnnotation, lostAnnotation } from './support/evidence.js';
+import { exitAnnotation, lostAnnotation, lostJob } from './support/evidence.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -23,15 +23,7 @@ describe('walking skeleton acceptance', () => {
   it('AC1 a job whose runner lost communication is re-run, and the next attempt is run_attempt + 1', async () => {
     const run = h.sim.addRun({
       repo: 'acme/ac1',
-      jobs: [
-        { name: 'build', conclusion: 'success' },
-        {
-          name: 'test',
-          conclusion: 'failure',
-          runnerName: 'runner-i-0abc1234def567890',
-          annotations: [lostAnnotation('runner-i-0abc1234def567890')],
-        },
-      ],
+      jobs: [{ name: 'build', conclusion: 'success' }, lostJob('test', 'runner-i-0abc1234def567890')],
     });
     const line = await decideOnce(run.id);
     expect(line).toMatchObject({ decision: 'retried', run_id: run.id, run_attempt: 1, repository: 'acme/ac1' });
@@ -104,12 +96,7 @@ describe('walking skeleton acceptance', () => {
     const run = h.sim.addRun({
       repo: 'acme/ac6',
       jobs: [
-        {
-          name: 'a',
-          conclusion: 'failure',
-          runnerName: 'spot-i-0123456789abcdef0',
-          annotations: [lostAnnotation('spot-i-0123456789abcdef0')],
-        },
+        lostJob('a', 'spot-i-0123456789abcdef0'),
         { name: 'b', conclusion: 'cancelled', runnerName: 'spot-2', annotations: [] },
         { name: 'c', conclusion: 'success', runnerName: 'spot-3' },
       ],

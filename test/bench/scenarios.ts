@@ -1,6 +1,6 @@
 /** The runs the benchmark decides: a matrix of jobs, some of them lost to a reclaimed runner. */
 import type { SimJobSpec } from '../sim/index.js';
-import { lostAnnotation } from '../support/evidence.js';
+import { lostJob } from '../support/evidence.js';
 
 export const MATRIX_SIZES = [1, 10, 60, 200] as const;
 
@@ -41,8 +41,6 @@ export function matrixJobs(size: number, lost: number, seed = 1): SimJobSpec[] {
   return Array.from({ length: size }, (_, i) => {
     const runner = runnerName(seed, i);
     const name = `test (shard ${i + 1}/${size})`;
-    return i < lost
-      ? { name, conclusion: 'failure' as const, runnerName: runner, annotations: [lostAnnotation(runner)] }
-      : { name, conclusion: 'success' as const, runnerName: runner };
+    return i < lost ? lostJob(name, runner) : { name, conclusion: 'success' as const, runnerName: runner };
   });
 }

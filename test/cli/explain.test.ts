@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { explain } from '../../lib/cli/explain.js';
 import type { Explanation } from '../../lib/cli/explain-run.js';
-import { exitAnnotation, lostAnnotation } from '../support/evidence.js';
+import { exitAnnotation, lostAnnotation, lostJob } from '../support/evidence.js';
 import { appEnv, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { captureIo } from './support.js';
 
@@ -33,15 +33,7 @@ describe('reprise explain', () => {
   it('success: a lost runner is explained as "would re-run" with its job table, and no POST is sent', async () => {
     const run = h.sim.addRun({
       repo: 'acme/explain',
-      jobs: [
-        { name: 'build', conclusion: 'success' },
-        {
-          name: 'test',
-          conclusion: 'failure',
-          runnerName: 'runner-17',
-          annotations: [LOST],
-        },
-      ],
+      jobs: [{ name: 'build', conclusion: 'success' }, lostJob('test', 'runner-17')],
     });
     const io = captureIo(appEnv(h.sim.url));
     expect(await explain(['acme/explain', String(run.id)], io)).toBe(0);

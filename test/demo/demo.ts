@@ -3,7 +3,7 @@
  * the runs platform teams see every day, and a table of what reprise made of each.
  */
 import type { SimRunSpec } from '../sim/index.js';
-import { exitAnnotation, lostAnnotation } from '../support/evidence.js';
+import { exitAnnotation, lostAnnotation, lostJob } from '../support/evidence.js';
 import { INSTALLATION_ID } from '../support/harness.js';
 import { startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
@@ -24,15 +24,7 @@ const SCENARIOS: Scenario[] = [
     title: 'one job lost its runner',
     expect: 'retried',
     run: {
-      jobs: [
-        { name: 'build', conclusion: 'success' },
-        {
-          name: 'test',
-          conclusion: 'failure',
-          runnerName: 'spot-i-0a1b2c3d4e5f60718',
-          annotations: [lostAnnotation('spot-i-0a1b2c3d4e5f60718')],
-        },
-      ],
+      jobs: [{ name: 'build', conclusion: 'success' }, lostJob('test', 'spot-i-0a1b2c3d4e5f60718')],
     },
   },
   {
@@ -44,10 +36,7 @@ const SCENARIOS: Scenario[] = [
     title: 'a genuine failure beside a lost runner',
     expect: 'genuine_failure',
     run: {
-      jobs: [
-        { name: 'unit', conclusion: 'failure', annotations: [exitAnnotation(1)] },
-        { name: 'e2e', conclusion: 'failure', runnerName: 'spot-7', annotations: [lostAnnotation('spot-7')] },
-      ],
+      jobs: [{ name: 'unit', conclusion: 'failure', annotations: [exitAnnotation(1)] }, lostJob('e2e', 'spot-7')],
     },
   },
   {
@@ -55,7 +44,7 @@ const SCENARIOS: Scenario[] = [
     expect: 'retried',
     run: {
       jobs: [
-        { name: 'test (1)', conclusion: 'failure', runnerName: 'spot-1', annotations: [lostAnnotation('spot-1')] },
+        lostJob('test (1)', 'spot-1'),
         { name: 'test (2)', conclusion: 'cancelled', runnerName: 'spot-2', annotations: [] },
       ],
     },

@@ -43,6 +43,14 @@ export const failureAnnotation = (message: string) => ({ level: 'failure' as con
 /** The annotation GitHub leaves on a job whose self-hosted runner was lost. */
 export const lostAnnotation = (runner?: string) => failureAnnotation(TEXT.selfHostedNamed(runner));
 
+/** A job that failed because its self-hosted runner was lost, as the jobs list and its annotation report it. */
+export const lostJob = (name: string, runner: string) => ({
+  name,
+  conclusion: 'failure' as const,
+  runnerName: runner,
+  annotations: [lostAnnotation(runner)],
+});
+
 /** The annotation GitHub leaves on a job whose step exited non-zero. */
 export const exitAnnotation = (code = 1) => failureAnnotation(TEXT.exitCode(code));
 
