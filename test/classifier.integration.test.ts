@@ -2,11 +2,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RepoConfigSource } from '../lib/github/repo-config-source.js';
 import type { SimJobSpec } from './sim/index.js';
 import { INSTALLATION_ID, startHarness, type Harness } from './support/harness.js';
-import { SHUTDOWN_LOG } from './support/job-logs.js';
+import { exitAnnotation, exitLog, failureAnnotation, lostAnnotation, SHUTDOWN_LOG, TEXT } from './support/evidence.js';
 
-const LOST = { level: 'failure' as const, message: 'The self-hosted runner: r lost communication with the server.' };
-const EXIT = { level: 'failure' as const, message: 'Process completed with exit code 1.' };
-const EXIT_LOG = '2026-10-02T16:15:05.0000000Z ##[error]Process completed with exit code 1.\n';
+const LOST = lostAnnotation('r');
+const EXIT = exitAnnotation(1);
+const EXIT_LOG = exitLog(1);
 
 let h: Harness;
 let repoSeq = 0;
@@ -62,7 +62,7 @@ describe('log fallback', () => {
       {
         name: 'c',
         conclusion: 'cancelled',
-        annotations: [{ level: 'failure', message: 'The operation was canceled.' }],
+        annotations: [failureAnnotation(TEXT.echo)],
         log: SHUTDOWN_LOG,
       },
     ]);

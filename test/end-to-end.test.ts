@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../lib/local/runtime.js';
 import type { GitHubSimulator } from './sim/index.js';
+import { exitAnnotation, failureAnnotation, TEXT } from './support/evidence.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { type LocalSetup, startLocal } from './support/local.js';
 import type { MemoryLog } from './support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from './support/webhooks.js';
 
 const SECRET = 'e2e-secret';
-const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
-const EXIT = 'Process completed with exit code 2.';
+const LOST = failureAnnotation(TEXT.selfHostedEmptyName);
+const EXIT = exitAnnotation(2);
 
 describe('end to end through the local runtime (HTTP server, embedded DynamoDB and queue, simulator)', () => {
   let local: LocalSetup;
@@ -29,7 +30,7 @@ describe('end to end through the local runtime (HTTP server, embedded DynamoDB a
   it('AC1 over HTTP: a lost runner is re-run and the run moves to attempt 2', async () => {
     const run = sim.addRun({
       repo: 'acme/e2e',
-      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [LOST] }],
     });
     expect((await deliver(run.id)).status).toBe(202);
     await rt.poller.drain(10_000);
@@ -40,7 +41,7 @@ describe('end to end through the local runtime (HTTP server, embedded DynamoDB a
   it('AC2 over HTTP: a genuine failure is left alone', async () => {
     const run = sim.addRun({
       repo: 'acme/e2e',
-      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: EXIT }] }],
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [EXIT] }],
     });
     expect((await deliver(run.id)).status).toBe(202);
     await rt.poller.drain(10_000);
@@ -51,7 +52,7 @@ describe('end to end through the local runtime (HTTP server, embedded DynamoDB a
   it('the same delivery three times (in parallel) makes exactly one rerun-failed-jobs call', async () => {
     const run = sim.addRun({
       repo: 'acme/e2e',
-      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [LOST] }],
     });
     const d = await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, run.id));
     const answers = await Promise.all([1, 2, 3].map(() => post(`${rt.url}/webhook`, d)));
@@ -113,7 +114,7 @@ describe('concurrent workers', () => {
     for (let i = 0; i < 10; i++) {
       const run = h.sim.addRun({
         repo: 'acme/race',
-        jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+        jobs: [{ name: 'test', conclusion: 'failure', annotations: [LOST] }],
       });
       const [a, b] = [h.worker(), h.worker()];
       const [ra, rb] = await Promise.all([

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GitHubSimulator, fakeJwt, type SimJobSpec } from './sim/index.js';
+import { lostJob } from './support/evidence.js';
 
 const REPO = 'acme/widgets';
 const TOKEN = 'ghp_simulated_static_token';
@@ -35,17 +36,7 @@ function links(res: Response): Record<string, string> {
   return out;
 }
 
-const lost: SimJobSpec = {
-  name: 'test',
-  conclusion: 'failure',
-  runnerName: 'ghr-i-0abc123def4567890',
-  annotations: [
-    {
-      level: 'failure',
-      message: 'The self-hosted runner: ghr-i-0abc123def4567890 lost communication with the server.',
-    },
-  ],
-};
+const lost: SimJobSpec = lostJob('test', 'ghr-i-0abc123def4567890');
 
 type JobsPage = {
   total_count: number;

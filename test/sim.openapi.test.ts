@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator, fakeJwt, simRoutes, type SimRun } from './sim/index.js';
 import { OpenApiResponses, SPEC_PATH } from './sim/openapi.js';
+import { failureAnnotation, TEXT } from './support/evidence.js';
 
 const REPO = 'acme/widgets';
-const LOST = 'The self-hosted runner: ghr-i-0abc123def4567890 lost communication with the server.';
+const LOST = TEXT.selfHostedNamed('ghr-i-0abc123def4567890');
 
 let sim: GitHubSimulator;
 let spec: OpenApiResponses;
@@ -276,7 +277,7 @@ beforeAll(async () => {
       name: 'test',
       conclusion: 'failure' as const,
       runnerName: 'ghr-i-0abc123def4567890',
-      annotations: [{ level: 'failure' as const, message: LOST }],
+      annotations: [failureAnnotation(LOST)],
     },
     { name: 'deploy', conclusion: 'skipped' as const, needs: ['test'] },
   ];

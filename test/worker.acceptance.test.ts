@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { exitAnnotation, lostAnnotation, lostJob } from './support/evidence.js';
 import { startHarness, type Harness } from './support/harness.js';
-
-const LOST = (runner: string) =>
-  `The self-hosted runner: ${runner} lost communication with the server. Verify the machine is running and has a healthy network connection. Anything in your workflow that terminates the runner process, starves it for CPU/Memory, or blocks its network access can cause this error.`;
-const EXIT_1 = 'Process completed with exit code 1.';
 
 let h: Harness;
 beforeAll(async () => {
@@ -26,15 +23,7 @@ describe('walking skeleton acceptance', () => {
   it('AC1 a job whose runner lost communication is re-run, and the next attempt is run_attempt + 1', async () => {
     const run = h.sim.addRun({
       repo: 'acme/ac1',
-      jobs: [
-        { name: 'build', conclusion: 'success' },
-        {
-          name: 'test',
-          conclusion: 'failure',
-          runnerName: 'runner-i-0abc1234def567890',
-          annotations: [{ level: 'failure', message: LOST('runner-i-0abc1234def567890') }],
-        },
-      ],
+      jobs: [{ name: 'build', conclusion: 'success' }, lostJob('test', 'runner-i-0abc1234def567890')],
     });
     const line = await decideOnce(run.id);
     expect(line).toMatchObject({ decision: 'retried', run_id: run.id, run_attempt: 1, repository: 'acme/ac1' });
@@ -45,7 +34,7 @@ describe('walking skeleton acceptance', () => {
   it('AC2 a genuine non-zero exit is not re-run', async () => {
     const run = h.sim.addRun({
       repo: 'acme/ac2',
-      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: EXIT_1 }] }],
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [exitAnnotation()] }],
     });
     const line = await decideOnce(run.id);
     expect(line).toMatchObject({ decision: 'genuine_failure' });
@@ -57,8 +46,8 @@ describe('walking skeleton acceptance', () => {
     const run = h.sim.addRun({
       repo: 'acme/ac3',
       jobs: [
-        { name: 'unit', conclusion: 'failure', annotations: [{ level: 'failure', message: EXIT_1 }] },
-        { name: 'e2e', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST('r-2') }] },
+        { name: 'unit', conclusion: 'failure', annotations: [exitAnnotation()] },
+        { name: 'e2e', conclusion: 'failure', annotations: [lostAnnotation('r-2')] },
       ],
     });
     const line = await decideOnce(run.id);
@@ -72,7 +61,7 @@ describe('walking skeleton acceptance', () => {
       jobs: [
         { name: 'lint', conclusion: 'success' },
         { name: 'docs', conclusion: 'skipped' },
-        { name: 'shard-1', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST('r-1') }] },
+        { name: 'shard-1', conclusion: 'failure', annotations: [lostAnnotation('r-1')] },
         { name: 'shard-2', conclusion: 'cancelled', annotations: [] },
       ],
     });
@@ -90,7 +79,7 @@ describe('walking skeleton acceptance', () => {
     const run = h.sim.addRun({
       repo: 'acme/ac5',
       onRerun: 'same',
-      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST('r-5') }] }],
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [lostAnnotation('r-5')] }],
     });
     const decisions: string[] = [];
     for (let i = 0; i < 6; i++) {
@@ -107,12 +96,7 @@ describe('walking skeleton acceptance', () => {
     const run = h.sim.addRun({
       repo: 'acme/ac6',
       jobs: [
-        {
-          name: 'a',
-          conclusion: 'failure',
-          runnerName: 'spot-i-0123456789abcdef0',
-          annotations: [{ level: 'failure', message: LOST('spot-i-0123456789abcdef0') }],
-        },
+        lostJob('a', 'spot-i-0123456789abcdef0'),
         { name: 'b', conclusion: 'cancelled', runnerName: 'spot-2', annotations: [] },
         { name: 'c', conclusion: 'success', runnerName: 'spot-3' },
       ],

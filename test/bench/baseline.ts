@@ -14,7 +14,7 @@ export function baselineClient(baseUrl: string, token: string): BaselineClient {
   return new BaselineOctokit({ baseUrl, auth: token, userAgent: 'per-job-baseline' });
 }
 
-/** The runner-loss texts of DESIGN §2 a typical re-runner matches. */
+/** The runner-loss texts a typical re-runner matches: the loss annotation and the shutdown log line. */
 const RUNNER_LOST = [/lost communication with the server/i, /runner has received a shutdown signal/i];
 
 export interface BaselineDecision {

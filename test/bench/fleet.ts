@@ -2,7 +2,7 @@
 import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
 import { GitHubSimulator } from '../sim/index.js';
-import { testPrivateKey } from '../support/harness.js';
+import { appEnv } from '../support/harness.js';
 import { LoadGenerator, WEBHOOK_SECRET } from './load.js';
 import { CapacityMeter, CountingLog } from './meters.js';
 
@@ -28,11 +28,8 @@ export interface Fleet {
  * reconciler's timer is off, as its sweeps are a separate scheduled function, not a decision.
  */
 export const runtimeEnv = (sim: GitHubSimulator): Record<string, string> => ({
-  APP_ID: '1234567',
-  PRIVATE_KEY: testPrivateKey(),
+  ...appEnv(sim.url),
   WEBHOOK_SECRET,
-  GITHUB_API_URL: sim.url,
-  LOG_HOSTS: '127.0.0.1',
   RETRY_BUDGET_PER_HOUR: '1000000',
   RECONCILE_INTERVAL_SECONDS: '0',
 });

@@ -1,5 +1,6 @@
 /** The runs the benchmark decides: a matrix of jobs, some of them lost to a reclaimed runner. */
 import type { SimJobSpec } from '../sim/index.js';
+import { lostJob } from '../support/evidence.js';
 
 export const MATRIX_SIZES = [1, 10, 60, 200] as const;
 
@@ -35,21 +36,11 @@ const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 /** A runner name as terraform-aws-github-runner gives it: a prefix and the EC2 instance id. */
 export const runnerName = (seed: number, i: number): string => `spot-runner-i-0${hex(seed % 0xffff, 4)}${hex(i, 12)}`;
 
-export const lostAnnotation = (runner: string) => ({
-  level: 'failure' as const,
-  message:
-    `The self-hosted runner: ${runner} lost communication with the server. Verify the machine is running and ` +
-    'has a healthy network connection. Anything in your workflow that terminates the runner process, starves it ' +
-    'for CPU/Memory, or blocks its network access can cause this error.',
-});
-
 /** `size` matrix shards; the first `lost` ones lost their runner, the others passed. */
 export function matrixJobs(size: number, lost: number, seed = 1): SimJobSpec[] {
   return Array.from({ length: size }, (_, i) => {
     const runner = runnerName(seed, i);
     const name = `test (shard ${i + 1}/${size})`;
-    return i < lost
-      ? { name, conclusion: 'failure' as const, runnerName: runner, annotations: [lostAnnotation(runner)] }
-      : { name, conclusion: 'success' as const, runnerName: runner };
+    return i < lost ? lostJob(name, runner) : { name, conclusion: 'success' as const, runnerName: runner };
   });
 }

@@ -6,13 +6,12 @@ import { Ledger } from '../../lib/ledger/ledger.js';
 import type { Runtime } from '../../lib/local/runtime.js';
 import { startDynamo, type EmbeddedDynamo } from '../../lib/local/dynamo.js';
 import type { GitHubSimulator } from '../sim/index.js';
+import { failureAnnotation, TEXT } from '../support/evidence.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { captureIo, closedPort, FakeCloudFormation } from './support.js';
 
 const SECRET = 'decisions-secret';
-const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
-const EXIT = 'Process completed with exit code 2.';
 
 describe('reprise decisions', () => {
   let sim: GitHubSimulator;
@@ -26,13 +25,13 @@ describe('reprise decisions', () => {
     local = await startLocal({ secret: SECRET });
     ({ sim, rt } = local);
     const spec = {
-      lost: { repo: 'acme/web', message: LOST },
-      genuine: { repo: 'acme/api', message: EXIT },
+      lost: { repo: 'acme/web', message: TEXT.selfHostedEmptyName },
+      genuine: { repo: 'acme/api', message: TEXT.exitCode(2) },
     };
     for (const [key, s] of Object.entries(spec)) {
       const run = sim.addRun({
         repo: s.repo,
-        jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: s.message }] }],
+        jobs: [{ name: 'test', conclusion: 'failure', annotations: [failureAnnotation(s.message)] }],
       });
       runs[key] = run.id;
       const d = await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, run.id));

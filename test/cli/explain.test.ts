@@ -1,21 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { explain } from '../../lib/cli/explain.js';
 import type { Explanation } from '../../lib/cli/explain-run.js';
-import { startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
+import { exitAnnotation, lostAnnotation, lostJob } from '../support/evidence.js';
+import { appEnv, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { captureIo } from './support.js';
 
-const LOST = 'The self-hosted runner: runner-17 lost communication with the server. Verify the machine is running.';
-const EXIT = 'Process completed with exit code 1.';
+const LOST = lostAnnotation('runner-17');
+const EXIT = exitAnnotation(1);
 const TOKEN = 'ghp_explain_token';
 
 describe('reprise explain', () => {
   let h: Harness;
-  const appEnv = () => ({
-    APP_ID: '1234567',
-    PRIVATE_KEY: testPrivateKey(),
-    GITHUB_API_URL: h.sim.url,
-    LOG_HOSTS: '127.0.0.1',
-  });
   const tokenEnv = () => ({ GITHUB_TOKEN: TOKEN, GITHUB_API_URL: h.sim.url, LOG_HOSTS: '127.0.0.1' });
   /** Every POST except GraphQL reads and installation tokens: re-runs, check runs, redeliveries. */
   const writes = () =>
@@ -38,17 +33,9 @@ describe('reprise explain', () => {
   it('success: a lost runner is explained as "would re-run" with its job table, and no POST is sent', async () => {
     const run = h.sim.addRun({
       repo: 'acme/explain',
-      jobs: [
-        { name: 'build', conclusion: 'success' },
-        {
-          name: 'test',
-          conclusion: 'failure',
-          runnerName: 'runner-17',
-          annotations: [{ level: 'failure', message: LOST }],
-        },
-      ],
+      jobs: [{ name: 'build', conclusion: 'success' }, lostJob('test', 'runner-17')],
     });
-    const io = captureIo(appEnv());
+    const io = captureIo(appEnv(h.sim.url));
     expect(await explain(['acme/explain', String(run.id)], io)).toBe(0);
     const out = io.out();
     expect(out).toMatch(/^JOB +CONCLUSION +RUNNER +VERDICT +SOURCE +EVIDENCE$/m);
@@ -67,8 +54,8 @@ describe('reprise explain', () => {
     const run = h.sim.addRun({
       repo: 'acme/explain',
       jobs: [
-        { name: 'unit', conclusion: 'failure', annotations: [{ level: 'failure', message: EXIT }] },
-        { name: 'e2e', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] },
+        { name: 'unit', conclusion: 'failure', annotations: [EXIT] },
+        { name: 'e2e', conclusion: 'failure', annotations: [LOST] },
       ],
     });
     const io = captureIo(tokenEnv());
@@ -87,9 +74,9 @@ describe('reprise explain', () => {
     const run = h.sim.addRun({
       repo: 'acme/explain',
       runAttempt: 3,
-      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [LOST] }],
     });
-    const io = captureIo(appEnv());
+    const io = captureIo(appEnv(h.sim.url));
     expect(await explain(['acme/explain', String(run.id), '--attempt', '3'], io)).toBe(0);
     expect(io.out()).toContain('Decision: attempt_cap');
     expect(io.out()).toContain('Reason:   attempt 3 reached max_attempts 3');
@@ -112,10 +99,10 @@ describe('reprise explain', () => {
       source: 'aws.ec2',
       instanceId: 'i-0123456789abcdef0',
     });
-    const without = captureIo(appEnv());
+    const without = captureIo(appEnv(h.sim.url));
     expect(await explain(['acme/explain', String(run.id)], without)).toBe(0);
     expect(without.out()).toContain('Decision: no_infra_evidence');
-    const io = captureIo(appEnv(), { dynamodb: h.dynamo.client });
+    const io = captureIo(appEnv(h.sim.url), { dynamodb: h.dynamo.client });
     expect(await explain(['acme/explain', String(run.id), '--table', TABLE], io)).toBe(0);
     expect(io.out()).toMatch(/^build +cancelled +gh-runner-i-0123456789abcdef0 +infra +signal/m);
     expect(io.out()).toContain('Decision: would re-run the failed jobs');
@@ -124,7 +111,7 @@ describe('reprise explain', () => {
   });
 
   it('unknown run: exit 1 with the URL tried', async () => {
-    const io = captureIo(appEnv());
+    const io = captureIo(appEnv(h.sim.url));
     expect(await explain(['acme/explain', '999999'], io)).toBe(1);
     expect(io.err()).toContain(
       `reprise explain: run 999999 of acme/explain not found: GET ${h.sim.url}/repos/acme/explain/actions/runs/999999 answered 404`,
@@ -132,7 +119,7 @@ describe('reprise explain', () => {
   });
 
   it('a repository the App is not installed on: exit 1 with the URL tried', async () => {
-    const io = captureIo(appEnv());
+    const io = captureIo(appEnv(h.sim.url));
     expect(await explain(['umbrella-corp/app', '1'], io)).toBe(1);
     expect(io.err()).toContain(
       `the App is not installed on umbrella-corp/app (GET ${h.sim.url}/repos/umbrella-corp/app/installation answered 404)`,

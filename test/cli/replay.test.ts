@@ -6,25 +6,26 @@ import type { RunMessage } from '../../lib/model.js';
 import { parseRunMessage, runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
 import { GitHubSimulator } from '../sim/index.js';
-import { INSTALLATION_ID, startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
+import { failureAnnotation, TEXT } from '../support/evidence.js';
+import { appEnv, INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { captureIo, FakeCloudFormation, FakeSqs } from './support.js';
 
 const SECRET = 'replay-secret';
-const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
-const EXIT = 'Process completed with exit code 2.';
+const LOST = TEXT.selfHostedEmptyName;
+const EXIT = TEXT.exitCode(2);
 
 const failedRun = (message: string) => ({
   repo: 'acme/replay',
-  jobs: [{ name: 'test', conclusion: 'failure' as const, annotations: [{ level: 'failure' as const, message }] }],
+  jobs: [{ name: 'test', conclusion: 'failure' as const, annotations: [failureAnnotation(message)] }],
 });
 
 describe('reprise replay through the local runtime', () => {
   let sim: GitHubSimulator;
   let rt: Runtime;
   const outcomes: { message: RunMessage; outcome: RunOutcome }[] = [];
-  const env = () => ({ APP_ID: '1234567', PRIVATE_KEY: testPrivateKey(), GITHUB_API_URL: sim.url });
+  const env = () => appEnv(sim.url);
   const reruns = (runId: number) => sim.reruns.filter((r) => r.runId === runId).length;
   const decided = (runId: number) => outcomes.filter((o) => o.message.runId === runId).map((o) => o.outcome.decision);
   const deliver = async (runId: number, guid?: string) => {
@@ -40,7 +41,7 @@ describe('reprise replay through the local runtime', () => {
     sim = await GitHubSimulator.start();
     sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
     rt = await startRuntime({
-      env: { ...env(), WEBHOOK_SECRET: SECRET, LOG_HOSTS: '127.0.0.1' },
+      env: { ...env(), WEBHOOK_SECRET: SECRET },
       log: new MemoryLog(),
       port: 0,
       retryBaseMs: 1,
@@ -208,7 +209,7 @@ describe('reprise replay through the local runtime', () => {
 describe('reprise replay to the deployed queue (SQS in memory, the ledger table in dynalite)', () => {
   let h: Harness;
   const QUEUE = 'https://sqs.eu-west-1.amazonaws.com/123456789012/reprise-runs.fifo';
-  const env = () => ({ APP_ID: '1234567', PRIVATE_KEY: testPrivateKey(), GITHUB_API_URL: h.sim.url });
+  const env = () => appEnv(h.sim.url);
 
   beforeAll(async () => {
     h = await startHarness();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { status } from '../../lib/cli/status.js';
-import { INSTALLATION_ID, startHarness, TABLE, testPrivateKey, type Harness } from '../support/harness.js';
+import { appEnv, INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { captureIo, FakeCloudFormation } from './support.js';
 
 const HOOK = 'https://reprise.example.com/webhook';
@@ -9,7 +9,6 @@ const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toI
 
 describe('reprise status', () => {
   let h: Harness;
-  const appEnv = () => ({ APP_ID: '1234567', PRIVATE_KEY: testPrivateKey(), GITHUB_API_URL: h.sim.url });
   const aws = () => ({
     dynamodb: h.dynamo.client,
     cloudFormation: new FakeCloudFormation({ Reprise: { WebhookUrl: HOOK, TableName: TABLE } }),
@@ -34,7 +33,7 @@ describe('reprise status', () => {
     h.sim.addDelivery({ guid: randomUUID(), event: 'workflow_run', action: 'completed', statusCode: 202 });
     // Failed 30 h ago: outside the 24 h window, so not reported.
     h.sim.addDelivery({ guid: randomUUID(), event: 'workflow_run', statusCode: 502, deliveredAt: hoursAgo(30) });
-    const io = captureIo(appEnv(), aws());
+    const io = captureIo(appEnv(h.sim.url), aws());
     const code = await status(['--stack', 'Reprise'], io);
     expect(io.err()).toBe('');
     expect(code).toBe(0);
@@ -70,7 +69,7 @@ describe('reprise status', () => {
       deliveredAt: hoursAgo(1),
       redelivery: true,
     });
-    const io = captureIo(appEnv(), aws());
+    const io = captureIo(appEnv(h.sim.url), aws());
     expect(await status(['--webhook-url', HOOK, '--json'], io)).toBe(1);
     const report = JSON.parse(io.out()) as {
       ok: boolean;
@@ -95,7 +94,7 @@ describe('reprise status', () => {
   });
 
   it('failure: no installation, and an installation short of a permission, each fail with the fix', async () => {
-    const io = captureIo(appEnv());
+    const io = captureIo(appEnv(h.sim.url));
     h.sim.addInstallation({ id: 9001, account: 'umbrella', permissions: { actions: 'read', metadata: 'read' } });
     expect(await status([], io)).toBe(1);
     expect(io.out()).toMatch(
@@ -112,7 +111,7 @@ describe('reprise status', () => {
       status: 401,
       message: 'A JSON web token could not be decoded',
     });
-    const io = captureIo(appEnv());
+    const io = captureIo(appEnv(h.sim.url));
     expect(await status([], io)).toBe(1);
     expect(io.err()).toContain(
       `reprise status: GitHub refused the credentials (401 A JSON web token could not be decoded) for GET ${h.sim.url}/app`,

@@ -2,17 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { classifyJob, type Classification, type JobEvidence } from '../../lib/classify/classify-job.js';
 import { compileExtraPatterns } from '../../lib/classify/patterns.js';
 import type { EvidenceSource, JobFacts, Verdict } from '../../lib/model.js';
-import {
-  ann,
-  cancelledJob,
-  evidence,
-  failedJob,
-  logErrors,
-  LOSS_TEXTS,
-  signal,
-  TEXT,
-  unavailable,
-} from './fixtures.js';
+import { ann, cancelledJob, evidence, failedJob, logErrors, LOSS_TEXTS, signal, unavailable } from './fixtures.js';
+import { TEXT } from '../support/evidence.js';
 
 type Expected =
   | { readonly need_log: true }

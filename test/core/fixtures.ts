@@ -16,33 +16,13 @@ import type {
   SignalKind,
   Verdict,
 } from '../../lib/model.js';
+import { TEXT } from '../support/evidence.js';
 
 // ---------------------------------------------------------------------------------------------
-// Evidence strings of DESIGN §2, verbatim.
+// Runner-loss texts and the pattern each must match
 // ---------------------------------------------------------------------------------------------
 
-const LOST_TAIL =
-  'lost communication with the server. Verify the machine is running and has a healthy network connection. ' +
-  'Anything in your workflow that terminates the runner process, starves it for CPU/Memory, or blocks its ' +
-  'network access can cause this error.';
-
-export const TEXT = {
-  selfHostedNamed: (name = 'runs-on--i-062dfa0123456789a') => `The self-hosted runner: ${name} ${LOST_TAIL}`,
-  selfHostedUnnamed: `The self-hosted runner ${LOST_TAIL}`,
-  selfHostedEmptyName: `The self-hosted runner: ${LOST_TAIL}`,
-  hosted: `The hosted runner ${LOST_TAIL}`,
-  shutdown:
-    'The runner has received a shutdown signal. This can happen when the runner service is stopped, or a manually started runner is canceled.',
-  echo: 'The operation was canceled.',
-  exitCode: (code = 1) => `Process completed with exit code ${code}.`,
-  timeoutJob: 'The job has exceeded the maximum execution time of 1h0m0s',
-  timeoutRunner: 'The job running on runner X has exceeded the maximum execution time of 360 minutes.',
-  person: 'The run was canceled by @octocat.',
-  concurrency: "Canceling since a higher priority waiting request for 'ci-refs/heads/main' exists",
-  failFast: 'The strategy configuration was canceled because "test._linux_3" failed',
-} as const;
-
-/** The five runner-loss variants of DESIGN §2 with the built-in pattern expected to match each. */
+/** The five runner-loss texts with the built-in pattern expected to match each. */
 export const LOSS_TEXTS: readonly (readonly [label: string, text: string, pattern: string])[] = [
   ['named self-hosted runner', TEXT.selfHostedNamed(), 'self-hosted-lost'],
   ['unnamed self-hosted runner', TEXT.selfHostedUnnamed, 'self-hosted-lost'],

@@ -3,6 +3,7 @@
  * the runs platform teams see every day, and a table of what reprise made of each.
  */
 import type { SimRunSpec } from '../sim/index.js';
+import { exitAnnotation, lostAnnotation, lostJob } from '../support/evidence.js';
 import { INSTALLATION_ID } from '../support/harness.js';
 import { startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
@@ -10,11 +11,6 @@ import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const SECRET = 'demo-webhook-secret';
-const lost = (runner: string) => ({
-  level: 'failure' as const,
-  message: `The self-hosted runner: ${runner} lost communication with the server. Verify the machine is running and has a healthy network connection.`,
-});
-const exit1 = { level: 'failure' as const, message: 'Process completed with exit code 1.' };
 
 interface Scenario {
   readonly title: string;
@@ -28,30 +24,19 @@ const SCENARIOS: Scenario[] = [
     title: 'one job lost its runner',
     expect: 'retried',
     run: {
-      jobs: [
-        { name: 'build', conclusion: 'success' },
-        {
-          name: 'test',
-          conclusion: 'failure',
-          runnerName: 'spot-i-0a1b2c3d4e5f60718',
-          annotations: [lost('spot-i-0a1b2c3d4e5f60718')],
-        },
-      ],
+      jobs: [{ name: 'build', conclusion: 'success' }, lostJob('test', 'spot-i-0a1b2c3d4e5f60718')],
     },
   },
   {
     title: 'a genuine failure',
     expect: 'genuine_failure',
-    run: { jobs: [{ name: 'test', conclusion: 'failure', annotations: [exit1] }] },
+    run: { jobs: [{ name: 'test', conclusion: 'failure', annotations: [exitAnnotation(1)] }] },
   },
   {
     title: 'a genuine failure beside a lost runner',
     expect: 'genuine_failure',
     run: {
-      jobs: [
-        { name: 'unit', conclusion: 'failure', annotations: [exit1] },
-        { name: 'e2e', conclusion: 'failure', runnerName: 'spot-7', annotations: [lost('spot-7')] },
-      ],
+      jobs: [{ name: 'unit', conclusion: 'failure', annotations: [exitAnnotation(1)] }, lostJob('e2e', 'spot-7')],
     },
   },
   {
@@ -59,7 +44,7 @@ const SCENARIOS: Scenario[] = [
     expect: 'retried',
     run: {
       jobs: [
-        { name: 'test (1)', conclusion: 'failure', runnerName: 'spot-1', annotations: [lost('spot-1')] },
+        lostJob('test (1)', 'spot-1'),
         { name: 'test (2)', conclusion: 'cancelled', runnerName: 'spot-2', annotations: [] },
       ],
     },
@@ -67,13 +52,13 @@ const SCENARIOS: Scenario[] = [
   {
     title: 'a lost job already at the attempt cap',
     expect: 'attempt_cap',
-    run: { runAttempt: 3, jobs: [{ name: 'test', conclusion: 'failure', annotations: [lost('spot-9')] }] },
+    run: { runAttempt: 3, jobs: [{ name: 'test', conclusion: 'failure', annotations: [lostAnnotation('spot-9')] }] },
   },
   {
     title: 'the same delivery sent twice',
     expect: 'retried + duplicate',
     deliveries: 2,
-    run: { jobs: [{ name: 'test', conclusion: 'failure', annotations: [lost('spot-4')] }] },
+    run: { jobs: [{ name: 'test', conclusion: 'failure', annotations: [lostAnnotation('spot-4')] }] },
   },
 ];
 

@@ -3,12 +3,13 @@ import { createEc2SignalHandler } from '../../lib/signals/record-ec2-signal.js';
 import { JobRunnerStore } from '../../lib/signals/job-runners.js';
 import { httpLambda } from '../../lib/http/lambda-http.js';
 import { createIntake } from '../../lib/webhook/intake.js';
+import { failureAnnotation, TEXT } from '../support/evidence.js';
 import { startHarness, TABLE, type Harness } from '../support/harness.js';
 import { realExamples } from '../support/webhooks.js';
 import { sign } from '@octokit/webhooks-methods';
 import { spotInterruptionWarning } from './fixtures.js';
 
-const LOST = { level: 'failure' as const, message: 'The self-hosted runner: lost communication with the server.' };
+const LOST = failureAnnotation(TEXT.selfHostedEmptyName);
 
 let h: Harness;
 let seq = 0;

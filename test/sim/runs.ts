@@ -1,3 +1,4 @@
+import { CLEANUP_LINE } from '../support/evidence.js';
 import { iso, nodeId } from './ids.js';
 import type { SimAttempt, SimJob, SimJobSpec, SimRerunOutcome, SimStatus } from './types.js';
 
@@ -29,7 +30,7 @@ export function defaultLog(spec: SimJobSpec, completedAt: string): string {
     `${t} ##[group]Run make test`,
     `${t} ok  	example/pkg	0.012s`,
     `${t} ##[endgroup]`,
-    `${t} Cleaning up orphan processes`,
+    `${t} ${CLEANUP_LINE}`,
     '',
   ].join('\n');
 }

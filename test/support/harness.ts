@@ -1,17 +1,16 @@
 import type { SQSEvent } from 'aws-lambda';
 import { generateKeyPairSync } from 'node:crypto';
+import { runtimeSettings, type RuntimeSettings } from '../../lib/config/env.js';
 import type { RepoConfig } from '../../lib/config/repo-config.js';
-import { BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
 import { createClientFactory } from '../../lib/github/client.js';
-import { RepoConfigSource } from '../../lib/github/repo-config-source.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/ports.js';
-import { DEFAULT_SIGNAL_WINDOW, SignalStore } from '../../lib/signals/signal-store.js';
+import { SignalStore } from '../../lib/signals/signal-store.js';
 import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
-import type { WorkerDeps } from '../../lib/worker/decide-run.js';
+import { workerDeps } from '../../lib/worker/assemble.js';
 import { createWorkerHandler, type WorkerHandlerDeps } from '../../lib/worker/handler.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { MemoryLog } from './memory-log.js';
@@ -19,6 +18,7 @@ import { workflowRunPayload } from './webhooks.js';
 
 export const INSTALLATION_ID = 4242;
 export const TABLE = 'reprise-test';
+export const APP_ID = '1234567';
 
 let key: string | undefined;
 /** A real RSA key, so auth-app signs real JWTs the simulator exchanges for tokens. */
@@ -30,8 +30,21 @@ export function testPrivateKey(): string {
   return key;
 }
 
+/**
+ * The environment a test deployment reads: the App's id and key, the simulator as GitHub, and
+ * log redirects allowed to the simulator's host.
+ */
+export const appEnv = (apiUrl: string): Record<string, string> => ({
+  APP_ID,
+  PRIVATE_KEY: testPrivateKey(),
+  GITHUB_API_URL: apiUrl,
+  LOG_HOSTS: '127.0.0.1',
+});
+
 export interface Harness {
   readonly sim: GitHubSimulator;
+  /** Parsed from `appEnv` by the runtime's own settings parser. */
+  readonly settings: RuntimeSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
   readonly signals: SignalStore;
@@ -50,41 +63,41 @@ export interface Harness {
 export async function startHarness(): Promise<Harness> {
   const sim = await GitHubSimulator.start();
   sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
+  // The re-run budget is off: suites that test it bring their own with a clock they control.
+  const settings = runtimeSettings({ ...appEnv(sim.url), RETRY_BUDGET_PER_HOUR: '0' });
   const dynamo = await startDynamo({ table: TABLE });
   const ledger = new Ledger(dynamo.client, TABLE);
-  const signals = new SignalStore(dynamo.client, TABLE, 86_400);
+  const signals = new SignalStore(dynamo.client, TABLE, settings.signalTtlSeconds);
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
   let seq = 0;
   const client = createClientFactory({
-    apiUrl: sim.url,
-    credentials: { kind: 'app', appId: '1234567', privateKey: testPrivateKey() },
+    apiUrl: settings.apiUrl,
+    credentials: { kind: 'app', appId: APP_ID, privateKey: testPrivateKey() },
     log,
     retryBaseMs: 1,
   });
+  /** The production assembly, then whatever the test overrides; `defaults` are merged, not replaced. */
   const deps = (
     over: Omit<Partial<WorkerHandlerDeps>, 'defaults'> & { defaults?: Partial<RepoConfig> } = {},
   ): WorkerHandlerDeps => {
     const { defaults, ...rest } = over;
-    const base: WorkerDeps = {
+    const base = workerDeps(settings, {
+      dynamo: dynamo.client,
+      table: TABLE,
       ledger,
       client,
-      graphqlUrl: sim.graphqlUrl,
-      configSource: new RepoConfigSource(),
-      defaults: { ...BUILT_IN_DEFAULTS, ...defaults },
       signals,
-      signalWindow: DEFAULT_SIGNAL_WINDOW,
-      logHosts: ['127.0.0.1'],
-      logWindowBytes: 8 * 1024 * 1024,
       log,
       metrics,
       owner: `worker-${++seq}`,
       leaseMs: 60_000,
-    };
-    return { ...base, ...rest };
+    });
+    return { ...base, defaults: { ...base.defaults, ...defaults }, ...rest };
   };
   return {
     sim,
+    settings,
     dynamo,
     ledger,
     signals,

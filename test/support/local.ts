@@ -2,7 +2,7 @@ import { type Runtime, type RuntimeOptions, startRuntime } from '../../lib/local
 import type { RunMessage } from '../../lib/model.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
 import { GitHubSimulator } from '../sim/index.js';
-import { INSTALLATION_ID, testPrivateKey } from './harness.js';
+import { appEnv, INSTALLATION_ID } from './harness.js';
 import { MemoryLog } from './memory-log.js';
 
 export interface LocalSetup {
@@ -29,11 +29,8 @@ export async function startLocal(
   const outcomes: LocalSetup['outcomes'] = [];
   const rt = await startRuntime({
     env: {
-      APP_ID: '1234567',
-      PRIVATE_KEY: testPrivateKey(),
+      ...appEnv(sim.url),
       WEBHOOK_SECRET: secret,
-      GITHUB_API_URL: sim.url,
-      LOG_HOSTS: '127.0.0.1',
       ...env,
     },
     log,
