@@ -62,7 +62,7 @@ const runRows = (rows: readonly Row[]): void => {
   });
 };
 
-describe('DESIGN §5 decisions, one row each', () => {
+describe('decisions per run attempt, one row each', () => {
   describe('ignored', () => {
     runRows([
       {
@@ -389,7 +389,7 @@ describe('DESIGN §5 decisions, one row each', () => {
   });
 });
 
-describe('the order of checks follows DESIGN §5', () => {
+describe('the order of checks: each rule wins over the ones after it', () => {
   runRows([
     {
       rule: 'ignored before anything about the run (not even the run is needed)',

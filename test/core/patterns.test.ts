@@ -18,7 +18,7 @@ const caseVariants = (text: string): [string, string][] => [
   ['upper case', text.toUpperCase()],
 ];
 
-describe('DESIGN §2 runner-loss texts match a built-in pattern, case-insensitively', () => {
+describe("GitHub's runner-loss texts match a built-in pattern, case-insensitively", () => {
   describe.each(LOSS_TEXTS)('%s', (_label, text, pattern) => {
     it.each(caseVariants(text))('matches %s', (_variant, t) => {
       expect(matchLoss(t, [])).toBe(pattern);
@@ -55,7 +55,7 @@ describe('DESIGN §2 runner-loss texts match a built-in pattern, case-insensitiv
   });
 });
 
-describe('DESIGN §2 texts that never count as infrastructure are no loss', () => {
+describe('texts that never count as infrastructure are no loss', () => {
   it.each([
     ['the cancellation echo alone', TEXT.echo],
     ...[0, 1, 2, 127, 137, 143, 255].map((c) => [`exit code ${c}`, TEXT.exitCode(c)] as [string, string]),
@@ -71,7 +71,7 @@ describe('DESIGN §2 texts that never count as infrastructure are no loss', () =
   });
 });
 
-describe('vetoes: a person, concurrency and timeouts (DESIGN §2)', () => {
+describe('vetoes: a person, concurrency and timeouts', () => {
   it.each([
     ['a person cancelled the run', TEXT.person, 'person'],
     ['a person with another login', TEXT.canceledBy('some-bot[bot]'), 'person'],

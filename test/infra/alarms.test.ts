@@ -60,7 +60,7 @@ describe('alarms with default thresholds', () => {
     expect(expression).toMatch(/^IF\(\(.+\) >= 10, 100 \* \(FILL\(retried, 0\) \+ FILL\(retried_all, 0\)/);
   });
 
-  it('uses the decision names of DESIGN §5', () => {
+  it('uses the decision names the worker logs', () => {
     const ids = (alarm(t, 'ReRunShare').Metrics ?? []).filter((m) => m.MetricStat).map((m) => m.Id);
     for (const id of ids) expect(DECISIONS as readonly string[]).toContain(id);
   });
