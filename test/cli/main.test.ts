@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -54,6 +54,7 @@ describe('the reprise command', () => {
       bin(['setup', '--env-file', 'present.env', '--webhook-url', 'https://h.example.com/webhook']),
       bin(['setup', '--no-such-option']),
     ]);
+    rmSync(dir, { recursive: true, force: true });
     expect(missing).toMatchObject({ code: 2 });
     expect(missing.stderr).toContain('reprise setup: --webhook-url: expected an http(s) URL, got "not-a-url"');
     expect(old).toMatchObject({ code: 2 });
