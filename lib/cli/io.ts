@@ -61,6 +61,17 @@ const COMMON: Options = {
   help: { type: 'boolean', short: 'h' },
 };
 
+/** Options Node itself reads, even after the script's name: Node acts on them before reprise runs. */
+const NODE_OWN = /^--env-file(-if-exists)?(=|$)/;
+
+/** The refusal of a Node option among a command's arguments, or undefined; `dotenv` names the file option. */
+export function nodeOwnOption(argv: readonly string[], dotenv: boolean): string | undefined {
+  const flag = argv.find((a) => NODE_OWN.test(a))?.split('=')[0];
+  if (!flag) return undefined;
+  const instead = dotenv ? 'use --dotenv PATH for the file to write' : 'a .env in the current directory is read';
+  return `${flag} is Node's own option (Node reads that file, or exits when it is missing, before reprise runs); ${instead}`;
+}
+
 /** parseArgs with the common flags; a bad flag is a UsageError naming the command's help. */
 export function parseCommand<O extends Options>(
   name: string,
@@ -68,6 +79,8 @@ export function parseCommand<O extends Options>(
   options: O,
   allowPositionals = false,
 ) {
+  const nodeOwn = nodeOwnOption(argv, 'dotenv' in options);
+  if (nodeOwn) throw new UsageError(`${nodeOwn}\nRun "reprise ${name} --help" for usage.`);
   try {
     return parseArgs({ args: [...argv], options: { ...COMMON, ...options }, allowPositionals, strict: true });
   } catch (err) {

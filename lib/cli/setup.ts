@@ -8,7 +8,7 @@ import { buildManifest, manifestPage, newAppUrl, resultPage } from './manifest.j
 
 const HELP = `reprise setup: register the GitHub App with GitHub's manifest flow and store its credentials.
 
-Usage: reprise setup (--stack NAME | --env-file PATH) [options]
+Usage: reprise setup (--stack NAME | --dotenv PATH) [options]
 
 Serves a page on 127.0.0.1 with one button that posts the App manifest to GitHub. After you
 confirm on GitHub, it is sent back here with a code, which is exchanged for the App's id,
@@ -17,11 +17,11 @@ private key and webhook secret. These are stored, never printed.
 Where to store:
   --stack NAME          the stack's secrets (outputs GitHubAppSecretName, WebhookSecretName);
                         the webhook URL is the output WebhookUrl
-  --env-file PATH       a .env for the local runtime (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET), mode 0600
-  --force               overwrite an existing --env-file
+  --dotenv PATH         a .env for the local runtime (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET), mode 0600
+  --force               overwrite an existing --dotenv file
 
 Options:
-  --webhook-url URL     the App's webhook URL (required with --env-file, e.g. a tunnel's …/webhook)
+  --webhook-url URL     the App's webhook URL (required with --dotenv, e.g. a tunnel's …/webhook)
   --org ORG             register the App on an organisation instead of your user account
   --github-url URL      GitHub's web URL, https://HOST for GitHub Enterprise Server (default https://github.com)
   --api-url URL         REST base (default derived from --github-url, or GITHUB_API_URL)
@@ -36,7 +36,7 @@ Exit codes: 0 the App was created and stored, 1 it was not, 2 bad usage.`;
 
 const OPTIONS = {
   stack: { type: 'string' },
-  'env-file': { type: 'string' },
+  dotenv: { type: 'string' },
   force: { type: 'boolean' },
   'webhook-url': { type: 'string' },
   org: { type: 'string' },
@@ -120,7 +120,7 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
     io,
     async () => {
       const { values: v } = parseCommand('setup', argv, OPTIONS);
-      if (!v.stack === !v['env-file']) throw new UsageError('pass either --stack NAME or --env-file PATH');
+      if (!v.stack === !v.dotenv) throw new UsageError('pass either --stack NAME or --dotenv PATH');
       if (v.report !== undefined && v.report !== 'check_run' && v.report !== 'log') {
         throw new UsageError(`--report: expected check_run or log, got "${v.report}"`);
       }
@@ -140,10 +140,10 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         outputs = await stackOutputs(io, v.stack);
         requireOutput(outputs, 'GitHubAppSecretName', v.stack);
         requireOutput(outputs, 'WebhookSecretName', v.stack);
-      } else checkEnvFileWritable(v['env-file']!, v.force === true);
+      } else checkEnvFileWritable(v.dotenv!, v.force === true);
       const webhookUrl =
         v['webhook-url'] ?? (outputs && v.stack ? requireOutput(outputs, 'WebhookUrl', v.stack) : undefined);
-      if (!webhookUrl) throw new UsageError('--webhook-url is required with --env-file (GitHub must reach it)');
+      if (!webhookUrl) throw new UsageError('--webhook-url is required with --dotenv (GitHub must reach it)');
       httpUrl(webhookUrl, '--webhook-url');
 
       const state = randomBytes(20).toString('hex');
@@ -172,7 +172,7 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
           try {
             stored = v.stack
               ? { stack: v.stack, ...(await storeInStack(io, v.stack, outputs!, app)) }
-              : (writeEnvFile(v['env-file']!, app, apiUrl, v.force === true), { envFile: v['env-file']! });
+              : (writeEnvFile(v.dotenv!, app, apiUrl, v.force === true), { envFile: v.dotenv! });
           } catch (err) {
             const why = err instanceof CliError ? err.message : (describeAwsError(err) ?? (err as Error).message);
             throw new CliError(

@@ -6,19 +6,22 @@ import { startRuntime } from './runtime.js';
 
 const HELP = `reprise local runtime: the deployed handlers on one machine.
 
-Usage: npm start -- [--port N] [--data-dir DIR] [--env-file FILE]
+Usage: npm start -- [--port N] [--data-dir DIR] [--dotenv FILE]
 
 Serves POST /webhook and GET /healthz, with an embedded DynamoDB and FIFO queue
 and the worker polling it. Configuration comes from the environment (a .env file
-is read when present): APP_ID + PRIVATE_KEY (or PRIVATE_KEY_PATH) or GITHUB_TOKEN,
+is read when present, or the one --dotenv names): APP_ID + PRIVATE_KEY (or PRIVATE_KEY_PATH) or GITHUB_TOKEN,
 WEBHOOK_SECRET, GITHUB_API_URL, PORT. See README.md for every variable.`;
 
 async function main(): Promise<void> {
+  // Node reads --env-file itself, even after the script's name, and exits when the file is missing.
+  const nodeOwn = process.argv.slice(2).find((a) => /^--env-file(-if-exists)?(=|$)/.test(a));
+  if (nodeOwn) throw new ConfigError(`${nodeOwn.split('=')[0]} is Node's own option; use --dotenv FILE`);
   const { values } = parseArgs({
     options: {
       port: { type: 'string' },
       'data-dir': { type: 'string' },
-      'env-file': { type: 'string' },
+      dotenv: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -26,9 +29,9 @@ async function main(): Promise<void> {
     console.log(HELP);
     return;
   }
-  const envFile = values['env-file'] ?? '.env';
+  const envFile = values.dotenv ?? '.env';
   if (existsSync(envFile)) process.loadEnvFile(envFile);
-  else if (values['env-file']) throw new ConfigError(`--env-file: ${envFile} does not exist`);
+  else if (values.dotenv) throw new ConfigError(`--dotenv: ${envFile} does not exist`);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const port = Number(values.port ?? process.env.PORT ?? 3000);

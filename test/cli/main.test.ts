@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, main } from '../../lib/cli/main.js';
@@ -28,6 +29,39 @@ describe('the reprise command', () => {
     }).catch((e: { code: number; stderr: string }) => e);
     expect(failed).toMatchObject({ code: 1 });
     expect((failed as { stderr: string }).stderr).toContain('reprise explain: GitHub credentials missing');
+  });
+
+  it(`the argument handling as a process on the installed Node (${process.version}), which package.json supports`, async () => {
+    const engines = (JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node;
+    const oldest = Number(/^>=\s*(\d+)/.exec(engines)?.[1]);
+    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(oldest);
+
+    const dir = mkdtempSync(join(tmpdir(), 'reprise-argv-'));
+    writeFileSync(join(dir, 'present.env'), 'APP_ID=1\n');
+    const bin = (args: string[]) =>
+      run(process.execPath, [resolve('lib/cli/bin.mjs'), ...args], {
+        timeout: 30_000,
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      }).then(
+        (r) => ({ code: 0, ...r }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+    const [missing, old, unknown] = await Promise.all([
+      // A --dotenv file that does not exist yet reaches reprise: its own check of the next option answers.
+      bin(['setup', '--dotenv', 'missing.env', '--webhook-url', 'not-a-url']),
+      // Node reads --env-file itself; when the file is there the process runs and reprise refuses it.
+      bin(['setup', '--env-file', 'present.env', '--webhook-url', 'https://h.example.com/webhook']),
+      bin(['setup', '--no-such-option']),
+    ]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(missing).toMatchObject({ code: 2 });
+    expect(missing.stderr).toContain('reprise setup: --webhook-url: expected an http(s) URL, got "not-a-url"');
+    expect(old).toMatchObject({ code: 2 });
+    expect(old.stderr).toContain("--env-file is Node's own option");
+    expect(old.stderr).toContain('use --dotenv PATH');
+    expect(unknown).toMatchObject({ code: 2 });
+    expect(unknown.stderr).toContain('Run "reprise setup --help" for usage.');
   });
 
   it.each(Object.keys(COMMANDS))('reprise %s --help prints its usage and exits 0', async (name) => {

@@ -63,7 +63,7 @@ describe('reprise setup: the GitHub App manifest flow', () => {
     const io = captureIo({});
     const done = setup(
       [
-        '--env-file',
+        '--dotenv',
         envFile,
         '--webhook-url',
         'https://hooks.example.com/webhook',
@@ -111,7 +111,7 @@ describe('reprise setup: the GitHub App manifest flow', () => {
 
   it('a callback with a wrong or missing state is refused with 400 and no code exchange', async () => {
     const io = captureIo({ GITHUB_API_URL: sim.url });
-    const done = setup(['--env-file', join(dir, 'state.env'), '--webhook-url', 'https://h.example.com/webhook'], io);
+    const done = setup(['--dotenv', join(dir, 'state.env'), '--webhook-url', 'https://h.example.com/webhook'], io);
     const page = await openPage(io);
     const code = newCode(424_202);
     const before = sim.count('POST', /^\/app-manifests\//);
@@ -194,14 +194,7 @@ describe('reprise setup: the GitHub App manifest flow', () => {
   it('--report check_run reaches the served manifest as checks: write', async () => {
     const io = captureIo({ GITHUB_API_URL: sim.url });
     const done = setup(
-      [
-        '--env-file',
-        join(dir, 'checks.env'),
-        '--webhook-url',
-        'https://h.example.com/webhook',
-        '--report',
-        'check_run',
-      ],
+      ['--dotenv', join(dir, 'checks.env'), '--webhook-url', 'https://h.example.com/webhook', '--report', 'check_run'],
       io,
     );
     const page = await openPage(io);
@@ -214,13 +207,13 @@ describe('reprise setup: the GitHub App manifest flow', () => {
     const envFile = join(dir, 'existing.env');
     writeFileSync(envFile, 'APP_ID=1\n');
     const io = captureIo({ GITHUB_API_URL: sim.url });
-    expect(await setup(['--env-file', envFile, '--webhook-url', 'https://h.example.com/webhook'], io)).toBe(1);
+    expect(await setup(['--dotenv', envFile, '--webhook-url', 'https://h.example.com/webhook'], io)).toBe(1);
     expect(io.err()).toContain(`${envFile} exists; pass --force`);
     expect(io.err()).not.toContain('Open http');
     expect(readFileSync(envFile, 'utf8')).toBe('APP_ID=1\n');
 
     const forced = captureIo({ GITHUB_API_URL: sim.url });
-    const done = setup(['--env-file', envFile, '--webhook-url', 'https://h.example.com/webhook', '--force'], forced);
+    const done = setup(['--dotenv', envFile, '--webhook-url', 'https://h.example.com/webhook', '--force'], forced);
     const page = await openPage(forced);
     await callback(page.pageUrl, { code: newCode(424_205), state: page.state });
     expect(await done).toBe(0);
@@ -228,10 +221,23 @@ describe('reprise setup: the GitHub App manifest flow', () => {
     expect(statSync(envFile).mode & 0o777).toBe(0o600);
   });
 
+  it.each([
+    ['--env-file', 'x.env'],
+    ['--env-file=x.env', undefined],
+    ['--env-file-if-exists', 'x.env'],
+  ])('%s, an option Node reads itself, is refused with exit 2 naming --dotenv', async (flag, value) => {
+    const io = captureIo({ GITHUB_API_URL: sim.url });
+    const argv = [flag, ...(value ? [value] : []), '--webhook-url', 'https://h.example.com/webhook'];
+    expect(await setup(argv, io)).toBe(2);
+    expect(io.err()).toContain(`reprise setup: ${flag.split('=')[0]} is Node's own option`);
+    expect(io.err()).toContain('use --dotenv PATH');
+    expect(io.err()).not.toContain('Open http');
+  });
+
   it('a code GitHub does not know fails the setup with exit 1 and the URL tried', async () => {
     const envFile = join(dir, 'badcode.env');
     const io = captureIo({ GITHUB_API_URL: sim.url });
-    const done = setup(['--env-file', envFile, '--webhook-url', 'https://h.example.com/webhook'], io);
+    const done = setup(['--dotenv', envFile, '--webhook-url', 'https://h.example.com/webhook'], io);
     const page = await openPage(io);
     expect((await callback(page.pageUrl, { code: 'never-issued', state: page.state })).status).toBe(502);
     expect(await done).toBe(1);

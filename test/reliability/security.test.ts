@@ -187,7 +187,7 @@ describe('security: no secret in any log line', () => {
       const env = { ...process.env };
       for (const k of ['APP_ID', 'PRIVATE_KEY', 'PRIVATE_KEY_PATH', 'GITHUB_TOKEN', 'WEBHOOK_SECRET', 'SIGNAL_SECRET'])
         delete env[k];
-      child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', '--port', '0', '--env-file', envFile], {
+      child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', '--port', '0', '--dotenv', envFile], {
         cwd: fileURLToPath(new URL('../..', import.meta.url)),
         env,
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,15 +7,24 @@ import { checksRoutes } from './routes-checks.js';
 import { graphqlRoutes } from './routes-graphql.js';
 import { logRoutes } from './routes-logs.js';
 import { repoRoutes } from './routes-repos.js';
+import { webRoutes } from './routes-web.js';
 import type { SimRun } from './runs.js';
 import { SimServer } from './server.js';
-import type { SimCheckRun, SimDelivery, SimFault, SimRequestRecord, SimRerunRecord, SimRunSpec } from './types.js';
+import type {
+  SimApp,
+  SimCheckRun,
+  SimDelivery,
+  SimFault,
+  SimRequestRecord,
+  SimRerunRecord,
+  SimRunSpec,
+} from './types.js';
 
 export type * from './types.js';
 export { SimRun } from './runs.js';
 export { decodeJwt } from './auth.js';
 
-/** Every route the simulator serves, in match order. */
+/** Every API route the simulator serves, in match order (the web host's are `webRoutes`). */
 export const simRoutes: readonly Route[] = [
   ...actionsRoutes,
   ...logRoutes,
@@ -38,7 +47,7 @@ export class GitHubSimulator {
   private readonly server: SimServer;
 
   private constructor(opts: { latencyMs?: number; logHost?: string }) {
-    this.server = new SimServer(this.model, simRoutes, opts);
+    this.server = new SimServer(this.model, [...simRoutes, ...webRoutes], opts);
   }
 
   static async start(opts: { latencyMs?: number; logHost?: string } = {}): Promise<GitHubSimulator> {
@@ -200,6 +209,11 @@ export class GitHubSimulator {
       clientSecret: this.model.rng.hex(40),
       htmlUrl: app.htmlUrl ?? `https://github.com/apps/${app.slug}`,
     });
+  }
+
+  /** The App the simulator answers as: the last one created from a manifest, or its default. */
+  get app(): Readonly<SimApp> {
+    return this.model.app;
   }
 
   get hookConfig(): { url: string; content_type: string; insecure_ssl: string } {
