@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { compileExtraPatterns } from '../classify/patterns.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 /** The decision settings, after defaults and the repository's `.github/reprise.yml` are merged. */
 export interface RepoConfig {
@@ -37,8 +37,6 @@ export const BUILT_IN_DEFAULTS: RepoConfig = {
 
 /** GitHub allows at most 50 re-runs of a run. */
 const MAX_ATTEMPTS_LIMIT = 50;
-
-export { ConfigError };
 
 type Raw = Record<string, unknown>;
 

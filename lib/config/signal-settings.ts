@@ -1,5 +1,5 @@
 import { TTL } from '../ledger/keys.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,11 +1,12 @@
 import { verifyWithFallback } from '@octokit/webhooks-methods';
 import { isUtf8 } from 'node:buffer';
+import { ShapeError } from '../errors.js';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { JobOnRunner } from '../signals/job-runners.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
-import { messageGroupId, runMessageFromPayload, ShapeError } from './run-message.js';
+import { messageGroupId, runMessageFromPayload } from './run-message.js';
 
 /** GitHub caps webhook payloads at 25 MB. */
 export const MAX_BODY_BYTES = 25 * 1024 * 1024;

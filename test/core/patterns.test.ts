@@ -5,9 +5,9 @@ import {
   FAIL_FAST,
   matchLoss,
   matchVeto,
-  PatternError,
   RUNNER_LOSS_PATTERNS,
 } from '../../lib/classify/patterns.js';
+import { PatternError } from '../../lib/errors.js';
 import { LOSS_TEXTS, TEXT } from './fixtures.js';
 
 /** Every variant of a text a matcher must not care about: GitHub's wording, all lower and all upper case. */
