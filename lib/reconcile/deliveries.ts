@@ -1,4 +1,4 @@
-import type { AppClient } from './app-client.js';
+import type { AppClient } from '../github/client.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { ReconcileStore } from './store.js';

@@ -3,7 +3,7 @@ import type { GitHubClients } from '../github/client.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { RunQueue } from '../webhook/intake.js';
-import type { AppClient } from './app-client.js';
+import type { AppClient } from '../github/client.js';
 import { type AttemptContext, followUpRerun, settleOrphan } from './attempts.js';
 import { redeliveryWindowMs, sweepDeliveries } from './deliveries.js';
 import { ReconcileStore } from './store.js';
