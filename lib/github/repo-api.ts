@@ -41,13 +41,30 @@ ${body}
 fragment Annotated on CheckRun { databaseId annotations(first: 50) { nodes { annotationLevel title message } } }`;
 }
 
-
 /** Statuses GitHub uses to refuse a re-run; anything else is a fault and is retried. */
 export const RERUN_REFUSALS: ReadonlySet<number> = new Set([403, 404, 409, 422]);
 
 /** GitHub's refusal in words the decision can quote. */
 export function refusalText(status: number, message: string | undefined): string {
   return message ? `GitHub said ${status}: ${message}` : `GitHub answered ${status}`;
+}
+
+/** A run (or one attempt of it) with the fields GitHub reports, as the CLI shows and replays it. */
+export interface RunRecord {
+  readonly id: number;
+  readonly name?: string | null;
+  readonly path?: string;
+  readonly workflow_id: number;
+  readonly event: string;
+  readonly status: string | null;
+  readonly conclusion: string | null;
+  readonly head_sha: string;
+  readonly head_branch: string | null;
+  readonly run_attempt?: number;
+  readonly created_at: string;
+  readonly html_url: string;
+  readonly pull_requests: { readonly number: number }[] | null;
+  readonly repository: { readonly id: number };
 }
 
 /** A file read with its ETag: an unchanged file costs a 304, which GitHub does not count. */
@@ -139,6 +156,20 @@ export class RepoApi {
       workflowId: Number(data.workflow_id),
       createdAt: data.created_at,
     };
+  }
+
+  /** The run as GitHub reports it, or one attempt of it; NotFoundError when there is none. */
+  async runRecord(runId: number, attempt?: number): Promise<RunRecord> {
+    const params = { owner: this.owner, repo: this.repo, run_id: runId };
+    const { data } = await this.runOrNotFound(() =>
+      attempt === undefined
+        ? this.rest('GET /repos/{owner}/{repo}/actions/runs/{run_id}', params)
+        : this.rest('GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}', {
+            ...params,
+            attempt_number: attempt,
+          }),
+    );
+    return data as RunRecord;
   }
 
   /** Every job of one attempt; a listing shorter than GitHub's total is an error, never a decision. */
