@@ -3,10 +3,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { runtimeSettings } from '../lib/config/env.js';
 import { parseAppSecret, requireEnv } from '../lib/config/secrets.js';
-import { createClientFactory } from '../lib/github/client.js';
+import { createAppClient, createClientFactory } from '../lib/github/client.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
-import { createAppClient } from '../lib/reconcile/app-client.js';
 import { limitsFrom, Reconciler } from '../lib/reconcile/reconciler.js';
 import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
 
@@ -29,7 +28,7 @@ async function build(): Promise<Reconciler> {
     client: createClientFactory({ apiUrl: settings.apiUrl, credentials, log }),
     graphqlUrl: settings.graphqlUrl,
     apiUrl: settings.apiUrl,
-    ...(credentials.kind === 'app' && { appClient: createAppClient({ apiUrl: settings.apiUrl, ...credentials, log }) }),
+    ...(credentials.kind === 'app' && { appClient: createAppClient({ apiUrl: settings.apiUrl, credentials, log }) }),
     queue: sqsRunQueue(sqs, env.QUEUE_URL),
     log,
     metrics,

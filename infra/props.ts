@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { WebhookAccess } from './webhook-access.js';
+import { graphqlUrlFor } from '../lib/config/github-settings.js';
 
 /** Alarm thresholds. Every alarm notifies the stack's SNS topic. */
 export interface RepriseAlarmThresholds {
@@ -179,11 +180,8 @@ export type ResolvedProps = Required<Omit<RepriseProps, 'alarmEmail' | 'logHosts
   readonly alarms: Required<RepriseAlarmThresholds>;
 };
 
-/** `https://HOST/api/v3` → `https://HOST/api/graphql`; github.com and ghe.com hosts take `/graphql`. */
-export function graphqlUrlFor(apiUrl: string): string {
-  const base = apiUrl.replace(/\/+$/, '');
-  return /\/api\/v3$/.test(base) ? base.replace(/\/v3$/, '/graphql') : `${base}/graphql`;
-}
+/** One derivation of the GraphQL URL, shared with the runtime settings. */
+export { graphqlUrlFor };
 
 function check(ok: boolean, message: string): void {
   if (!ok) throw new Error(`Reprise: ${message}`);

@@ -66,6 +66,20 @@ export interface RunnerSignal {
   readonly source: string;
 }
 
+/** How long before and after a job ended a runner signal still counts for it. */
+export interface SignalWindow {
+  readonly beforeMs: number;
+  readonly afterMs: number;
+}
+
+/** The re-run calls: the failed jobs, one job, the whole run. */
+export type RerunCall = 'failed_jobs' | 'job' | 'run';
+
+/** How GitHub answered a re-run call: it re-ran, or it refused, in its own words. */
+export type RerunAnswer =
+  | { readonly call: RerunCall; readonly accepted: true }
+  | { readonly call: RerunCall; readonly accepted: false; readonly refusal: string };
+
 export type Verdict = 'infra' | 'genuine' | 'inconclusive' | 'vetoed';
 export type EvidenceSource = 'signal' | 'annotations' | 'logs' | 'annotations+logs' | 'unreadable' | 'none';
 

@@ -1,3 +1,5 @@
+import { PatternError } from '../errors.js';
+
 /**
  * Texts GitHub leaves behind when a runner disappears, and texts that must never count as
  * infrastructure. Anchored on the stable wording; runner names and timestamps vary.
@@ -36,17 +38,6 @@ export function matchLoss(text: string, extra: readonly RegExp[]): string | unde
 
 export function matchVeto(text: string): VetoKind | undefined {
   return VETO_PATTERNS.find((v) => v.re.test(text))?.kind;
-}
-
-export class PatternError extends Error {
-  constructor(
-    readonly line: number,
-    readonly source: string,
-    cause: unknown,
-  ) {
-    super(`extra_patterns line ${line}: invalid regular expression /${source}/: ${(cause as Error).message}`);
-    this.name = 'PatternError';
-  }
 }
 
 /** One case-insensitive regex per line; `#` comments and blank lines skipped; an invalid one is an error. */

@@ -1,8 +1,8 @@
 import type { RuntimeSettings } from '../config/env.js';
 import { candidateJobs } from '../decide/decide.js';
-import { ActionsApi } from '../github/actions.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
+import { RepoApi } from '../github/repo-api.js';
 import type { DecisionKind, JobFacts, JobVerdict } from '../model.js';
 import type { Log } from '../obs/ports.js';
 import { noMetrics } from '../obs/ports.js';
@@ -65,9 +65,8 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
     warn: (m, x) => notes.push(`${m}${x?.error ? `: ${String(x.error)}` : ''}`),
     error: (m, x) => notes.push(`${m}${x?.error ? `: ${String(x.error)}` : ''}`),
   };
-  const api = new ActionsApi(deps.clients, owner, name, deps.settings.graphqlUrl);
-  const cfg = await new RepoConfigSource().load(api.gh, owner, name, deps.settings.defaults);
-  api.requests += cfg.requests;
+  const api = new RepoApi(deps.clients, owner, name, deps.settings.graphqlUrl);
+  const cfg = await new RepoConfigSource().load(api, owner, name, deps.settings.defaults);
   const config = { ...cfg.config, dryRun: true, report: 'log' as const };
   const evalDeps: EvaluationDeps = {
     ...(deps.signals && { signals: deps.signals }),

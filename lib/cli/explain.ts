@@ -95,7 +95,7 @@ export async function explain(argv: readonly string[], io: CliIo): Promise<numbe
       const x = await withProgress(io, `explaining ${ref.owner}/${ref.repo} run ${ref.runId}`, async () => {
         const installationId = await installationFor(app, ref.owner, ref.repo);
         const clients = workerClients(settings, creds)(installationId);
-        const live = await readLiveRun(clients.rest, ref, installationId, 'reprise-explain');
+        const live = await readLiveRun(clients, ref, installationId, 'reprise-explain', settings.graphqlUrl);
         return explainRun(live, {
           clients,
           settings,

@@ -1,71 +1,47 @@
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/core';
-import { paginateRest } from '@octokit/plugin-paginate-rest';
-import { retry } from '@octokit/plugin-retry';
-import { createPrivateKey } from 'node:crypto';
-import { privateKeyFrom, runtimeSettings, type RuntimeSettings } from '../config/env.js';
-import { ConfigError } from '../config/errors.js';
-import { createClientFactory, type GitHubClients, type GitHubCredentials } from '../github/client.js';
+import { runtimeSettings, type RuntimeSettings } from '../config/env.js';
+import { credentialsFromEnv, type AppCredentials, type GitHubCredentials } from '../config/secrets.js';
+import { ConfigError } from '../errors.js';
+import { type AppClient, createAppClient, createClientFactory, type GitHubClients } from '../github/client.js';
 import type { Log } from '../obs/ports.js';
 import { CliError, type CliIo } from './io.js';
 
-/** The CLI's own client for App endpoints (JWT): no throttling queue, a short retry on 5xx. */
-const CliOctokit = Octokit.plugin(paginateRest, retry);
-export type AppClient = InstanceType<typeof CliOctokit>;
+export type { AppClient };
 
 type Env = CliIo['env'];
 
-/** Settings from the environment, as `npm start` and the functions read them. */
-export function settingsFrom(env: Env): RuntimeSettings {
+/** A setting the CLI cannot use is the user's to fix: one line, no stack. */
+function asCliError<T>(read: () => T): T {
   try {
-    return runtimeSettings(env);
+    return read();
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message);
     throw err;
   }
 }
 
-/** App credentials (APP_ID + PRIVATE_KEY/PRIVATE_KEY_PATH), else GITHUB_TOKEN when allowed. */
-export function credentialsFrom(env: Env, allowToken: boolean): GitHubCredentials {
-  let key: string | undefined;
-  try {
-    key = privateKeyFrom(env);
-  } catch (err) {
-    throw new CliError((err as Error).message);
-  }
-  if (env.APP_ID && key) {
-    if (!/^\d+$/.test(env.APP_ID)) throw new CliError(`APP_ID must be the App's number, got "${env.APP_ID}"`);
-    try {
-      createPrivateKey(key);
-    } catch (err) {
-      throw new CliError(
-        `PRIVATE_KEY is not a PEM private key (${(err as Error).message}); use the .pem file GitHub issued for App ${env.APP_ID}`,
-      );
-    }
-    return { kind: 'app', appId: env.APP_ID, privateKey: key };
-  }
-  if (allowToken && env.GITHUB_TOKEN) return { kind: 'token', token: env.GITHUB_TOKEN };
-  if (env.APP_ID) throw new CliError('APP_ID is set but PRIVATE_KEY or PRIVATE_KEY_PATH is missing');
-  throw new CliError(
-    allowToken
-      ? 'GitHub credentials missing: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH), or GITHUB_TOKEN'
-      : "this command needs the App's credentials: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH); GITHUB_TOKEN cannot call the /app endpoints",
-  );
+/** Settings from the environment, as `npm start` and the functions read them. */
+export function settingsFrom(env: Env): RuntimeSettings {
+  return asCliError(() => runtimeSettings(env));
 }
 
-/** A client that authenticates as the App itself (a JWT), for the /app endpoints. */
-export function appClient(apiUrl: string, creds: GitHubCredentials & { kind: 'app' }, io: CliIo): AppClient {
-  return new CliOctokit({
-    baseUrl: apiUrl,
-    userAgent: 'reprise-cli',
-    authStrategy: createAppAuth,
-    auth: { appId: creds.appId, privateKey: creds.privateKey },
-    retry: { retryAfterBaseValue: 200 },
-    ...(io.fetch && { request: { fetch: io.fetch } }),
-  });
+/** App credentials (APP_ID + PRIVATE_KEY/PRIVATE_KEY_PATH), else GITHUB_TOKEN when allowed. */
+export function credentialsFrom(env: Env, allowToken: boolean): GitHubCredentials {
+  return asCliError(() => credentialsFromEnv(env, { allowToken }));
 }
 
 const quietLog: Log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** A client that authenticates as the App itself (a JWT), for the /app endpoints. */
+export function appClient(apiUrl: string, creds: AppCredentials, io: CliIo): AppClient {
+  return createAppClient({
+    apiUrl,
+    credentials: creds,
+    log: quietLog,
+    userAgent: 'reprise-cli',
+    retryBaseMs: 200,
+    ...(io.fetch && { fetch: io.fetch }),
+  });
+}
 
 /** The worker's own client factory, so the CLI reads GitHub exactly as a decision does. */
 export function workerClients(

@@ -157,7 +157,8 @@ async function replayRun(io: CliIo, target: string, v: RunOptions): Promise<Outc
   const app = creds.kind === 'app' ? appClient(settings.apiUrl, creds, io) : undefined;
   const installationId = await installationFor(app, ref.owner, ref.repo);
   const deliveryId = `replay-${randomUUID()}`;
-  const live = await readLiveRun(workerClients(settings, creds)(installationId).rest, ref, installationId, deliveryId);
+  const clients = workerClients(settings, creds)(installationId);
+  const live = await readLiveRun(clients, ref, installationId, deliveryId, settings.graphqlUrl);
   const msg = live.message;
   const name = `${ref.owner}/${ref.repo}#${ref.runId}@${msg.runAttempt}`;
   if (live.status !== 'completed') {

@@ -1,4 +1,6 @@
-import type { GitHubClient } from '../github/client.js';
+import { NotFoundError } from '../errors.js';
+import type { GitHubClients } from '../github/client.js';
+import { RepoApi } from '../github/repo-api.js';
 import type { RunMessage } from '../model.js';
 import { CliError, UsageError } from './io.js';
 
@@ -49,54 +51,38 @@ export interface LiveRun {
   readonly htmlUrl: string;
 }
 
-interface RestRun {
-  id: number;
-  name?: string | null;
-  path?: string;
-  workflow_id: number;
-  event: string;
-  status: string | null;
-  conclusion: string | null;
-  head_sha: string;
-  head_branch: string | null;
-  run_attempt?: number;
-  created_at: string;
-  html_url: string;
-  pull_requests: { number: number }[] | null;
-  repository: { id: number };
-}
-
-async function get(gh: GitHubClient, route: string, params: Record<string, unknown>, what: string): Promise<RestRun> {
+/** GitHub's 404 as the CLI reports it: the URL that was tried. */
+async function orNotFound<T>(read: () => Promise<T>, what: string, route: string): Promise<T> {
   try {
-    return (await gh.request(route, params)).data as RestRun;
+    return await read();
   } catch (err) {
-    const e = err as { status?: number; request?: { url?: string } };
-    if (e.status === 404) throw new CliError(`${what} not found: GET ${e.request?.url ?? route} answered 404`);
-    throw err;
+    if (!(err instanceof NotFoundError)) throw err;
+    const url = (err.cause as { request?: { url?: string } } | undefined)?.request?.url ?? route;
+    throw new CliError(`${what} not found: GET ${url} answered 404`);
   }
 }
 
 /** Reads the run (and the attempt, when one is named) and builds its RunMessage. */
 export async function readLiveRun(
-  gh: GitHubClient,
+  clients: GitHubClients,
   ref: RunRef,
   installationId: number | null,
   deliveryId: string,
+  graphqlUrl: string,
 ): Promise<LiveRun> {
-  const base = { owner: ref.owner, repo: ref.repo, run_id: ref.runId };
+  const api = new RepoApi(clients, ref.owner, ref.repo, graphqlUrl);
   const where = `run ${ref.runId} of ${ref.owner}/${ref.repo}`;
-  const run = await get(gh, 'GET /repos/{owner}/{repo}/actions/runs/{run_id}', base, where);
+  const run = await orNotFound(() => api.runRecord(ref.runId), where, '/repos/{owner}/{repo}/actions/runs/{run_id}');
   const latest = run.run_attempt ?? 1;
   const attempt = ref.attempt ?? latest;
   if (attempt > latest) throw new CliError(`${where} has ${latest} attempt(s); there is no attempt ${attempt}`);
   const at =
     attempt === latest
       ? run
-      : await get(
-          gh,
-          'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}',
-          { ...base, attempt_number: attempt },
+      : await orNotFound(
+          () => api.runRecord(ref.runId, attempt),
           `attempt ${attempt} of ${where}`,
+          '/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}',
         );
   return {
     message: {

@@ -1,13 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { ConfigError } from '../errors.js';
+import type { SignalWindow } from '../model.js';
+import { DEFAULT_LOG_WINDOW_BYTES, defaultLogHosts, graphqlUrlFor } from './github-settings.js';
 import type { RepoConfig } from './repo-config.js';
-import { ConfigError } from './errors.js';
 import { applyConfig, BUILT_IN_DEFAULTS } from './repo-config.js';
 import { signalSettings } from './signal-settings.js';
-import { graphqlUrlFor } from '../github/client.js';
-import { DEFAULT_LOG_HOSTS, DEFAULT_LOG_WINDOW_BYTES } from '../github/job-log.js';
-import type { SignalWindow } from '../signals/signal-store.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** A runner signal counts for a job that ended up to 10 minutes after it, or 5 minutes before. */
+const SIGNAL_WINDOW_SECONDS = { before: 600, after: 300 } as const;
 
 /** The reconciler's cadence and bounds. */
 export interface ReconcileSettings {
@@ -19,7 +20,7 @@ export interface ReconcileSettings {
   readonly pagesPerSweep: number;
 }
 
-/** Settings of the deployment (DESIGN §6), parsed and validated once per cold start. */
+/** Settings of the deployment, parsed and validated once per cold start. */
 export interface RuntimeSettings {
   readonly apiUrl: string;
   readonly graphqlUrl: string;
@@ -94,18 +95,17 @@ function decisionDefaults(env: Env): RepoConfig {
 
 export function runtimeSettings(env: Env = process.env): RuntimeSettings {
   const apiUrl = url(env, 'GITHUB_API_URL', 'https://api.github.com');
-  const ghesHost = apiUrl.endsWith('/api/v3') ? new URL(apiUrl).hostname : undefined;
   const allow = list(env, 'REPOSITORY_ALLOW_LIST');
   return {
     apiUrl,
     graphqlUrl: url(env, 'GITHUB_GRAPHQL_URL', graphqlUrlFor(apiUrl)),
     defaults: decisionDefaults(env),
     signalWindow: {
-      beforeMs: int(env, 'SIGNAL_WINDOW_BEFORE_SECONDS', 600) * 1000,
-      afterMs: int(env, 'SIGNAL_WINDOW_AFTER_SECONDS', 300) * 1000,
+      beforeMs: int(env, 'SIGNAL_WINDOW_BEFORE_SECONDS', SIGNAL_WINDOW_SECONDS.before) * 1000,
+      afterMs: int(env, 'SIGNAL_WINDOW_AFTER_SECONDS', SIGNAL_WINDOW_SECONDS.after) * 1000,
     },
     signalTtlSeconds: signalSettings(env).ttlSeconds,
-    logHosts: list(env, 'LOG_HOSTS') ?? [...DEFAULT_LOG_HOSTS, ...(ghesHost ? [ghesHost] : [])],
+    logHosts: list(env, 'LOG_HOSTS') ?? defaultLogHosts(apiUrl),
     logWindowBytes: int(env, 'LOG_WINDOW_BYTES', DEFAULT_LOG_WINDOW_BYTES, 1024),
     retryBudgetPerHour: int(env, 'RETRY_BUDGET_PER_HOUR', 60),
     reconcile: {
@@ -116,19 +116,6 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
     ...(allow && { repositoryAllowList: allow }),
     runnerTagKeys: signalSettings(env).tagKeys,
   };
-}
-
-/** `PRIVATE_KEY` may carry `\n` escapes (one-line .env files); `PRIVATE_KEY_PATH` names a PEM file. */
-export function privateKeyFrom(env: Env): string | undefined {
-  if (env.PRIVATE_KEY) return env.PRIVATE_KEY.replace(/\\n/g, '\n');
-  if (env.PRIVATE_KEY_PATH) {
-    try {
-      return readFileSync(env.PRIVATE_KEY_PATH, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`PRIVATE_KEY_PATH: cannot read ${env.PRIVATE_KEY_PATH}: ${(err as Error).message}`);
-    }
-  }
-  return undefined;
 }
 
 /** Webhook secrets in the order to try them: current, then previous during a rotation. */

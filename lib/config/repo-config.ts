@@ -1,7 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { compileExtraPatterns } from '../classify/patterns.js';
 import type { RepoConfig } from '../model.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 export type { RepoConfig };
 
@@ -21,8 +21,6 @@ export const BUILT_IN_DEFAULTS: RepoConfig = {
 
 /** GitHub allows at most 50 re-runs of a run. */
 const MAX_ATTEMPTS_LIMIT = 50;
-
-export { ConfigError };
 
 type Raw = Record<string, unknown>;
 

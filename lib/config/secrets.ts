@@ -1,5 +1,68 @@
-import { ConfigError } from './errors.js';
-import type { GitHubCredentials } from '../github/client.js';
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../errors.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** How reprise authenticates to GitHub: as an App (JWT, then installation tokens), or with a token for trials. */
+export type GitHubCredentials =
+  | { readonly kind: 'app'; readonly appId: string; readonly privateKey: string }
+  | { readonly kind: 'token'; readonly token: string };
+
+export type AppCredentials = Extract<GitHubCredentials, { kind: 'app' }>;
+
+/** `PRIVATE_KEY` may carry `\n` escapes (one-line .env files); `PRIVATE_KEY_PATH` names a PEM file. */
+export function privateKeyFrom(env: Env): string | undefined {
+  if (env.PRIVATE_KEY) return env.PRIVATE_KEY.replace(/\\n/g, '\n');
+  if (env.PRIVATE_KEY_PATH) {
+    try {
+      return readFileSync(env.PRIVATE_KEY_PATH, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`PRIVATE_KEY_PATH: cannot read ${env.PRIVATE_KEY_PATH}: ${(err as Error).message}`);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The one check of App credentials, wherever they come from: the id is the App's number and
+ * the key parses as a PEM private key. `names` says what the source calls the two values.
+ */
+function appCredentials(
+  appId: unknown,
+  privateKey: unknown,
+  names: { readonly appId: string; readonly privateKey: string },
+): AppCredentials {
+  const id = typeof appId === 'number' ? String(appId) : appId;
+  if (typeof id !== 'string' || !/^\d+$/.test(id)) {
+    throw new ConfigError(`${names.appId} must be the App's number, got ${JSON.stringify(appId ?? null)}`);
+  }
+  const key = typeof privateKey === 'string' ? privateKey.replace(/\\n/g, '\n') : '';
+  try {
+    createPrivateKey(key);
+  } catch (err) {
+    throw new ConfigError(
+      `${names.privateKey} is not a PEM private key (${(err as Error).message}); use the .pem file GitHub issued for App ${id}`,
+    );
+  }
+  return { kind: 'app', appId: id, privateKey: key };
+}
+
+/**
+ * Credentials from the environment: APP_ID with PRIVATE_KEY or PRIVATE_KEY_PATH, else
+ * GITHUB_TOKEN when a token will do (the /app endpoints need the App itself).
+ */
+export function credentialsFromEnv(env: Env, { allowToken }: { readonly allowToken: boolean }): GitHubCredentials {
+  const key = privateKeyFrom(env);
+  if (env.APP_ID && key) return appCredentials(env.APP_ID, key, { appId: 'APP_ID', privateKey: 'PRIVATE_KEY' });
+  if (allowToken && env.GITHUB_TOKEN) return { kind: 'token', token: env.GITHUB_TOKEN };
+  if (env.APP_ID) throw new ConfigError('APP_ID is set but PRIVATE_KEY or PRIVATE_KEY_PATH is missing');
+  throw new ConfigError(
+    allowToken
+      ? 'GitHub credentials missing: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH), or GITHUB_TOKEN'
+      : "this command needs the App's credentials: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH); GITHUB_TOKEN cannot call the /app endpoints",
+  );
+}
 
 /**
  * A webhook or signal secret as stored in Secrets Manager: the plain secret, or JSON
@@ -33,13 +96,7 @@ export function parseAppSecret(value: string, name: string): GitHubCredentials {
     throw new ConfigError(`${name}: expected JSON {"appId": "…", "privateKey": "…"}`);
   }
   if (typeof doc.token === 'string' && doc.token !== '') return { kind: 'token', token: doc.token };
-  const appId = typeof doc.appId === 'number' ? String(doc.appId) : doc.appId;
-  if (typeof appId !== 'string' || !/^\d+$/.test(appId))
-    throw new ConfigError(`${name}: "appId" must be the App's number`);
-  if (typeof doc.privateKey !== 'string' || !doc.privateKey.includes('PRIVATE KEY')) {
-    throw new ConfigError(`${name}: "privateKey" must be the App's PEM private key`);
-  }
-  return { kind: 'app', appId, privateKey: doc.privateKey.replace(/\\n/g, '\n') };
+  return appCredentials(doc.appId, doc.privateKey, { appId: `${name}: "appId"`, privateKey: `${name}: "privateKey"` });
 }
 
 /** Reads required environment variables once, naming every missing one. */

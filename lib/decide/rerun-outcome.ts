@@ -1,22 +1,9 @@
-import type { RepoConfig } from '../config/repo-config.js';
-import type { DecisionKind, JobFacts } from '../model.js';
-
-/** How GitHub answered a re-run call. */
-export interface RerunAnswer {
-  readonly call: 'failed_jobs' | 'job' | 'run';
-  readonly status: number;
-  readonly message?: string;
-}
+import type { DecisionKind, JobFacts, RepoConfig, RerunAnswer } from '../model.js';
 
 export type RerunNext =
   | { readonly kind: 'final'; readonly decision: DecisionKind; readonly reason: string }
   | { readonly kind: 'call'; readonly call: 'job'; readonly jobId: number }
   | { readonly kind: 'call'; readonly call: 'run' };
-
-/** Statuses GitHub uses to refuse a re-run; anything else is a fault and is retried. */
-export const REFUSAL_STATUSES: ReadonlySet<number> = new Set([403, 404, 409, 422]);
-
-export const isRefusal = (status: number): boolean => REFUSAL_STATUSES.has(status);
 
 /**
  * What follows a re-run answer. A refused `rerun-failed-jobs` on a cancelled-only run falls
@@ -28,24 +15,18 @@ export function afterRerun(
   cancelledOnly: boolean,
   cfg: RepoConfig,
 ): RerunNext {
-  const ok = answer.status >= 200 && answer.status < 300;
-  if (ok) {
+  if (answer.accepted) {
     if (answer.call === 'run') return { kind: 'final', decision: 'retried_all', reason: 'whole run re-run' };
     if (answer.call === 'job') return { kind: 'final', decision: 'retried', reason: 'the cancelled job was re-run' };
     return { kind: 'final', decision: 'retried', reason: 'rerun-failed-jobs accepted' };
-  }
-  if (!isRefusal(answer.status)) {
-    // Only a refusal is an answer; anything else is a fault the caller retries.
-    throw new Error(`unexpected ${answer.status} from the ${answer.call} re-run call`);
   }
   if (answer.call === 'failed_jobs' && cancelledOnly) {
     const only = candidates.length === 1 ? candidates[0] : undefined;
     if (only) return { kind: 'call', call: 'job', jobId: only.id };
     if (cfg.rerunAllFallback) return { kind: 'call', call: 'run' };
   }
-  const gh = answer.message ? `GitHub said ${answer.status}: ${answer.message}` : `GitHub answered ${answer.status}`;
   const hint = cancelledOnly
     ? 'every candidate was cancelled, so GitHub may see no failed job to re-run (rerun_all_fallback re-runs the whole run)'
     : 'a candidate ended failure: the run was probably already re-run, or is too old (30 days) or at 50 re-runs';
-  return { kind: 'final', decision: 'rerun_rejected', reason: `${gh}; ${hint}` };
+  return { kind: 'final', decision: 'rerun_rejected', reason: `${answer.refusal}; ${hint}` };
 }

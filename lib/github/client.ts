@@ -4,10 +4,17 @@ import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import Bottleneck from 'bottleneck/light.js';
+import type { AppCredentials, GitHubCredentials } from '../config/secrets.js';
+import { RateLimitedError, UnknownInstallationError } from '../errors.js';
 import type { Log } from '../obs/ports.js';
 
-export const RepriseOctokit = Octokit.plugin(paginateRest, throttling, retry);
+const RepriseOctokit = Octokit.plugin(paginateRest, throttling, retry);
+/** An installation's client: throttled, retried, and its faults typed. */
 export type GitHubClient = InstanceType<typeof RepriseOctokit>;
+
+/** The App's own client (a JWT) for the `/app` endpoints: no throttling queue, a short retry on 5xx. */
+const AppOctokit = Octokit.plugin(paginateRest, retry);
+export type AppClient = InstanceType<typeof AppOctokit>;
 
 /** REST calls, and GraphQL on its own client so a read query does not queue behind re-run POSTs. */
 export interface GitHubClients {
@@ -25,47 +32,77 @@ export const WRITE_SPACING_MS = 350;
 const restWrites = new Bottleneck.Group({ maxConcurrent: 1, minTime: WRITE_SPACING_MS });
 const graphqlReads = new Bottleneck.Group({ maxConcurrent: 8, minTime: 0 });
 
-export type GitHubCredentials =
-  | { readonly kind: 'app'; readonly appId: string; readonly privateKey: string }
-  | { readonly kind: 'token'; readonly token: string };
-
-export interface ClientOptions {
+interface CommonOptions {
   readonly apiUrl: string;
-  readonly credentials: GitHubCredentials;
   readonly log: Log;
-  /** Waits up to this long in-process for a rate limit; longer waits go back to the queue. */
-  readonly maxInlineWaitSeconds?: number;
   /** Base of plugin-retry's backoff, in ms (tests shorten it). */
   readonly retryBaseMs?: number;
+  readonly userAgent?: string;
+  /** The fetch every request goes through (the CLI's tests pass their own). */
+  readonly fetch?: typeof fetch;
+}
+
+export interface ClientOptions extends CommonOptions {
+  readonly credentials: GitHubCredentials;
+  /** Waits up to this long in-process for a rate limit; longer waits go back to the queue. */
+  readonly maxInlineWaitSeconds?: number;
   /** Called with `x-ratelimit-remaining` after each response, for the rate-limit alarm. */
   readonly onRateLimitRemaining?: (remaining: number) => void;
 }
 
-/** A rate limit longer than the worker should wait: the message is retried later instead. */
-export class RateLimitedError extends Error {
-  override name = 'RateLimitedError';
-  constructor(readonly retryAfterSeconds: number) {
-    super(`GitHub rate limit: retry after ${retryAfterSeconds}s`);
-  }
+export interface AppClientOptions extends CommonOptions {
+  readonly credentials: AppCredentials;
 }
 
-/** Seconds to wait when an error is GitHub's rate limit (primary or secondary), else undefined. */
-export function rateLimitDelay(err: unknown, nowMs = Date.now()): number | undefined {
-  if (err instanceof RateLimitedError) return err.retryAfterSeconds;
-  const e = err as { status?: number; response?: { headers?: Record<string, string | undefined> } };
-  if (e?.status !== 403 && e?.status !== 429) return undefined;
-  const h = e.response?.headers ?? {};
-  if (h['retry-after'] !== undefined) return Math.max(1, Number(h['retry-after']) || 60);
-  if (h['x-ratelimit-remaining'] === '0' && h['x-ratelimit-reset']) {
-    return Math.max(1, Number(h['x-ratelimit-reset']) - Math.floor(nowMs / 1000));
+type Headers = Readonly<Record<string, string | number | undefined>>;
+
+/**
+ * How long a rate-limited answer asks to wait, in ms; undefined when the answer is no rate
+ * limit (a plain 403 is a refusal). `retry-after` is in seconds; `x-ratelimit-reset` is the
+ * epoch second the exhausted limit resets at.
+ */
+export function rateLimitDelayMs(status: number | undefined, headers: Headers, nowMs = Date.now()): number | undefined {
+  if (status !== 403 && status !== 429) return undefined;
+  const retryAfter = headers['retry-after'];
+  if (retryAfter !== undefined) return Math.max(1, Number(retryAfter) || 60) * 1000;
+  if (String(headers['x-ratelimit-remaining']) === '0') {
+    const reset = Number(headers['x-ratelimit-reset']);
+    const seconds = Number.isFinite(reset) && reset > 0 ? reset - Math.floor(nowMs / 1000) : 60;
+    return Math.max(1, seconds) * 1000;
   }
-  return e.status === 429 ? 60 : undefined;
+  return status === 429 ? 60_000 : undefined;
 }
 
-/** GHES serves GraphQL at /api/graphql beside /api/v3; github.com and the simulator at /graphql. */
-export function graphqlUrlFor(apiUrl: string): string {
-  const base = apiUrl.replace(/\/+$/, '');
-  return base.endsWith('/api/v3') ? `${base.slice(0, -'/v3'.length)}/graphql` : `${base}/graphql`;
+/** The request option through which a call names what counts it (see `meteredRequest`). */
+interface MeterOption {
+  readonly onSent?: () => void;
+}
+
+/**
+ * Outermost on every client, so it sees each call once, after plugin-throttling and
+ * plugin-retry did their part: it counts the call for whoever asked (a 304 costs nothing
+ * against the rate limit, so it is not counted) and turns a rate limit into RateLimitedError.
+ */
+function typedFaultsAndCount(client: Octokit): void {
+  client.hook.wrap('request', async (request, options) => {
+    const onSent = (options.request as MeterOption | undefined)?.onSent;
+    try {
+      const res = await request(options);
+      onSent?.();
+      return res;
+    } catch (err) {
+      const e = err as { status?: number; response?: { headers?: Headers } };
+      if (e.status !== 304) onSent?.();
+      const delay = rateLimitDelayMs(e.status, e.response?.headers ?? {});
+      throw delay === undefined ? err : new RateLimitedError(delay, { cause: err });
+    }
+  });
+}
+
+/** `client.request`, with each call (each page too) reported to `onSent`. */
+export function meteredRequest(client: GitHubClient, onSent: () => void): GitHubClient['request'] {
+  const options: { request: MeterOption } = { request: { onSent } };
+  return client.request.defaults(options);
 }
 
 /**
@@ -89,48 +126,86 @@ export function installationTokenCache(
   };
 }
 
+const octokitLog = (log: Log) => ({
+  debug: (m: string) => log.debug(m),
+  info: (m: string) => log.debug(m),
+  warn: (m: string) => log.warn(m),
+  error: (m: string) => log.error(m),
+});
+
+const common = (opts: CommonOptions, retryBaseMs: number) => ({
+  baseUrl: opts.apiUrl.replace(/\/+$/, ''),
+  userAgent: opts.userAgent ?? 'reprise',
+  log: octokitLog(opts.log),
+  retry: { retryAfterBaseValue: opts.retryBaseMs ?? retryBaseMs },
+  ...(opts.fetch && { request: { fetch: opts.fetch } }),
+});
+
+/** A client authenticated as the App itself: auth-app signs a JWT for the `/app` endpoints. */
+export function createAppClient(opts: AppClientOptions, tokenCache = installationTokenCache()): AppClient {
+  const { appId, privateKey } = opts.credentials;
+  const client = new AppOctokit({
+    ...common(opts, 1000),
+    authStrategy: createAppAuth,
+    auth: { appId, privateKey, cache: tokenCache },
+  });
+  typedFaultsAndCount(client);
+  return client;
+}
+
+/**
+ * Authenticates an installation's requests with its token, exchanged by the App's client. The
+ * exchange is a call of its own, so a 404 there means the installation, never the request.
+ */
+function installationAuth({ app, installationId }: { app: AppClient; installationId: number }) {
+  const token = async (): Promise<string> => {
+    try {
+      return ((await app.auth({ type: 'installation', installationId })) as { token: string }).token;
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) throw new UnknownInstallationError('unknown installation');
+      throw err;
+    }
+  };
+  type Request = GitHubClient['request'];
+  const hook = async (request: Request, route: string, parameters?: Record<string, unknown>) => {
+    const endpoint = request.endpoint.merge(route, parameters);
+    endpoint.headers.authorization = `token ${await token()}`;
+    return request(endpoint as typeof endpoint & { url: string });
+  };
+  return Object.assign(async () => ({ type: 'token', tokenType: 'installation', token: await token() }), { hook });
+}
+
 /**
  * Builds one client per installation; installation tokens are cached for their hour and shared
- * by its REST and GraphQL clients. Retries 5xx with backoff; rate limits wait in-process only briefly.
+ * by its REST and GraphQL clients. Retries 5xx with backoff; rate limits wait in-process only
+ * briefly, longer ones surface as RateLimitedError.
  */
 export function createClientFactory(opts: ClientOptions): (installationId: number | null) => GitHubClients {
   const cache = new Map<string, GitHubClients>();
-  const tokens = installationTokenCache();
+  const c = opts.credentials;
+  const app = c.kind === 'app' ? createAppClient({ ...opts, credentials: c }) : undefined;
   const maxWait = opts.maxInlineWaitSeconds ?? 5;
-  // Declining a retry lets the 403/429 surface; rateLimitDelay() then turns it into a deferral.
+  // Declining a retry lets the 403/429 surface; the outermost hook then turns it into RateLimitedError.
   const waitInline = (retryAfter: number, _o: unknown, _k: unknown, retryCount: number): boolean =>
     retryAfter <= maxWait && retryCount < 1;
-  const throttle = (id: string, write: InstanceType<typeof Bottleneck.Group>) => ({
-    id,
-    write,
-    onRateLimit: waitInline,
-    onSecondaryRateLimit: waitInline,
-  });
-  const log = {
-    debug: (m: string) => opts.log.debug(m),
-    info: (m: string) => opts.log.debug(m),
-    warn: (m: string) => opts.log.warn(m),
-    error: (m: string) => opts.log.error(m),
-  };
   const build = (installationId: number | null, write: InstanceType<typeof Bottleneck.Group>): GitHubClient => {
-    const common = {
-      baseUrl: opts.apiUrl.replace(/\/+$/, ''),
-      userAgent: 'reprise',
-      log,
-      throttle: throttle(`installation-${installationId}`, write),
-      retry: { retryAfterBaseValue: opts.retryBaseMs ?? 1000 },
+    const base = {
+      ...common(opts, 1000),
+      throttle: {
+        id: `installation-${installationId}`,
+        write,
+        onRateLimit: waitInline,
+        onSecondaryRateLimit: waitInline,
+      },
     };
-    const c = opts.credentials;
     let client: GitHubClient;
-    if (c.kind === 'token') {
-      client = new RepriseOctokit({ ...common, auth: c.token });
+    if (!app) {
+      client = new RepriseOctokit({ ...base, auth: (c as { token: string }).token });
     } else {
-      if (installationId === null) throw new Error('App credentials need an installation id; the delivery had none');
-      client = new RepriseOctokit({
-        ...common,
-        authStrategy: createAppAuth,
-        auth: { appId: c.appId, privateKey: c.privateKey, installationId, cache: tokens },
-      });
+      if (installationId === null) {
+        throw new UnknownInstallationError('App credentials need an installation id; the delivery had none');
+      }
+      client = new RepriseOctokit({ ...base, authStrategy: installationAuth, auth: { app, installationId } });
     }
     const report = opts.onRateLimitRemaining;
     if (report) {
@@ -139,6 +214,7 @@ export function createClientFactory(opts: ClientOptions): (installationId: numbe
         if (Number.isFinite(remaining)) report(remaining);
       });
     }
+    typedFaultsAndCount(client);
     return client;
   };
   return (installationId) => {

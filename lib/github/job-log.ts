@@ -1,22 +1,6 @@
 import type { LogEvidence } from '../classify/classify-job.js';
+import { LogHostError } from '../errors.js';
 import type { Log } from '../obs/ports.js';
-import type { GitHubClient } from './client.js';
-import { rateLimitDelay } from './client.js';
-
-/** Hosts GitHub serves job logs from after the 302 (github.com); GHES adds its own host. */
-export const DEFAULT_LOG_HOSTS: readonly string[] = [
-  'pipelines.actions.githubusercontent.com',
-  '*.actions.githubusercontent.com',
-  'results-receiver.actions.githubusercontent.com',
-  '*.blob.core.windows.net',
-];
-
-export const DEFAULT_LOG_WINDOW_BYTES = 8 * 1024 * 1024;
-
-/** The log host failed in a way a retry may fix: the message goes back to the queue. */
-export class LogHostError extends Error {
-  override name = 'LogHostError';
-}
 
 /** A 5xx or 429 from the log host says nothing about the log; deciding without it would be wrong. */
 async function throwIfTransient(res: Response, jobId: number): Promise<void> {
@@ -98,44 +82,24 @@ export interface JobLogOptions {
 }
 
 /**
- * Reads the `##[error]` lines of a job log's head and tail. Follows GitHub's 302 only to an
- * allowed host, asks for byte ranges, and never holds more than the window in memory.
+ * Reads the `##[error]` lines of a job log's head and tail from the host GitHub redirected to
+ * (`location`). Goes only to an allowed host, asks for byte ranges, and never holds more than
+ * the window in memory. `fetchLog` is the caller's fetch, so each request is counted.
  */
-export async function readJobLog(
-  gh: GitHubClient,
-  owner: string,
-  repo: string,
+export async function readLogAt(
+  location: string,
   jobId: number,
   opts: JobLogOptions,
-  count: () => void = () => undefined,
+  fetchLog: (url: URL, init: RequestInit) => Promise<Response>,
 ): Promise<LogEvidence> {
-  let location: string | undefined;
-  try {
-    count();
-    const res = await gh.request('GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs', {
-      owner,
-      repo,
-      job_id: jobId,
-      request: { redirect: 'manual', parseSuccessResponseBody: false },
-    });
-    location = (res.headers as Record<string, string | undefined>).location;
-  } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (status === 404 || status === 410) return 'missing';
-    // A rate-limited 403 is not a refusal to show the log: it is retried later.
-    if (status === 403 && rateLimitDelay(err) === undefined) return 'unreadable';
-    throw err;
-  }
-  if (!location) return 'unreadable';
   const url = new URL(location);
   if (!hostAllowed(url.hostname, opts.allowHosts)) {
     opts.log.warn('job log redirect refused: host not in the allow-list', { job_id: jobId, host: url.hostname });
     return 'unreadable';
   }
   const half = Math.floor(opts.windowBytes / 2);
-  count();
   // A further redirect is never followed: the allow-list was checked for this host only.
-  const first = await fetch(url, { redirect: 'manual', headers: { range: `bytes=0-${half - 1}` } });
+  const first = await fetchLog(url, { redirect: 'manual', headers: { range: `bytes=0-${half - 1}` } });
   if (first.status === 404 || first.status === 410) return 'missing';
   await throwIfTransient(first, jobId);
   if (first.status === 200) {
@@ -158,9 +122,8 @@ export async function readJobLog(
   const head = await readBounded(first.body, half);
   const total = Number(/\/(\d+)$/.exec(first.headers.get('content-range') ?? '')?.[1] ?? head.length);
   if (total <= half) return { errors: errorLines(head.toString('utf8'), { cutStart: false, cutEnd: false }) };
-  count();
   const tailStart = Math.max(half, total - half);
-  const second = await fetch(url, { redirect: 'manual', headers: { range: `bytes=${tailStart}-${total - 1}` } });
+  const second = await fetchLog(url, { redirect: 'manual', headers: { range: `bytes=${tailStart}-${total - 1}` } });
   await throwIfTransient(second, jobId);
   const tail = second.status === 206 ? await readBounded(second.body, half) : Buffer.alloc(0);
   if (tailStart === half) {

@@ -1,6 +1,6 @@
 import type { RepoConfig } from '../config/repo-config.js';
 import { parseRepoConfig } from '../config/repo-config.js';
-import type { GitHubClient } from './client.js';
+import type { RepoApi } from './repo-api.js';
 
 export const CONFIG_PATH = '.github/reprise.yml';
 
@@ -15,8 +15,6 @@ export interface ConfigResult {
   /** Where it came from: the repository, the owner's `.github` repository, or the defaults. */
   readonly origin: string;
   readonly error?: string;
-  /** Requests that count against the rate limit (a 304 does not). */
-  readonly requests: number;
 }
 
 /**
@@ -32,51 +30,32 @@ export class RepoConfigSource {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async load(gh: GitHubClient, owner: string, repo: string, defaults: RepoConfig): Promise<ConfigResult> {
-    let requests = 0;
-    for (const [o, r] of [
-      [owner, repo],
-      [owner, '.github'],
-    ] as const) {
-      const got = await this.fetch(gh, o, r);
-      requests += got.counted ? 1 : 0;
-      if (got.text !== null) {
-        const parsed = parseRepoConfig(defaults, got.text);
-        return { config: parsed.config, origin: `${o}/${r}`, requests, ...(parsed.error && { error: parsed.error }) };
+  /** `api` is the door to `owner/repo`; the owner's `.github` repository is read through it too. */
+  async load(api: RepoApi, owner: string, repo: string, defaults: RepoConfig): Promise<ConfigResult> {
+    for (const r of [repo, '.github']) {
+      const text = await this.read(api, owner, r);
+      if (text !== null) {
+        const parsed = parseRepoConfig(defaults, text);
+        return { config: parsed.config, origin: `${owner}/${r}`, ...(parsed.error && { error: parsed.error }) };
       }
     }
-    return { config: defaults, origin: 'defaults', requests };
+    return { config: defaults, origin: 'defaults' };
   }
 
-  private async fetch(
-    gh: GitHubClient,
-    owner: string,
-    repo: string,
-  ): Promise<{ text: string | null; counted: boolean }> {
+  private async read(api: RepoApi, owner: string, repo: string): Promise<string | null> {
     const key = `${owner}/${repo}`.toLowerCase();
     const cached = this.cache.get(key);
-    if (cached && cached.text === null && this.now() - cached.checkedAt < this.absentTtlMs) {
-      return { text: null, counted: false };
-    }
-    try {
-      const res = await gh.request('GET /repos/{owner}/{repo}/contents/{path}', {
-        owner,
-        repo,
-        path: CONFIG_PATH,
-        headers: cached?.etag ? { 'if-none-match': cached.etag } : {},
-      });
-      const data = res.data as { content?: string; encoding?: string };
-      const text = data.content ? Buffer.from(data.content, 'base64').toString('utf8') : '';
-      this.cache.set(key, { etag: res.headers.etag, text, checkedAt: this.now() });
-      return { text, counted: true };
-    } catch (err) {
-      const status = (err as { status?: number }).status;
-      if (status === 304 && cached) return { text: cached.text, counted: false };
-      if (status === 404) {
+    if (cached && cached.text === null && this.now() - cached.checkedAt < this.absentTtlMs) return null;
+    const got = await api.readFile(CONFIG_PATH, { repo, ...(cached?.etag && { etag: cached.etag }) });
+    switch (got.kind) {
+      case 'unchanged':
+        return cached?.text ?? null;
+      case 'absent':
         this.cache.set(key, { text: null, checkedAt: this.now() });
-        return { text: null, counted: true };
-      }
-      throw err;
+        return null;
+      case 'found':
+        this.cache.set(key, { ...(got.etag && { etag: got.etag }), text: got.text, checkedAt: this.now() });
+        return got.text;
     }
   }
 }

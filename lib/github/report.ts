@@ -1,5 +1,5 @@
 import type { Decision, JobVerdict } from '../model.js';
-import type { ActionsApi } from './actions.js';
+import type { RepoApi } from './repo-api.js';
 
 const cell = (s: string | null | undefined): string => (s ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -14,23 +14,17 @@ export function jobTableMarkdown(verdicts: readonly JobVerdict[]): string {
 
 /** With `report: check_run`, the decision is shown on the commit as a `reprise` check run. */
 export async function reportCheckRun(
-  api: ActionsApi,
+  api: RepoApi,
   headSha: string,
   decision: Decision,
   verdicts: readonly JobVerdict[],
 ): Promise<void> {
-  api.requests++;
-  await api.gh.request('POST /repos/{owner}/{repo}/check-runs', {
-    owner: api.owner,
-    repo: api.repo,
+  await api.createCheckRun({
     name: 'reprise',
-    head_sha: headSha,
-    status: 'completed',
+    headSha,
     conclusion: 'neutral',
-    output: {
-      title: `reprise: ${decision.decision}`,
-      summary: decision.reason,
-      text: verdicts.length > 0 ? jobTableMarkdown(verdicts) : 'No job was examined.',
-    },
+    title: `reprise: ${decision.decision}`,
+    summary: decision.reason,
+    text: verdicts.length > 0 ? jobTableMarkdown(verdicts) : 'No job was examined.',
   });
 }

@@ -1,9 +1,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { replayGuard, withoutMessage } from '../cli/replay-guard.js';
+import { ShapeError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log } from '../obs/ports.js';
-import { messageGroupId, parseRunMessage, ShapeError } from '../webhook/run-message.js';
+import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
 export interface AdminDeps {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../errors.js';
 import { createLog } from '../obs/powertools.js';
 import { startRuntime } from './runtime.js';
 

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { RuntimeSettings } from '../config/env.js';
-import { privateKeyFrom, runtimeSettings, webhookSecretsFrom } from '../config/env.js';
-import { ConfigError } from '../config/errors.js';
-import type { GitHubCredentials } from '../github/client.js';
-import { createClientFactory } from '../github/client.js';
+import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
+import { credentialsFromEnv } from '../config/secrets.js';
+import { ConfigError } from '../errors.js';
+import { createAppClient, createClientFactory } from '../github/client.js';
 import { httpLambda } from '../http/lambda-http.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { Log } from '../obs/ports.js';
 import { MemoryMetrics } from '../obs/ports.js';
-import { createAppClient } from '../reconcile/app-client.js';
 import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
 import { startSweepTimer } from '../reconcile/timer.js';
 import { JobRunnerStore } from '../signals/job-runners.js';
@@ -62,16 +61,6 @@ export interface Runtime {
 
 export const TABLE_NAME = 'reprise';
 
-function credentialsFrom(env: Env): GitHubCredentials {
-  const key = privateKeyFrom(env);
-  if (env.APP_ID && key) return { kind: 'app', appId: env.APP_ID, privateKey: key };
-  if (env.GITHUB_TOKEN) return { kind: 'token', token: env.GITHUB_TOKEN };
-  if (env.APP_ID) throw new ConfigError('APP_ID is set but PRIVATE_KEY or PRIVATE_KEY_PATH is missing');
-  throw new ConfigError(
-    'GitHub credentials missing: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH), or GITHUB_TOKEN',
-  );
-}
-
 /**
  * Runs the deployed handlers on one machine: an HTTP server in front of the intake, an
  * embedded DynamoDB (dynalite) and FIFO queue, and the worker polling that queue.
@@ -80,7 +69,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const settings = runtimeSettings(opts.env);
   const secrets = webhookSecretsFrom(opts.env);
   if (secrets.length === 0) throw new ConfigError('WEBHOOK_SECRET is required');
-  const credentials = credentialsFrom(opts.env);
+  const credentials = credentialsFromEnv(opts.env, { allowToken: true });
   const log = opts.log;
   const metrics = new MemoryMetrics();
 
@@ -145,7 +134,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     graphqlUrl: settings.graphqlUrl,
     apiUrl: settings.apiUrl,
     ...(credentials.kind === 'app' && {
-      appClient: createAppClient({ apiUrl: settings.apiUrl, ...credentials, log, retryBaseMs: opts.retryBaseMs }),
+      appClient: createAppClient({
+        apiUrl: settings.apiUrl,
+        credentials,
+        log,
+        ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
+      }),
     }),
     queue: enqueue,
     log,

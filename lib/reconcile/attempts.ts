@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ActionsApi } from '../github/actions.js';
 import type { GitHubClients } from '../github/client.js';
+import { RepoApi } from '../github/repo-api.js';
 import { STATE } from '../ledger/attributes.js';
 import type { AttemptReader, FollowUp, ReconcileStore, StoredAttempt } from '../ledger/ports.js';
 import type { RunFacts, RunMessage } from '../model.js';
@@ -37,7 +37,7 @@ const where = (m: RunMessage) => ({
 });
 
 async function readRun(msg: RunMessage, ctx: AttemptContext): Promise<RunFacts> {
-  const api = new ActionsApi(ctx.client(msg.installationId), msg.repository.owner, msg.repository.name, ctx.graphqlUrl);
+  const api = new RepoApi(ctx.client(msg.installationId), msg.repository.owner, msg.repository.name, ctx.graphqlUrl);
   return api.getRun(msg.runId);
 }
 

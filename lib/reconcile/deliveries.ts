@@ -1,4 +1,4 @@
-import type { AppClient } from './app-client.js';
+import type { AppClient } from '../github/client.js';
 import type { ReconcileLedger, ReconcileStore } from '../ledger/ports.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';

@@ -4,7 +4,7 @@ import { STATE } from '../ledger/attributes.js';
 import type { ReconcileLedger, ReconcileStore } from '../ledger/ports.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { RunQueue } from '../webhook/intake.js';
-import type { AppClient } from './app-client.js';
+import type { AppClient } from '../github/client.js';
 import { type AttemptContext, followUpRerun, settleOrphan } from './attempts.js';
 import { redeliveryWindowMs, sweepDeliveries } from './deliveries.js';
 

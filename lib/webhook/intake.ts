@@ -1,11 +1,12 @@
 import { verifyWithFallback } from '@octokit/webhooks-methods';
 import { isUtf8 } from 'node:buffer';
+import { ShapeError } from '../errors.js';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { JobOnRunner } from '../signals/job-runners.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
-import { messageGroupId, runMessageFromPayload, ShapeError } from './run-message.js';
+import { messageGroupId, runMessageFromPayload } from './run-message.js';
 
 /**
  * GitHub sends payloads of up to 25 MB, but a Lambda function receives at most 6 MB (and an

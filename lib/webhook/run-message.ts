@@ -1,8 +1,5 @@
+import { ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
-
-export class ShapeError extends Error {
-  override name = 'ShapeError';
-}
 
 type Obj = Record<string, unknown>;
 

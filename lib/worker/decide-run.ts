@@ -1,18 +1,24 @@
 import type { RepoConfig } from '../config/repo-config.js';
 import type { DecisionFacts, DecisionStep } from '../decide/decide.js';
 import { candidateJobs, decide } from '../decide/decide.js';
-import { afterRerun, type RerunAnswer } from '../decide/rerun-outcome.js';
+import { afterRerun } from '../decide/rerun-outcome.js';
 import { runFromLatestJobs } from '../decide/run-from-jobs.js';
-import { ActionsApi } from '../github/actions.js';
+import { RateLimitedError } from '../errors.js';
 import type { GitHubClients } from '../github/client.js';
-import { rateLimitDelay } from '../github/client.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
+import { RepoApi } from '../github/repo-api.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RetryBudget } from '../ledger/ports.js';
-import { type DecisionKind, isRerunDecision, type JobVerdict, type RunMessage } from '../model.js';
+import {
+  type DecisionKind,
+  isRerunDecision,
+  type JobVerdict,
+  type RerunAnswer,
+  type RunMessage,
+  type SignalWindow,
+} from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
-import type { SignalWindow } from '../signals/signal-store.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
@@ -64,16 +70,10 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
     return { decision: 'duplicate', reason, requests: 0, verdicts: [] };
   }
 
-  const api = new ActionsApi(
-    deps.client(msg.installationId),
-    msg.repository.owner,
-    msg.repository.name,
-    deps.graphqlUrl,
-  );
+  const api = new RepoApi(deps.client(msg.installationId), msg.repository.owner, msg.repository.name, deps.graphqlUrl);
   let rerunCalled = false;
   try {
-    const cfg = await deps.configSource.load(api.gh, msg.repository.owner, msg.repository.name, deps.defaults);
-    api.requests += cfg.requests;
+    const cfg = await deps.configSource.load(api, msg.repository.owner, msg.repository.name, deps.defaults);
     if (cfg.error) deps.log.error('configuration error; deciding with defaults', { ...base, error: cfg.error });
     const config = cfg.config;
 
@@ -118,7 +118,7 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
   } catch (err) {
     // A rate-limited re-run call was turned away before GitHub acted on it, so the claim goes
     // back as well; a re-decision that finds the run at a later attempt answers duplicate.
-    if (!rerunCalled || rateLimitDelay(err) !== undefined) {
+    if (!rerunCalled || err instanceof RateLimitedError) {
       await deps.ledger
         .release(msg, deps.owner)
         .catch((e: Error) => deps.log.warn('could not release claim', { ...base, error: e.message }));
@@ -142,7 +142,7 @@ export interface Evaluation {
 }
 
 /** Gathers the facts `decide()` asks for until it is final or asks for a re-run. Reads only. */
-export async function evaluateRun(start: DecisionFacts, api: ActionsApi, deps: EvaluationDeps): Promise<Evaluation> {
+export async function evaluateRun(start: DecisionFacts, api: RepoApi, deps: EvaluationDeps): Promise<Evaluation> {
   let facts = start;
   let unexamined = 0;
   let verdicts: JobVerdict[] = [];
@@ -159,7 +159,7 @@ export async function evaluateRun(start: DecisionFacts, api: ActionsApi, deps: E
 async function gather(
   what: 'run' | 'stale' | 'budget' | 'jobs' | 'verdicts',
   facts: DecisionFacts,
-  api: ActionsApi,
+  api: RepoApi,
   deps: EvaluationDeps,
   config: RepoConfig,
   keep: (v: JobVerdict[], unexamined: number) => void,
@@ -196,7 +196,7 @@ async function gather(
  * The run's state, from its latest jobs when they can answer for it: one listing then serves
  * both the run and its jobs. Otherwise the run itself is read, and the jobs later.
  */
-async function readRun(msg: RunMessage, api: ActionsApi): Promise<Pick<DecisionFacts, 'run' | 'jobs'>> {
+async function readRun(msg: RunMessage, api: RepoApi): Promise<Pick<DecisionFacts, 'run' | 'jobs'>> {
   if (msg.createdAt) {
     const latest = await api.listLatestJobs(msg.runId);
     const run = runFromLatestJobs(msg, latest);
@@ -209,7 +209,7 @@ async function readRun(msg: RunMessage, api: ActionsApi): Promise<Pick<DecisionF
 async function record(
   msg: RunMessage,
   deps: WorkerDeps,
-  api: ActionsApi,
+  api: RepoApi,
   config: RepoConfig,
   base: Record<string, unknown>,
   o: { decision: DecisionKind; reason: string; verdicts: JobVerdict[]; unexamined: number },

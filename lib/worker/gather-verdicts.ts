@@ -1,17 +1,15 @@
 import type { AnnotationEvidence, JobEvidence } from '../classify/classify-job.js';
 import { classifyJob } from '../classify/classify-job.js';
-import type { ActionsApi } from '../github/actions.js';
-import { readJobLog } from '../github/job-log.js';
-import type { JobFacts, JobVerdict, RunnerSignal } from '../model.js';
+import type { RepoApi } from '../github/repo-api.js';
+import type { JobFacts, JobVerdict, RunnerSignal, SignalWindow } from '../model.js';
 import type { Log } from '../obs/ports.js';
-import type { SignalWindow } from '../signals/signal-store.js';
 import { mapBounded } from '../util/bounded.js';
 
 /** At most this many jobs are worked on at once where per-job calls are needed. */
 export const JOB_CONCURRENCY = 8;
 
 export interface EvidenceSources {
-  readonly api: ActionsApi;
+  readonly api: RepoApi;
   readonly signals?: {
     forRunner(name: string | null, completedAt: string | null, w: SignalWindow): Promise<RunnerSignal[]>;
   };
@@ -92,14 +90,11 @@ export async function gatherVerdicts(candidates: readonly JobFacts[], src: Evide
     needLog,
     JOB_CONCURRENCY,
     async ({ job, evidence }) => {
-      const log = await readJobLog(
-        src.api.gh,
-        src.api.owner,
-        src.api.repo,
-        job.id,
-        { allowHosts: src.logHosts, windowBytes: src.logWindowBytes, log: src.log },
-        () => src.api.requests++,
-      );
+      const log = await src.api.jobLog(job.id, {
+        allowHosts: src.logHosts,
+        windowBytes: src.logWindowBytes,
+        log: src.log,
+      });
       const c = classifyJob(job, { ...evidence, log }, src.extraPatterns);
       if (c.kind === 'verdict') settle(c.verdict);
     },

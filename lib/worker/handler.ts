@@ -1,8 +1,8 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { rateLimitDelay } from '../github/client.js';
+import { PermanentError, RateLimitedError, ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
-import { parseRunMessage, ShapeError } from '../webhook/run-message.js';
+import { parseRunMessage } from '../webhook/run-message.js';
 import type { RunOutcome, WorkerDeps } from './decide-run.js';
 import { decideRun } from './decide-run.js';
 
@@ -27,11 +27,7 @@ export const transientBackoffSeconds = (receiveCount: number): number =>
 /** Why a message can never succeed, or undefined when a retry may help. */
 export function permanentFault(err: unknown): string | undefined {
   if (err instanceof ShapeError) return `malformed message: ${err.message}`;
-  const e = err as { status?: number; message?: string; request?: { url?: string } };
-  if ((err as Error)?.message?.startsWith('App credentials need an installation id')) return (err as Error).message;
-  if (e?.status === 404 && /access_tokens/.test(e.request?.url ?? '')) return 'unknown installation';
-  if (e?.status === 404 && /\/actions\/runs\/\d+(\/jobs)?(\?.*)?$/.test(e.request?.url ?? ''))
-    return 'run or repository not found';
+  if (err instanceof PermanentError) return err.message;
   return undefined;
 }
 
@@ -55,7 +51,7 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
         deps.metrics.count('PoisonMessage');
         return;
       }
-      const wait = rateLimitDelay(err);
+      const wait = err instanceof RateLimitedError ? err.delaySeconds : undefined;
       const reason = (err as Error).message;
       const last = deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount;
       // The last receive is not deferred: the redrive policy moves it to the DLQ at its next receive.

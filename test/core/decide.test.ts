@@ -367,7 +367,7 @@ describe('decisions per run attempt, one row each', () => {
       const step = decide(f);
       if (step.kind !== 'rerun') throw new Error(`expected a rerun step, got ${outcome(step)}`);
       const cands = candidateJobs(f.jobs ?? [], f.message, f.config);
-      const next = afterRerun({ call: 'failed_jobs', status: 201 }, cands, step.cancelledOnly, f.config);
+      const next = afterRerun({ call: 'failed_jobs', accepted: true }, cands, step.cancelledOnly, f.config);
       expect(next).toMatchObject({ kind: 'final', decision: 'retried' });
     });
   });

@@ -5,9 +5,9 @@ import {
   FAIL_FAST,
   matchLoss,
   matchVeto,
-  PatternError,
   RUNNER_LOSS_PATTERNS,
 } from '../../lib/classify/patterns.js';
+import { PatternError } from '../../lib/errors.js';
 import { errorLine, TEXT } from '../support/evidence.js';
 import { LOSS_TEXTS } from './fixtures.js';
 

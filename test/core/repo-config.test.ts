@@ -3,11 +3,11 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   applyConfig,
   BUILT_IN_DEFAULTS,
-  ConfigError,
   globMatch,
   parseRepoConfig,
   type RepoConfig,
 } from '../../lib/config/repo-config.js';
+import { ConfigError } from '../../lib/errors.js';
 import { config } from './fixtures.js';
 
 const sources = (c: RepoConfig): string[] => c.extraPatterns.map((r) => r.source);

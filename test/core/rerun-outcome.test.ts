@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RepoConfig } from '../../lib/config/repo-config.js';
-import { afterRerun, isRefusal, REFUSAL_STATUSES, type RerunAnswer } from '../../lib/decide/rerun-outcome.js';
-import type { DecisionKind, JobFacts } from '../../lib/model.js';
+import { afterRerun } from '../../lib/decide/rerun-outcome.js';
+import { RERUN_REFUSALS, refusalText } from '../../lib/github/repo-api.js';
+import type { DecisionKind, JobFacts, RerunAnswer, RerunCall } from '../../lib/model.js';
 import { cancelledJob, config, failedJob } from './fixtures.js';
 
 const lost = failedJob({ id: 101, name: 'test (1)' });
@@ -15,6 +16,12 @@ const MESSAGES: Record<number, string> = {
   422: 'Unable to retry this workflow run because it was created over a month ago',
 };
 
+/** GitHub's answer as the adapter hands it over: accepted on a 2xx, a refusal in GitHub's words. */
+const answer = (call: RerunCall, status: number, message?: string): RerunAnswer =>
+  status >= 200 && status < 300
+    ? { call, accepted: true }
+    : { call, accepted: false, refusal: refusalText(status, message) };
+
 describe('a 2xx answer is a re-run', () => {
   it.each([
     ['failed_jobs', 201, 'retried'],
@@ -23,7 +30,7 @@ describe('a 2xx answer is a re-run', () => {
     ['job', 201, 'retried'],
     ['run', 201, 'retried_all'],
   ] as const)('%s answered %i → %s', (call, status, decision) => {
-    const next = afterRerun({ call, status }, [lost], false, config());
+    const next = afterRerun(answer(call, status), [lost], false, config());
     expect(next).toMatchObject({ kind: 'final', decision });
   });
 });
@@ -33,7 +40,7 @@ describe('403/404/409/422 on rerun-failed-jobs → rerun_rejected with GitHub’
     const message = MESSAGES[status] ?? '';
 
     it('a candidate ended failure: the hint says already re-run or too old', () => {
-      const next = afterRerun({ call: 'failed_jobs', status, message }, [lost, cancelledA], false, config());
+      const next = afterRerun(answer('failed_jobs', status, message), [lost, cancelledA], false, config());
       expect(next).toMatchObject({ kind: 'final', decision: 'rerun_rejected' });
       const reason = next.kind === 'final' ? next.reason : '';
       expect(reason).toContain(`GitHub said ${status}: ${message}`);
@@ -43,7 +50,7 @@ describe('403/404/409/422 on rerun-failed-jobs → rerun_rejected with GitHub’
     });
 
     it('every candidate was cancelled (several, no fallback): the hint says GitHub may see no failed job', () => {
-      const next = afterRerun({ call: 'failed_jobs', status, message }, [cancelledA, cancelledB], true, config());
+      const next = afterRerun(answer('failed_jobs', status, message), [cancelledA, cancelledB], true, config());
       expect(next).toMatchObject({ kind: 'final', decision: 'rerun_rejected' });
       const reason = next.kind === 'final' ? next.reason : '';
       expect(reason).toContain(`GitHub said ${status}: ${message}`);
@@ -54,7 +61,7 @@ describe('403/404/409/422 on rerun-failed-jobs → rerun_rejected with GitHub’
 
     it('a failed candidate never falls back, even with rerun_all_fallback', () => {
       const next = afterRerun(
-        { call: 'failed_jobs', status, message },
+        answer('failed_jobs', status, message),
         [lost],
         false,
         config({ rerunAllFallback: true }),
@@ -64,17 +71,20 @@ describe('403/404/409/422 on rerun-failed-jobs → rerun_rejected with GitHub’
   });
 
   it('without a message from GitHub the status is still reported', () => {
-    const next = afterRerun({ call: 'failed_jobs', status: 404 }, [lost], false, config());
+    const next = afterRerun(answer('failed_jobs', 404), [lost], false, config());
     expect(next.kind === 'final' && next.reason).toMatch(/^GitHub answered 404;/);
   });
 
-  it.each([...REFUSAL_STATUSES])('isRefusal(%i) is true', (status) => {
-    expect(isRefusal(status)).toBe(true);
+  it.each([403, 404, 409, 422])('%i is a refusal the adapter answers with', (status) => {
+    expect(RERUN_REFUSALS.has(status)).toBe(true);
   });
 
-  it.each([400, 401, 429, 500, 502, 503])('isRefusal(%i) is false: the message is retried instead', (status) => {
-    expect(isRefusal(status)).toBe(false);
-  });
+  it.each([400, 401, 429, 500, 502, 503])(
+    '%i is no refusal: the adapter lets it fail and the message is retried',
+    (status) => {
+      expect(RERUN_REFUSALS.has(status)).toBe(false);
+    },
+  );
 });
 
 /**
@@ -85,16 +95,16 @@ function drive(
   candidates: readonly JobFacts[],
   cancelledOnly: boolean,
   cfg: RepoConfig,
-  answers: Partial<Record<RerunAnswer['call'], number>>,
+  answers: Partial<Record<RerunCall, number>>,
 ): { calls: string[]; decision: DecisionKind } {
-  const status = (call: RerunAnswer['call']): number => answers[call] ?? 201;
+  const status = (call: RerunCall): number => answers[call] ?? 201;
   const calls = ['failed_jobs'];
-  let answer: RerunAnswer = { call: 'failed_jobs', status: status('failed_jobs'), message: 'refused' };
+  let got = answer('failed_jobs', status('failed_jobs'), 'refused');
   for (let i = 0; i < 5; i++) {
-    const next = afterRerun(answer, candidates, cancelledOnly, cfg);
+    const next = afterRerun(got, candidates, cancelledOnly, cfg);
     if (next.kind === 'final') return { calls, decision: next.decision };
     calls.push(next.call === 'job' ? `job ${next.jobId}` : 'run');
-    answer = { call: next.call, status: status(next.call), message: 'refused' };
+    got = answer(next.call, status(next.call), 'refused');
   }
   throw new Error('afterRerun did not settle');
 }
@@ -166,11 +176,5 @@ describe('cancelled-only runs: fallback when rerun-failed-jobs is refused', () =
       calls: ['failed_jobs'],
       decision: 'rerun_rejected',
     });
-  });
-});
-
-describe('an answer that is neither success nor refusal', () => {
-  it.each([400, 429, 500, 502])('%i is a fault to retry, never a decision', (status) => {
-    expect(() => afterRerun({ call: 'failed_jobs', status }, [lost], false, config())).toThrow(/unexpected/);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { privateKeyFrom } from '../../lib/config/env.js';
+import { privateKeyFrom } from '../../lib/config/secrets.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { pressTheButton, removeSandboxes, sandbox, shellEnv, type } from './support.js';
 

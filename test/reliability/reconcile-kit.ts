@@ -1,8 +1,8 @@
+import { createAppClient } from '../../lib/github/client.js';
 import type { Ledger } from '../../lib/ledger/ledger.js';
 import { EmbeddedFifoQueue, QueuePoller } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/ports.js';
-import { createAppClient } from '../../lib/reconcile/app-client.js';
 import { type ReconcileLimits, Reconciler } from '../../lib/reconcile/reconciler.js';
 import type { RunQueue } from '../../lib/webhook/intake.js';
 import type { Harness } from '../support/harness.js';
@@ -45,8 +45,7 @@ export function kit(
     ...(opts.app !== false && {
       appClient: createAppClient({
         apiUrl: opts.apiUrl ?? h.sim.url,
-        appId: '1234567',
-        privateKey: testPrivateKey(),
+        credentials: { kind: 'app', appId: '1234567', privateKey: testPrivateKey() },
         log: h.log,
         retryBaseMs: 1,
       }),

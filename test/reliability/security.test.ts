@@ -7,8 +7,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LOG_HOSTS } from '../../lib/config/github-settings.js';
 import { createClientFactory } from '../../lib/github/client.js';
-import { DEFAULT_LOG_HOSTS, hostAllowed, readJobLog } from '../../lib/github/job-log.js';
+import { hostAllowed } from '../../lib/github/job-log.js';
+import { RepoApi } from '../../lib/github/repo-api.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { INSTALLATION_ID, testPrivateKey } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
@@ -287,12 +289,17 @@ describe('security: job-log redirects go only to allowed hosts', () => {
     try {
       const log = new MemoryLog();
       const port = (server.address() as AddressInfo).port;
-      const gh = createClientFactory({
-        apiUrl: `http://127.0.0.1:${port}`,
-        credentials: { kind: 'token', token: 'test-token' },
-        log,
-      })(null).rest;
-      const evidence = await readJobLog(gh, 'acme', 'logs', 1, {
+      const api = new RepoApi(
+        createClientFactory({
+          apiUrl: `http://127.0.0.1:${port}`,
+          credentials: { kind: 'token', token: 'test-token' },
+          log,
+        })(null),
+        'acme',
+        'logs',
+        `http://127.0.0.1:${port}/graphql`,
+      );
+      const evidence = await api.jobLog(1, {
         allowHosts: ['127.0.0.1'],
         windowBytes: 1 << 20,
         log,
@@ -327,17 +334,22 @@ describe('security: bounded memory on job logs', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    const gh = createClientFactory({
-      apiUrl: `http://127.0.0.1:${port}`,
-      credentials: { kind: 'token', token: 'test-token' },
-      log: new MemoryLog(),
-    })(null).rest;
+    const api = new RepoApi(
+      createClientFactory({
+        apiUrl: `http://127.0.0.1:${port}`,
+        credentials: { kind: 'token', token: 'test-token' },
+        log: new MemoryLog(),
+      })(null),
+      'acme',
+      'logs',
+      `http://127.0.0.1:${port}/graphql`,
+    );
     const windowBytes = 1024 * 1024;
     const baseline = process.memoryUsage().arrayBuffers;
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers)), 2);
     try {
-      const evidence = await readJobLog(gh, 'acme', 'logs', 1, {
+      const evidence = await api.jobLog(1, {
         allowHosts: ['127.0.0.1'],
         windowBytes,
         log: new MemoryLog(),
