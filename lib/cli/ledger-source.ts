@@ -2,7 +2,7 @@ import { Ledger } from '../ledger/ledger.js';
 import { dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo } from './io.js';
 import { localRequest } from './local-runtime.js';
-import { type DecisionRecord, withoutMessage } from './replay-guard.js';
+import { type DecisionRecord, withoutMessage } from '../replay/replay-guard.js';
 
 export interface DecisionFilter {
   readonly repository?: string;
