@@ -9,7 +9,7 @@ const layers = {
   core: ['lib/model.ts', 'lib/errors.ts', 'lib/ports.ts', 'lib/util', 'lib/classify', 'lib/decide'],
   config: ['lib/config'],
   adapters: ['lib/github', 'lib/ledger', 'lib/table', 'lib/signals', 'lib/webhook', 'lib/http', 'lib/obs'],
-  flows: ['lib/worker', 'lib/reconcile'],
+  flows: ['lib/worker', 'lib/reconcile', 'lib/replay'],
   faces: ['lib/cli', 'lib/local', 'functions', 'infra'],
 };
 const above = {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { httpLambda } from '../lib/http/lambda-http.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../lib/local/dynamo.js';
-import { EmbeddedFifoQueue } from '../lib/local/queue.js';
+import { EmbeddedFifoQueue, embeddedRunQueue } from '../lib/local/queue.js';
 import { MemoryMetrics } from '../lib/obs/ports.js';
 import { createIntake, MAX_BODY_BYTES, signatureMatches } from '../lib/webhook/intake.js';
 import { MemoryLog } from './support/memory-log.js';
@@ -32,11 +32,7 @@ beforeEach(() => {
     createIntake({
       secrets: async () => [SECRET, PREVIOUS],
       deliveries: new Ledger(dynamo.client, 'intake-test'),
-      queue: {
-        send: async (m, groupId, deduplicationId) => {
-          queue.send({ body: JSON.stringify(m), groupId, deduplicationId });
-        },
-      },
+      queue: embeddedRunQueue(queue),
       log,
       metrics,
     }),

@@ -3,7 +3,7 @@ import type { DecisionFilter } from '../ledger/ports.js';
 import { dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo } from './io.js';
 import { localRequest } from './local-runtime.js';
-import { type DecisionRecord, withoutMessage } from './replay-guard.js';
+import { type DecisionRecord, withoutMessage } from '../replay/replay-guard.js';
 
 /** Where recorded decisions are read from: the deployed table, or a running local runtime. */
 export interface LedgerSource {

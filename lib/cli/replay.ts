@@ -12,7 +12,7 @@ import {
 } from './github.js';
 import { CliError, type CliIo, parseCommand, printJson, println, runCommand, UsageError, withProgress } from './io.js';
 import { localRequest } from './local-runtime.js';
-import { type ReplayVerdict, replayGuard } from './replay-guard.js';
+import { type ReplayVerdict, replayGuard } from '../replay/replay-guard.js';
 import { parseRunRef, readLiveRun } from './run-lookup.js';
 import type { HookDelivery } from '../github/hook-deliveries.js';
 

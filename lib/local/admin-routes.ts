@@ -1,16 +1,17 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
-import { replayGuard, withoutMessage } from '../cli/replay-guard.js';
 import { ShapeError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log } from '../obs/ports.js';
+import { replayGuard, withoutMessage } from '../replay/replay-guard.js';
+import type { RunQueue } from '../webhook/intake.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
 export interface AdminDeps {
   readonly ledger: Ledger;
   /** The runtime's queue: a replay is sent as the intake sends a delivery. */
-  readonly queue: { send(input: { body: string; groupId: string; deduplicationId: string }): unknown };
+  readonly queue: RunQueue;
   readonly log: Log;
 }
 
@@ -69,11 +70,7 @@ export function adminRoutes(deps: AdminDeps): Record<'GET /decisions' | 'POST /r
         deps.log.info('replay not enqueued', { ...where, outcome: verdict.kind });
         return reply(verdict.kind === 'already_decided' ? 200 : 409, verdict);
       }
-      deps.queue.send({
-        body: JSON.stringify(message),
-        groupId: messageGroupId(message),
-        deduplicationId: message.deliveryId,
-      });
+      await deps.queue.send(message, messageGroupId(message), message.deliveryId);
       deps.log.info('replay enqueued', { ...where, ...(verdict.released && { released: verdict.released }) });
       return reply(202, verdict);
     },

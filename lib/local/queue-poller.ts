@@ -5,8 +5,8 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { EmbeddedFifoQueue } from './queue.js';
-import { MAX_RECEIVE_BATCH, checkIntegerInRange } from './queue-validate.js';
+import { MAX_RECEIVE_BATCH } from '../webhook/sqs-limits.js';
+import { checkIntegerInRange, type EmbeddedFifoQueue } from './queue.js';
 
 export type SqsBatchHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
 
@@ -67,8 +67,8 @@ export class QueuePoller {
   }
 
   /**
-   * Resolves once the queue holds nothing visible, in flight or delayed (dead
-   * letters don't count). When the poller is not started, it polls by itself
+   * Resolves once the queue holds nothing visible or in flight (dead letters
+   * don't count). When the poller is not started, it polls by itself
    * meanwhile, one batch at a time.
    */
   drain(timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS): Promise<void> {

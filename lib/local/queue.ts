@@ -1,33 +1,88 @@
 /**
- * An in-process queue with the semantics of an Amazon SQS FIFO queue, for the
- * local runtime: deduplication window, strict per-group order, visibility
- * timeout, receipt handles that go stale, and a dead-letter queue fed by a
- * redrive policy. Time is read from an injectable clock and evaluated lazily,
- * so the queue itself owns no timers.
+ * An in-process queue with the Amazon SQS FIFO semantics the worker and the reconciler rely
+ * on: per-group order with one batch of a group in flight at a time, the deduplication
+ * window, the visibility timeout with receipt handles that go stale, the receive count, and
+ * a dead-letter queue after too many receives, with its redrive. Time is read from an
+ * injectable clock and evaluated lazily, so the queue owns no timers and a test can move it.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { SQSRecord } from 'aws-lambda';
+import type { RunMessage } from '../model.js';
+import type { RunQueue } from '../webhook/intake.js';
 import {
-  DEFAULT_MAX_MESSAGE_BYTES,
-  MAX_DELAY_SECONDS,
+  DEDUPLICATION_WINDOW_MS,
+  FIFO_ID,
+  MAX_MESSAGE_BYTES,
   MAX_RECEIVE_BATCH,
-  MAX_VISIBILITY_TIMEOUT_MS,
-  checkBody,
-  checkId,
-  checkIntegerInRange,
-  checkQueueName,
-} from './queue-validate.js';
-import { type StoredMessage, toRecord } from './queue-record.js';
-import type { DeadLetter, QueueOptions, QueueStats, SendInput, SendResult, SqsRecordLike } from './queue-types.js';
+  MAX_VISIBILITY_TIMEOUT_SECONDS,
+  NOT_XML_CHARACTER,
+} from '../webhook/sqs-limits.js';
 
-export type { DeadLetter, QueueOptions, QueueStats, SendInput, SendResult, SqsRecordLike } from './queue-types.js';
-export { QueueInputError, type QueueErrorCode } from './queue-validate.js';
-export { QueuePoller, type QueuePollerOptions, type SqsBatchHandler } from './queue-poller.js';
+export interface QueueOptions {
+  /** Names the queue in its ARN and in the poller's errors. */
+  name: string;
+  /** Default 30 s. 0 makes every receipt handle expire on arrival, as on a real FIFO queue. */
+  visibilityTimeoutMs?: number;
+  /** Receives allowed before the message moves to the dead-letter queue; default 5. */
+  maxReceiveCount?: number;
+  /** The queue's clock, in milliseconds; Date.now by default. */
+  now?: () => number;
+}
 
-const DEFAULT_VISIBILITY_TIMEOUT_MS = 30_000;
-const DEFAULT_MAX_RECEIVE_COUNT = 5;
-const DEFAULT_DEDUP_WINDOW_MS = 5 * 60 * 1000;
-// Real sequence numbers are 20-digit decimals that only grow.
-const SEQUENCE_BASE = 18_000_000_000_000_000_000n;
+export interface SendInput {
+  body: string;
+  groupId: string;
+  deduplicationId: string;
+}
+
+export interface SendResult {
+  messageId: string;
+  /** The deduplication id was seen within the window: SQS accepts the call and keeps one copy. */
+  duplicate: boolean;
+}
+
+export interface DeadLetter {
+  record: SQSRecord;
+  reason: string;
+}
+
+export interface QueueStats {
+  visible: number;
+  inFlight: number;
+  deadLetters: number;
+  /** Messages accepted by `send` (duplicates excluded). */
+  sent: number;
+  duplicatesDropped: number;
+}
+
+/** SQS error codes, so callers can map a local failure to what the SDK would throw. */
+export type QueueErrorCode = 'InvalidParameterValue' | 'MissingParameter' | 'InvalidMessageContents';
+
+export class QueueInputError extends Error {
+  constructor(
+    readonly code: QueueErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'QueueInputError';
+  }
+}
+
+const MAX_VISIBILITY_TIMEOUT_MS = MAX_VISIBILITY_TIMEOUT_SECONDS * 1000;
+
+/** A message as the queue keeps it between send and delete. */
+interface StoredMessage {
+  readonly messageId: string;
+  readonly body: string;
+  readonly groupId: string;
+  readonly deduplicationId: string;
+  /** Send order; a redrive gives a new one, as the message joins the tail again. */
+  order: number;
+  /** Earliest time a receive may return it (end of its visibility timeout). */
+  visibleAt: number;
+  receiveCount: number;
+  receiptHandle: string | undefined;
+}
 
 export class EmbeddedFifoQueue {
   readonly name: string;
@@ -36,73 +91,57 @@ export class EmbeddedFifoQueue {
 
   private readonly visibilityTimeoutMs: number;
   private readonly maxReceiveCount: number;
-  private readonly dedupWindowMs: number;
-  private readonly maxMessageBytes: number;
   private readonly now: () => number;
 
-  /** Per group, messages in sequence order; a group's entry is removed when empty. */
+  /** Per group, messages in send order; a group's entry is removed when empty. */
   private readonly groups = new Map<string, StoredMessage[]>();
   private readonly byId = new Map<string, StoredMessage>();
   private readonly byHandle = new Map<string, StoredMessage>();
   /** Insertion order is expiry order, because the window is fixed and time only moves forward. */
-  private readonly dedup = new Map<string, { messageId: string; sequenceNumber: string; expiresAt: number }>();
+  private readonly dedup = new Map<string, { messageId: string; expiresAt: number }>();
   private readonly deadStore = new Map<string, StoredMessage>();
-  private nextSeq = 0n;
+  private nextOrder = 0;
   private sentCount = 0;
   private duplicateCount = 0;
 
   constructor(opts: QueueOptions) {
-    checkQueueName(opts.name);
     this.name = opts.name;
     this.arn = `arn:aws:sqs:local:000000000000:${opts.name}`;
-    this.visibilityTimeoutMs = opts.visibilityTimeoutMs ?? DEFAULT_VISIBILITY_TIMEOUT_MS;
-    this.maxReceiveCount = opts.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT;
+    this.visibilityTimeoutMs = opts.visibilityTimeoutMs ?? 30_000;
+    this.maxReceiveCount = opts.maxReceiveCount ?? 5;
     checkIntegerInRange('visibilityTimeoutMs', this.visibilityTimeoutMs, 0, MAX_VISIBILITY_TIMEOUT_MS);
     checkIntegerInRange('maxReceiveCount', this.maxReceiveCount, 1, 1000);
-    this.dedupWindowMs = opts.deduplicationWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
-    checkIntegerInRange('deduplicationWindowMs', this.dedupWindowMs, 1, Number.MAX_SAFE_INTEGER);
-    this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.now = opts.now ?? Date.now;
   }
 
   send(input: SendInput): SendResult {
-    checkBody(input.body, this.maxMessageBytes);
+    checkBody(input.body);
     checkId('MessageGroupId', input.groupId);
     checkId('MessageDeduplicationId', input.deduplicationId);
-    const delaySeconds = input.delaySeconds ?? 0;
-    checkIntegerInRange('DelaySeconds', delaySeconds, 0, MAX_DELAY_SECONDS);
 
     const now = this.now();
     this.pruneDedup(now);
     const seen = this.dedup.get(input.deduplicationId);
     if (seen) {
-      // SQS accepts the call and answers with the original message's ids.
+      // SQS accepts the call and answers with the original message's id.
       this.duplicateCount++;
-      return { messageId: seen.messageId, sequenceNumber: seen.sequenceNumber, duplicate: true };
+      return { messageId: seen.messageId, duplicate: true };
     }
 
     const message: StoredMessage = {
       messageId: randomUUID(),
       body: input.body,
-      md5OfBody: createHash('md5').update(input.body, 'utf8').digest('hex'),
       groupId: input.groupId,
       deduplicationId: input.deduplicationId,
-      sentAt: now,
-      seq: this.takeSeq(),
-      visibleAt: now + delaySeconds * 1000,
+      order: ++this.nextOrder,
+      visibleAt: now,
       receiveCount: 0,
-      firstReceivedAt: undefined,
       receiptHandle: undefined,
     };
     this.enqueue(message);
     this.sentCount++;
-    const sequenceNumber = String(message.seq);
-    this.dedup.set(input.deduplicationId, {
-      messageId: message.messageId,
-      sequenceNumber,
-      expiresAt: now + this.dedupWindowMs,
-    });
-    return { messageId: message.messageId, sequenceNumber, duplicate: false };
+    this.dedup.set(input.deduplicationId, { messageId: message.messageId, expiresAt: now + DEDUPLICATION_WINDOW_MS });
+    return { messageId: message.messageId, duplicate: false };
   }
 
   /**
@@ -110,21 +149,19 @@ export class EmbeddedFifoQueue {
    * consecutive messages of a group as fit, and no group with a message in
    * flight. Defaults to one message, as ReceiveMessage does.
    */
-  receive(max = 1): SqsRecordLike[] {
+  receive(max = 1): SQSRecord[] {
     checkIntegerInRange('MaxNumberOfMessages', max, 1, MAX_RECEIVE_BATCH);
     const now = this.now();
-    const out: SqsRecordLike[] = [];
-    const ordered = [...this.groups.values()].sort((a, b) => compareSeq(a[0], b[0]));
+    const out: SQSRecord[] = [];
+    const ordered = [...this.groups.values()].sort((a, b) => (a[0]?.order ?? 0) - (b[0]?.order ?? 0));
     for (const group of ordered) {
       if (out.length >= max) break;
       if (group.some((m) => isInFlight(m, now))) continue;
       let i = 0;
       while (i < group.length && out.length < max) {
         const message = group[i] as StoredMessage;
-        // Strict order: a delayed message holds back everything behind it.
-        if (message.visibleAt > now) break;
         if (message.receiveCount >= this.maxReceiveCount) {
-          this.moveToDeadLetters(message, now);
+          this.moveToDeadLetters(message);
           continue;
         }
         out.push(this.deliver(message, now));
@@ -158,10 +195,9 @@ export class EmbeddedFifoQueue {
     for (const { record } of this.deadLetters) {
       const message = this.deadStore.get(record.messageId);
       if (!message) continue;
-      message.seq = this.takeSeq();
+      message.order = ++this.nextOrder;
       message.visibleAt = now;
       message.receiveCount = 0;
-      message.firstReceivedAt = undefined;
       message.receiptHandle = undefined;
       this.enqueue(message);
       moved++;
@@ -173,51 +209,66 @@ export class EmbeddedFifoQueue {
 
   stats(): QueueStats {
     const now = this.now();
-    let visible = 0;
     let inFlight = 0;
-    let delayed = 0;
-    for (const message of this.byId.values()) {
-      if (message.visibleAt <= now) visible++;
-      else if (message.receiptHandle !== undefined) inFlight++;
-      else delayed++;
-    }
+    for (const message of this.byId.values()) if (isInFlight(message, now)) inFlight++;
     return {
-      visible,
+      visible: this.byId.size - inFlight,
       inFlight,
-      delayed,
       deadLetters: this.deadLetters.length,
       sent: this.sentCount,
       duplicatesDropped: this.duplicateCount,
     };
   }
 
-  /** Visible + in flight + delayed; dead letters are not counted. */
+  /** Visible + in flight; dead letters are not counted. */
   size(): number {
     return this.byId.size;
   }
 
-  private deliver(message: StoredMessage, now: number): SqsRecordLike {
+  private deliver(message: StoredMessage, now: number): SQSRecord {
     if (message.receiptHandle !== undefined) this.byHandle.delete(message.receiptHandle);
     const receiptHandle = randomBytes(48).toString('base64');
     message.receiptHandle = receiptHandle;
     this.byHandle.set(receiptHandle, message);
     message.receiveCount++;
-    message.firstReceivedAt ??= now;
     message.visibleAt = now + this.visibilityTimeoutMs;
-    return toRecord(this.arn, message);
+    return this.toRecord(message);
   }
 
-  private moveToDeadLetters(message: StoredMessage, now: number): void {
-    const record = toRecord(this.arn, message);
-    record.attributes.DeadLetterQueueSourceArn = this.arn;
+  private moveToDeadLetters(message: StoredMessage): void {
     if (message.receiptHandle !== undefined) this.byHandle.delete(message.receiptHandle);
     this.remove(message);
     this.deadStore.set(message.messageId, message);
     this.deadLetters.push({
-      record,
+      record: this.toRecord(message),
       reason: `maxReceiveCount ${this.maxReceiveCount} exceeded: received ${message.receiveCount} times without being deleted`,
-      movedAt: now,
     });
+  }
+
+  /**
+   * The record as Lambda's SQS event source hands it to a handler, with what the worker reads:
+   * the receive count and the group. Attributes the record type requires but nothing reads
+   * (timestamps, sender, body digest) are left empty.
+   */
+  private toRecord(message: StoredMessage): SQSRecord {
+    return {
+      messageId: message.messageId,
+      receiptHandle: message.receiptHandle ?? '',
+      body: message.body,
+      attributes: {
+        ApproximateReceiveCount: String(message.receiveCount),
+        SentTimestamp: '',
+        SenderId: '',
+        ApproximateFirstReceiveTimestamp: '',
+        MessageGroupId: message.groupId,
+        MessageDeduplicationId: message.deduplicationId,
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.arn,
+      awsRegion: 'local',
+    };
   }
 
   private validHandle(receiptHandle: string): StoredMessage | undefined {
@@ -248,19 +299,46 @@ export class EmbeddedFifoQueue {
       this.dedup.delete(id);
     }
   }
-
-  private takeSeq(): bigint {
-    this.nextSeq++;
-    return SEQUENCE_BASE + this.nextSeq;
-  }
 }
+
+/** The run queue on the embedded queue, as `sqsRunQueue` is on SQS: the message as JSON. */
+export const embeddedRunQueue = (queue: EmbeddedFifoQueue): RunQueue => ({
+  send: async (message: RunMessage, groupId: string, deduplicationId: string) => {
+    queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
+  },
+});
 
 function isInFlight(message: StoredMessage, now: number): boolean {
   return message.receiptHandle !== undefined && message.visibleAt > now;
 }
 
-function compareSeq(a: StoredMessage | undefined, b: StoredMessage | undefined): number {
-  const x = a?.seq ?? 0n;
-  const y = b?.seq ?? 0n;
-  return x < y ? -1 : x > y ? 1 : 0;
+function checkId(kind: 'MessageGroupId' | 'MessageDeduplicationId', value: string): void {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new QueueInputError('MissingParameter', `${kind} is required for FIFO queues`);
+  }
+  if (!FIFO_ID.test(value)) {
+    throw new QueueInputError('InvalidParameterValue', `${kind} must be 1-128 printable ASCII characters`);
+  }
+}
+
+function checkBody(body: string): void {
+  if (typeof body !== 'string' || body.length === 0) {
+    throw new QueueInputError('MissingParameter', 'MessageBody must not be empty');
+  }
+  const bytes = Buffer.byteLength(body, 'utf8');
+  if (bytes > MAX_MESSAGE_BYTES) {
+    throw new QueueInputError(
+      'InvalidParameterValue',
+      `MessageBody is ${bytes} bytes; the limit is ${MAX_MESSAGE_BYTES}`,
+    );
+  }
+  if (NOT_XML_CHARACTER.test(body)) {
+    throw new QueueInputError('InvalidMessageContents', 'MessageBody contains characters outside XML 1.0');
+  }
+}
+
+export function checkIntegerInRange(what: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new QueueInputError('InvalidParameterValue', `${what} must be an integer in [${min}, ${max}], got ${value}`);
+  }
 }

@@ -15,6 +15,7 @@ import { JobRunnerStore } from '../signals/job-runners.js';
 import { createSignalIntake } from '../signals/signal-intake.js';
 import { SignalStore } from '../signals/signal-store.js';
 import { createIntake } from '../webhook/intake.js';
+import { MAX_RECEIVE_BATCH } from '../webhook/sqs-limits.js';
 import type { RunOutcome } from '../worker/decide-run.js';
 import { workerDeps } from '../worker/assemble.js';
 import { createWorkerHandler } from '../worker/handler.js';
@@ -22,7 +23,8 @@ import type { RunMessage } from '../model.js';
 import { adminRoutes } from './admin-routes.js';
 import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
 import { serveRoutes } from './http-server.js';
-import { EmbeddedFifoQueue, QueuePoller } from './queue.js';
+import { QueuePoller } from './queue-poller.js';
+import { EmbeddedFifoQueue, embeddedRunQueue } from './queue.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -35,6 +37,8 @@ export interface RuntimeOptions {
   readonly dataDir?: string;
   readonly visibilityTimeoutMs?: number;
   readonly maxReceiveCount?: number;
+  /** The queue's clock (visibility timeouts, deduplication window); tests move it by hand. */
+  readonly queueClock?: () => number;
   readonly workerConcurrency?: number;
   /** Base of the GitHub client's retry backoff, in ms. */
   readonly retryBaseMs?: number;
@@ -81,13 +85,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     name: 'reprise-runs.fifo',
     visibilityTimeoutMs: opts.visibilityTimeoutMs ?? 6 * 60_000,
     maxReceiveCount,
+    ...(opts.queueClock && { now: opts.queueClock }),
   });
 
-  const enqueue = {
-    send: async (message: RunMessage, groupId: string, deduplicationId: string) => {
-      queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
-    },
-  };
+  const enqueue = embeddedRunQueue(queue);
   const clients = createClientFactory({
     apiUrl: settings.apiUrl,
     credentials,
@@ -123,7 +124,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...(opts.onOutcome && { onOutcome: opts.onOutcome }),
   });
   const poller = new QueuePoller(queue, worker, {
-    batchSize: 10,
+    batchSize: MAX_RECEIVE_BATCH,
     concurrency: opts.workerConcurrency ?? 2,
     onError: (err) => log.error('worker batch failed', { error: (err as Error).message }),
   });
@@ -162,7 +163,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         statusCode: 200,
         body: JSON.stringify({ ok: true, github: settings.apiUrl, queue: queue.stats() }),
       }),
-      ...adminRoutes({ ledger, queue, log }),
+      ...adminRoutes({ ledger, queue: enqueue, log }),
     },
     opts.port ?? 3000,
     opts.host ?? '127.0.0.1',

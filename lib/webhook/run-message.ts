@@ -1,5 +1,6 @@
 import { ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
+import { NOT_XML_CHARACTER } from './sqs-limits.js';
 
 type Obj = Record<string, unknown>;
 
@@ -33,17 +34,16 @@ const optTime = (o: Obj, k: string, at: string): { createdAt?: string } => {
   return { createdAt: v };
 };
 
-/** Far above any real run's message, far below SQS's 256 KiB. */
+/** Far above any real run's message, far below SQS's limit. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
-// SQS accepts only the characters XML 1.0 allows; JSON.stringify leaves U+FFFE and U+FFFF as they are.
-const NOT_XML = /[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 
 /** A message the queue would refuse is a bad payload (400), not a failed enqueue (5xx). */
 function checkSendable(m: RunMessage): RunMessage {
   const body = JSON.stringify(m);
   const bytes = Buffer.byteLength(body, 'utf8');
   if (bytes > MAX_MESSAGE_BYTES) throw new ShapeError(`fields too large for a queue message (${bytes} bytes)`);
-  if (NOT_XML.test(body)) throw new ShapeError('fields hold characters a queue message cannot carry');
+  // JSON.stringify leaves U+FFFE and U+FFFF as they are.
+  if (NOT_XML_CHARACTER.test(body)) throw new ShapeError('fields hold characters a queue message cannot carry');
   return m;
 }
 

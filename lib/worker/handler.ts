@@ -3,6 +3,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { PermanentError, RateLimitedError, ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
 import { parseRunMessage } from '../webhook/run-message.js';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
 import type { RunOutcome, WorkerDeps } from './decide-run.js';
 import { decideRun } from './decide-run.js';
 
@@ -16,9 +17,6 @@ export interface WorkerHandlerDeps extends WorkerDeps {
   readonly maxReceiveCount?: number;
   readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
 }
-
-/** SQS's longest visibility timeout. */
-const MAX_DEFER_SECONDS = 43_200;
 
 /** Exponential backoff of a transient fault: 10 s after the first receive, doubling, at most 15 minutes. */
 export const transientBackoffSeconds = (receiveCount: number): number =>
@@ -55,7 +53,9 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
       const reason = (err as Error).message;
       const last = deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount;
       // The last receive is not deferred: the redrive policy moves it to the DLQ at its next receive.
-      const retryIn = last ? undefined : Math.min(wait ?? transientBackoffSeconds(received), MAX_DEFER_SECONDS);
+      const retryIn = last
+        ? undefined
+        : Math.min(wait ?? transientBackoffSeconds(received), MAX_VISIBILITY_TIMEOUT_SECONDS);
       deps.log[last ? 'error' : 'warn'](
         last ? 'message failed; it goes to the dead-letter queue' : 'message failed; it will be retried',
         {

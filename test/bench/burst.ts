@@ -70,7 +70,7 @@ export async function measureBurst(opts: {
     const deadline = Date.now() + 15 * 60_000;
     let stats = await rt.stats();
     const decided = (s: typeof stats) => Object.values(s.decisions).reduce((a, b) => a + b, 0);
-    while (decided(stats) < runs || stats.queue.visible + stats.queue.inFlight + stats.queue.delayed > 0) {
+    while (decided(stats) < runs || stats.queue.visible + stats.queue.inFlight > 0) {
       if (Date.now() > deadline) throw new Error(`burst did not drain: ${JSON.stringify(stats)}`);
       await new Promise((r) => setTimeout(r, 50));
       stats = await rt.stats();

@@ -13,7 +13,6 @@ export interface ChildStats {
   readonly queue: {
     visible: number;
     inFlight: number;
-    delayed: number;
     deadLetters: number;
     duplicatesDropped: number;
   };

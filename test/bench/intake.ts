@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { httpLambda } from '../../lib/http/lambda-http.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
 import { startDynamo } from '../../lib/local/dynamo.js';
-import { EmbeddedFifoQueue } from '../../lib/local/queue.js';
+import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import { MemoryMetrics } from '../../lib/obs/ports.js';
 import { createIntake, type DeliveryRegistry } from '../../lib/webhook/intake.js';
 import { GitHubSimulator } from '../sim/index.js';
@@ -103,10 +103,7 @@ async function run(
     createIntake({
       secrets: async () => [SECRET],
       deliveries,
-      queue: {
-        send: async (m, groupId, deduplicationId) =>
-          void queue.send({ body: JSON.stringify(m), groupId, deduplicationId }),
-      },
+      queue: embeddedRunQueue(queue),
       log,
       metrics: new MemoryMetrics(),
     }),

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisions } from '../../lib/cli/decisions.js';
-import type { DecisionRecord } from '../../lib/cli/replay-guard.js';
+import type { DecisionRecord } from '../../lib/replay/replay-guard.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
 import type { Runtime } from '../../lib/local/runtime.js';
 import { startDynamo, type EmbeddedDynamo } from '../../lib/local/dynamo.js';

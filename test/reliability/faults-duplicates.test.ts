@@ -2,36 +2,60 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
 import { audit, type FaultRuntime, planRuns, printSummary, startFaultRuntime } from './faults-support.js';
 
-const RUNS = 200;
-const COPIES = 3;
 const WORKERS = 10;
+const BATCH = 10;
+/** One batch for each worker: every run attempt is in flight at once. */
+const RUNS = WORKERS * BATCH;
+const COPIES = 3;
+const VISIBILITY_MS = 60_000;
 
 describe('fault injection: duplicate deliveries across concurrent workers', () => {
   let sim: GitHubSimulator;
   let f: FaultRuntime;
+  // The queue's clock moves only when the test says, so a visibility timeout ends on cue
+  // however slow the machine is, never by a race with the decisions.
+  let queueNow = 0;
 
   beforeAll(async () => {
     sim = await GitHubSimulator.start({ latencyMs: 5 });
     sim.setSeed(7);
-    // A visibility timeout shorter than a decision: messages still being decided are
-    // received again by other pollers, so workers race on the same run attempt.
-    f = await startFaultRuntime(sim, { workerConcurrency: WORKERS, visibilityTimeoutMs: 250 });
+    f = await startFaultRuntime(sim, {
+      workerConcurrency: WORKERS,
+      visibilityTimeoutMs: VISIBILITY_MS,
+      // A copy received a second time while decided is dead-lettered at its third receive.
+      maxReceiveCount: 2,
+      queueClock: () => queueNow,
+    });
+    // The workers start once every delivery is queued.
+    await f.rt.poller.stop();
   });
   afterAll(async () => {
     await f?.close();
     await sim?.close();
   });
 
-  it(`each delivery sent ${COPIES}× in parallel across ${WORKERS} concurrent workers, ${RUNS} runs: exactly one re-run per run attempt that earned one, zero for the rest`, async () => {
+  it(`each delivery sent ${COPIES}× in parallel, each message decided by two of ${WORKERS} concurrent workers at once, ${RUNS} runs: exactly one re-run per run attempt that earned one, zero for the rest`, async () => {
     const runs = planRuns(sim, { count: RUNS, seed: 20261002, installations: 20, prefix: 'dup' });
     const statuses = (await Promise.all(runs.map((run, i) => f.deliver(run, `dup-delivery-${i}`, COPIES)))).flat();
+    expect(f.rt.queue.stats()).toMatchObject({ visible: RUNS, sent: RUNS });
+
+    // The ten workers each receive a batch as they start: every message is in flight.
+    f.rt.poller.start();
+    expect(f.rt.queue.stats()).toMatchObject({ visible: 0, inFlight: RUNS });
+    // Their visibility timeout ends while they decide, and ten more receives take the same
+    // messages: each run attempt is now being decided by two workers at once.
+    queueNow += VISIBILITY_MS;
+    const copies = Array.from({ length: WORKERS }, () => f.rt.poller.pollOnce());
+    expect(f.rt.queue.stats()).toMatchObject({ visible: 0, inFlight: RUNS });
+    // And it ends again before either acknowledges: the next receive dead-letters them all.
+    queueNow += VISIBILITY_MS;
+    expect(await Promise.all(copies)).toEqual(Array(WORKERS).fill(BATCH));
     await f.rt.poller.drain(40_000);
-    // A decision may still be running after another worker acknowledged its message.
     await f.rt.poller.stop();
     const rerunsBeforeRedrive = sim.reruns.length;
+    const deadLettered = f.rt.queue.deadLetters.length;
 
-    // Messages received too often while others decided them were dead-lettered: redriving
-    // them must change nothing.
+    // Redriving messages whose attempts are decided must change nothing.
     const decisionsBefore = f.outcomes.length;
     const redriven = f.rt.queue.redrive();
     f.rt.poller.start();
@@ -46,7 +70,7 @@ describe('fault injection: duplicate deliveries across concurrent workers', () =
     printSummary('duplicate deliveries', {
       runs: a.runs,
       deliveries: statuses.length,
-      'faults injected': `${statuses.length - RUNS} duplicate posts`,
+      'faults injected': `${statuses.length - RUNS} duplicate posts, ${RUNS} messages decided twice at once`,
       'dropped by intake': intakeDuplicates,
       'dropped by queue': queueDuplicates,
       'dropped by ledger claim': workerDuplicates,
@@ -64,11 +88,15 @@ describe('fault injection: duplicate deliveries across concurrent workers', () =
     expect(a.rerunsMade).toBe(a.earned);
     expect(a.undecided).toEqual([]);
     expect(a.wrong).toEqual([]);
-    expect(f.rt.queue.deadLetters).toHaveLength(0);
+    // Each extra copy was dropped by the intake or by the queue's deduplication.
+    expect(intakeDuplicates + queueDuplicates).toBe(RUNS * (COPIES - 1));
+    // Of the two workers deciding a message at once, the ledger claim let exactly one decide;
+    // each redriven copy found its attempt decided.
+    expect(deadLettered).toBe(RUNS);
+    expect(redriven).toBe(RUNS);
+    expect(workerDuplicates).toBe(RUNS + redriven);
+    expect(afterRedrive).toEqual(Array(RUNS).fill('duplicate'));
     expect(sim.reruns.length).toBe(rerunsBeforeRedrive);
-    expect(afterRedrive.filter((d) => d !== 'duplicate')).toEqual([]);
-    // The copies really did reach the dedupe layers, the ledger claim included.
-    expect(intakeDuplicates + queueDuplicates).toBeGreaterThan(0);
-    expect(workerDuplicates).toBeGreaterThan(0);
+    expect(f.rt.queue.deadLetters).toHaveLength(0);
   }, 60_000);
 });

@@ -20,14 +20,6 @@ const DURING = 20;
 const OUTAGE_MS = 1_500;
 const LEASE_MS = 2_000;
 
-async function waitFor(what: string, ok: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
 describe('fault injection: the embedded DynamoDB stops and restarts mid-batch', () => {
   let sim: GitHubSimulator;
   let f: FaultRuntime;
@@ -39,7 +31,8 @@ describe('fault injection: the embedded DynamoDB stops and restarts mid-batch', 
     f = await startFaultRuntime(sim, {
       dataDir: data.path,
       workerConcurrency: 4,
-      visibilityTimeoutMs: 10_000,
+      // The runtime's visibility timeout (minutes) never ends within the suite: a message is
+      // received again only after its worker gave it back.
       maxReceiveCount: 5,
       deferUnitMs: 50,
       // Short, so the reconciler may take back claims orphaned by the outage within the test.
@@ -74,14 +67,19 @@ describe('fault injection: the embedded DynamoDB stops and restarts mid-batch', 
 
     const first = runs.slice(0, BEFORE);
     const later = runs.slice(BEFORE);
+    // Mid-batch: the outage starts at the tenth decision, while its batch is still being worked on.
+    let stopped: Promise<void> | undefined;
+    let stoppedAt = 0;
+    const tenth = f.atOutcome(10, () => {
+      stoppedAt = Date.now();
+      stopped = f.rt.dynamo.stop();
+      return f.rt.queue.stats().inFlight;
+    });
     const before = await Promise.all(first.map(async (run) => (await f.deliver(run, guid(run)))[0] ?? 0));
     first.forEach((run, i) => record(run, before[i] ?? 0));
 
-    // Mid-batch: some decisions made, others received and being worked on.
-    await waitFor('the first decisions', () => f.outcomes.length >= 10);
-    const inFlightAtStop = f.rt.queue.stats().inFlight;
-    await f.rt.dynamo.stop();
-    const stoppedAt = Date.now();
+    const inFlightAtStop = await tenth;
+    await stopped;
     const during = await Promise.all(later.map(async (run) => (await f.deliver(run, guid(run)))[0] ?? 0));
     later.forEach((run, i) => record(run, during[i] ?? 0));
     await sleep(Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt)));

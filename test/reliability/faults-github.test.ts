@@ -40,12 +40,11 @@ describe('fault injection: GitHub answering errors and rate limits', () => {
   beforeAll(async () => {
     sim = await GitHubSimulator.start();
     sim.setSeed(20261002);
-    // Longer than a decision (inline rate-limit waits included), so a message is never
-    // decided by two workers at once. Deferrals are scaled: a retry-after of 30 s hides a
-    // message for 3 s, the first transient backoff (10 s) for 1 s.
+    // The runtime's visibility timeout (minutes) outlasts the suite, so a message is never
+    // decided by two workers at once, however slow the machine. Deferrals are scaled: a
+    // retry-after of 30 s hides a message for 3 s, the first transient backoff (10 s) for 1 s.
     f = await startFaultRuntime(sim, {
       workerConcurrency: 10,
-      visibilityTimeoutMs: 60_000,
       maxReceiveCount: 10,
       deferUnitMs: 100,
       leaseMs: LEASE_MS,

@@ -129,6 +129,11 @@ export interface FaultRuntime {
   readonly rt: Runtime;
   readonly log: MemoryLog;
   readonly outcomes: { message: RunMessage; outcome: RunOutcome }[];
+  /**
+   * Runs `at` inside the worker the moment its nth decision is made (while that decision's
+   * message is still in flight), and resolves with what it returned. Ask before the nth.
+   */
+  atOutcome<T>(n: number, at: () => T): Promise<T>;
   /** Posts the run's delivery `times` times in parallel; answers the HTTP statuses. */
   deliver(run: Pick<PlannedRun, 'id' | 'installationId'>, guid: string, times?: number): Promise<number[]>;
   close(): Promise<void>;
@@ -153,6 +158,7 @@ export async function startFaultRuntime(
 ): Promise<FaultRuntime> {
   const log = new MemoryLog();
   const outcomes: FaultRuntime['outcomes'] = [];
+  const watchers: { n: number; fire: () => void }[] = [];
   const { env, ...rest } = opts;
   const rt = await startRuntime({
     env: { ...faultRuntimeEnv(sim), ...env },
@@ -160,12 +166,28 @@ export async function startFaultRuntime(
     port: 0,
     retryBaseMs: 5,
     ...rest,
-    onOutcome: (message, outcome) => outcomes.push({ message, outcome }),
+    onOutcome: (message, outcome) => {
+      outcomes.push({ message, outcome });
+      for (const w of watchers.filter((x) => x.n === outcomes.length)) w.fire();
+    },
   });
   return {
     rt,
     log,
     outcomes,
+    atOutcome: (n, at) =>
+      new Promise((resolve, reject) =>
+        watchers.push({
+          n,
+          fire: () => {
+            try {
+              resolve(at());
+            } catch (err) {
+              reject(err as Error);
+            }
+          },
+        }),
+      ),
     deliver: async (run, guid, times = 1) => {
       const d = await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, run.id, run.installationId), guid);
       const answers = await Promise.all(

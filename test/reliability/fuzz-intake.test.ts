@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { httpLambda } from '../../lib/http/lambda-http.js';
-import { EmbeddedFifoQueue } from '../../lib/local/queue.js';
+import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import { MemoryMetrics } from '../../lib/obs/ports.js';
 import type { JobOnRunner } from '../../lib/signals/job-runners.js';
 import { createIntake, MAX_BODY_BYTES } from '../../lib/webhook/intake.js';
@@ -41,12 +41,8 @@ beforeEach(() => {
         isSeen: async (guid) => seen.has(guid),
         markSeen: async (guid) => void seen.add(guid),
       },
-      queue: {
-        // The embedded queue checks ids and bodies with the limits SQS enforces.
-        send: async (message, groupId, deduplicationId) => {
-          queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
-        },
-      },
+      // The embedded queue checks ids and bodies with the limits SQS enforces.
+      queue: embeddedRunQueue(queue),
       jobs: {
         started: async (job) => void jobs.set(job.jobId, job),
         finished: async (job) => void jobs.delete(job.jobId),

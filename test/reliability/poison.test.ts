@@ -1,7 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EmbeddedFifoQueue, QueuePoller } from '../../lib/local/queue.js';
+import { QueuePoller } from '../../lib/local/queue-poller.js';
+import { EmbeddedFifoQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
 import { transientBackoffSeconds } from '../../lib/worker/handler.js';
@@ -12,6 +12,14 @@ const send = (q: EmbeddedFifoQueue, body: string, groupId = 'g', dedup = `${Math
   q.send({ body, groupId, deduplicationId: dedup });
 const sendMessage = (q: EmbeddedFifoQueue, m: RunMessage) =>
   send(q, JSON.stringify(m), messageGroupId(m), m.deliveryId);
+
+/** A queue whose clock moves only when the test says: timeouts and deferrals end on cue, never by a race. */
+function queueOnClock(name: string, maxReceiveCount: number) {
+  let now = 0;
+  const queue = new EmbeddedFifoQueue({ name, maxReceiveCount, now: () => now });
+  return { queue, advance: (ms: number) => void (now += ms) };
+}
+const HOUR = 3_600_000;
 
 describe('poison messages: permanent faults are acknowledged with a reason and counted', () => {
   let h: Harness;
@@ -79,21 +87,36 @@ describe('transient faults: exponential backoff, then the DLQ with the reason lo
   it('a run GitHub keeps failing on is deferred 10, 20, 40, 80 s, then dead-lettered after maxReceiveCount with its reason', async () => {
     const run = lostRun(h);
     h.sim.injectFault({ method: 'GET', path: new RegExp(`/actions/runs/${run.id}/jobs`), status: 503, times: 10_000 });
-    const q = new EmbeddedFifoQueue({ name: 'backoff.fifo', visibilityTimeoutMs: 20, maxReceiveCount: 5 });
+    const { queue: q, advance } = queueOnClock('backoff.fifo', 5);
     const deferred: number[] = [];
     const worker = h.worker({
       maxReceiveCount: 5,
-      // One second of deferral is one millisecond here.
       defer: async (record, seconds) => {
         deferred.push(seconds);
-        q.changeVisibility(record.receiptHandle, seconds);
+        q.changeVisibility(record.receiptHandle, seconds * 1000);
       },
     });
     sendMessage(q, h.message(run.id));
     const poller = new QueuePoller(q, worker, { onError: () => undefined });
-    for (let i = 0; i < 200 && q.deadLetters.length === 0; i++) {
-      await poller.pollOnce();
-      await sleep(5);
+    for (let receive = 1; receive <= 6; receive++) {
+      const handed = await poller.pollOnce();
+      if (q.deadLetters.length > 0) {
+        // The receive after the fifth moves the message instead of handing it over.
+        expect(handed).toBe(0);
+        break;
+      }
+      expect(handed).toBe(1);
+      const wait = deferred[receive - 1];
+      if (wait === undefined) {
+        // The last receive is not deferred: the message waits out its visibility timeout.
+        advance(HOUR);
+        continue;
+      }
+      // Hidden for exactly the deferral.
+      advance(wait * 1000 - 1);
+      expect(q.stats()).toMatchObject({ visible: 0, inFlight: 1 });
+      advance(1);
+      expect(q.stats().visible).toBe(1);
     }
     expect(deferred).toEqual([10, 20, 40, 80]);
     expect(q.deadLetters).toHaveLength(1);
@@ -116,7 +139,7 @@ describe('a DLQ redrive is safe at any time', () => {
 
   it('redriving an already-decided message produces no second re-run', async () => {
     const run = lostRun(h);
-    const q = new EmbeddedFifoQueue({ name: 'redrive.fifo', visibilityTimeoutMs: 5_000, maxReceiveCount: 3 });
+    const { queue: q } = queueOnClock('redrive.fifo', 3);
     const decisions: string[] = [];
     const worker = h.worker({ onOutcome: (_m, o) => decisions.push(o.decision) });
     sendMessage(q, h.message(run.id));
@@ -138,19 +161,19 @@ describe('a DLQ redrive is safe at any time', () => {
   it('redriving a message that never got decided decides it once; a second redrive finds nothing', async () => {
     const run = lostRun(h);
     h.sim.injectFault({ method: 'GET', path: new RegExp(`/actions/runs/${run.id}/jobs`), status: 502, times: 10_000 });
-    // Longer than a decision takes, so no receive overlaps the one before.
-    const q = new EmbeddedFifoQueue({ name: 'redrive2.fifo', visibilityTimeoutMs: 1_000, maxReceiveCount: 2 });
+    const { queue: q, advance } = queueOnClock('redrive2.fifo', 2);
     const decisions: string[] = [];
     const worker = h.worker({
       maxReceiveCount: 2,
       onOutcome: (_m, o) => decisions.push(o.decision),
-      defer: async (record, seconds) => void q.changeVisibility(record.receiptHandle, seconds),
+      defer: async (record, seconds) => void q.changeVisibility(record.receiptHandle, seconds * 1000),
     });
     sendMessage(q, h.message(run.id));
     const poller = new QueuePoller(q, worker, { onError: () => undefined });
-    for (let i = 0; i < 300 && q.deadLetters.length === 0; i++) {
+    // One receive at a time, each waited out before the next: no two receives overlap.
+    for (let i = 0; i < 3 && q.deadLetters.length === 0; i++) {
       await poller.pollOnce();
-      await sleep(10);
+      advance(HOUR);
     }
     expect(q.deadLetters).toHaveLength(1);
     expect(decisions).toEqual([]);

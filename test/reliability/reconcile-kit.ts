@@ -1,6 +1,7 @@
 import { createAppClient } from '../../lib/github/client.js';
 import type { Ledger } from '../../lib/ledger/ledger.js';
-import { EmbeddedFifoQueue, QueuePoller } from '../../lib/local/queue.js';
+import { QueuePoller } from '../../lib/local/queue-poller.js';
+import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/ports.js';
 import { type ReconcileLimits, Reconciler } from '../../lib/reconcile/reconciler.js';
@@ -34,7 +35,9 @@ export function kit(
     app?: boolean;
   } = {},
 ): Kit {
-  const queue = opts.queue ?? new EmbeddedFifoQueue({ name: 'reprise-runs.fifo', visibilityTimeoutMs: 2_000 });
+  // The queue's clock stands still: a message leaves flight only when the worker deletes it.
+  const queue = opts.queue ?? new EmbeddedFifoQueue({ name: 'reprise-runs.fifo', now: () => 0 });
+  const runQueue = embeddedRunQueue(queue);
   const metrics = new MemoryMetrics();
   const sent: RunMessage[] = [];
   const reconciler = new Reconciler({
@@ -55,7 +58,7 @@ export function kit(
         opts.send ??
         (async (message, groupId, deduplicationId) => {
           sent.push(message);
-          queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
+          await runQueue.send(message, groupId, deduplicationId);
         }),
     },
     log: h.log,

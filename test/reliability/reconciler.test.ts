@@ -29,12 +29,13 @@ describe('reconciler: orphaned claims', () => {
   it('a claim whose worker died before the re-run call is released after its lease and decided again: one re-run', async () => {
     const run = lostRun(h);
     const msg = h.message(run.id);
-    await h.ledger.claim(msg, 'dead-worker', 1_000);
+    // A lease longer than the test may run: the early sweep cannot find it expired on a slow machine.
+    await h.ledger.claim(msg, 'dead-worker', MINUTE);
 
     const early = await kit(h).reconciler.sweep();
     expect(early).toMatchObject({ matched: 0, orphansReleased: 0, failed: false });
 
-    const k = kit(h, { offsetMs: 2_000 });
+    const k = kit(h, { offsetMs: 2 * MINUTE });
     expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 1, failed: false });
     expect(k.enqueued()).toEqual([msg]);
     expect(await h.ledger.get(msg.repository.id, run.id, 1)).toBeUndefined();
@@ -474,7 +475,8 @@ describe('reconciler in the local runtime', () => {
     });
     const msg = runMessageFromPayload(workflowRunPayload(sim, run.id), 'timer-delivery');
     await rt.ledger.claim(msg, 'dead-local-worker', 50);
-    const deadline = Date.now() + 8_000;
+    // A bound on waiting, not on the timer: a loaded machine only makes the sweep come later.
+    const deadline = Date.now() + 20_000;
     while (outcomes().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(sim.reruns.map((r) => r.runId)).toEqual([run.id]);
     expect(outcomes().map((o) => o.decision)).toEqual(['retried']);

@@ -82,7 +82,6 @@ describe('security: no secret in any log line', () => {
     sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
     const f = await startFaultRuntime(sim, {
       env: { WEBHOOK_SECRET, WEBHOOK_SECRET_PREVIOUS, SIGNAL_SECRET },
-      visibilityTimeoutMs: 10_000,
       deferUnitMs: 20,
     });
     try {

@@ -5,7 +5,7 @@ import type { RepoConfig } from '../../lib/config/repo-config.js';
 import { createClientFactory } from '../../lib/github/client.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
-import { EmbeddedFifoQueue } from '../../lib/local/queue.js';
+import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/ports.js';
 import { SignalStore } from '../../lib/signals/signal-store.js';
@@ -109,8 +109,9 @@ export async function startHarness(): Promise<Harness> {
       runMessageFromPayload(workflowRunPayload(sim, runId, INSTALLATION_ID), deliveryId),
     sqsEvent: (messages) => {
       const q = new EmbeddedFifoQueue({ name: 'reprise-runs.fifo' });
-      for (const m of messages)
-        q.send({ body: JSON.stringify(m), groupId: messageGroupId(m), deduplicationId: m.deliveryId });
+      // The embedded queue takes a message before its send returns.
+      const runs = embeddedRunQueue(q);
+      for (const m of messages) void runs.send(m, messageGroupId(m), m.deliveryId);
       const records = [];
       for (let r = q.receive(10); r.length > 0; r = q.receive(10)) records.push(...r);
       return { Records: records };
