@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GitHubSimulator } from '../sim/index.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+import { printSummary } from './faults-support.js';
 
 const SECRET = 'hostile-secret';
 const OTHER_INSTALLATION = 5151;
@@ -101,6 +102,13 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
       const otherMs = await other.rerunMs;
       await local.rt.poller.drain(15_000);
 
+      printSummary('hostile repository', {
+        'healthz probes': healthz.length,
+        'healthz max ms': Math.round(Math.max(...healthz)),
+        'other webhook ms': Math.round(other.webhookMs),
+        'other re-run ms': Math.round(otherMs),
+        'other re-run alone ms': Math.round(usualMs),
+      });
       expect(healthz.length).toBeGreaterThan(3);
       expect(Math.max(...healthz)).toBeLessThan(HEALTHZ_MS);
       expect(other.webhookMs).toBeLessThan(1_000);
