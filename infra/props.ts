@@ -1,5 +1,6 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { compileExtraPatterns } from '../lib/classify/patterns.js';
 import { WebhookAccess } from './webhook-access.js';
 import { graphqlUrlFor } from '../lib/config/github-settings.js';
 
@@ -250,11 +251,14 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
   check(resolved.signalTtl.toSeconds() >= 3600, 'signalTtl must be at least one hour');
   for (const p of resolved.extraPatterns) {
     if (/[\r\n]/.test(p)) throw new Error('Reprise: an extra pattern cannot contain a line break');
-    try {
-      new RegExp(p, 'i');
-    } catch {
-      throw new Error(`Reprise: extraPatterns holds an invalid regular expression: ${p}`);
-    }
+  }
+  // The same compiler the worker uses: what it would refuse fails the synth instead.
+  try {
+    compileExtraPatterns(resolved.extraPatterns);
+  } catch (err) {
+    throw new Error(`Reprise: extraPatterns holds an invalid regular expression: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return resolved;
 }

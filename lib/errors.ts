@@ -47,9 +47,9 @@ export class PatternError extends ConfigError {
   constructor(
     readonly line: number,
     readonly source: string,
-    cause: unknown,
+    why: string,
   ) {
-    super(`extra_patterns line ${line}: invalid regular expression /${source}/: ${(cause as Error).message}`);
+    super(`extra_patterns line ${line}: ${why}`);
   }
 }
 

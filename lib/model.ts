@@ -91,6 +91,8 @@ export interface JobVerdict {
   readonly evidence: string;
   /** Vetoes say who decided: a person, concurrency or a timeout. */
   readonly veto?: 'person' | 'concurrency' | 'timeout';
+  /** Set when the evidence could not be read within the decision's work budget: the run is left alone. */
+  readonly cutShort?: true;
 }
 
 export type DecisionKind =
@@ -120,6 +122,18 @@ export interface Decision {
   readonly reason: string;
 }
 
+/**
+ * A regular expression compiled for a linear-time engine (RE2): matching it can never take
+ * longer than the text and pattern sizes allow, whoever wrote either.
+ */
+export interface TextPattern {
+  /** The expression as written. */
+  readonly source: string;
+  /** Instructions of the compiled program: the work per character of text is at most this. */
+  readonly size: number;
+  test(text: string): boolean;
+}
+
 /** The decision settings, after defaults and the repository's `.github/reprise.yml` are merged. */
 export interface RepoConfig {
   readonly enabled: boolean;
@@ -129,7 +143,7 @@ export interface RepoConfig {
   readonly maxAttempts: number;
   /** Lower cap when the only evidence is text (an OOM-kill leaves the same text). */
   readonly textOnlyMaxAttempts: number;
-  readonly extraPatterns: readonly RegExp[];
+  readonly extraPatterns: readonly TextPattern[];
   readonly ignoreJobs: readonly string[];
   readonly dryRun: boolean;
   readonly rerunAllFallback: boolean;

@@ -1,5 +1,7 @@
 import type { Annotation, EvidenceSource, JobFacts, JobVerdict, RunnerSignal, SignalKind } from '../model.js';
-import { CANCELLATION_ECHO, FAIL_FAST, matchLoss, matchVeto } from './patterns.js';
+import type { TextPattern } from './linear-pattern.js';
+import { CANCELLATION_ECHO, EXIT_CODE, FAIL_FAST, matches, matchLoss, matchVeto } from './patterns.js';
+import { BudgetSpent, ScanBudget, scanned, type ScanMeter } from './scan-budget.js';
 
 /** Annotations as read from GitHub, or the status that made them unreadable. */
 export type AnnotationEvidence = readonly Annotation[] | { readonly unavailable: number };
@@ -18,8 +20,6 @@ export type Classification = { readonly kind: 'verdict'; readonly verdict: JobVe
 /** A rebalance recommendation is a risk, not an interruption: never enough alone. */
 const EXACT_KINDS: ReadonlySet<SignalKind> = new Set(['spot-interruption', 'terminated', 'external']);
 
-const EXIT_CODE = /process completed with exit code \d+/i;
-
 interface TextFindings {
   loss?: string;
   veto?: { kind: 'person' | 'concurrency' | 'timeout'; text: string };
@@ -28,19 +28,21 @@ interface TextFindings {
   echoOnly: boolean;
 }
 
-function examine(texts: readonly string[], extra: readonly RegExp[]): TextFindings {
+/** Texts are read up to the size limit: each pattern sees the head of a text, never all of a huge one. */
+function examine(texts: readonly string[], extra: readonly TextPattern[], meter: ScanMeter): TextFindings {
   const f: TextFindings = { real: [], echoOnly: texts.length > 0 };
-  for (const text of texts) {
-    const veto = matchVeto(text);
+  for (const whole of texts) {
+    const text = scanned(whole, meter.limits);
+    const veto = matchVeto(text, meter);
     if (veto) {
       f.veto ??= { kind: veto, text };
       f.echoOnly = false;
       continue;
     }
-    if (CANCELLATION_ECHO.test(text)) continue;
+    if (matches(CANCELLATION_ECHO, text, meter)) continue;
     f.echoOnly = false;
-    if (FAIL_FAST.test(text)) continue;
-    const loss = EXIT_CODE.test(text) ? undefined : matchLoss(text, extra);
+    if (matches(FAIL_FAST, text, meter)) continue;
+    const loss = matches(EXIT_CODE, text, meter) ? undefined : matchLoss(text, extra, meter);
     if (loss) f.loss ??= loss;
     else f.real.push(text);
   }
@@ -48,8 +50,10 @@ function examine(texts: readonly string[], extra: readonly RegExp[]): TextFindin
 }
 
 /** Title and message together, except the cancellation echo, which must stay recognisable whatever its title. */
-const annotationText = (a: Annotation): string =>
-  a.title && !CANCELLATION_ECHO.test(a.message) ? `${a.title}: ${a.message}` : a.message;
+const annotationText = (a: Annotation, meter: ScanMeter): string =>
+  a.title && !matches(CANCELLATION_ECHO, scanned(a.message, meter.limits), meter)
+    ? `${a.title}: ${a.message}`
+    : a.message;
 
 function verdict(
   job: JobFacts,
@@ -57,29 +61,65 @@ function verdict(
   source: EvidenceSource,
   evidence: string,
   veto?: JobVerdict['veto'],
+  cutShort?: true,
 ): Classification {
   return {
     kind: 'verdict',
-    verdict: { job, verdict: v, source, evidence: evidence.slice(0, 200), ...(veto && { veto }) },
+    verdict: {
+      job,
+      verdict: v,
+      source,
+      evidence: evidence.slice(0, 200),
+      ...(veto && { veto }),
+      ...(cutShort && { cutShort }),
+    },
   };
 }
 
 /**
  * Classifies one failed or cancelled job as infra, genuine, inconclusive or vetoed. Pure: when the annotations cannot
  * settle it and the log has not been read, it answers `need_log` and is called again.
+ *
+ * The work is bounded by `budget`, shared by every job of one decision: a job whose evidence
+ * cannot be read within it is `inconclusive` and marked `cutShort`, which leaves the run alone.
  */
-export function classifyJob(job: JobFacts, ev: JobEvidence, extra: readonly RegExp[]): Classification {
+export function classifyJob(
+  job: JobFacts,
+  ev: JobEvidence,
+  extra: readonly TextPattern[],
+  budget: ScanBudget = new ScanBudget(),
+): Classification {
+  const meter = budget.window();
+  try {
+    return classifyWithin(job, ev, extra, meter);
+  } catch (err) {
+    if (!(err instanceof BudgetSpent)) throw err;
+    const readable = Array.isArray(ev.annotations);
+    const source: EvidenceSource =
+      ev.log === undefined ? (readable ? 'annotations' : 'unreadable') : readable ? 'annotations+logs' : 'logs';
+    return verdict(job, 'inconclusive', source, `evidence not read to the end: ${err.message}`, undefined, true);
+  }
+}
+
+function classifyWithin(
+  job: JobFacts,
+  ev: JobEvidence,
+  extra: readonly TextPattern[],
+  meter: ScanMeter,
+): Classification {
   const cancelled = job.conclusion === 'cancelled';
   const readable = Array.isArray(ev.annotations);
-  const failures = readable
-    ? (ev.annotations as readonly Annotation[]).filter((a) => a.level.toLowerCase() === 'failure').map(annotationText)
+  const failing = readable
+    ? (ev.annotations as readonly Annotation[]).filter((a) => a.level.toLowerCase() === 'failure')
     : [];
-  const fromAnn = examine(failures, extra);
+  meter.count(failing.length, 'failure annotations');
+  const failures = failing.map((a) => annotationText(a, meter));
+  const fromAnn = examine(failures, extra, meter);
   const exact = ev.signals.find((s) => EXACT_KINDS.has(s.kind));
 
   if (fromAnn.veto) return verdict(job, 'vetoed', 'annotations', fromAnn.veto.text, fromAnn.veto.kind);
   // A real failure beside the loss (a test failed, then the runner died in an always() step).
-  const exitCode = fromAnn.real.find((t) => EXIT_CODE.test(t));
+  const exitCode = fromAnn.real.find((t) => matches(EXIT_CODE, t, meter));
   if (exitCode) return verdict(job, 'genuine', 'annotations', exitCode);
   if (!cancelled && (fromAnn.loss || exact) && fromAnn.real.length > 0) {
     return verdict(job, 'genuine', 'annotations', fromAnn.real[0] ?? '');
@@ -102,10 +142,11 @@ export function classifyJob(job: JobFacts, ev: JobEvidence, extra: readonly RegE
     const why = `no annotation evidence; log ${ev.log}`;
     return verdict(job, cancelled ? 'inconclusive' : 'genuine', src, why);
   }
-  const fromLog = examine(ev.log.errors, extra);
+  meter.count(ev.log.errors.length, 'error lines in the log window');
+  const fromLog = examine(ev.log.errors, extra, meter);
   if (fromLog.veto) return verdict(job, 'vetoed', source, fromLog.veto.text, fromLog.veto.kind);
   const realAnywhere = [...fromAnn.real, ...fromLog.real];
-  const logExit = fromLog.real.find((t) => EXIT_CODE.test(t));
+  const logExit = fromLog.real.find((t) => matches(EXIT_CODE, t, meter));
   if (logExit) return verdict(job, 'genuine', source, logExit);
   if (fromLog.loss && realAnywhere.length === 0) return verdict(job, 'infra', source, `log pattern ${fromLog.loss}`);
   if (realAnywhere.length > 0 && !cancelled) return verdict(job, 'genuine', source, realAnywhere[0] ?? '');

@@ -1,58 +1,69 @@
-import { PatternError } from '../errors.js';
+import { linearPattern, type TextPattern } from './linear-pattern.js';
+import type { ScanMeter } from './scan-budget.js';
+
+export type { TextPattern };
 
 /**
  * Texts GitHub leaves behind when a runner disappears, and texts that must never count as
- * infrastructure. Anchored on the stable wording; runner names and timestamps vary.
+ * infrastructure. Anchored on the stable wording; runner names and timestamps vary. All run on
+ * RE2 (linear time): the texts they read are written by the workflows that failed.
  */
 export interface NamedPattern {
   readonly name: string;
-  readonly re: RegExp;
+  readonly re: TextPattern;
 }
 
 export const RUNNER_LOSS_PATTERNS: readonly NamedPattern[] = [
   // Named, unnamed and empty-named self-hosted runners share the tail of the sentence.
-  { name: 'self-hosted-lost', re: /the self-hosted runner(?::[^\n]*?)? lost communication with the server/i },
-  { name: 'hosted-lost', re: /the hosted runner(?::[^\n]*?)? lost communication with the server/i },
-  { name: 'shutdown-signal', re: /the runner has received a shutdown signal/i },
+  {
+    name: 'self-hosted-lost',
+    re: linearPattern('the self-hosted runner(?::[^\\n]*?)? lost communication with the server'),
+  },
+  { name: 'hosted-lost', re: linearPattern('the hosted runner(?::[^\\n]*?)? lost communication with the server') },
+  { name: 'shutdown-signal', re: linearPattern('the runner has received a shutdown signal') },
 ];
 
 /** Alone it proves nothing: it often follows the shutdown signal, so it sends the job to its log. */
-export const CANCELLATION_ECHO = /^\s*the operation was canceled\.?\s*$/i;
+export const CANCELLATION_ECHO: TextPattern = linearPattern('^\\s*the operation was canceled\\.?\\s*$');
 
 /** Fail-fast siblings: cancelled because another job failed; neither blame nor evidence. */
-export const FAIL_FAST = /the strategy configuration was canceled because/i;
+export const FAIL_FAST: TextPattern = linearPattern('the strategy configuration was canceled because');
+
+/** A step's process exited non-zero: a real failure, whatever else the text says. */
+export const EXIT_CODE: TextPattern = linearPattern('process completed with exit code \\d+');
 
 export type VetoKind = 'person' | 'concurrency' | 'timeout';
 
-export const VETO_PATTERNS: readonly { readonly kind: VetoKind; readonly re: RegExp }[] = [
-  { kind: 'person', re: /the run was canceled by @/i },
-  { kind: 'concurrency', re: /canceling since a higher priority waiting request for .* exists/i },
-  { kind: 'timeout', re: /has exceeded the maximum execution time of/i },
+export const VETO_PATTERNS: readonly { readonly kind: VetoKind; readonly re: TextPattern }[] = [
+  { kind: 'person', re: linearPattern('the run was canceled by @') },
+  { kind: 'concurrency', re: linearPattern('canceling since a higher priority waiting request for .* exists') },
+  { kind: 'timeout', re: linearPattern('has exceeded the maximum execution time of') },
 ];
 
-export function matchLoss(text: string, extra: readonly RegExp[]): string | undefined {
-  for (const p of RUNNER_LOSS_PATTERNS) if (p.re.test(text)) return p.name;
-  for (const re of extra) if (re.test(text)) return `extra:${re.source}`;
+/** Every built-in pattern by name, for tests and documentation that must cover them all. */
+export const BUILT_IN_PATTERNS: readonly NamedPattern[] = [
+  ...RUNNER_LOSS_PATTERNS,
+  { name: 'cancellation-echo', re: CANCELLATION_ECHO },
+  { name: 'fail-fast', re: FAIL_FAST },
+  { name: 'exit-code', re: EXIT_CODE },
+  ...VETO_PATTERNS.map((v) => ({ name: `veto-${v.kind}`, re: v.re })),
+];
+
+/** Runs one pattern, after the meter (when given) has had its say. */
+export const matches = (re: TextPattern, text: string, meter?: ScanMeter): boolean => {
+  meter?.check();
+  return re.test(text);
+};
+
+export function matchLoss(text: string, extra: readonly TextPattern[], meter?: ScanMeter): string | undefined {
+  for (const p of RUNNER_LOSS_PATTERNS) if (matches(p.re, text, meter)) return p.name;
+  for (const re of extra) if (matches(re, text, meter)) return `extra:${re.source}`;
   return undefined;
 }
 
-export function matchVeto(text: string): VetoKind | undefined {
-  return VETO_PATTERNS.find((v) => v.re.test(text))?.kind;
+export function matchVeto(text: string, meter?: ScanMeter): VetoKind | undefined {
+  return VETO_PATTERNS.find((v) => matches(v.re, text, meter))?.kind;
 }
 
-/** One case-insensitive regex per line; `#` comments and blank lines skipped; an invalid one is an error. */
-export function compileExtraPatterns(input: string | readonly string[] | undefined): RegExp[] {
-  if (input === undefined) return [];
-  const lines = typeof input === 'string' ? input.split(/\r?\n/) : input;
-  const out: RegExp[] = [];
-  lines.forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
-    try {
-      out.push(new RegExp(line, 'i'));
-    } catch (err) {
-      throw new PatternError(i + 1, line, err);
-    }
-  });
-  return out;
-}
+export { PatternError } from '../errors.js';
+export { compileExtraPatterns, EXTRA_PATTERN_LIMITS } from './extra-patterns.js';

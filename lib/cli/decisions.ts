@@ -22,7 +22,9 @@ Usage: reprise decisions (--stack NAME | --table NAME | --local URL) [--repo OWN
 Sources:
   --stack NAME     the deployed table, named by the stack output TableName
   --table NAME     a DynamoDB table (AWS SDK default credentials and region)
-  --local URL      a running local runtime (npm start), e.g. http://127.0.0.1:3000
+  --local URL      a running local runtime's admin port (npm start), e.g. http://127.0.0.1:3001
+  --data-dir DIR   with --local: the runtime's --data-dir, whose admin-token file is read
+                   (default .reprise; REPRISE_ADMIN_TOKEN overrides)
 
 Filters:
   --repo OWNER/NAME  one repository
@@ -38,6 +40,7 @@ const OPTIONS = {
   stack: { type: 'string' },
   table: { type: 'string' },
   local: { type: 'string' },
+  'data-dir': { type: 'string' },
   repo: { type: 'string' },
   since: { type: 'string' },
   limit: { type: 'string' },
@@ -59,7 +62,7 @@ export async function decisions(argv: readonly string[], io: CliIo): Promise<num
         ...(v.since && { sinceMs: parseSince(v.since) }),
         limit: parseCount(v.limit, 'limit', 20),
       };
-      const source = await ledgerSource(io, { table: v.table, stack: v.stack, local: v.local });
+      const source = await ledgerSource(io, { table: v.table, stack: v.stack, local: v.local, dataDir: v['data-dir'] });
       if (!source) throw new UsageError('pass --stack NAME, --table NAME or --local URL');
       const list = await withProgress(io, `reading ${source.where}`, async () => {
         try {

@@ -15,6 +15,8 @@ export interface LedgerOptions {
   readonly table?: string | undefined;
   readonly stack?: string | undefined;
   readonly local?: string | undefined;
+  /** The local runtime's data directory, where its admin token is kept. */
+  readonly dataDir?: string | undefined;
 }
 
 /** The DynamoDB table named by `--table`, or by the stack's `TableName` output. */
@@ -35,7 +37,12 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
         if (f.repository) q.set('repo', f.repository);
         if (f.sinceMs !== undefined) q.set('since', String(f.sinceMs));
         if (f.limit !== undefined) q.set('limit', String(f.limit));
-        const body = (await localRequest(io, base, 'GET', `/decisions?${q.toString()}`)) as {
+        const body = (await localRequest(
+          io,
+          { url: base, dataDir: o.dataDir },
+          'GET',
+          `/decisions?${q.toString()}`,
+        )) as {
           decisions: DecisionRecord[];
         };
         return body.decisions;

@@ -1,23 +1,57 @@
+import { readFile } from 'node:fs/promises';
 import { CliError, type CliIo } from './io.js';
 
+/** A running local runtime's operator port, and the data directory its token is kept in. */
+export interface LocalTarget {
+  readonly url: string;
+  /** The runtime's `--data-dir`; its `admin-token` file holds the key. */
+  readonly dataDir?: string | undefined;
+}
+
+/** The token file the local runtime writes on first start (`.reprise` without `--data-dir`). */
+export const localTokenFile = (dataDir: string | undefined): string =>
+  `${(dataDir ?? '.reprise').replace(/\/+$/, '')}/admin-token`;
+
+/** `REPRISE_ADMIN_TOKEN`, else the runtime's token file. */
+export async function localToken(io: CliIo, dataDir: string | undefined): Promise<string> {
+  const fromEnv = io.env.REPRISE_ADMIN_TOKEN?.trim();
+  if (fromEnv) return fromEnv;
+  const file = localTokenFile(dataDir);
+  try {
+    const token = (await readFile(file, 'utf8')).trim();
+    if (token) return token;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new CliError(`cannot read the local runtime's admin token ${file}: ${(err as Error).message}`);
+    }
+  }
+  throw new CliError(
+    `no admin token for the local runtime in ${file}: pass --data-dir DIR as given to "npm start", or set REPRISE_ADMIN_TOKEN`,
+  );
+}
+
 /**
- * Calls the local runtime's admin routes (`npm start`); any failure names the URL tried.
- * A 4xx answer with a JSON body is returned to the caller when `accept` lists its status.
+ * Calls the local runtime's operator routes (`npm start`), with its admin token; any failure
+ * names the URL tried. A 4xx answer with a JSON body is returned to the caller when `accept`
+ * lists its status.
  */
 export async function localRequest(
   io: CliIo,
-  base: string,
+  target: string | LocalTarget,
   method: 'GET' | 'POST',
   path: string,
   body?: unknown,
   accept: readonly number[] = [],
 ): Promise<unknown> {
+  const { url: base, dataDir } = typeof target === 'string' ? { url: target, dataDir: undefined } : target;
   const url = `${base.replace(/\/+$/, '')}${path}`;
+  const authorization = `Bearer ${await localToken(io, dataDir)}`;
   let res: Response;
   try {
     res = await (io.fetch ?? fetch)(url, {
       method,
-      ...(body !== undefined && { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      headers: { authorization, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
     });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
@@ -33,6 +67,11 @@ export async function localRequest(
   }
   if (res.ok || accept.includes(res.status)) return parsed;
   const said = (parsed as { error?: string } | undefined)?.error ?? text.slice(0, 200);
-  const hint = res.status === 404 ? ' (a runtime without the admin routes?)' : '';
+  const hint =
+    res.status === 404
+      ? ' (the public port? --local takes the admin port, PORT + 1 by default)'
+      : res.status === 401
+        ? ` (the token in ${localTokenFile(dataDir)} or REPRISE_ADMIN_TOKEN is not this runtime's)`
+        : '';
   throw new CliError(`${method} ${url} answered ${res.status}: ${said}${hint}`);
 }

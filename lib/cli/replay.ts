@@ -32,7 +32,8 @@ never one that re-ran the run (retried, retried_all): the worker's claim still g
 against a double re-run.
 
 Options:
-  --local URL       a running local runtime (npm start), e.g. http://127.0.0.1:3000
+  --local URL       a running local runtime's admin port (npm start), e.g. http://127.0.0.1:3001
+  --data-dir DIR    with --local: the runtime's --data-dir (its admin-token file; default .reprise)
   --stack NAME      the deployed queue and table, from the stack outputs QueueUrl and TableName
   --queue-url URL   the SQS FIFO work queue
   --table NAME      the DynamoDB table holding the ledger
@@ -46,6 +47,7 @@ Exit codes: 0 sent, or already decided/delivered; 1 refused, in progress, unknow
 
 const OPTIONS = {
   local: { type: 'string' },
+  'data-dir': { type: 'string' },
   stack: { type: 'string' },
   'queue-url': { type: 'string' },
   table: { type: 'string' },
@@ -128,6 +130,7 @@ function describeVerdict(v: ReplayVerdict, target: string, deliveryId: string): 
 
 interface RunOptions {
   readonly local?: string;
+  readonly 'data-dir'?: string;
   readonly stack?: string;
   readonly 'queue-url'?: string;
   readonly table?: string;
@@ -169,7 +172,14 @@ async function replayRun(io: CliIo, target: string, v: RunOptions): Promise<Outc
   }
   const force = v.force === true;
   const verdict = local
-    ? ((await localRequest(io, local, 'POST', '/replay', { message: msg, force }, [200, 409])) as ReplayVerdict)
+    ? ((await localRequest(
+        io,
+        { url: local, dataDir: v['data-dir'] },
+        'POST',
+        '/replay',
+        { message: msg, force },
+        [200, 409],
+      )) as ReplayVerdict)
     : await replayGuard(new Ledger(dynamoClient(io), table!), msg, force);
   if (!local && verdict.kind === 'enqueue') await sendToQueue(io, queueUrl!, msg);
   return { target: name, ...describeVerdict(verdict, name, deliveryId) };

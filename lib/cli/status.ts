@@ -29,7 +29,8 @@ Options:
   --stack NAME       read the webhook URL and the table from the stack outputs
   --webhook-url URL  the expected webhook URL
   --table NAME       the DynamoDB table (AWS SDK default credentials)
-  --local URL        a running local runtime (npm start), e.g. http://127.0.0.1:3000
+  --local URL        a running local runtime's admin port (npm start), e.g. http://127.0.0.1:3001
+  --data-dir DIR     with --local: the runtime's --data-dir (its admin-token file)
   --decisions N      how many recent decisions to show (default 5)
   --json             print the checks as JSON
   -h, --help         this help
@@ -41,6 +42,7 @@ const OPTIONS = {
   'webhook-url': { type: 'string' },
   table: { type: 'string' },
   local: { type: 'string' },
+  'data-dir': { type: 'string' },
   decisions: { type: 'string' },
 } as const;
 
@@ -101,7 +103,7 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
       checks.push(
         await run(io, 'decisions', async () => {
           const table = v.table ?? (v.local ? undefined : outputs?.get('TableName'));
-          return checkDecisions(await ledgerSource(io, { table, local: v.local }), count);
+          return checkDecisions(await ledgerSource(io, { table, local: v.local, dataDir: v['data-dir'] }), count);
         }),
       );
 

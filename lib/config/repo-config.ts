@@ -59,6 +59,24 @@ function oneOf<T extends string>(raw: Raw, key: string, allowed: readonly T[], f
   return v as T;
 }
 
+/**
+ * `ignore_jobs` globs are matched against every candidate job's name: held to a size whose
+ * worst case (globs × name × glob length) stays small.
+ */
+export const IGNORE_JOBS_LIMITS = { count: 50, length: 200 } as const;
+
+function globs(raw: Raw): string[] | undefined {
+  const list = strings(raw, 'ignore_jobs');
+  if (list === undefined) return undefined;
+  const { count, length } = IGNORE_JOBS_LIMITS;
+  if (list.length > count) throw new ConfigError(`ignore_jobs: ${list.length} globs, more than ${count}`);
+  const long = list.find((g) => g.length > length);
+  if (long !== undefined) {
+    throw new ConfigError(`ignore_jobs: a glob of ${long.length} characters, more than ${length}`);
+  }
+  return list;
+}
+
 const KNOWN_KEYS = new Set([
   'enabled',
   'workflows',
@@ -91,7 +109,7 @@ export function applyConfig(base: RepoConfig, raw: Raw): RepoConfig {
       extra === undefined
         ? base.extraPatterns
         : compileExtraPatterns(Array.isArray(extra) ? (strings(raw, 'extra_patterns') ?? []) : String(extra)),
-    ignoreJobs: strings(raw, 'ignore_jobs') ?? base.ignoreJobs,
+    ignoreJobs: globs(raw) ?? base.ignoreJobs,
     dryRun: bool(raw, 'dry_run', base.dryRun),
     rerunAllFallback: bool(raw, 'rerun_all_fallback', base.rerunAllFallback),
     staleCheck: oneOf(raw, 'stale_check', ['off', 'pull_request', 'all'] as const, base.staleCheck),
@@ -106,16 +124,23 @@ export function applyConfig(base: RepoConfig, raw: Raw): RepoConfig {
 
 /**
  * Parses a `.github/reprise.yml`. A malformed file never crashes a decision: the caller
- * gets the base settings back together with the error to report.
+ * gets the base settings back together with the error to report. Only a valid `report`
+ * survives from a malformed file, so the error reaches the check run its owners asked for.
  */
 export function parseRepoConfig(base: RepoConfig, text: string): { config: RepoConfig; error?: string } {
+  let doc: unknown;
   try {
-    const doc: unknown = parseYaml(text);
+    doc = parseYaml(text);
     if (doc === null || doc === undefined) return { config: base };
     if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError('expected a mapping of settings');
     return { config: applyConfig(base, doc as Raw) };
   } catch (err) {
-    return { config: base, error: `.github/reprise.yml: ${(err as Error).message}` };
+    const error = `.github/reprise.yml: ${(err as Error).message}`;
+    const report = (doc as Raw | undefined)?.report;
+    if (report === 'check_run' && base.report !== 'check_run') {
+      return { config: { ...base, report }, error };
+    }
+    return { config: base, error };
   }
 }
 

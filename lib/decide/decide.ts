@@ -108,6 +108,9 @@ function judge(verdicts: readonly JobVerdict[], candidates: JobFacts[], run: Run
     const what = genuine.veto === 'timeout' ? 'timed out' : 'failed for a real reason';
     return final('genuine_failure', `job "${genuine.job.name}" ${what}: ${genuine.evidence}`);
   }
+  // Evidence left unread could hold a real failure: the safe direction is to leave the run alone.
+  const cut = verdicts.find((v) => v.cutShort);
+  if (cut) return final('no_infra_evidence', `job "${cut.job.name}": ${cut.evidence}; the run is left alone`);
   const infra = verdicts.filter((v) => v.verdict === 'infra');
   if (infra.length === 0) {
     return final(

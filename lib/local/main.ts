@@ -2,14 +2,18 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
 import { createLog } from '../obs/powertools.js';
+import { adminTokenPath } from './admin-token.js';
 import { startRuntime } from './runtime.js';
 
 const HELP = `reprise local runtime: the deployed handlers on one machine.
 
-Usage: npm start -- [--port N] [--data-dir DIR] [--dotenv FILE]
+Usage: npm start -- [--port N] [--admin-port N] [--data-dir DIR] [--dotenv FILE]
 
-Serves POST /webhook and GET /healthz, with an embedded DynamoDB and FIFO queue
-and the worker polling it. Configuration comes from the environment (a .env file
+Serves POST /webhook, POST /signals and GET /healthz on PORT (the port to expose
+to GitHub), with an embedded DynamoDB and FIFO queue and the worker polling it.
+The operator routes for "reprise decisions" and "reprise replay" listen on
+127.0.0.1:ADMIN_PORT (default PORT + 1) and need the token kept in
+DIR/admin-token (.reprise/admin-token without --data-dir), created on first start. Configuration comes from the environment (a .env file
 is read when present, or the one --dotenv names): APP_ID + PRIVATE_KEY (or PRIVATE_KEY_PATH) or GITHUB_TOKEN,
 WEBHOOK_SECRET, GITHUB_API_URL, PORT. See README.md for every variable.`;
 
@@ -20,6 +24,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       port: { type: 'string' },
+      'admin-port': { type: 'string' },
       'data-dir': { type: 'string' },
       dotenv: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -37,6 +42,10 @@ async function main(): Promise<void> {
   const port = Number(values.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`PORT: expected a port number, got ${port}`);
+  const adminRaw = values['admin-port'] ?? process.env.ADMIN_PORT;
+  const adminPort = adminRaw === undefined || adminRaw === '' ? undefined : Number(adminRaw);
+  if (adminPort !== undefined && (!Number.isInteger(adminPort) || adminPort < 0 || adminPort > 65535))
+    throw new ConfigError(`ADMIN_PORT: expected a port number, got ${adminRaw}`);
   const log = createLog('reprise-local', process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO');
   const runtime = await startRuntime({
     env: process.env,
@@ -44,6 +53,8 @@ async function main(): Promise<void> {
     port,
     host: process.env.HOST ?? '127.0.0.1',
     ...(values['data-dir'] && { dataDir: values['data-dir'] }),
+    ...(adminPort !== undefined && { adminPort }),
+    adminTokenFile: adminTokenPath(values['data-dir']),
   });
   const stop = (): void => {
     log.info('shutting down');

@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { RuntimeSettings } from '../config/env.js';
 import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
 import { credentialsFromEnv } from '../config/secrets.js';
@@ -21,8 +22,9 @@ import { workerDeps } from '../worker/assemble.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import type { RunMessage } from '../model.js';
 import { adminRoutes } from './admin-routes.js';
+import { adminTokenPath, loadOrCreateAdminToken, requireToken } from './admin-token.js';
 import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
-import { serveRoutes } from './http-server.js';
+import { type Routes, serveRoutes } from './http-server.js';
 import { QueuePoller } from './queue-poller.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from './queue.js';
 
@@ -35,6 +37,17 @@ export interface RuntimeOptions {
   readonly host?: string;
   /** Keep DynamoDB data on disk here; in memory when absent. */
   readonly dataDir?: string;
+  /**
+   * Port of the operator routes (`GET /decisions`, `POST /replay`), always on 127.0.0.1.
+   * @default `port + 1`, or any free port when `port` is 0
+   */
+  readonly adminPort?: number;
+  /**
+   * The key the operator routes ask for. Absent: read from (or created in) `adminTokenFile`,
+   * else `<dataDir>/admin-token`; with neither, a fresh one held in memory.
+   */
+  readonly adminToken?: string;
+  readonly adminTokenFile?: string;
   readonly visibilityTimeoutMs?: number;
   readonly maxReceiveCount?: number;
   /** The queue's clock (visibility timeouts, deduplication window); tests move it by hand. */
@@ -50,7 +63,13 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
+  /** The public port: `POST /webhook`, `POST /signals`, `GET /healthz`, nothing else. */
   readonly url: string;
+  /** The operator routes, loopback only, each behind `Authorization: Bearer <adminToken>`. */
+  readonly adminUrl: string;
+  readonly adminToken: string;
+  /** Where the admin token is kept, when it is kept on disk. */
+  readonly adminTokenFile?: string;
   readonly settings: RuntimeSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
@@ -60,6 +79,7 @@ export interface Runtime {
   readonly reconciler: Reconciler;
   readonly metrics: MemoryMetrics;
   readonly server: Server;
+  readonly adminServer: Server;
   close(): Promise<void>;
 }
 
@@ -163,11 +183,29 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         statusCode: 200,
         body: JSON.stringify({ ok: true, github: settings.apiUrl, queue: queue.stats() }),
       }),
-      ...adminRoutes({ ledger, queue: enqueue, log }),
     },
     opts.port ?? 3000,
     opts.host ?? '127.0.0.1',
     (err) => log.error('request failed', { error: (err as Error).message }),
+  );
+  // Operator routes never share the port a tunnel exposes to GitHub, and still ask for the key:
+  // loopback alone does not keep out other local users or a browser page aimed at localhost.
+  const adminTokenFile = opts.adminTokenFile ?? (opts.dataDir ? adminTokenPath(opts.dataDir) : undefined);
+  const adminToken =
+    opts.adminToken ??
+    (adminTokenFile ? await loadOrCreateAdminToken(adminTokenFile) : randomBytes(32).toString('base64url'));
+  const admin: Routes = Object.fromEntries(
+    Object.entries(adminRoutes({ ledger, queue: enqueue, log })).map(([route, handler]) => [
+      route,
+      requireToken(adminToken, handler),
+    ]),
+  );
+  const publicPort = (server.address() as AddressInfo).port;
+  const { server: adminServer, url: adminUrl } = await serveRoutes(
+    admin,
+    opts.adminPort ?? (opts.port === 0 ? 0 : publicPort + 1),
+    '127.0.0.1',
+    (err) => log.error('admin request failed', { error: (err as Error).message }),
   );
   poller.start();
   const sweeps =
@@ -177,6 +215,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   log.info('reprise local runtime listening', {
     url,
     webhook: `${url}/webhook`,
+    admin: adminUrl,
+    ...(adminTokenFile && { admin_token_file: adminTokenFile }),
     github: settings.apiUrl,
     graphql: settings.graphqlUrl,
     auth: credentials.kind === 'app' ? `GitHub App ${credentials.appId}` : 'GITHUB_TOKEN',
@@ -185,6 +225,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   return {
     url,
+    adminUrl,
+    adminToken,
+    ...(adminTokenFile && { adminTokenFile }),
     settings,
     dynamo,
     ledger,
@@ -194,13 +237,19 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     reconciler,
     metrics,
     server,
+    adminServer,
     close: async () => {
       await sweeps?.stop();
       await poller.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await Promise.all(
+        [server, adminServer].map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
       await dynamo.close();
     },
   };

@@ -114,7 +114,10 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
           );
       }
     }
-    return await record(msg, deps, api, config, base, { decision, reason, verdicts, unexamined });
+    // The repository's owners read the decision (log line, check run), so a broken file is named there.
+    if (cfg.error) reason = `configuration error, decided with defaults: ${cfg.error}; ${reason}`;
+    const line = cfg.error ? { ...base, config_error: cfg.error } : base;
+    return await record(msg, deps, api, config, line, { decision, reason, verdicts, unexamined });
   } catch (err) {
     // A rate-limited re-run call was turned away before GitHub acted on it, so the claim goes
     // back as well; a re-decision that finds the run at a later attempt answers duplicate.

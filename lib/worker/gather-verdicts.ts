@@ -1,7 +1,8 @@
 import type { AnnotationEvidence, JobEvidence } from '../classify/classify-job.js';
 import { classifyJob } from '../classify/classify-job.js';
+import { ScanBudget } from '../classify/scan-budget.js';
 import type { RepoApi } from '../github/repo-api.js';
-import type { JobFacts, JobVerdict, RunnerSignal, SignalWindow } from '../model.js';
+import type { JobFacts, JobVerdict, RunnerSignal, SignalWindow, TextPattern } from '../model.js';
 import type { Log } from '../obs/ports.js';
 import { mapBounded } from '../util/bounded.js';
 
@@ -14,7 +15,9 @@ export interface EvidenceSources {
     forRunner(name: string | null, completedAt: string | null, w: SignalWindow): Promise<RunnerSignal[]>;
   };
   readonly signalWindow: SignalWindow;
-  readonly extraPatterns: readonly RegExp[];
+  readonly extraPatterns: readonly TextPattern[];
+  /** Bounds the pattern work of this decision; a fresh one on the process clock when absent. */
+  readonly scanBudget?: ScanBudget;
   readonly logHosts: readonly string[];
   readonly logWindowBytes: number;
   readonly log: Log;
@@ -27,6 +30,8 @@ export interface GatheredVerdicts {
   readonly signalLookupFailed: boolean;
 }
 
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 const settles = (v: JobVerdict): boolean => v.verdict === 'genuine' || v.verdict === 'vetoed';
 
 /**
@@ -35,6 +40,7 @@ const settles = (v: JobVerdict): boolean => v.verdict === 'genuine' || v.verdict
  * jobs the annotations cannot settle, and nothing more once one job is genuine.
  */
 export async function gatherVerdicts(candidates: readonly JobFacts[], src: EvidenceSources): Promise<GatheredVerdicts> {
+  const budget = src.scanBudget ?? new ScanBudget(undefined, () => performance.now());
   let signalLookupFailed = false;
   const signals = new Map<number, RunnerSignal[]>();
   if (src.signals) {
@@ -68,7 +74,7 @@ export async function gatherVerdicts(candidates: readonly JobFacts[], src: Evide
   };
   const classifyWith = (job: JobFacts, ann: AnnotationEvidence): void => {
     const evidence: JobEvidence = { signals: signals.get(job.id) ?? [], annotations: ann };
-    const c = classifyJob(job, evidence, src.extraPatterns);
+    const c = classifyJob(job, evidence, src.extraPatterns, budget);
     if (c.kind === 'verdict') settle(c.verdict);
     else needLog.push({ job, evidence });
   };
@@ -76,8 +82,11 @@ export async function gatherVerdicts(candidates: readonly JobFacts[], src: Evide
   const viaRest: JobFacts[] = [];
   for (const job of candidates) {
     const ann = annotations.get(job.id);
-    if (ann) classifyWith(job, ann);
-    else viaRest.push(job);
+    if (ann) {
+      // One job's matching at a time, so the intake and other decisions on this process get their turn.
+      await turn();
+      classifyWith(job, ann);
+    } else viaRest.push(job);
   }
   const rest = await mapBounded(
     viaRest,
@@ -95,7 +104,7 @@ export async function gatherVerdicts(candidates: readonly JobFacts[], src: Evide
         windowBytes: src.logWindowBytes,
         log: src.log,
       });
-      const c = classifyJob(job, { ...evidence, log }, src.extraPatterns);
+      const c = classifyJob(job, { ...evidence, log }, src.extraPatterns, budget);
       if (c.kind === 'verdict') settle(c.verdict);
     },
     () => settled,

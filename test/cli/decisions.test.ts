@@ -16,6 +16,7 @@ const SECRET = 'decisions-secret';
 describe('reprise decisions', () => {
   let sim: GitHubSimulator;
   let rt: Runtime;
+  const admin = () => ({ REPRISE_ADMIN_TOKEN: rt.adminToken });
   let dynamo: EmbeddedDynamo;
   const runs: Record<string, number> = {};
 
@@ -46,8 +47,8 @@ describe('reprise decisions', () => {
   });
 
   it('success from the local runtime: newest first, with the reason, filters by repo, since and limit', async () => {
-    const io = captureIo({});
-    expect(await decisions(['--local', rt.url], io)).toBe(0);
+    const io = captureIo(admin());
+    expect(await decisions(['--local', rt.adminUrl], io)).toBe(0);
     const lines = io.out().trimEnd().split('\n');
     expect(lines[0]).toMatch(/^DECIDED +REPOSITORY +RUN +ATTEMPT +DECISION +REASON$/);
     expect(lines[1]).toMatch(
@@ -57,19 +58,19 @@ describe('reprise decisions', () => {
       new RegExp(`^\\S+Z +acme/web +${runs.lost} +1 +retried +1 job\\(s\\) lost to infrastructure`),
     );
 
-    const json = captureIo({});
-    expect(await decisions(['--local', rt.url, '--repo', 'acme/web', '--since', '1h', '--json'], json)).toBe(0);
+    const json = captureIo(admin());
+    expect(await decisions(['--local', rt.adminUrl, '--repo', 'acme/web', '--since', '1h', '--json'], json)).toBe(0);
     const list = JSON.parse(json.out()) as DecisionRecord[];
     expect(list.map((d) => [d.repository, d.runId, d.decision])).toEqual([['acme/web', runs.lost, 'retried']]);
     expect(list[0]).not.toHaveProperty('message');
 
-    const limited = captureIo({});
-    expect(await decisions(['--local', rt.url, '--limit', '1', '--json'], limited)).toBe(0);
+    const limited = captureIo(admin());
+    expect(await decisions(['--local', rt.adminUrl, '--limit', '1', '--json'], limited)).toBe(0);
     expect((JSON.parse(limited.out()) as DecisionRecord[]).map((d) => d.repository)).toEqual(['acme/api']);
 
-    const future = captureIo({});
-    expect(await decisions(['--local', rt.url, '--since', '2999-01-01T00:00:00Z'], future)).toBe(0);
-    expect(future.out()).toBe(`No decisions in local runtime ${rt.url} match.\n`);
+    const future = captureIo(admin());
+    expect(await decisions(['--local', rt.adminUrl, '--since', '2999-01-01T00:00:00Z'], future)).toBe(0);
+    expect(future.out()).toBe(`No decisions in local runtime ${rt.adminUrl} match.\n`);
   });
 
   it('success from DynamoDB, the table named by --table or by the stack output TableName', async () => {
@@ -94,7 +95,7 @@ describe('reprise decisions', () => {
 
   it('failure: an unreachable local runtime is exit 1 with the URL tried', async () => {
     const port = await closedPort();
-    const io = captureIo({});
+    const io = captureIo({ REPRISE_ADMIN_TOKEN: 'any' });
     expect(await decisions(['--local', `http://127.0.0.1:${port}`], io)).toBe(1);
     expect(io.err()).toContain(
       `cannot reach the local runtime: GET http://127.0.0.1:${port}/decisions?limit=20 failed (ECONNREFUSED)`,

@@ -25,7 +25,7 @@ describe('reprise replay through the local runtime', () => {
   let sim: GitHubSimulator;
   let rt: Runtime;
   const outcomes: { message: RunMessage; outcome: RunOutcome }[] = [];
-  const env = () => appEnv(sim.url);
+  const env = () => ({ ...appEnv(sim.url), REPRISE_ADMIN_TOKEN: rt?.adminToken ?? '' });
   const reruns = (runId: number) => sim.reruns.filter((r) => r.runId === runId).length;
   const decided = (runId: number) => outcomes.filter((o) => o.message.runId === runId).map((o) => o.outcome.decision);
   const deliver = async (runId: number, guid?: string) => {
@@ -63,10 +63,10 @@ describe('reprise replay through the local runtime', () => {
     expect(reruns(run.id)).toBe(1);
 
     const io = captureIo(env());
-    expect(await replay([`acme/replay#${run.id}@1`, '--local', rt.url], io)).toBe(0);
+    expect(await replay([`acme/replay#${run.id}@1`, '--local', rt.adminUrl], io)).toBe(0);
     expect(io.out()).toMatch(/^already decided: retried \(1 job\(s\) lost to infrastructure: test; /);
     const forced = captureIo(env());
-    expect(await replay([`acme/replay#${run.id}@1`, '--local', rt.url, '--force'], forced)).toBe(1);
+    expect(await replay([`acme/replay#${run.id}@1`, '--local', rt.adminUrl, '--force'], forced)).toBe(1);
     expect(forced.err()).toContain(`refused: attempt 1 of run ${run.id} was re-run (retried)`);
 
     await rt.poller.drain(10_000);
@@ -77,7 +77,7 @@ describe('reprise replay through the local runtime', () => {
   it('success: an attempt that was never decided is enqueued, decided once, and then reported as decided', async () => {
     const run = sim.addRun(failedRun(LOST));
     const io = captureIo(env());
-    expect(await replay([`acme/replay#${run.id}`, '--local', rt.url], io)).toBe(0);
+    expect(await replay([`acme/replay#${run.id}`, '--local', rt.adminUrl], io)).toBe(0);
     expect(io.out()).toMatch(
       new RegExp(`^enqueued acme/replay#${run.id}@1 for a new decision \\(delivery replay-[0-9a-f-]{36}\\)$`, 'm'),
     );
@@ -86,7 +86,7 @@ describe('reprise replay through the local runtime', () => {
     expect(reruns(run.id)).toBe(1);
 
     const again = captureIo(env());
-    expect(await replay([`acme/replay#${run.id}@1`, '--local', rt.url, '--json'], again)).toBe(0);
+    expect(await replay([`acme/replay#${run.id}@1`, '--local', rt.adminUrl, '--json'], again)).toBe(0);
     expect(JSON.parse(again.out())).toMatchObject({ outcome: 'already_decided', decision: 'retried' });
     await rt.poller.drain(10_000);
     expect(reruns(run.id)).toBe(1);
@@ -97,7 +97,7 @@ describe('reprise replay through the local runtime', () => {
     await deliver(run.id);
     expect(decided(run.id)).toEqual(['genuine_failure']);
     const io = captureIo(env());
-    expect(await replay([`acme/replay#${run.id}@1`, '--local', rt.url, '--force'], io)).toBe(0);
+    expect(await replay([`acme/replay#${run.id}@1`, '--local', rt.adminUrl, '--force'], io)).toBe(0);
     expect(io.out()).toContain('the earlier record (genuine_failure) was released');
     await rt.poller.drain(10_000);
     expect(decided(run.id)).toEqual(['genuine_failure', 'genuine_failure']);
@@ -109,7 +109,7 @@ describe('reprise replay through the local runtime', () => {
     const msg = runMessageFromPayload(workflowRunPayload(sim, run.id), 'held');
     await rt.ledger.claim(msg, 'worker-elsewhere', 60_000);
     const io = captureIo(env());
-    expect(await replay([`acme/replay#${run.id}`, '--local', rt.url, '--force'], io)).toBe(1);
+    expect(await replay([`acme/replay#${run.id}`, '--local', rt.adminUrl, '--force'], io)).toBe(1);
     expect(io.err()).toContain(`attempt 1 of run ${run.id} is claimed by worker-elsewhere`);
     await rt.poller.drain(10_000);
     expect(decided(run.id)).toEqual([]);
@@ -118,7 +118,7 @@ describe('reprise replay through the local runtime', () => {
   it('a run still in progress is refused: a decision now would block the real one', async () => {
     const run = sim.addRun({ repo: 'acme/replay', status: 'in_progress', jobs: [{ name: 'test', conclusion: null }] });
     const io = captureIo(env());
-    expect(await replay([`acme/replay#${run.id}`, '--local', rt.url], io)).toBe(1);
+    expect(await replay([`acme/replay#${run.id}`, '--local', rt.adminUrl], io)).toBe(1);
     expect(io.err()).toContain(`acme/replay#${run.id}@1 is in_progress; replay it once it has completed`);
   });
 
@@ -157,7 +157,7 @@ describe('reprise replay through the local runtime', () => {
 
   it('unknown run: exit 1 with the URL tried', async () => {
     const io = captureIo(env());
-    expect(await replay(['acme/replay#424242', '--local', rt.url], io)).toBe(1);
+    expect(await replay(['acme/replay#424242', '--local', rt.adminUrl], io)).toBe(1);
     expect(io.err()).toContain(
       `run 424242 of acme/replay not found: GET ${sim.url}/repos/acme/replay/actions/runs/424242 answered 404`,
     );
@@ -175,7 +175,7 @@ describe('reprise replay through the local runtime', () => {
   it('bad credentials: an unknown token is one clear message, exit 1, nothing enqueued', async () => {
     const run = sim.addRun(failedRun(LOST));
     const io = captureIo({ GITHUB_TOKEN: 'ghp_unknown', GITHUB_API_URL: sim.url });
-    expect(await replay([`acme/replay#${run.id}`, '--local', rt.url], io)).toBe(1);
+    expect(await replay([`acme/replay#${run.id}`, '--local', rt.adminUrl], io)).toBe(1);
     expect(io.err()).toContain(
       `GitHub refused the credentials (401 Bad credentials) for GET ${sim.url}/repos/acme/replay/actions/runs/${run.id}`,
     );
@@ -184,12 +184,13 @@ describe('reprise replay through the local runtime', () => {
   });
 
   it('the admin routes refuse malformed requests with 400 and a reason', async () => {
-    const bad = await fetch(`${rt.url}/replay`, { method: 'POST', body: '{"message":{"v":1}}' });
+    const headers = { authorization: `Bearer ${rt.adminToken}` };
+    const bad = await fetch(`${rt.adminUrl}/replay`, { method: 'POST', headers, body: '{"message":{"v":1}}' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toContain('message.repository: expected an object');
-    const notJson = await fetch(`${rt.url}/replay`, { method: 'POST', body: 'nope' });
+    const notJson = await fetch(`${rt.adminUrl}/replay`, { method: 'POST', headers, body: 'nope' });
     expect(notJson.status).toBe(400);
-    const limit = await fetch(`${rt.url}/decisions?limit=lots`);
+    const limit = await fetch(`${rt.adminUrl}/decisions?limit=lots`, { headers });
     expect(limit.status).toBe(400);
     expect(((await limit.json()) as { error: string }).error).toBe('limit: expected a whole number, got "lots"');
   });

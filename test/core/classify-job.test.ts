@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyJob, type Classification, type JobEvidence } from '../../lib/classify/classify-job.js';
 import { compileExtraPatterns } from '../../lib/classify/patterns.js';
-import type { EvidenceSource, JobFacts, Verdict } from '../../lib/model.js';
+import type { EvidenceSource, JobFacts, TextPattern, Verdict } from '../../lib/model.js';
 import { ann, cancelledJob, evidence, failedJob, logErrors, LOSS_TEXTS, signal, unavailable } from './fixtures.js';
 import { TEXT } from '../support/evidence.js';
 
@@ -17,7 +17,7 @@ interface Row {
   readonly rule: string;
   readonly job: JobFacts;
   readonly ev: JobEvidence;
-  readonly extra?: readonly RegExp[];
+  readonly extra?: readonly TextPattern[];
   readonly expected: Expected;
 }
 

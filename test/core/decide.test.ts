@@ -311,6 +311,15 @@ describe('decisions per run attempt, one row each', () => {
       },
       { rule: 'no verdicts at all for the candidates', facts: facts({ verdicts: [] }), expected: 'no_infra_evidence' },
       {
+        rule: 'a job cut short by the work budget beside an exact signal: the run is left alone',
+        facts: facts({
+          jobs: [passed, lost, broken],
+          verdicts: [infraSignal(), jobVerdict(broken, 'inconclusive', 'logs', { cutShort: true })],
+        }),
+        expected: 'no_infra_evidence',
+        reason: /job "unit": .*left alone/,
+      },
+      {
         rule: 'require_exact_signal with text evidence only',
         facts: facts({ cfg: { requireExactSignal: true }, verdicts: [infraText()] }),
         expected: 'no_infra_evidence',

@@ -81,7 +81,7 @@ describe('every key of issue 3’s configuration list is parsed', () => {
     );
     expect(res.error).toBeUndefined();
     expect(sources(res.config)).toEqual(['node .* drained', 'Pod Evicted']);
-    expect(res.config.extraPatterns.every((r) => r.flags.includes('i'))).toBe(true);
+    expect(res.config.extraPatterns[0]?.test('NODE 7 DRAINED')).toBe(true);
     expect(res.config.extraPatterns[1]?.test('pod evicted by karpenter')).toBe(true);
   });
 
@@ -163,11 +163,28 @@ describe('malformed config: the base settings are returned with an error naming 
       /extra_patterns line 3:/,
     ],
     ['extra_patterns a number', 'extra_patterns: 42', /extra_patterns:/],
+    [
+      'an extra pattern RE2 cannot take (a backreference)',
+      'extra_patterns: |\n  (a+)+\\1\n',
+      /extra_patterns line 1: .*backreferences and lookaround are not supported/,
+    ],
+    [
+      'more ignore_jobs globs than the limit',
+      `ignore_jobs: [${Array.from({ length: 51 }, (_, i) => `j${i}`).join(', ')}]`,
+      /ignore_jobs: 51 globs, more than 50/,
+    ],
+    ['an ignore_jobs glob past the length limit', `ignore_jobs: ["${'*a'.repeat(101)}"]`, /more than 200/],
   ])('%s', (_label, text, error) => {
     const base = config({ maxAttempts: 4, dryRun: true });
     const res = parseRepoConfig(base, text);
     expect(res.config).toBe(base);
     expect(res.error).toMatch(error);
+  });
+
+  it('a malformed file that asks for report: check_run keeps it, so its owners see the error there', () => {
+    const res = parseRepoConfig(BUILT_IN_DEFAULTS, 'report: check_run\nextra_patterns: |\n  (?=lookahead)\n');
+    expect(res.error).toMatch(/extra_patterns line 1/);
+    expect(res.config).toEqual({ ...BUILT_IN_DEFAULTS, report: 'check_run' });
   });
 
   it('one bad key voids the whole file: no partial settings', () => {

@@ -1,0 +1,149 @@
+/**
+ * One repository must never hold up the others. A repository whose `.github/reprise.yml` holds
+ * catastrophic-backtracking patterns, and whose job fails with text made to trigger them, is
+ * decided while the runtime keeps answering `/healthz` and re-runs another organisation's lost
+ * run as fast as it would alone.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GitHubSimulator } from '../sim/index.js';
+import { type LocalSetup, startLocal } from '../support/local.js';
+import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+import { printSummary } from './faults-support.js';
+
+const SECRET = 'hostile-secret';
+const OTHER_INSTALLATION = 5151;
+const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
+/** The 49-character annotation: many `a`s and a character the nested quantifiers cannot end on. */
+const BAIT = `${'a'.repeat(48)}!`;
+const CATASTROPHIC = ['(a+)+$', '(a|aa)+b', '([a-z]+)*!x', '(.*a){12}x'];
+const HEALTHZ_MS = 100;
+
+describe('a hostile repository configuration cannot stall the runtime', () => {
+  let local: LocalSetup;
+  let sim: GitHubSimulator;
+
+  beforeAll(async () => {
+    local = await startLocal({ secret: SECRET });
+    sim = local.sim;
+    sim.addInstallation({ id: OTHER_INSTALLATION, account: 'globex' });
+  });
+  afterAll(async () => local.close());
+
+  const deliver = async (runId: number, installationId?: number) =>
+    post(
+      `${local.rt.url}/webhook`,
+      await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, runId, installationId)),
+    );
+  const decisionOf = (runId: number) => local.outcomes.find((o) => o.message.runId === runId)?.outcome;
+
+  /** A lost run of the other organisation, and how long from its delivery to its re-run. */
+  async function otherLostRun(): Promise<{ runId: number; webhookMs: number; rerunMs: Promise<number> }> {
+    const run = sim.addRun({
+      repo: 'globex/api',
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    const t0 = performance.now();
+    const answer = await deliver(run.id, OTHER_INSTALLATION);
+    const webhookMs = performance.now() - t0;
+    expect(answer.status).toBe(202);
+    const rerunMs = (async () => {
+      while (!sim.reruns.some((r) => r.runId === run.id)) {
+        if (performance.now() - t0 > 15_000) throw new Error(`run ${run.id} was not re-run within 15 s`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return performance.now() - t0;
+    })();
+    return { runId: run.id, webhookMs, rerunMs };
+  }
+
+  /** `/healthz` answer times, probed one after another until `done()`. */
+  async function probeHealthz(done: () => boolean): Promise<number[]> {
+    const times: number[] = [];
+    const deadline = performance.now() + 15_000;
+    while (!done() && performance.now() < deadline) {
+      const t = performance.now();
+      const res = await fetch(`${local.rt.url}/healthz`);
+      await res.text();
+      expect(res.status).toBe(200);
+      times.push(performance.now() - t);
+    }
+    return times;
+  }
+
+  it('while the hostile repository is decided, /healthz answers within 100 ms, another installation’s lost run is re-run within its usual latency, and the hostile decision ends with a clear configuration error', async () => {
+    // The other organisation's usual latency, measured on this machine, now.
+    const alone = await otherLostRun();
+    const usualMs = await alone.rerunMs;
+    await local.rt.poller.drain(10_000);
+
+    sim.setRepoFile(
+      'acme/hostile',
+      '.github/reprise.yml',
+      ['report: check_run', 'extra_patterns: |', ...[...CATASTROPHIC, '(a+)+\\1'].map((p) => `  ${p}`)].join('\n'),
+    );
+    // One job with the bait annotation, one whose log's last error line is a megabyte of bait.
+    const hostile = sim.addRun({
+      repo: 'acme/hostile',
+      jobs: [
+        { name: 'bait', conclusion: 'failure', annotations: [{ level: 'failure', message: BAIT }] },
+        {
+          name: 'bait-log',
+          conclusion: 'cancelled',
+          annotations: [{ level: 'failure', message: 'The operation was canceled.' }],
+          log: `2026-10-02T16:15:05.0000000Z ##[error]${'a'.repeat(1024 * 1024)}!\n`,
+        },
+      ],
+    });
+    sim.latencyMs = 10; // the decision spans many event-loop turns, as it does against github.com
+    try {
+      expect((await deliver(hostile.id)).status).toBe(202);
+      const other = await otherLostRun();
+      const healthz = await probeHealthz(() => decisionOf(hostile.id) !== undefined);
+      const otherMs = await other.rerunMs;
+      await local.rt.poller.drain(15_000);
+
+      printSummary('hostile repository', {
+        'healthz probes': healthz.length,
+        'healthz max ms': Math.round(Math.max(...healthz)),
+        'other webhook ms': Math.round(other.webhookMs),
+        'other re-run ms': Math.round(otherMs),
+        'other re-run alone ms': Math.round(usualMs),
+      });
+      expect(healthz.length).toBeGreaterThan(3);
+      expect(Math.max(...healthz)).toBeLessThan(HEALTHZ_MS);
+      expect(other.webhookMs).toBeLessThan(1_000);
+      expect(otherMs).toBeLessThan(Math.max(2_000, 3 * usualMs));
+      expect(decisionOf(other.runId)?.decision).toBe('retried');
+    } finally {
+      sim.latencyMs = 0;
+    }
+
+    const outcome = decisionOf(hostile.id);
+    expect(outcome?.decision).toBe('genuine_failure');
+    expect(sim.reruns.filter((r) => r.runId === hostile.id)).toHaveLength(0);
+    const clear =
+      /configuration error, decided with defaults: \.github\/reprise\.yml: extra_patterns line 5: .*backreferences and lookaround are not supported/;
+    expect(outcome?.reason).toMatch(clear);
+    const line = local.log.named('decision').find((l) => l.run_id === hostile.id);
+    expect(line?.config_error).toMatch(/extra_patterns line 5/);
+    // The owners asked for a check run; a broken file still gets them one, naming the fault.
+    const check = sim.checkRuns.find((c) => c.repo === 'acme/hostile' && c.name === 'reprise');
+    expect(check?.output.summary).toMatch(clear);
+  });
+
+  it('catastrophic shapes RE2 accepts are decided normally, in linear time', async () => {
+    sim.setRepoFile(
+      'acme/nested',
+      '.github/reprise.yml',
+      ['extra_patterns: |', ...CATASTROPHIC.map((p) => `  ${p}`)].join('\n'),
+    );
+    const run = sim.addRun({
+      repo: 'acme/nested',
+      jobs: [{ name: 'bait', conclusion: 'failure', annotations: [{ level: 'failure', message: BAIT }] }],
+    });
+    expect((await deliver(run.id)).status).toBe(202);
+    await local.rt.poller.drain(10_000);
+    expect(decisionOf(run.id)).toMatchObject({ decision: 'genuine_failure' });
+    expect(decisionOf(run.id)?.reason).not.toMatch(/configuration error/);
+  });
+});
