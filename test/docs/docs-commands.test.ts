@@ -1,7 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminTokenPath } from '../../lib/local/admin-token.js';
 import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { testPrivateKey } from '../support/harness.js';
@@ -22,6 +24,9 @@ const PLACEHOLDERS: readonly [string, (w: World) => string][] = [
   ['--port 3000', () => '--port 0'],
   ['--dotenv FILE', () => '--dotenv local.env'],
   ['http://127.0.0.1:3000', (w) => w.rt.url],
+  ['http://127.0.0.1:3001', (w) => w.rt.adminUrl],
+  // The runtime's data directory, where the CLI finds the operator routes' token.
+  ['--data-dir .reprise', (w) => `--data-dir ${w.dataDir}`],
   ['https://abc123.execute-api.eu-west-1.amazonaws.com/signals', (w) => `${w.rt.url}/signals`],
   ['SIGNAL_SECRET=...', () => `SIGNAL_SECRET=${SIGNAL_SECRET}`],
 ];
@@ -33,6 +38,8 @@ interface World {
   readonly web: GitHubSimulator;
   /** The local runtime the `--local` commands and the signal posts reach. */
   readonly rt: Runtime;
+  /** Where that runtime keeps its admin token. */
+  readonly dataDir: string;
   readonly env: Record<string, string>;
   readonly scripts: Record<string, string>;
 }
@@ -92,9 +99,12 @@ const RULES: readonly Rule[] = [
     check: async () => (existsSync(join(ROOT, 'package-lock.json')) ? '' : 'no package-lock.json for npm ci'),
   },
   {
-    match: /^npm test$/,
-    how: 'the suite this test is part of: not run; the script checked',
-    check: async () => '',
+    match: /^npm (test|run test:faults)$/,
+    how: 'the suite this test is part of (or a part of it): not run; the script checked',
+    check: async (command, _prelude, w) => {
+      const script = command === 'npm test' ? 'test' : command.replace('npm run ', '');
+      return w.scripts[script] ? '' : `${command}: package.json has no such script`;
+    },
   },
   {
     match: /^npm run (typecheck|lint|synth)$/,
@@ -243,7 +253,9 @@ describe('every command the docs show works when typed', () => {
       deliveredAt: new Date(Date.now() - 30 * 3_600_000).toISOString(),
     });
     sim.hookConfig = { url: 'http://my-tunnel.example.com/webhook', content_type: 'json', insecure_ssl: '0' };
+    const dataDir = mkdtempSync(join(tmpdir(), 'reprise-docs-data-'));
     const rt = await startRuntime({
+      adminTokenFile: adminTokenPath(dataDir),
       env: {
         APP_ID: String(sim.app.id),
         PRIVATE_KEY: testPrivateKey(),
@@ -270,11 +282,12 @@ describe('every command the docs show works when typed', () => {
     const scripts = (
       JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
     ).scripts;
-    world = { sim, web, rt, env, scripts };
+    world = { sim, web, rt, dataDir, env, scripts };
   });
   afterAll(async () => {
     removeSandboxes();
     await world?.rt.close();
+    if (world) rmSync(world.dataDir, { recursive: true, force: true });
     await world?.sim.close();
     await world?.web.close();
   });
@@ -282,7 +295,7 @@ describe('every command the docs show works when typed', () => {
   it('collects the commands of README.md and docs/*.md, including the ones this issue is about', () => {
     const texts = documented().map((c) => c.text);
     expect(texts).toContain('npx reprise setup --dotenv .env --webhook-url https://<tunnel>/webhook');
-    expect(texts).toContain('npm start -- --port 3000 --data-dir .reprise/data');
+    expect(texts).toContain('npm start -- --port 3000 --data-dir .reprise');
     expect(texts.filter((t) => t.startsWith('npx reprise ')).length).toBeGreaterThan(10);
     expect(texts.join('\n')).not.toMatch(/--env-file/);
   });
