@@ -9,15 +9,8 @@ import { setup } from '../../lib/cli/setup.js';
 import { parseAppSecret, privateKeyFrom } from '../../lib/config/secrets.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { testPrivateKey } from '../support/harness.js';
+import { unescapeHtml } from '../docs/support.js';
 import { type CapturedIo, captureIo, FakeCloudFormation, FakeSecretsManager, waitFor } from './support.js';
-
-const unescapeHtml = (s: string): string =>
-  s
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
 
 /** What a browser would see and submit: the page, its form's action and its manifest field. */
 async function openPage(io: CapturedIo) {

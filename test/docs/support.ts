@@ -119,7 +119,8 @@ export async function inPool<T>(items: readonly T[], size: number, work: (item: 
   );
 }
 
-const unescapeHtml = (s: string): string =>
+/** The page is HTML: its form's fields come back as text. */
+export const unescapeHtml = (s: string): string =>
   s
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
