@@ -1,3 +1,4 @@
+import type { AttemptState } from '../ports.js';
 /**
  * Attribute names of the table's items and the values of a run attempt's `state`. Expressions
  * write every attribute as `#name`, and `#name` resolves here, so a misspelt attribute fails
@@ -31,6 +32,6 @@ export const ATTR = {
 export type AttributeName = keyof typeof ATTR;
 
 /** A run attempt is claimed by one worker, then decided; a decided attempt is never claimed again. */
-export const STATE = { claimed: 'claimed', decided: 'decided' } as const;
+export const STATE = { claimed: 'claimed', decided: 'decided' } as const satisfies Record<string, AttemptState>;
 
-export type AttemptState = (typeof STATE)[keyof typeof STATE];
+export type { AttemptState };

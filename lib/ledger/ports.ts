@@ -1,104 +1,14 @@
-import type { DecisionKind, RunMessage } from '../model.js';
-import type { AttemptState } from './attributes.js';
-
-/** A run attempt as the ledger holds it: a worker's claim, then its decision. */
-export interface AttemptRecord {
-  readonly state: AttemptState;
-  readonly owner: string;
-  readonly claimedAt: number;
-  readonly leaseUntil: number;
-  readonly repository: string;
-  readonly runId: number;
-  readonly runAttempt: number;
-  readonly installationId: number | null;
-  /** The message that claimed it, so a sweep can decide the attempt again. */
-  readonly message: string;
-  readonly decision?: DecisionKind;
-  readonly reason?: string;
-  readonly decidedAt?: number;
-  readonly details?: Record<string, unknown>;
-}
-
-/** A run attempt item as stored, with its keys. */
-export type StoredAttempt = AttemptRecord & { readonly pk: string; readonly sk: string; readonly ttl?: number };
-
-export type ClaimResult = { readonly claimed: true } | { readonly claimed: false; readonly existing?: AttemptRecord };
-
-/** What became of a run attempt re-run by reprise once the reconciler looked at the next attempt. */
-export type FollowUp = 'delivered' | 'enqueued' | 'completed' | 'superseded' | 'expired';
-
-export interface DecisionFilter {
-  readonly repository?: string;
-  readonly sinceMs?: number;
-  readonly limit?: number;
-}
-
-/** Reads one run attempt, consistently. */
-export interface AttemptReader {
-  get(repoId: number, runId: number, attempt: number): Promise<AttemptRecord | undefined>;
-}
-
-/** What an operator's replay needs: read the attempt, and give back one that did not re-run. */
-export interface ReplayLedger extends AttemptReader {
-  /**
-   * Deletes exactly the record that was read (same state, same claim time), and never one
-   * that records a re-run. False when the record changed meanwhile.
-   */
-  forceRelease(msg: RunMessage, seen: AttemptRecord): Promise<boolean>;
-}
-
-/** Recorded decisions, for listings. */
-export interface DecisionLog {
-  listDecisions(filter?: DecisionFilter): Promise<AttemptRecord[]>;
-}
-
-/** Per-installation re-runs in the rolling hour (the circuit breaker). */
-export interface RetryBudget {
-  usage(installationId: number | null): Promise<{ limit: number; used: number }>;
-  spend(installationId: number | null, runKey: string): Promise<void>;
-}
-
-/**
- * The reconciler's reads and writes. Every write is one conditional single-item write, so a
- * sweep repeated, or two sweeps at once, change nothing twice; each answers false when the
- * item was not in the state the sweep read.
- */
-export interface ReconcileStore {
-  cursor<T extends object>(name: string): Promise<T | undefined>;
-  saveCursor(name: string, state: object): Promise<void>;
-  /**
-   * One page of run attempts that may need the reconciler: claims whose lease ended, and
-   * re-runs by reprise decided before `completedBefore` and not yet followed up.
-   */
-  scanAttempts(
-    start: Record<string, unknown> | undefined,
-    limit: number,
-    completedBefore: number,
-  ): Promise<{ items: StoredAttempt[]; next: Record<string, unknown> | undefined }>;
-  /** Records the decision of a claim whose worker died after its re-run call went through. */
-  recordOrphan(rec: StoredAttempt, decision: DecisionKind, reason: string, details: object): Promise<boolean>;
-  /** Deletes the claim only if it is still the same one: same owner, same lease. */
-  releaseOrphan(rec: StoredAttempt): Promise<boolean>;
-  /** Puts a released claim back when its message could not be enqueued, so the next sweep tries again. */
-  restoreClaim(rec: StoredAttempt): Promise<boolean>;
-  /**
-   * Marks that this run attempt's claim is being released. Succeeds for the first claim ever
-   * released, and again for that same claim (a sweep that stopped half-way); fails for any other.
-   */
-  markReclaim(rec: StoredAttempt, repoId: number): Promise<boolean>;
-  /** True the first time only: an orphan that is left alone is reported once. */
-  markAbandoned(rec: StoredAttempt, repoId: number): Promise<boolean>;
-  markFollowUp(rec: StoredAttempt, followUp: FollowUp, detail: string): Promise<boolean>;
-  /** Claims the one redelivery of a delivery GUID; false when it was already asked for. */
-  claimRedelivery(guid: string, deliveryId: number): Promise<boolean>;
-  /** Gives the redelivery back after GitHub failed to take it, so a later sweep asks again. */
-  releaseRedelivery(guid: string): Promise<void>;
-  noteRedelivery(guid: string, outcome: string): Promise<boolean>;
-}
-
-/** What the reconciler needs of the ledger: attempts, deliveries the intake accepted, its own store. */
-export interface ReconcileLedger extends AttemptReader {
-  isSeen(guid: string): Promise<boolean>;
-  /** The reconciler's store on the same table, on the reconciler's clock. */
-  reconcileStore(now: () => number): ReconcileStore;
-}
+/** The table's interfaces live with every other shared interface. */
+export type {
+  AttemptRecord,
+  StoredAttempt,
+  ClaimResult,
+  FollowUp,
+  DecisionFilter,
+  AttemptReader,
+  ReplayLedger,
+  DecisionLog,
+  RetryBudget,
+  ReconcileStore,
+  ReconcileLedger,
+} from '../ports.js';

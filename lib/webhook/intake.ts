@@ -27,9 +27,9 @@ export interface DeliveryRegistry {
   markSeen(guid: string, event: string): Promise<void>;
 }
 
-export interface RunQueue {
-  send(message: RunMessage, groupId: string, deduplicationId: string): Promise<void>;
-}
+import type { RunQueue } from '../ports.js';
+
+export type { RunQueue };
 
 export interface IntakeDeps {
   /** The current webhook secret first, then the previous one during a rotation. */
