@@ -100,7 +100,7 @@ describe('retry budget (per installation, rolling hour)', () => {
       expect(res.batchItemFailures).toEqual([]);
     }
     expect(decisions).toEqual(['retried', 'retried', 'budget_exhausted']);
-    expect(h.sim.reruns.filter((r) => r.runId === runs[2]!.id)).toHaveLength(0);
+    expect(h.sim.rerunTally(runs[2]!.id).received).toBe(0);
     expect(h.metrics.get('BudgetExhausted')).toBe(1);
     expect(h.metrics.get('Decision{decision=budget_exhausted}')).toBe(1);
     const line = h.log.named('decision').find((l) => l.run_id === runs[2]!.id);
@@ -155,7 +155,7 @@ describe('retry budget in the local runtime (RETRY_BUDGET_PER_HOUR)', () => {
       await rt.poller.drain(10_000);
     }
     expect(outcomes.map((o) => o.outcome.decision)).toEqual(['retried', 'budget_exhausted']);
-    expect(sim.reruns).toHaveLength(1);
+    expect(sim.rerunRequests).toHaveLength(1);
     expect(rt.metrics.get('BudgetExhausted')).toBe(1);
   });
 });

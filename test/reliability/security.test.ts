@@ -127,7 +127,7 @@ describe('security: no secret in any log line', () => {
       await f.rt.poller.drain(20_000);
       await f.rt.reconciler.sweep();
 
-      expect(sim.reruns.map((r) => r.runId).sort()).toEqual([lost.id, inLog.id, flaky.id].sort());
+      expect(sim.rerunRequests.map((r) => r.runId).sort()).toEqual([lost.id, inLog.id, flaky.id].sort());
       const messages = new Set(f.log.lines.map((l) => l.message));
       for (const m of ['decision', 'webhook signature rejected', 'message failed; it will be retried']) {
         expect(messages).toContain(m);
@@ -216,7 +216,7 @@ describe('security: no secret in any log line', () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => child!.once('exit', resolve));
 
-      expect(sim.reruns.map((r) => r.runId)).toEqual([lost.id]);
+      expect(sim.rerunRequests.map((r) => r.runId)).toEqual([lost.id]);
       expect(stdout + stderr).toContain('webhook signature rejected');
       expect(stdout + stderr).toContain('signal post rejected');
       expect(leaks(stdout + stderr, issuedTokens(sim))).toEqual([]);
@@ -242,7 +242,7 @@ describe('security: job-log redirects go only to allowed hosts', () => {
           decision: f.log.named('decision').at(-1)?.decision,
           refused: f.log.named('job log redirect refused: host not in the allow-list'),
           fetched: sim.requests.filter((r) => r.path.startsWith('/_logs/')).length,
-          reruns: sim.reruns.filter((r) => r.runId === run.id).length,
+          reruns: sim.rerunTally(run.id).received,
         };
       } finally {
         await f.close();
@@ -378,7 +378,7 @@ describe('security: the repository allow-list', () => {
         await f.deliver({ id: run.id, installationId: INSTALLATION_ID }, `allow-${run.id}`);
       }
       await f.rt.poller.drain(10_000);
-      const rerun = new Set(sim.reruns.map((r) => r.runId));
+      const rerun = new Set(sim.rerunRequests.map((r) => r.runId));
       const got = Object.fromEntries(runs.map((run, i) => [repos[i], rerun.has(run.id)]));
       expect(got).toEqual({
         'acme/allowed': true,
