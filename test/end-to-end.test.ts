@@ -67,6 +67,33 @@ describe('end to end through the local runtime (HTTP server, embedded DynamoDB a
     expect(sim.count('POST', new RegExp(`/actions/runs/${run.id}/rerun-failed-jobs$`))).toBe(1);
   });
 
+  it.each([
+    [true, ['failed_jobs 201']],
+    [false, ['failed_jobs 403', 'job 201']],
+  ] as const)(
+    'cancelled-only lost run, GitHub re-running cancelled jobs with rerun-failed-jobs: %s → requests %j, re-run once',
+    async (includesCancelled, requests) => {
+      sim.rerunFailedJobsIncludesCancelled = includesCancelled;
+      try {
+        const run = sim.addRun({
+          repo: 'acme/e2e',
+          jobs: [
+            { name: 'build', conclusion: 'success' },
+            { name: 'test', conclusion: 'cancelled', annotations: [LOST] },
+          ],
+        });
+        expect((await deliver(run.id)).status).toBe(202);
+        await rt.poller.drain(10_000);
+        expect(outcomes.find((o) => o.message.runId === run.id)?.outcome.decision).toBe('retried');
+        const received = sim.rerunRequests.filter((r) => r.runId === run.id).map((r) => `${r.kind} ${r.status}`);
+        expect(received).toEqual(requests);
+        expect(sim.run(run.id).runAttempt).toBe(2);
+      } finally {
+        sim.rerunFailedJobsIncludesCancelled = false;
+      }
+    },
+  );
+
   it('a signal posted to /signals, then a webhook for a run whose job ran on that runner → re-run with source=signal', async () => {
     const pod = 'arc-runner-set-7x9k2-runner-abcde';
     const posted = await fetch(`${rt.url}/signals`, {
