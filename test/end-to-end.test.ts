@@ -46,7 +46,7 @@ describe('end to end through the local runtime (HTTP server, embedded DynamoDB a
     expect((await deliver(run.id)).status).toBe(202);
     await rt.poller.drain(10_000);
     expect(outcomes.find((o) => o.message.runId === run.id)?.outcome.decision).toBe('genuine_failure');
-    expect(sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(0);
+    expect(sim.rerunTally(run.id).received).toBe(0);
   });
 
   it('the same delivery three times (in parallel) makes exactly one rerun-failed-jobs call', async () => {
@@ -61,8 +61,38 @@ describe('end to end through the local runtime (HTTP server, embedded DynamoDB a
     // Sequentially too, after the first was decided.
     expect((await post(`${rt.url}/webhook`, d)).body.reason).toBe('duplicate');
     await rt.poller.drain(10_000);
-    expect(sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);
+    // Every re-run POST GitHub received, refused ones included: a repeated call is answered 403
+    // and would not show among the re-runs GitHub accepted.
+    expect(sim.rerunTally(run.id)).toEqual({ received: 1, accepted: 1, repeats: 0 });
+    expect(sim.count('POST', new RegExp(`/actions/runs/${run.id}/rerun-failed-jobs$`))).toBe(1);
   });
+
+  it.each([
+    [true, ['failed_jobs 201']],
+    [false, ['failed_jobs 403', 'job 201']],
+  ] as const)(
+    'cancelled-only lost run, GitHub re-running cancelled jobs with rerun-failed-jobs: %s → requests %j, re-run once',
+    async (includesCancelled, requests) => {
+      sim.rerunFailedJobsIncludesCancelled = includesCancelled;
+      try {
+        const run = sim.addRun({
+          repo: 'acme/e2e',
+          jobs: [
+            { name: 'build', conclusion: 'success' },
+            { name: 'test', conclusion: 'cancelled', annotations: [LOST] },
+          ],
+        });
+        expect((await deliver(run.id)).status).toBe(202);
+        await rt.poller.drain(10_000);
+        expect(outcomes.find((o) => o.message.runId === run.id)?.outcome.decision).toBe('retried');
+        const received = sim.rerunRequests.filter((r) => r.runId === run.id).map((r) => `${r.kind} ${r.status}`);
+        expect(received).toEqual(requests);
+        expect(sim.run(run.id).runAttempt).toBe(2);
+      } finally {
+        sim.rerunFailedJobsIncludesCancelled = false;
+      }
+    },
+  );
 
   it('a signal posted to /signals, then a webhook for a run whose job ran on that runner → re-run with source=signal', async () => {
     const pod = 'arc-runner-set-7x9k2-runner-abcde';

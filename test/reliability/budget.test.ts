@@ -4,6 +4,8 @@ import { runtimeSettings } from '../../lib/config/env.js';
 import type { RunMessage } from '../../lib/model.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
 import { DynamoRetryBudget } from '../../lib/ledger/budget.js';
+import { BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
+import { type BudgetFacts, decide, type DecisionFacts } from '../../lib/decide/decide.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
@@ -69,6 +71,35 @@ describe('retry budget (per installation, rolling hour)', () => {
     const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 0, clock);
     for (let i = 0; i < 3; i++) await budget.spend(401, `x${i}`);
     expect(await budget.usage(401)).toEqual({ limit: 0, used: 0 });
+    // decide() itself: with a limit of 0 any count passes the budget check (it asks for the
+    // jobs next); the same count under a limit refuses.
+    const run = lostRun();
+    const facts = (budget: BudgetFacts): DecisionFacts => ({
+      message: h.message(run.id),
+      config: BUILT_IN_DEFAULTS,
+      run: {
+        id: run.id,
+        status: 'completed',
+        conclusion: 'failure',
+        runAttempt: 1,
+        event: 'push',
+        headSha: run.headSha,
+        headBranch: 'main',
+        workflowId: 1,
+        createdAt: run.createdAt,
+      },
+      budget,
+    });
+    for (const used of [0, 1, 60, 10_000]) {
+      expect(decide(facts({ limit: 0, used }))).toEqual({ kind: 'need', what: 'jobs' });
+    }
+    expect(decide(facts({ limit: 1, used: 1 }))).toMatchObject({ kind: 'final', decision: 'budget_exhausted' });
+    // And through the worker, after many re-runs this hour: each lost run is re-run.
+    const decisions: string[] = [];
+    for (const r of [run, lostRun(), lostRun()]) {
+      await h.worker({ budget, onOutcome: (_m, o) => decisions.push(o.decision) })(h.sqsEvent([h.message(r.id)]));
+    }
+    expect(decisions).toEqual(['retried', 'retried', 'retried']);
     const items = await DynamoDBDocumentClient.from(h.dynamo.client).send(
       new ScanCommand({
         TableName: TABLE,
@@ -100,7 +131,7 @@ describe('retry budget (per installation, rolling hour)', () => {
       expect(res.batchItemFailures).toEqual([]);
     }
     expect(decisions).toEqual(['retried', 'retried', 'budget_exhausted']);
-    expect(h.sim.reruns.filter((r) => r.runId === runs[2]!.id)).toHaveLength(0);
+    expect(h.sim.rerunTally(runs[2]!.id).received).toBe(0);
     expect(h.metrics.get('BudgetExhausted')).toBe(1);
     expect(h.metrics.get('Decision{decision=budget_exhausted}')).toBe(1);
     const line = h.log.named('decision').find((l) => l.run_id === runs[2]!.id);
@@ -112,6 +143,39 @@ describe('retry budget (per installation, rolling hour)', () => {
     const out: RunOutcome[] = [];
     await h.worker({ budget, onOutcome: (_m, o) => out.push(o) })(h.sqsEvent([h.message(later.id)]));
     expect(out.map((o) => o.decision)).toEqual(['retried']);
+  });
+
+  it('concurrent workers of one installation overshoot the budget by at most their number', async () => {
+    const WORKERS = 4;
+    const PER_WORKER = 4;
+    const LIMIT = 2;
+    h.sim.addInstallation({ id: 888, account: 'storm' });
+    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, LIMIT, clock);
+    const runs = Array.from({ length: WORKERS * PER_WORKER }, () =>
+      h.sim.addRun({
+        repo: 'storm/app',
+        jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+      }),
+    );
+    const decisions: string[] = [];
+    // Each worker gets a batch of the same installation's lost runs; all start at once.
+    await Promise.all(
+      Array.from({ length: WORKERS }, (_, w) =>
+        h.worker({ budget, onOutcome: (_m, o) => decisions.push(o.decision) })(
+          h.sqsEvent(
+            runs.slice(w * PER_WORKER, (w + 1) * PER_WORKER).map((r) => ({ ...h.message(r.id), installationId: 888 })),
+          ),
+        ),
+      ),
+    );
+    const retried = decisions.filter((d) => d === 'retried').length;
+    const requests = runs.reduce((n, r) => n + h.sim.rerunTally(r.id).received, 0);
+    expect(decisions).toHaveLength(runs.length);
+    expect(retried).toBeGreaterThanOrEqual(LIMIT);
+    expect(retried).toBeLessThanOrEqual(LIMIT + WORKERS);
+    expect(requests).toBe(retried);
+    expect(decisions.filter((d) => d === 'budget_exhausted')).toHaveLength(runs.length - retried);
+    expect(await budget.usage(888)).toEqual({ limit: LIMIT, used: retried });
   });
 
   it('the budget of one installation does not stop another', async () => {
@@ -155,7 +219,7 @@ describe('retry budget in the local runtime (RETRY_BUDGET_PER_HOUR)', () => {
       await rt.poller.drain(10_000);
     }
     expect(outcomes.map((o) => o.outcome.decision)).toEqual(['retried', 'budget_exhausted']);
-    expect(sim.reruns).toHaveLength(1);
+    expect(sim.rerunRequests).toHaveLength(1);
     expect(rt.metrics.get('BudgetExhausted')).toBe(1);
   });
 });

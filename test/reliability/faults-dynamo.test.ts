@@ -103,6 +103,7 @@ describe('fault injection: the embedded DynamoDB stops and restarts mid-batch', 
       ...sweepFigures(sweeps),
       'earned re-runs': a.earned,
       're-runs made': a.rerunsMade,
+      're-run requests received': a.rerunRequests,
       duplicates: a.duplicates,
       lost: a.lost,
     });
@@ -119,6 +120,7 @@ describe('fault injection: the embedded DynamoDB stops and restarts mid-batch', 
     expect(a.spurious).toBe(0);
     expect(a.lost).toBe(0);
     expect(a.rerunsMade).toBe(a.earned);
+    expect(a.rerunRequests).toBeGreaterThanOrEqual(a.earned);
     expect(f.rt.queue.deadLetters).toHaveLength(0);
   }, 60_000);
 });

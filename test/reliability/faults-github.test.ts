@@ -86,6 +86,7 @@ describe('fault injection: GitHub answering errors and rate limits', () => {
       ...sweepFigures(sweeps),
       'earned re-runs': a.earned,
       're-runs made': a.rerunsMade,
+      're-run requests received': a.rerunRequests,
       'wrong decisions': a.wrong.length,
       duplicates: a.duplicates,
       lost: a.lost,
@@ -101,6 +102,7 @@ describe('fault injection: GitHub answering errors and rate limits', () => {
     expect(a.spurious).toBe(0);
     expect(a.lost).toBe(0);
     expect(a.rerunsMade).toBe(a.earned);
+    expect(a.rerunRequests).toBeGreaterThanOrEqual(a.earned);
     // The faults really happened, at about the rates asked for.
     expect(faulted.length / sim.requests.length).toBeGreaterThan(0.1);
     expect(rateLimited.length / sim.requests.length).toBeGreaterThan(0.05);

@@ -1,7 +1,8 @@
 /**
  * Shared parts of the fault-injection suites: a seeded mix of runs with known right answers,
  * the local runtime wired to the simulator, and the audit that counts re-runs, duplicates and
- * lost decisions from what GitHub (the simulator) and the ledger saw.
+ * lost decisions from the re-run requests GitHub (the simulator) received and what the ledger
+ * recorded.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { type Runtime, type RuntimeOptions, startRuntime } from '../../lib/local
 import type { DecisionKind, RunMessage } from '../../lib/model.js';
 import type { SweepCounts } from '../../lib/reconcile/reconciler.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
-import type { GitHubSimulator, SimJobSpec } from '../sim/index.js';
+import { type GitHubSimulator, NO_RERUNS, type SimJobSpec, tallyReruns } from '../sim/index.js';
 import { testPrivateKey } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
@@ -207,12 +208,15 @@ export async function startFaultRuntime(
 export interface Audit {
   readonly runs: number;
   readonly earned: number;
+  /** Re-runs GitHub accepted. */
   readonly rerunsMade: number;
-  /** Runs re-run more than once. */
+  /** Every re-run POST GitHub received, accepted or refused. */
+  readonly rerunRequests: number;
+  /** Runs asked to re-run again after GitHub had accepted a re-run (refused or not). */
   readonly duplicates: number;
-  /** Runs that earned a re-run and got none. */
+  /** Runs that earned a re-run and got none accepted. */
   readonly lost: number;
-  /** Runs re-run that did not earn it. */
+  /** Runs that did not earn a re-run and were sent a re-run request all the same. */
   readonly spurious: number;
   /** Runs whose recorded decision differs from the right one, with what was recorded. */
   readonly wrong: { id: number; kind: RunKind; expected: DecisionKind; recorded: string }[];
@@ -220,22 +224,27 @@ export interface Audit {
   readonly undecided: number[];
 }
 
-/** Counts from what GitHub received (the simulator's re-run log) and what the ledger recorded. */
+/**
+ * Counts from every re-run request GitHub received (accepted or refused: a repeated
+ * `rerun-failed-jobs` is refused 403, so counting only accepted re-runs would hide it) and
+ * from what the ledger recorded.
+ */
 export async function audit(sim: GitHubSimulator, rt: Runtime, runs: readonly PlannedRun[]): Promise<Audit> {
-  const rerunsByRun = new Map<number, number>();
-  for (const r of sim.reruns) rerunsByRun.set(r.runId, (rerunsByRun.get(r.runId) ?? 0) + 1);
+  const tallies = tallyReruns(sim.rerunRequests);
   let duplicates = 0;
   let lost = 0;
   let spurious = 0;
   let rerunsMade = 0;
+  let rerunRequests = 0;
   const wrong: Audit['wrong'] = [];
   const undecided: number[] = [];
   for (const run of runs) {
-    const n = rerunsByRun.get(run.id) ?? 0;
-    rerunsMade += n;
-    if (n > 1) duplicates++;
-    if (run.earnsRerun && n === 0) lost++;
-    if (!run.earnsRerun && n > 0) spurious++;
+    const t = tallies.get(run.id) ?? NO_RERUNS;
+    rerunsMade += t.accepted;
+    rerunRequests += t.received;
+    if (t.repeats > 0) duplicates++;
+    if (run.earnsRerun && t.accepted === 0) lost++;
+    if (!run.earnsRerun && t.received > 0) spurious++;
     const record = await rt.ledger.get(run.repoId, run.id, 1);
     if (record?.state !== 'decided') undecided.push(run.id);
     else if (record.decision !== run.expected) {
@@ -246,6 +255,7 @@ export async function audit(sim: GitHubSimulator, rt: Runtime, runs: readonly Pl
     runs: runs.length,
     earned: runs.filter((r) => r.earnsRerun).length,
     rerunsMade,
+    rerunRequests,
     duplicates,
     lost,
     spurious,

@@ -5,7 +5,7 @@ import type { RunMessage } from '../../lib/model.js';
 import type { SweepCounts } from '../../lib/reconcile/reconciler.js';
 import { GitHubSimulator, type SimRun } from '../sim/index.js';
 import { MemoryLog } from '../support/memory-log.js';
-import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { faultRuntimeEnv, printSummary } from './faults-support.js';
 import { EXIT, LOST } from './reconcile-kit.js';
 
@@ -18,8 +18,12 @@ class WorkerKilled extends Error {
   override name = 'WorkerKilled';
 }
 
+/** How long GitHub waits for the intake's answer here (10 s in production) before it records a failed delivery. */
+const DELIVERY_TIMEOUT_MS = 500;
+
 const STEPS = [
   'intake, before the enqueue',
+  'intake, after the enqueue, before mark-seen',
   'worker, after the claim',
   'worker, after the re-run call, before recording',
   'worker, after recording, before acknowledging',
@@ -38,12 +42,14 @@ interface Case {
   readonly earnsRerun: boolean;
 }
 
-describe('a worker killed at each step', () => {
+describe('the intake or a worker killed at each step', () => {
   let sim: GitHubSimulator;
   let rt: Runtime;
   const log = new MemoryLog();
   const kills = new Map<Step, number>();
   const cases: Case[] = [];
+  /** The status each first delivery got from the intake (0: no answer). */
+  const firstAnswers = new Map<number, number>();
 
   const killOnce = (step: Step, runId: number, done: Set<number>): boolean => {
     const c = cases.find((x) => x.run.id === runId);
@@ -112,13 +118,49 @@ describe('a worker killed at each step', () => {
       return deleteMessage(handle);
     };
 
-    // The intake's step: GitHub's delivery failed (the intake died before enqueuing); redelivery posts it for real.
+    // The payload and run of each delivery GitHub sends.
     const payloads = new Map<string, object>();
-    sim.onRedeliver = async ({ guid }) => {
+    const runOfGuid = new Map<string, number>();
+    // The intake's steps, through the queue and the delivery registry it was built with. Dying
+    // before the enqueue: the send throws, nothing is queued, the intake answers 5xx.
+    const send = queue.send.bind(queue);
+    const enqueued = new Set<number>();
+    queue.send = (input) => {
+      const runId = (JSON.parse(input.body) as RunMessage).runId;
+      if (killOnce('intake, before the enqueue', runId, enqueued)) throw new WorkerKilled();
+      return send(input);
+    };
+    // Dying between the enqueue and mark-seen: the message is queued, the intake never answers
+    // and never marks the delivery seen.
+    const markSeen = ledger.markSeen.bind(ledger);
+    const marked = new Set<number>();
+    ledger.markSeen = (guid, event) => {
+      const runId = runOfGuid.get(guid);
+      if (runId !== undefined && killOnce('intake, after the enqueue, before mark-seen', runId, marked)) {
+        return new Promise<void>(() => undefined);
+      }
+      return markSeen(guid, event);
+    };
+
+    // GitHub's side: each delivery is posted to the intake and recorded with the status it got
+    // (0 when the intake never answered); a redelivery posts it again, for real.
+    const post = async (guid: string): Promise<number> => {
       const payload = payloads.get(guid);
       if (!payload) return 404;
-      return (await post(`${rt.url}/webhook`, await signedDelivery(SECRET, 'workflow_run', payload, guid))).status;
+      const d = await signedDelivery(SECRET, 'workflow_run', payload, guid);
+      try {
+        const res = await fetch(`${rt.url}/webhook`, {
+          method: 'POST',
+          headers: d.headers,
+          body: d.body,
+          signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+        });
+        return res.status;
+      } catch {
+        return 0;
+      }
     };
+    sim.onRedeliver = ({ guid }) => post(guid);
 
     const addCase = (i: number, step: Case['step'], earnsRerun: boolean) => {
       const installationId = INSTALLATIONS[i % INSTALLATIONS.length]!;
@@ -139,23 +181,35 @@ describe('a worker killed at each step', () => {
     for (let n = 0; n < GENUINE_RUNS; n++) addCase(i++, 'none', false);
 
     for (const c of cases) {
-      const payload = workflowRunPayload(sim, c.run.id, c.installationId);
       const guid = `kill-${c.run.id}`;
-      if (c.step === 'intake, before the enqueue') {
-        payloads.set(guid, payload);
-        sim.addDelivery({ guid, event: 'workflow_run', action: 'completed', statusCode: 502 });
-        kills.set(c.step, (kills.get(c.step) ?? 0) + 1);
-        continue;
-      }
-      expect(
-        (await post(`${rt.url}/webhook`, await signedDelivery(SECRET, 'workflow_run', payload, guid))).status,
-      ).toBe(202);
+      payloads.set(guid, workflowRunPayload(sim, c.run.id, c.installationId));
+      runOfGuid.set(guid, c.run.id);
+      const statusCode = await post(guid);
+      sim.addDelivery({
+        guid,
+        event: 'workflow_run',
+        action: 'completed',
+        statusCode,
+        installationId: c.installationId,
+      });
+      firstAnswers.set(c.run.id, statusCode);
     }
   }, 60_000);
 
   afterAll(async () => {
     await rt?.close();
     await sim?.close();
+  });
+
+  it('a killed intake answered GitHub with a failure and left the delivery unseen; the others were accepted', async () => {
+    for (const c of cases) {
+      const answer = firstAnswers.get(c.run.id);
+      if (c.step === 'intake, before the enqueue') expect(answer, `run ${c.run.id}`).toBe(500);
+      else if (c.step === 'intake, after the enqueue, before mark-seen') expect(answer, `run ${c.run.id}`).toBe(0);
+      else expect(answer, `run ${c.run.id}`).toBe(202);
+      const seen = await rt.ledger.isSeen(`kill-${c.run.id}`);
+      expect(seen, `run ${c.run.id} (${c.step})`).toBe(!c.step.startsWith('intake'));
+    }
   });
 
   it('after sweeps and redelivery, every run attempt that earned a re-run got exactly one', async () => {
@@ -170,12 +224,13 @@ describe('a worker killed at each step', () => {
       if (counts.orphansReleased + counts.orphansRecorded + counts.redelivered === 0) break;
     }
 
-    const rerunsOf = (c: Case) => sim.reruns.filter((r) => r.runId === c.run.id).length;
+    // Counted from every re-run request GitHub received, refused ones included.
+    const tally = (c: Case) => sim.rerunTally(c.run.id);
     const earned = cases.filter((c) => c.earnsRerun);
-    const duplicates = cases.reduce((n, c) => n + Math.max(0, rerunsOf(c) - 1), 0);
-    const lost = earned.filter((c) => rerunsOf(c) === 0).length;
+    const duplicates = cases.filter((c) => tally(c).repeats > 0).length;
+    const lost = earned.filter((c) => tally(c).accepted === 0).length;
     const totalKills = [...kills.values()].reduce((a, b) => a + b, 0);
-    printSummary('worker killed at each step', {
+    printSummary('intake or worker killed at each step', {
       runs: cases.length,
       'earned re-runs': earned.length,
       kills: `${totalKills} (${STEPS.map((s) => `${s}: ${kills.get(s) ?? 0}`).join('; ')})`,
@@ -184,17 +239,19 @@ describe('a worker killed at each step', () => {
       'orphans recorded retried': sum(sweeps, 'orphansRecorded'),
       'deliveries redelivered': sum(sweeps, 'redelivered'),
       're-runs made': sim.reruns.length,
+      're-run requests received': sim.rerunRequests.length,
       duplicates,
       lost,
       'dead letters': rt.queue.stats().deadLetters,
     });
 
     for (const step of STEPS) expect(kills.get(step), step).toBe(RUNS_PER_STEP);
-    for (const c of earned) expect(rerunsOf(c), `run ${c.run.id} (${c.step})`).toBe(1);
-    for (const c of cases.filter((x) => !x.earnsRerun)) expect(rerunsOf(c)).toBe(0);
+    for (const c of earned)
+      expect(tally(c), `run ${c.run.id} (${c.step})`).toEqual({ received: 1, accepted: 1, repeats: 0 });
+    for (const c of cases.filter((x) => !x.earnsRerun)) expect(tally(c).received).toBe(0);
     expect(duplicates).toBe(0);
     expect(lost).toBe(0);
-    expect(sim.reruns).toHaveLength(earned.length);
+    expect(sim.rerunRequests).toHaveLength(earned.length);
     // Nothing ended in the dead-letter queue, nothing is left in flight.
     expect(rt.queue.stats()).toMatchObject({ visible: 0, inFlight: 0, deadLetters: 0 });
     // Every attempt ends decided in the ledger, whoever recorded it.
@@ -206,8 +263,55 @@ describe('a worker killed at each step', () => {
     expect(sweeps.at(-1)).toMatchObject({ orphansReleased: 0, orphansRecorded: 0, redelivered: 0, failed: false });
     expect(sum(sweeps, 'orphansReleased')).toBe(RUNS_PER_STEP);
     expect(sum(sweeps, 'orphansRecorded')).toBe(RUNS_PER_STEP);
-    expect(sum(sweeps, 'redelivered')).toBe(RUNS_PER_STEP);
+    // Both intake kills left a failed delivery that only the reconciler's redelivery recovered.
+    expect(sum(sweeps, 'redelivered')).toBe(2 * RUNS_PER_STEP);
   }, 60_000);
 });
 
 const sum = (sweeps: SweepCounts[], key: keyof SweepCounts): number => sweeps.reduce((n, s) => n + Number(s[key]), 0);
+
+describe('the enqueue fails', () => {
+  let sim: GitHubSimulator;
+  let rt: Runtime;
+
+  beforeAll(async () => {
+    sim = await GitHubSimulator.start();
+    sim.addInstallation({ id: 5201, account: 'enqueue' });
+    rt = await startRuntime({ env: faultRuntimeEnv(sim, SECRET), log: new MemoryLog(), port: 0, retryBaseMs: 1 });
+  });
+  afterAll(async () => {
+    await rt?.close();
+    await sim?.close();
+  });
+
+  it('the intake answers 5xx and leaves the delivery unseen; GitHub delivering it again gets it re-run exactly once', async () => {
+    const run = sim.addRun({
+      repo: 'enqueue/app',
+      jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    const queue = rt.queue;
+    const send = queue.send.bind(queue);
+    let failures = 0;
+    queue.send = (input) => {
+      if (failures++ === 0) throw new Error('queue unavailable');
+      return send(input);
+    };
+    const d = await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, run.id, 5201), 'enqueue-fails');
+    const deliver = () => fetch(`${rt.url}/webhook`, { method: 'POST', headers: d.headers, body: d.body });
+
+    expect((await deliver()).status).toBe(500);
+    expect(await rt.ledger.isSeen('enqueue-fails')).toBe(false);
+    expect(queue.stats()).toMatchObject({ sent: 0, visible: 0, inFlight: 0 });
+    await rt.poller.drain(10_000);
+    expect(sim.rerunTally(run.id).received).toBe(0);
+
+    // Not taken for a duplicate: the second delivery is enqueued and decided.
+    const again = await deliver();
+    expect(again.status).toBe(202);
+    expect(await again.json()).toMatchObject({ reason: 'enqueued' });
+    expect(await rt.ledger.isSeen('enqueue-fails')).toBe(true);
+    await rt.poller.drain(10_000);
+    expect(sim.rerunTally(run.id)).toEqual({ received: 1, accepted: 1, repeats: 0 });
+    expect(failures).toBe(2);
+  }, 30_000);
+});

@@ -59,7 +59,7 @@ describe('poison messages: permanent faults are acknowledged with a reason and c
       const line = h.log.named('message dropped: permanent fault')[0];
       expect(line?.level).toBe('error');
       expect(String(line?.reason)).toMatch(reason);
-      expect(h.sim.reruns).toHaveLength(0);
+      expect(h.sim.rerunRequests).toHaveLength(0);
     },
   );
 });
@@ -155,7 +155,7 @@ describe('a DLQ redrive is safe at any time', () => {
     expect(q.redrive()).toBe(1);
     await new QueuePoller(q, worker).drain(10_000);
     expect(decisions).toEqual(['retried', 'duplicate', 'duplicate', 'duplicate']);
-    expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);
+    expect(h.sim.rerunTally(run.id).received).toBe(1);
   });
 
   it('redriving a message that never got decided decides it once; a second redrive finds nothing', async () => {
@@ -183,6 +183,6 @@ describe('a DLQ redrive is safe at any time', () => {
     await poller.drain(10_000);
     expect(q.redrive()).toBe(0);
     expect(decisions).toEqual(['retried']);
-    expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);
+    expect(h.sim.rerunTally(run.id).received).toBe(1);
   });
 });

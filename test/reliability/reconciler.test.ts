@@ -15,7 +15,7 @@ import { kit, LOST, lostRun } from './reconcile-kit.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
-const reruns = (h: Harness, runId: number) => h.sim.reruns.filter((r) => r.runId === runId).length;
+const reruns = (h: Harness, runId: number) => h.sim.rerunTally(runId).received;
 /** The table's raw items, as the tests inspect (and, for a cold start, delete) them. */
 const raw = (h: Harness) => DynamoDBDocumentClient.from(h.dynamo.client);
 
@@ -478,7 +478,7 @@ describe('reconciler in the local runtime', () => {
     // A bound on waiting, not on the timer: a loaded machine only makes the sweep come later.
     const deadline = Date.now() + 20_000;
     while (outcomes().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(sim.reruns.map((r) => r.runId)).toEqual([run.id]);
+    expect(sim.rerunRequests.map((r) => r.runId)).toEqual([run.id]);
     expect(outcomes().map((o) => o.decision)).toEqual(['retried']);
     expect(rt.metrics.get('OrphanReleased')).toBe(1);
   });

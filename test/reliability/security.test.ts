@@ -127,7 +127,7 @@ describe('security: no secret in any log line', () => {
       await f.rt.poller.drain(20_000);
       await f.rt.reconciler.sweep();
 
-      expect(sim.reruns.map((r) => r.runId).sort()).toEqual([lost.id, inLog.id, flaky.id].sort());
+      expect(sim.rerunRequests.map((r) => r.runId).sort()).toEqual([lost.id, inLog.id, flaky.id].sort());
       const messages = new Set(f.log.lines.map((l) => l.message));
       for (const m of ['decision', 'webhook signature rejected', 'message failed; it will be retried']) {
         expect(messages).toContain(m);
@@ -201,22 +201,29 @@ describe('security: no secret in any log line', () => {
       const lost = sim.addRun({ repo: 'acme/child', jobs: [lostJob] });
       const genuine = sim.addRun({ repo: 'acme/child', jobs: [genuineJob] });
       sim.injectFault({ path: new RegExp(`/runs/${lost.id}/jobs`), status: 502, times: 2 });
+      const webhookAnswers: number[] = [];
       for (const [runId, secret] of [
         [lost.id, WEBHOOK_SECRET],
         [genuine.id, WEBHOOK_SECRET_PREVIOUS],
         [lost.id, 'an attacker guess'],
       ] as const) {
-        await post(`${url}/webhook`, await signedDelivery(secret, 'workflow_run', workflowRunPayload(sim, runId)));
+        const d = await signedDelivery(secret, 'workflow_run', workflowRunPayload(sim, runId));
+        webhookAnswers.push((await post(`${url}/webhook`, d)).status);
       }
-      await signalPost(url, { authorization: `Bearer ${SIGNAL_SECRET}` }, signalBody);
-      await signalPost(url, { authorization: 'Bearer wrong' }, signalBody);
+      const signalAnswers = [
+        (await signalPost(url, { authorization: `Bearer ${SIGNAL_SECRET}` }, signalBody)).status,
+        (await signalPost(url, { authorization: 'Bearer wrong' }, signalBody)).status,
+      ];
+      // What the scan covers really happened: the signed posts were accepted, the others refused.
+      expect(webhookAnswers).toEqual([202, 202, 401]);
+      expect(signalAnswers).toEqual([202, 401]);
       await waitFor('both decisions', () => (stdout.match(/"message":"decision"/g) ?? []).length >= 2);
       // A sweep's line, whether it succeeded or not: either is scanned.
       await waitFor('a reconcile sweep', () => /"message":"reconcile sweep/.test(stdout + stderr));
       child.kill('SIGTERM');
       await new Promise((resolve) => child!.once('exit', resolve));
 
-      expect(sim.reruns.map((r) => r.runId)).toEqual([lost.id]);
+      expect(sim.rerunRequests.map((r) => r.runId)).toEqual([lost.id]);
       expect(stdout + stderr).toContain('webhook signature rejected');
       expect(stdout + stderr).toContain('signal post rejected');
       expect(leaks(stdout + stderr, issuedTokens(sim))).toEqual([]);
@@ -242,7 +249,7 @@ describe('security: job-log redirects go only to allowed hosts', () => {
           decision: f.log.named('decision').at(-1)?.decision,
           refused: f.log.named('job log redirect refused: host not in the allow-list'),
           fetched: sim.requests.filter((r) => r.path.startsWith('/_logs/')).length,
-          reruns: sim.reruns.filter((r) => r.runId === run.id).length,
+          reruns: sim.rerunTally(run.id).received,
         };
       } finally {
         await f.close();
@@ -378,7 +385,7 @@ describe('security: the repository allow-list', () => {
         await f.deliver({ id: run.id, installationId: INSTALLATION_ID }, `allow-${run.id}`);
       }
       await f.rt.poller.drain(10_000);
-      const rerun = new Set(sim.reruns.map((r) => r.runId));
+      const rerun = new Set(sim.rerunRequests.map((r) => r.runId));
       const got = Object.fromEntries(runs.map((run, i) => [repos[i], rerun.has(run.id)]));
       expect(got).toEqual({
         'acme/allowed': true,
@@ -387,9 +394,14 @@ describe('security: the repository allow-list', () => {
         'acme/also-allowed': true,
         'acme/allowed.evil': false,
       });
-      for (const line of f.log
-        .named('decision')
-        .filter((l) => !String(l.repository).match(/^acme\/(also-)?allowed$/))) {
+      const outside = f.log.named('decision').filter((l) => !String(l.repository).match(/^acme\/(also-)?allowed$/));
+      // One line for each repository outside the list, so the check below cannot pass over none.
+      expect(outside.map((l) => l.repository).sort()).toEqual([
+        'acme/allowed-fork',
+        'acme/allowed.evil',
+        'acme/outside',
+      ]);
+      for (const line of outside) {
         expect(line).toMatchObject({ decision: 'ignored', reason: 'repository is not in the deployment allow-list' });
       }
       // Nothing was asked of GitHub about the runs outside the list beyond the configuration file.

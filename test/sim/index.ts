@@ -17,12 +17,15 @@ import type {
   SimFault,
   SimRequestRecord,
   SimRerunRecord,
+  SimRerunRequest,
   SimRunSpec,
 } from './types.js';
+import { NO_RERUNS, type RerunTally, tallyReruns } from './rerun-requests.js';
 
 export type * from './types.js';
 export { SimRun } from './runs.js';
 export { decodeJwt } from './auth.js';
+export { NO_RERUNS, tallyReruns, type RerunTally } from './rerun-requests.js';
 
 /** Every API route the simulator serves, in match order (the web host's are `webRoutes`). */
 export const simRoutes: readonly Route[] = [
@@ -160,8 +163,22 @@ export class GitHubSimulator {
     this.server.setRateLimit(resource, limit, used);
   }
 
+  /**
+   * Re-runs GitHub accepted. Not a count of calls: a repeated `rerun-failed-jobs` is refused
+   * (403) and never appears here; count calls with `rerunRequests` or `rerunTally`.
+   */
   get reruns(): readonly SimRerunRecord[] {
     return this.model.reruns;
+  }
+
+  /** Every re-run POST received, with its answer, in order of arrival (`resetRequests` keeps them). */
+  get rerunRequests(): readonly SimRerunRequest[] {
+    return this.model.rerunRequests;
+  }
+
+  /** What GitHub received for one run's re-runs: requests, accepted ones, repeats after acceptance. */
+  rerunTally(runId: number): RerunTally {
+    return tallyReruns(this.model.rerunRequests).get(runId) ?? NO_RERUNS;
   }
 
   get checkRuns(): readonly SimCheckRun[] {

@@ -9,6 +9,7 @@ import type {
   SimPullRequest,
   SimRepo,
   SimRerunRecord,
+  SimRerunRequest,
   SimRunSpec,
 } from './types.js';
 
@@ -57,7 +58,10 @@ export class SimModel implements JobFactory {
   readonly deliveries: SimDelivery[] = [];
   readonly manifestCodes = new Map<string, SimApp>();
   readonly checkRuns: SimCheckRun[] = [];
+  /** Re-runs GitHub accepted (each started a new attempt). */
   readonly reruns: SimRerunRecord[] = [];
+  /** Every re-run POST received, accepted or not, in order of arrival. */
+  readonly rerunRequests: SimRerunRequest[] = [];
   readonly hookConfig = { url: 'https://reprise.example.com/webhook', content_type: 'json', insecure_ssl: '0' };
   rerunFailedJobsIncludesCancelled = false;
   /** Told about every attempt a re-run starts, e.g. to deliver the next workflow_run event. */

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { authenticate } from './auth.js';
 import { fail, matchTemplate, type Route, type SimContext, type SimRequest, type SimResponse } from './http.js';
 import type { SimModel } from './model.js';
+import { answerRerunRequest, receiveRerunRequest } from './rerun-requests.js';
 import type { SimFault, SimRequestRecord } from './types.js';
 
 const STATUS_TEXT: Record<number, string> = {
@@ -155,10 +156,13 @@ export class SimServer {
     const query = Object.fromEntries(url.searchParams);
     const record: SimRequestRecord = { method, path, query, status: 0, at, ...(body !== undefined ? { body } : {}) };
     this.requests.push(record);
+    const rerun = receiveRerunRequest(this.model, method, path);
+    if (rerun) this.model.rerunRequests.push(rerun);
     this.inFlight++;
     this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
     try {
-      await this.answer(req, res, record, method, path, query, body);
+      const out = await this.answer(req, res, record, method, path, query, body);
+      if (rerun) answerRerunRequest(rerun, out);
     } finally {
       this.inFlight--;
     }
@@ -176,7 +180,7 @@ export class SimServer {
     path: string,
     query: Record<string, string>,
     body: unknown,
-  ): Promise<void> {
+  ): Promise<SimResponse> {
     if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
 
     let route: Route | undefined;
@@ -217,6 +221,7 @@ export class SimServer {
     }
     record.status = out.status;
     this.send(res, out, resource);
+    return out;
   }
 
   private send(res: ServerResponse, out: SimResponse, resource: 'core' | 'graphql' | null): void {

@@ -172,6 +172,26 @@ export interface SimRerunRecord {
   jobsKept: string[];
 }
 
+/**
+ * One re-run POST as GitHub received it (`rerun-failed-jobs`, `rerun`, or a job's `rerun`),
+ * whatever the answer: accepted, refused on its merits (403 "No failed jobs to re-run"), or
+ * turned away before the run was looked at (an injected fault, auth, a rate limit).
+ */
+export interface SimRerunRequest {
+  kind: SimRerunRecord['kind'];
+  /** The run the request names (through its job for a job re-run); null when GitHub knows none. */
+  runId: number | null;
+  jobId?: number;
+  /** The run's latest attempt when the request arrived. */
+  attempt: number | null;
+  /** Arrival time, ms since the epoch. */
+  at: number;
+  /** GitHub's answer; 0 until it is sent. */
+  status: number;
+  /** GitHub's message when the answer is not 2xx. */
+  message: string | null;
+}
+
 export interface SimRequestRecord {
   method: string;
   path: string;
