@@ -284,7 +284,7 @@ export async function settle(
 ): Promise<Settled> {
   let redriven = 0;
   const sweeps: SweepCounts[] = [];
-  for (let round = 0; round < (opts.rounds ?? 6); round++) {
+  for (let round = 0; round < (opts.rounds ?? 20); round++) {
     f.rt.poller.start();
     await f.rt.poller.drain(opts.drainMs ?? 30_000);
     await f.rt.poller.stop();
