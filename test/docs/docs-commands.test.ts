@@ -11,10 +11,11 @@ import { MemoryLog } from '../support/memory-log.js';
 import { closedPort } from '../cli/support.js';
 import { type DocCommand, docCommands } from './commands.js';
 import { inPool, pressTheButton, removeSandboxes, ROOT, sandbox, shellEnv, type, type Typed } from './support.js';
+import { TEXT } from '../support/evidence.js';
 
 const WEBHOOK_SECRET = 'docs-webhook-secret';
 const SIGNAL_SECRET = 'docs-signal-secret';
-const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
+const LOST = TEXT.selfHostedEmptyName;
 
 /** Everything the docs show as a placeholder, and what a reader on this machine would type instead. */
 const PLACEHOLDERS: readonly [string, (w: World) => string][] = [

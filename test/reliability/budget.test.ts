@@ -9,8 +9,9 @@ import { type BudgetFacts, decide, type DecisionFacts } from '../../lib/decide/d
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+import { TEXT } from '../support/evidence.js';
 
-const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
+const LOST = TEXT.selfHostedEmptyName;
 const MINUTE = 60_000;
 
 describe('retry budget (per installation, rolling hour)', () => {

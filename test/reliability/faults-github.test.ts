@@ -11,6 +11,7 @@ import {
   startFaultRuntime,
   sweepFigures,
 } from './faults-support.js';
+import { errorLine, TEXT } from '../support/evidence.js';
 
 const RUNS = 120;
 const LEASE_MS = 1_000;
@@ -110,8 +111,8 @@ describe('fault injection: GitHub answering errors and rate limits', () => {
 });
 
 describe('transient GitHub faults are retried, never taken as evidence', () => {
-  const LOST = 'The self-hosted runner: r-1 lost communication with the server.';
-  const SHUTDOWN = '2026-10-02T16:15:05.7828522Z ##[error]The runner has received a shutdown signal.\n';
+  const LOST = TEXT.selfHostedNamed('r-1');
+  const SHUTDOWN = `${errorLine(TEXT.shutdown)}\n`;
   const RATE_LIMITED = { status: 403, retryAfter: 30, message: 'You have exceeded a secondary rate limit' };
   let h: Harness;
   let seq = 0;

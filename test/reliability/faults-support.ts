@@ -16,11 +16,10 @@ import { type GitHubSimulator, NO_RERUNS, type SimJobSpec, tallyReruns } from '.
 import { testPrivateKey } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
-import { SHUTDOWN_LOG } from '../support/job-logs.js';
+import { SHUTDOWN_LOG, TEXT } from '../support/evidence.js';
 
 export const SECRET = 'reliability-webhook-secret';
 
-const LOST = 'The self-hosted runner: {runner} lost communication with the server. Verify the machine is running.';
 const EXIT = 'Process completed with exit code 1.';
 
 /** Each kind of red run and the decision it must get. */
@@ -46,7 +45,7 @@ function jobsFor(kind: RunKind, n: number): SimJobSpec[] {
     name,
     conclusion: 'failure',
     runnerName: `runner-${n}-${name}`,
-    annotations: [{ level: 'failure', message: LOST.replace('{runner}', `runner-${n}-${name}`) }],
+    annotations: [{ level: 'failure', message: TEXT.selfHostedNamed(`runner-${n}-${name}`) }],
   });
   switch (kind) {
     case 'lost':

@@ -9,10 +9,11 @@ import type { GitHubSimulator } from '../sim/index.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { printSummary } from './faults-support.js';
+import { TEXT } from '../support/evidence.js';
 
 const SECRET = 'hostile-secret';
 const OTHER_INSTALLATION = 5151;
-const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
+const LOST = TEXT.selfHostedEmptyName;
 /** The 49-character annotation: many `a`s and a character the nested quantifiers cannot end on. */
 const BAIT = `${'a'.repeat(48)}!`;
 const CATASTROPHIC = ['(a+)+$', '(a|aa)+b', '([a-z]+)*!x', '(.*a){12}x'];

@@ -8,8 +8,9 @@ import { type ReconcileLimits, Reconciler } from '../../lib/reconcile/reconciler
 import type { RunQueue } from '../../lib/webhook/intake.js';
 import type { Harness } from '../support/harness.js';
 import { testPrivateKey } from '../support/harness.js';
+import { TEXT } from '../support/evidence.js';
 
-export const LOST = 'The self-hosted runner: lost communication with the server. Verify the machine is running.';
+export const LOST = TEXT.selfHostedEmptyName;
 export const EXIT = 'Process completed with exit code 1.';
 
 /** A reconciler on the harness's table and simulator, with its own queue, metrics and clock. */

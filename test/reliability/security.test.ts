@@ -16,13 +16,14 @@ import { INSTALLATION_ID, testPrivateKey } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { startFaultRuntime, tempDir } from './faults-support.js';
+import { errorLine, TEXT } from '../support/evidence.js';
 
 const WEBHOOK_SECRET = 'whsec-current-7f3a9c2e41d8';
 const WEBHOOK_SECRET_PREVIOUS = 'whsec-previous-0b6d5e18a2c4';
 const SIGNAL_SECRET = 'sigsec-5c1e8f2a9d7b4036';
-const LOST = 'The self-hosted runner: r-1 lost communication with the server.';
+const LOST = TEXT.selfHostedNamed('r-1');
 const EXIT = 'Process completed with exit code 1.';
-const SHUTDOWN = '2026-10-02T16:15:05.7828522Z ##[error]The runner has received a shutdown signal.\n';
+const SHUTDOWN = `${errorLine(TEXT.shutdown)}\n`;
 const lostJob = {
   name: 'test',
   conclusion: 'failure' as const,
@@ -360,7 +361,7 @@ describe('security: bounded memory on job logs', () => {
         windowBytes,
         log: new MemoryLog(),
       });
-      expect(evidence).toEqual({ errors: ['The runner has received a shutdown signal.'] });
+      expect(evidence).toEqual({ errors: [TEXT.shutdown] });
     } finally {
       clearInterval(sampler);
       server.close();
