@@ -1,5 +1,6 @@
 import type { Route } from './http.js';
 import { SimModel } from './model.js';
+import type { SecondaryLimitOptions } from './rate-limits.js';
 import { workflowJob, workflowRun } from './render-actions.js';
 import { actionsRoutes } from './routes-actions.js';
 import { appRoutes } from './routes-app.js';
@@ -23,6 +24,15 @@ import type {
 export type * from './types.js';
 export { SimRun } from './runs.js';
 export { decodeJwt } from './auth.js';
+export {
+  PRIMARY_MESSAGE,
+  RATE_LIMIT_SHAPES,
+  SECONDARY_MESSAGE,
+  rateLimited,
+  type RateLimitShape,
+  type RateLimitSignal,
+  type SecondaryLimitOptions,
+} from './rate-limits.js';
 
 /** Every API route the simulator serves, in match order (the web host's are `webRoutes`). */
 export const simRoutes: readonly Route[] = [
@@ -158,6 +168,14 @@ export class GitHubSimulator {
   /** Sets a rate-limit bucket; once `used` reaches `limit` the API answers 403 rate limit exceeded. */
   setRateLimit(resource: 'core' | 'graphql', limit: number, used = 0): void {
     this.server.setRateLimit(resource, limit, used);
+  }
+
+  /**
+   * GitHub's secondary limit on content creation, applied to re-run POSTs per installation over a
+   * rolling window; off unless a test sets it (null turns it off again).
+   */
+  setSecondaryLimit(opts: SecondaryLimitOptions | null): void {
+    this.server.setSecondaryLimit(opts);
   }
 
   get reruns(): readonly SimRerunRecord[] {
