@@ -1,3 +1,4 @@
+import { signAppJwt } from './app-key.js';
 import type { Route } from './http.js';
 import { SimModel } from './model.js';
 import type { SecondaryLimitOptions } from './rate-limits.js';
@@ -24,6 +25,7 @@ import type {
 export type * from './types.js';
 export { SimRun } from './runs.js';
 export { decodeJwt } from './auth.js';
+export { signAppJwt, simAppPrivateKey } from './app-key.js';
 export {
   PRIMARY_MESSAGE,
   RATE_LIMIT_SHAPES,
@@ -44,11 +46,10 @@ export const simRoutes: readonly Route[] = [
   ...appRoutes,
 ];
 
-/** An unsigned but well-formed App JWT: the simulator reads claims and never checks signatures. */
+/** An App JWT as auth-app makes one: signed with the default App's key, issued a minute ago. */
 export function fakeJwt(appId: number | string = 1_234_567, ttlSeconds = 540): string {
   const now = Math.floor(Date.now() / 1000);
-  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  return `${enc({ alg: 'RS256', typ: 'JWT' })}.${enc({ iat: now - 60, exp: now + ttlSeconds, iss: String(appId) })}.c2ln`;
+  return signAppJwt({ iat: now - 60, exp: now + ttlSeconds, iss: String(appId) });
 }
 
 /** GitHub REST and GraphQL, served from memory on 127.0.0.1 for tests, the demo and the benchmark. */
