@@ -66,6 +66,13 @@ const RATE_LIMIT_MESSAGE = /\bsecondary rate limit\b|\babuse detection mechanism
 /** GitHub asks for at least a minute when a rate limit names no time. */
 const UNNAMED_WAIT_MS = 60_000;
 
+/** Ms until the epoch second `x-ratelimit-reset` names; a minute when it names none. */
+function untilReset(headers: Headers, nowMs: number): number {
+  const reset = Number(headers['x-ratelimit-reset']);
+  const seconds = Number.isFinite(reset) && reset > 0 ? reset - Math.floor(nowMs / 1000) : 60;
+  return Math.max(1, seconds) * 1000;
+}
+
 /**
  * How long a rate-limited answer asks to wait, in ms; undefined when the answer is no rate
  * limit (a plain 403 is a refusal). GitHub answers a rate limit with 403 or 429 and one of:
@@ -81,11 +88,7 @@ export function rateLimitDelayMs(
   if (status !== 403 && status !== 429) return undefined;
   const retryAfter = headers['retry-after'];
   if (retryAfter !== undefined) return Math.max(1, Number(retryAfter) || 60) * 1000;
-  if (String(headers['x-ratelimit-remaining']) === '0') {
-    const reset = Number(headers['x-ratelimit-reset']);
-    const seconds = Number.isFinite(reset) && reset > 0 ? reset - Math.floor(nowMs / 1000) : 60;
-    return Math.max(1, seconds) * 1000;
-  }
+  if (String(headers['x-ratelimit-remaining']) === '0') return untilReset(headers, nowMs);
   return status === 429 || RATE_LIMIT_MESSAGE.test(message) ? UNNAMED_WAIT_MS : undefined;
 }
 
@@ -93,9 +96,7 @@ export function rateLimitDelayMs(
 function graphqlRateLimitDelayMs(data: unknown, headers: Headers, nowMs = Date.now()): number | undefined {
   const errors = (data as { errors?: { type?: string }[] } | null | undefined)?.errors;
   if (!Array.isArray(errors) || !errors.some((e) => e?.type === 'RATE_LIMITED')) return undefined;
-  const reset = Number(headers['x-ratelimit-reset']);
-  const seconds = Number.isFinite(reset) && reset > 0 ? reset - Math.floor(nowMs / 1000) : 60;
-  return Math.max(1, seconds) * 1000;
+  return untilReset(headers, nowMs);
 }
 
 /** The request option through which a call names what counts it (see `meteredRequest`). */
