@@ -272,8 +272,11 @@ function publishedSchema(): Promise<PublishedValidator | null> {
         parse(q: string): unknown;
         validate(schema: unknown, doc: unknown): readonly { message: string }[];
       };
-      const pkg = (await import(schemaPackage)) as { schema: { idl: string } };
-      const schema = gql.buildSchema(pkg.schema.idl);
+      // A CommonJS package: its exports may arrive as `default`.
+      const mod = (await import(schemaPackage)) as { schema?: { idl: string }; default?: { schema: { idl: string } } };
+      const idl = (mod.schema ?? mod.default?.schema)?.idl;
+      if (typeof idl !== 'string') return null;
+      const schema = gql.buildSchema(idl);
       return (query: string) => {
         try {
           return gql.validate(schema, gql.parse(query)).map((e) => e.message);
