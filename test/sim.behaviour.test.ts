@@ -281,6 +281,7 @@ describe('faults', () => {
       status: 403,
       times: 1,
       message: 'API rate limit exceeded for installation ID 7.',
+      resetAfter: 60,
     });
     const res = await get('/rate_limit');
     expect(res.status).toBe(403);

@@ -1,6 +1,7 @@
 import type { AnnotationEvidence, JobEvidence } from '../classify/classify-job.js';
 import { classifyJob } from '../classify/classify-job.js';
 import { ScanBudget } from '../classify/scan-budget.js';
+import { RateLimitedError } from '../errors.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { JobFacts, JobVerdict, RunnerSignal, SignalWindow, TextPattern } from '../model.js';
 import type { Log } from '../obs/ports.js';
@@ -62,6 +63,8 @@ export async function gatherVerdicts(candidates: readonly JobFacts[], src: Evide
   try {
     for (const [id, list] of await src.api.annotationsByGraphql(candidates)) annotations.set(id, list);
   } catch (err) {
+    // A rate limit covers REST as well (the secondary limits are shared): the message waits instead.
+    if (err instanceof RateLimitedError) throw err;
     src.log.warn('GraphQL annotations failed; reading them over REST', { error: (err as Error).message });
   }
 

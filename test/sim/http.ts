@@ -23,6 +23,8 @@ export interface SimResponse {
   /** Raw body, sent as is (logs). */
   raw?: Buffer;
   headers?: Record<string, string>;
+  /** Points the answer costs against its rate-limit bucket; default 1. */
+  cost?: number;
 }
 
 /** What handlers may use besides the model. */

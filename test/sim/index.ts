@@ -1,5 +1,7 @@
+import { signAppJwt } from './app-key.js';
 import type { Route } from './http.js';
 import { SimModel } from './model.js';
+import type { SecondaryLimitOptions } from './rate-limits.js';
 import { workflowJob, workflowRun } from './render-actions.js';
 import { actionsRoutes } from './routes-actions.js';
 import { appRoutes } from './routes-app.js';
@@ -26,6 +28,16 @@ export type * from './types.js';
 export { SimRun } from './runs.js';
 export { decodeJwt } from './auth.js';
 export { NO_RERUNS, tallyReruns, type RerunTally } from './rerun-requests.js';
+export { signAppJwt, simAppPrivateKey } from './app-key.js';
+export {
+  PRIMARY_MESSAGE,
+  RATE_LIMIT_SHAPES,
+  SECONDARY_MESSAGE,
+  rateLimited,
+  type RateLimitShape,
+  type RateLimitSignal,
+  type SecondaryLimitOptions,
+} from './rate-limits.js';
 
 /** Every API route the simulator serves, in match order (the web host's are `webRoutes`). */
 export const simRoutes: readonly Route[] = [
@@ -37,11 +49,10 @@ export const simRoutes: readonly Route[] = [
   ...appRoutes,
 ];
 
-/** An unsigned but well-formed App JWT: the simulator reads claims and never checks signatures. */
+/** An App JWT as auth-app makes one: signed with the default App's key, issued a minute ago. */
 export function fakeJwt(appId: number | string = 1_234_567, ttlSeconds = 540): string {
   const now = Math.floor(Date.now() / 1000);
-  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  return `${enc({ alg: 'RS256', typ: 'JWT' })}.${enc({ iat: now - 60, exp: now + ttlSeconds, iss: String(appId) })}.c2ln`;
+  return signAppJwt({ iat: now - 60, exp: now + ttlSeconds, iss: String(appId) });
 }
 
 /** GitHub REST and GraphQL, served from memory on 127.0.0.1 for tests, the demo and the benchmark. */
@@ -161,6 +172,14 @@ export class GitHubSimulator {
   /** Sets a rate-limit bucket; once `used` reaches `limit` the API answers 403 rate limit exceeded. */
   setRateLimit(resource: 'core' | 'graphql', limit: number, used = 0): void {
     this.server.setRateLimit(resource, limit, used);
+  }
+
+  /**
+   * GitHub's secondary limit on content creation, applied to re-run POSTs per installation over a
+   * rolling window; off unless a test sets it (null turns it off again).
+   */
+  setSecondaryLimit(opts: SecondaryLimitOptions | null): void {
+    this.server.setSecondaryLimit(opts);
   }
 
   /**

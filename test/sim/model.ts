@@ -1,3 +1,4 @@
+import { simAppPrivateKey } from './app-key.js';
 import { IdSource, Rng, gitBlobSha, iso, nodeId } from './ids.js';
 import { SimRun, buildJob, deriveConclusion, type JobFactory } from './runs.js';
 import type {
@@ -71,12 +72,21 @@ export class SimModel implements JobFactory {
     slug: 'reprise',
     name: 'reprise',
     owner: 'acme',
-    pem: '-----BEGIN RSA PRIVATE KEY-----\nsimulated\n-----END RSA PRIVATE KEY-----\n',
+    pem: simAppPrivateKey(),
     webhookSecret: 'simulated-webhook-secret',
     clientId: 'Iv23liSimulated00001',
     clientSecret: 'simulated-client-secret',
     htmlUrl: 'https://github.com/apps/reprise',
   };
+
+  /** Every App GitHub knows here: the default one and each created from a manifest. */
+  readonly apps: SimApp[] = [this.app];
+
+  /** The App a JWT's `iss` names, by its id or its client id. */
+  appByIssuer(iss: unknown): SimApp | undefined {
+    if (typeof iss !== 'string' && typeof iss !== 'number') return undefined;
+    return this.apps.find((a) => String(a.id) === String(iss) || a.clientId === iss);
+  }
 
   nextId(kind: string): number {
     return this.ids.next(kind);

@@ -1,5 +1,6 @@
 import { fail, intParam, json, notFound, paginate, type Route } from './http.js';
 import { iso } from './ids.js';
+import { withinGrant } from './permissions.js';
 import { githubApp, installation } from './render-repo.js';
 import type { SimDelivery } from './types.js';
 
@@ -41,6 +42,13 @@ export const appRoutes: Route[] = [
       const inst = id === null ? undefined : ctx.model.installations.get(id);
       if (!inst) return notFound(`${APPS_DOCS}#create-an-installation-access-token-for-an-app`);
       const asked = (req.body as { permissions?: Record<string, string> } | undefined)?.permissions;
+      if (asked && !withinGrant(asked, inst.permissions)) {
+        return fail(
+          422,
+          'The permissions requested are not granted to this installation.',
+          `${APPS_DOCS}#create-an-installation-access-token-for-an-app`,
+        );
+      }
       const permissions = asked ?? inst.permissions;
       const ttl = 3_600_000;
       const token = ctx.model.issueToken(inst.id, permissions, ttl);
@@ -171,6 +179,7 @@ export const appRoutes: Route[] = [
       // A code is good for one conversion.
       ctx.model.manifestCodes.delete(code);
       ctx.model.app = app;
+      ctx.model.apps.push(app);
       return json(
         {
           ...githubApp(ctx.api, app, ctx.model.ownerId(app.owner)),

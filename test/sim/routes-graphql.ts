@@ -1,4 +1,6 @@
 import { json, type Route, type SimContext } from './http.js';
+import { checkQuery, queryCost } from './graphql-schema.js';
+import { grants, NOT_ACCESSIBLE } from './permissions.js';
 import { graphqlAnnotation } from './render-actions.js';
 
 const GRAPHQL_DOCS = 'https://docs.github.com/graphql';
@@ -16,6 +18,7 @@ function resolveNode(
   id: string,
   at: [string, number],
   first: number,
+  readsChecks: boolean,
 ): { node: unknown; error?: GraphqlError } {
   const jobId = ctx.model.nodes.get(id);
   const found = jobId === undefined ? undefined : ctx.model.jobs.get(jobId);
@@ -25,6 +28,7 @@ function resolveNode(
     return { node: null, error: { type: 'NOT_FOUND', path, locations: [{ line: 2, column: 3 }], message } };
   }
   const { job } = found;
+  if (!readsChecks) return { node: null, error: { type: 'FORBIDDEN', path, message: NOT_ACCESSIBLE } };
   if (!Array.isArray(job.annotations)) {
     const forbidden = job.annotations.status === 403;
     const message = forbidden
@@ -60,11 +64,17 @@ export const graphqlRoutes: Route[] = [
     auth: 'token',
     resource: 'graphql',
     docs: GRAPHQL_DOCS,
-    handler: (req, ctx) => {
+    handler: async (req, ctx) => {
       const body = (req.body ?? {}) as { query?: unknown; variables?: Record<string, unknown> };
       if (typeof body.query !== 'string') {
         return json({ errors: [{ message: 'A query attribute must be specified and must be a string.' }] });
       }
+      const checked = await checkQuery(body.query);
+      if ('errors' in checked) return json({ errors: checked.errors });
+      const cost = queryCost(checked.defs, body.variables);
+      const granted = req.auth.kind === 'token' ? ctx.model.tokens.get(req.auth.token)?.permissions : undefined;
+      // A static token (a personal token) reads whatever its owner can.
+      const readsChecks = granted === undefined || grants(granted, 'checks', 'read');
       // Each `[alias:] nodes(ids: $var)` field is answered under its alias, as GitHub does.
       const fields = [...body.query.matchAll(/(?:(\w+)\s*:\s*)?\bnodes\s*\(\s*ids\s*:\s*\$(\w+)\s*\)/g)].map((m) => ({
         alias: m[1] ?? 'nodes',
@@ -92,7 +102,7 @@ export const graphqlRoutes: Route[] = [
           });
         }
         data[alias] = ids.map((id: string, i) => {
-          const r = resolveNode(ctx, id, [alias, i], first);
+          const r = resolveNode(ctx, id, [alias, i], first, readsChecks);
           if (r.error) errors.push(r.error);
           return r.node;
         });
@@ -101,14 +111,14 @@ export const graphqlRoutes: Route[] = [
         const g = ctx.rateLimits().graphql;
         if (g)
           data.rateLimit = {
-            cost: 1,
+            cost,
             limit: g.limit,
-            remaining: g.remaining - 1,
-            used: g.used + 1,
+            remaining: g.remaining - cost,
+            used: g.used + cost,
             resetAt: new Date(g.reset * 1000).toISOString(),
           };
       }
-      return json(errors.length ? { data, errors } : { data });
+      return { ...json(errors.length ? { data, errors } : { data }), cost };
     },
   },
 ];

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { authenticate } from './auth.js';
 import { fail, matchTemplate, type Route, type SimContext, type SimRequest, type SimResponse } from './http.js';
 import type { SimModel } from './model.js';
+import { PRIMARY_MESSAGE, rateLimitHeaders, SecondaryLimit, type SecondaryLimitOptions } from './rate-limits.js';
 import { answerRerunRequest, receiveRerunRequest } from './rerun-requests.js';
 import type { SimFault, SimRequestRecord } from './types.js';
 
@@ -20,6 +21,10 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service Unavailable',
   504: 'We couldn\u2019t respond to your request in time. Sorry about that.',
 };
+
+/** Requests GitHub's secondary limit counts as creating content: here, the re-runs. */
+const createsContent = (route: Route): boolean =>
+  route.method === 'POST' && /\/rerun(-failed-jobs)?$/.test(route.template);
 
 interface Bucket {
   limit: number;
@@ -103,6 +108,21 @@ export class SimServer {
     Object.assign(this.buckets[resource], { limit, used });
   }
 
+  /** Content-creating requests (re-runs) past this limit are refused; null turns the limit off. */
+  setSecondaryLimit(opts: SecondaryLimitOptions | null): void {
+    this.secondary = opts ? new SecondaryLimit(opts) : null;
+  }
+
+  private secondary: SecondaryLimit | null = null;
+
+  /** The answer once a bucket is spent: GraphQL says so in a 200, REST in a 403. */
+  private spent(resource: 'core' | 'graphql', docs: string): SimResponse {
+    if (resource === 'graphql') {
+      return { status: 200, body: { errors: [{ type: 'RATE_LIMITED', message: PRIMARY_MESSAGE }] } };
+    }
+    return fail(403, PRIMARY_MESSAGE, docs);
+  }
+
   private sign(jobId: number, exp: string): string {
     return createHmac('sha256', this.signingKey).update(`${jobId}:${exp}`).digest('hex').slice(0, 32);
   }
@@ -121,12 +141,12 @@ export class SimServer {
 
   private faultResponse(f: SimFault): SimResponse {
     const message = f.message ?? STATUS_TEXT[f.status] ?? 'Error';
-    const headers: Record<string, string> = { ...f.headers };
-    if (f.retryAfter !== undefined) headers['retry-after'] = String(f.retryAfter);
-    if ((f.status === 403 || f.status === 429) && /rate limit/i.test(message)) {
-      headers['x-ratelimit-remaining'] = '0';
-      headers['x-ratelimit-reset'] = String(Math.floor(Date.now() / 1000) + (f.retryAfter ?? 60));
-    }
+    // Only the headers the fault names: a rate limit may come with the message alone.
+    const headers: Record<string, string> = {
+      ...(f.retryAfter !== undefined && rateLimitHeaders('retry-after', f.retryAfter)),
+      ...(f.resetAfter !== undefined && rateLimitHeaders('reset', f.resetAfter)),
+      ...f.headers,
+    };
     return fail(
       f.status,
       message,
@@ -202,13 +222,12 @@ export class SimServer {
       const sreq: SimRequest = { method, path, query, headers: req.headers, body, params, auth: { kind: 'none' } };
       const denied = authenticate(this.model, route, sreq);
       const bucket = resource ? this.buckets[resource] : null;
+      const secondary = denied ? null : this.secondaryRefusal(route, sreq);
       if (denied) out = denied;
-      else if (bucket && bucket.used >= bucket.limit && route.template !== '/rate_limit') {
-        out = fail(
-          403,
-          `API rate limit exceeded for installation. If you reach out to GitHub Support for help, please include the request ID.`,
-          route.docs,
-        );
+      else if (resource && bucket && bucket.used >= bucket.limit && route.template !== '/rate_limit') {
+        out = this.spent(resource, route.docs);
+      } else if (secondary) {
+        out = secondary;
       } else {
         try {
           out = await route.handler(sreq, this.ctx);
@@ -216,12 +235,18 @@ export class SimServer {
           out = fail(500, `simulator error: ${(err as Error).message}`);
         }
         // Conditional requests answered 304 are free, as is asking for the rate limit.
-        if (bucket && out.status !== 304 && route.template !== '/rate_limit') bucket.used++;
+        if (bucket && out.status !== 304 && route.template !== '/rate_limit') bucket.used += out.cost ?? 1;
       }
     }
     record.status = out.status;
     this.send(res, out, resource);
     return out;
+  }
+
+  private secondaryRefusal(route: Route, req: SimRequest): SimResponse | null {
+    if (!this.secondary || !createsContent(route)) return null;
+    const installation = req.auth.kind === 'token' ? req.auth.installationId : null;
+    return this.secondary.take(installation);
   }
 
   private send(res: ServerResponse, out: SimResponse, resource: 'core' | 'graphql' | null): void {

@@ -207,7 +207,10 @@ export interface SimFault {
   status: number;
   times?: number;
   rate?: number;
+  /** Seconds, sent as `retry-after`. */
   retryAfter?: number;
+  /** Seconds until a spent limit resets: sent as `x-ratelimit-remaining: 0` and `x-ratelimit-reset`. */
+  resetAfter?: number;
   message?: string;
   headers?: Record<string, string>;
 }

@@ -1,5 +1,4 @@
 import type { SQSEvent } from 'aws-lambda';
-import { generateKeyPairSync } from 'node:crypto';
 import { runtimeSettings, type RuntimeSettings } from '../../lib/config/env.js';
 import type { RepoConfig } from '../../lib/config/repo-config.js';
 import { createClientFactory } from '../../lib/github/client.js';
@@ -12,7 +11,7 @@ import { SignalStore } from '../../lib/signals/signal-store.js';
 import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import { workerDeps } from '../../lib/worker/assemble.js';
 import { createWorkerHandler, type WorkerHandlerDeps } from '../../lib/worker/handler.js';
-import { GitHubSimulator } from '../sim/index.js';
+import { GitHubSimulator, simAppPrivateKey } from '../sim/index.js';
 import { MemoryLog } from './memory-log.js';
 import { workflowRunPayload } from './webhooks.js';
 
@@ -20,14 +19,9 @@ export const INSTALLATION_ID = 4242;
 export const TABLE = 'reprise-test';
 export const APP_ID = '1234567';
 
-let key: string | undefined;
-/** A real RSA key, so auth-app signs real JWTs the simulator exchanges for tokens. */
+/** The simulator's App key, so auth-app signs JWTs the simulator verifies and exchanges for tokens. */
 export function testPrivateKey(): string {
-  key ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
-    type: 'pkcs8',
-    format: 'pem',
-  }) as string;
-  return key;
+  return simAppPrivateKey();
 }
 
 /**
