@@ -240,6 +240,11 @@ describe("GraphQL queries are validated against GitHub's schema and priced by it
       /No such type Job/,
     ],
     ['a mutation', 'mutation { rerequestCheckSuite(input: {}) { clientMutationId } }', /not configured for mutations/],
+    [
+      'an argument of the wrong type (caught by the whole published schema)',
+      'query($ids:[ID!]!){ nodes(ids: $ids) { ... on CheckRun { annotations(first: "x") { nodes { message } } } } }',
+      /Int cannot represent non-integer value/,
+    ],
   ])('refuses %s', async (_what, query, message) => {
     const { res, body } = await gql(`token ${await token()}`, query, { ids: [] });
     expect(res.status).toBe(200);

@@ -1,3 +1,4 @@
+import { validate as validateAgainstPublished } from '@octokit/graphql-schema';
 import {
   type Definition,
   type Field,
@@ -10,8 +11,7 @@ import {
 /**
  * The part of GitHub's published GraphQL schema (schema.docs.graphql) the simulator answers,
  * copied field for field: a query naming anything outside it is refused as GitHub refuses an
- * unknown field. With the `graphql` and `@octokit/graphql-schema` packages installed, every
- * query is also validated against the whole published schema.
+ * unknown field. Every query is also validated against the whole published schema.
  */
 interface FieldType {
   /** The named type the field returns (lists and non-null stripped). */
@@ -257,43 +257,13 @@ export function queryCost(defs: readonly Definition[], variables: Readonly<Recor
   return Math.max(1, Math.round(requests / 100));
 }
 
-type PublishedValidator = (query: string) => string[];
-let published: Promise<PublishedValidator | null> | undefined;
-
-/** Validation against the whole published schema, when `graphql` and `@octokit/graphql-schema` are installed. */
-function publishedSchema(): Promise<PublishedValidator | null> {
-  published ??= (async () => {
-    // Names held in variables, so neither package is needed to build or typecheck.
-    const graphqlPackage = 'graphql';
-    const schemaPackage = '@octokit/graphql-schema';
-    try {
-      const gql = (await import(graphqlPackage)) as {
-        buildSchema(idl: string): unknown;
-        parse(q: string): unknown;
-        validate(schema: unknown, doc: unknown): readonly { message: string }[];
-      };
-      // A CommonJS package: its exports may arrive as `default`.
-      const mod = (await import(schemaPackage)) as { schema?: { idl: string }; default?: { schema: { idl: string } } };
-      const idl = (mod.schema ?? mod.default?.schema)?.idl;
-      if (typeof idl !== 'string') return null;
-      const schema = gql.buildSchema(idl);
-      return (query: string) => {
-        try {
-          return gql.validate(schema, gql.parse(query)).map((e) => e.message);
-        } catch (err) {
-          return [(err as Error).message];
-        }
-      };
-    } catch {
-      return null;
-    }
-  })();
-  return published;
-}
-
-/** Whether queries are also checked against the whole published schema. */
-export async function publishedSchemaAvailable(): Promise<boolean> {
-  return (await publishedSchema()) !== null;
+/** Errors of a query against the whole schema GitHub publishes (`@octokit/graphql-schema`). */
+function publishedSchemaErrors(query: string): string[] {
+  try {
+    return validateAgainstPublished(query).map((e) => e.message);
+  } catch (err) {
+    return [(err as Error).message];
+  }
 }
 
 /** Parses and validates a query; answers the document, or GitHub's errors for it. */
@@ -306,8 +276,7 @@ export async function checkQuery(query: string): Promise<{ defs: Definition[] } 
     throw err;
   }
   const errors = validateDocument(defs);
-  const full = await publishedSchema();
-  for (const message of full ? full(query) : []) {
+  for (const message of publishedSchemaErrors(query)) {
     if (!errors.some((e) => e.message === message)) errors.push({ message });
   }
   return errors.length ? { errors } : { defs };
