@@ -1,3 +1,4 @@
+import { ContentLimit, type ContentLimitOptions, type ContentLimitStats } from './content-limit.js';
 import type { Route } from './http.js';
 import { SimModel } from './model.js';
 import { workflowJob, workflowRun } from './render-actions.js';
@@ -41,16 +42,24 @@ export function fakeJwt(appId: number | string = 1_234_567, ttlSeconds = 540): s
   return `${enc({ alg: 'RS256', typ: 'JWT' })}.${enc({ iat: now - 60, exp: now + ttlSeconds, iss: String(appId) })}.c2ln`;
 }
 
+export interface SimStartOptions {
+  latencyMs?: number;
+  logHost?: string;
+  /** Enforce GitHub's secondary limit on re-run and check-run POSTs, per installation. */
+  contentLimit?: ContentLimitOptions;
+}
+
 /** GitHub REST and GraphQL, served from memory on 127.0.0.1 for tests, the demo and the benchmark. */
 export class GitHubSimulator {
   private readonly model = new SimModel();
   private readonly server: SimServer;
 
-  private constructor(opts: { latencyMs?: number; logHost?: string }) {
+  private constructor(opts: SimStartOptions) {
     this.server = new SimServer(this.model, [...simRoutes, ...webRoutes], opts);
+    if (opts.contentLimit) this.server.contentLimit = new ContentLimit(opts.contentLimit);
   }
 
-  static async start(opts: { latencyMs?: number; logHost?: string } = {}): Promise<GitHubSimulator> {
+  static async start(opts: SimStartOptions = {}): Promise<GitHubSimulator> {
     const sim = new GitHubSimulator(opts);
     await sim.server.listen();
     return sim;
@@ -158,6 +167,11 @@ export class GitHubSimulator {
   /** Sets a rate-limit bucket; once `used` reaches `limit` the API answers 403 rate limit exceeded. */
   setRateLimit(resource: 'core' | 'graphql', limit: number, used = 0): void {
     this.server.setRateLimit(resource, limit, used);
+  }
+
+  /** What the secondary limit on content-generating requests saw; undefined when it is off. */
+  get contentLimit(): ContentLimitStats | undefined {
+    return this.server.contentLimit?.stats;
   }
 
   get reruns(): readonly SimRerunRecord[] {

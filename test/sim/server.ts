@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { authenticate } from './auth.js';
 import { fail, matchTemplate, type Route, type SimContext, type SimRequest, type SimResponse } from './http.js';
+import type { ContentLimit } from './content-limit.js';
 import type { SimModel } from './model.js';
 import type { SimFault, SimRequestRecord } from './types.js';
 
@@ -32,6 +33,8 @@ export class SimServer {
   latencyMs: number;
   logBytesServed = 0;
   onRedeliver: ((d: { guid: string; event: string; action: string | null }) => number | Promise<number>) | null = null;
+  /** GitHub's secondary limit on content-generating requests, when the simulator was given one. */
+  contentLimit: ContentLimit | null = null;
   private faults: SimFault[] = [];
   private readonly buckets: Record<'core' | 'graphql', Bucket>;
   private readonly signingKey = randomBytes(16);
@@ -198,7 +201,9 @@ export class SimServer {
       const sreq: SimRequest = { method, path, query, headers: req.headers, body, params, auth: { kind: 'none' } };
       const denied = authenticate(this.model, route, sreq);
       const bucket = resource ? this.buckets[resource] : null;
+      const limited = denied ? null : (this.contentLimit?.take(sreq) ?? null);
       if (denied) out = denied;
+      else if (limited) out = limited;
       else if (bucket && bucket.used >= bucket.limit && route.template !== '/rate_limit') {
         out = fail(
           403,
