@@ -173,14 +173,19 @@ async function takeTurn(
   throw new WaitForTurnError(turn.until - now);
 }
 
+/** A report waits in-process for its slot at most this long. */
+const REPORT_MAX_WAIT_MS = 1_000;
+
 /**
- * With the pace, a report takes a slot only when one is free within a slot's spacing: when
- * re-runs of the installation are waiting for their turn, the report yields and is skipped.
+ * With the pace, a report takes a slot only when one is free within a slot's spacing (and a
+ * second): when re-runs of the installation are waiting for their turn, the report yields and
+ * is skipped.
  */
 async function reportTurn(msg: RunMessage, deps: WorkerDeps): Promise<boolean> {
   if (!deps.pacing) return true;
   const clock = deps.now ?? Date.now;
-  const slot = await deps.pacing.reserve(msg.installationId, clock() + deps.pacing.spacingMs);
+  const latest = clock() + Math.min(deps.pacing.spacingMs, REPORT_MAX_WAIT_MS);
+  const slot = await deps.pacing.reserve(msg.installationId, latest);
   if (slot === undefined) return false;
   const wait = slot - clock();
   if (wait > 0) await sleep(wait);
