@@ -49,7 +49,10 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
         deps.metrics.count('PoisonMessage');
         return;
       }
-      if (err instanceof WaitForTurnError && !(deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount)) {
+      if (
+        err instanceof WaitForTurnError &&
+        !(deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount)
+      ) {
         // Not a fault: the run keeps its reserved turn and its message comes back at it.
         const seconds = Math.min(err.delaySeconds, MAX_VISIBILITY_TIMEOUT_SECONDS);
         deps.log.info('run waits for its re-run turn', { ...where, wait_seconds: seconds, receive_count: received });
@@ -75,7 +78,11 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
         },
       );
       deps.metrics.count(
-        err instanceof RateLimitedError ? 'RateLimited' : err instanceof WaitForTurnError ? 'RerunWaiting' : 'TransientFault',
+        err instanceof RateLimitedError
+          ? 'RateLimited'
+          : err instanceof WaitForTurnError
+            ? 'RerunWaiting'
+            : 'TransientFault',
       );
       if (retryIn !== undefined && deps.defer) await deps.defer(record, retryIn).catch(() => undefined);
       throw err;

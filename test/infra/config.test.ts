@@ -91,7 +91,11 @@ describe('prop validation', () => {
     ['a reconcile interval under a minute', { reconcileInterval: Duration.seconds(30) }, /reconcileInterval/],
     ['a reconcile interval over an hour', { reconcileInterval: Duration.hours(2) }, /reconcileInterval/],
     ['a negative sweep failure threshold', { alarms: { sweepFailures: -1 } }, /sweepFailures/],
-    ['maxAttempts above GitHub’s 50 re-runs of a run', { maxAttempts: 51 }, /maxAttempts must be .*1\.\.50.*GitHub allows 50/],
+    [
+      'maxAttempts above GitHub’s 50 re-runs of a run',
+      { maxAttempts: 51 },
+      /maxAttempts must be .*1\.\.50.*GitHub allows 50/,
+    ],
     ['a pace of 0 a minute', { pacePerMinute: 0 }, /pacePerMinute/],
     ['a negative hourly pace', { pacePerHour: -1 }, /pacePerHour/],
     ['a max wait over 12 hours', { maxWait: Duration.hours(13) }, /maxWait/],

@@ -13,7 +13,7 @@ const HOUR = 60 * MINUTE;
 
 describe('the shared pace of one installation (DynamoDB, single-item conditional writes)', () => {
   let h: Harness;
-  let now = Date.parse('2026-12-02T10:00:00Z');
+  const now = Date.parse('2026-12-02T10:00:00Z');
   const clock = () => now;
   beforeAll(async () => {
     h = await startHarness();
@@ -150,7 +150,10 @@ describe('a run that must wait for its turn waits in the queue', () => {
     await w.worker(h.sqsEvent([i.message(lostRun(h, i.repo).id)]));
     await w.worker(h.sqsEvent([i.message(run.id)]));
     const verdict = await replayGuard(ledger, i.message(run.id), false, now);
-    expect(verdict).toMatchObject({ kind: 'in_progress', reason: expect.stringMatching(/waiting for its re-run turn/) });
+    expect(verdict).toMatchObject({
+      kind: 'in_progress',
+      reason: expect.stringMatching(/waiting for its re-run turn/),
+    });
     expect((await ledger.get(h.sim.repoId(i.repo), run.id, 1)) as StoredAttempt).toMatchObject({
       state: 'waiting',
     });
