@@ -89,6 +89,12 @@ export class RepriseAlarms extends Construct {
         'An installation spent its retry budget (budget_exhausted): lost runners are no longer re-run until the ' +
         'rolling hour moves on. A fleet-wide reclaim, or a pattern that matches real failures.',
     });
+    this.add('Expired', metrics.expired(Duration.minutes(5)), {
+      threshold: 0,
+      description:
+        'A run waited for its re-run turn longer than maxWait and was left alone (expired): the wave outgrew the ' +
+        "installation's pace. Re-run such runs by hand or with `reprise replay --force`.",
+    });
     this.add('SweepFailures', metrics.sweepFailures(Duration.minutes(15)), {
       threshold: t.sweepFailures,
       description:

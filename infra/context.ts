@@ -22,6 +22,9 @@ export const CONTEXT_KEYS = [
   'requireExactSignal',
   'extraPatterns',
   'retryBudgetPerHour',
+  'pacePerMinute',
+  'pacePerHour',
+  'maxWaitMinutes',
   'reconcileIntervalMinutes',
   'logHosts',
   'runnerTagKeys',
@@ -126,6 +129,9 @@ export function propsFromContext(node: Node): { stackName: string; props: Repris
     // One pattern per line; a literal `\n` also separates, since shells make real newlines awkward in `-c`.
     extraPatterns: c.list('extraPatterns', /\r?\n|\\n/),
     retryBudgetPerHour: c.number('retryBudgetPerHour'),
+    pacePerMinute: c.number('pacePerMinute'),
+    pacePerHour: c.number('pacePerHour'),
+    maxWait: c.number('maxWaitMinutes') === undefined ? undefined : Duration.minutes(c.number('maxWaitMinutes') ?? 0),
     reconcileInterval:
       c.number('reconcileIntervalMinutes') === undefined
         ? undefined

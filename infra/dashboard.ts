@@ -100,8 +100,9 @@ export class RepriseDashboard extends Construct {
           width: 12,
         }),
         new GraphWidget({
-          title: 'Retry budget spent (budget_exhausted decisions)',
-          left: [metrics.budgetExhausted(Duration.minutes(5))],
+          title: 'Pace: runs waiting for their turn, GitHub rate limits; expired, budget_exhausted',
+          left: [metrics.rerunWaiting(Duration.minutes(5)), metrics.rateLimited(Duration.minutes(5))],
+          right: [metrics.expired(Duration.minutes(5)), metrics.budgetExhausted(Duration.minutes(5))],
           width: 12,
         }),
       ],

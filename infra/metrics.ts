@@ -18,6 +18,7 @@ export const DECISIONS = [
   'retried_all',
   'rerun_rejected',
   'duplicate',
+  'expired',
 ] as const;
 export type DecisionName = (typeof DECISIONS)[number];
 
@@ -71,6 +72,21 @@ export class RepriseMetrics {
   /** Installations whose retry budget was spent: each `budget_exhausted` decision. */
   public budgetExhausted(period = Duration.minutes(5)): Metric {
     return this.metric(HANDLERS.worker.serviceName, 'BudgetExhausted', {}, Stats.SUM, period);
+  }
+
+  /** Runs that waited for their re-run turn past `maxWait` and were left alone: each `expired` decision. */
+  public expired(period = Duration.minutes(5)): Metric {
+    return this.metric(HANDLERS.worker.serviceName, 'Expired', {}, Stats.SUM, period);
+  }
+
+  /** Runs sent back to the queue to wait for their re-run turn in the installation's pace. */
+  public rerunWaiting(period = Duration.minutes(5)): Metric {
+    return this.metric(HANDLERS.worker.serviceName, 'RerunWaiting', {}, Stats.SUM, period);
+  }
+
+  /** GitHub answered a request with a rate limit (403/429 with retry-after): the message waits it out. */
+  public rateLimited(period = Duration.minutes(5)): Metric {
+    return this.metric(HANDLERS.worker.serviceName, 'RateLimited', {}, Stats.SUM, period);
   }
 
   /** Reconciler sweeps that failed in part or whole (the next sweep carries on). */

@@ -86,10 +86,25 @@ export interface RepriseProps {
    */
   readonly extraPatterns?: readonly string[];
   /**
-   * Re-runs allowed per installation in a rolling hour; 0 turns the circuit breaker off.
-   * @default 60
+   * An optional hard ceiling on re-runs per installation in a rolling hour (`budget_exhausted` past it); 0 sets none.
+   * @default 0
    */
   readonly retryBudgetPerHour?: number;
+  /**
+   * Re-runs (and check-run reports) per installation and minute, shared by every worker: GitHub's secondary limit.
+   * @default 80
+   */
+  readonly pacePerMinute?: number;
+  /**
+   * Re-runs (and reports) per installation in a rolling hour; 0 sets no hourly limit.
+   * @default 500
+   */
+  readonly pacePerHour?: number;
+  /**
+   * How long a run may wait in the queue for its re-run turn before it is `expired` (1 minute to 12 hours).
+   * @default Duration.hours(6)
+   */
+  readonly maxWait?: Duration;
   /**
    * How often the reconciler sweeps for orphaned claims, missed deliveries and lost completions (1–60 minutes).
    * @default Duration.minutes(5)
@@ -203,7 +218,10 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     dryRun: props.dryRun ?? false,
     requireExactSignal: props.requireExactSignal ?? false,
     extraPatterns: props.extraPatterns ?? [],
-    retryBudgetPerHour: props.retryBudgetPerHour ?? 60,
+    retryBudgetPerHour: props.retryBudgetPerHour ?? 0,
+    pacePerMinute: props.pacePerMinute ?? 80,
+    pacePerHour: props.pacePerHour ?? 500,
+    maxWait: props.maxWait ?? Duration.hours(6),
     reconcileInterval: props.reconcileInterval ?? Duration.minutes(5),
     logHosts: props.logHosts,
     runnerTagKeys: props.runnerTagKeys ?? [],
@@ -233,6 +251,12 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
   check(isInt(resolved.maxAttempts, 1, 50), 'maxAttempts must be an integer in 1..50 (GitHub allows 50 re-runs)');
   check(isInt(resolved.textOnlyMaxAttempts, 1, resolved.maxAttempts), 'textOnlyMaxAttempts must be in 1..maxAttempts');
   check(isInt(resolved.retryBudgetPerHour, 0), 'retryBudgetPerHour must be a non-negative integer');
+  check(isInt(resolved.pacePerMinute, 1), 'pacePerMinute must be a positive integer');
+  check(isInt(resolved.pacePerHour, 0), 'pacePerHour must be a non-negative integer');
+  check(
+    isInt(resolved.maxWait.toSeconds({ integral: false }), 60, 12 * 3600),
+    'maxWait must be a whole number of seconds from 1 minute to 12 hours (one deferral of the message)',
+  );
   check(
     isInt(resolved.reconcileInterval.toMinutes({ integral: false }), 1, 60),
     'reconcileInterval must be a whole number of minutes in 1..60',

@@ -24,7 +24,12 @@ export interface WorkQueuesProps {
   /** The worker's timeout: the visibility timeout is six times it, as Lambda recommends for SQS sources. */
   readonly workerTimeout: Duration;
   readonly maxReceiveCount: number;
+  /** How long a run may wait in the queue for its re-run turn: the queue keeps messages far longer. */
+  readonly maxWait: Duration;
 }
+
+/** The work queue's retention: a message waiting for its turn must never age out. */
+export const WORK_QUEUE_RETENTION = Duration.days(4);
 
 /** The FIFO work queue (group: repository and run; dedup: delivery) and its FIFO dead-letter queue. */
 export class WorkQueues extends Construct {
@@ -33,6 +38,9 @@ export class WorkQueues extends Construct {
 
   public constructor(scope: Construct, id: string, props: WorkQueuesProps) {
     super(scope, id);
+    if (props.maxWait.toSeconds() >= WORK_QUEUE_RETENTION.toSeconds()) {
+      throw new Error('Reprise: maxWait must be shorter than the work queue retention (4 days)');
+    }
     this.deadLetterQueue = secureQueue(this, 'DeadLetterQueue', {
       fifo: true,
       retentionPeriod: Duration.days(14),
@@ -43,7 +51,7 @@ export class WorkQueues extends Construct {
       // The intake sets MessageDeduplicationId to the delivery GUID, so a redelivery is dropped within 5 minutes.
       contentBasedDeduplication: false,
       visibilityTimeout: Duration.seconds(props.workerTimeout.toSeconds() * 6),
-      retentionPeriod: Duration.days(4),
+      retentionPeriod: WORK_QUEUE_RETENTION,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
     });
   }

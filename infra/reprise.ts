@@ -68,7 +68,11 @@ export class Reprise extends Construct {
     this.webhookSecret = storage.webhookSecret;
     this.signalSecret = storage.signalSecret;
 
-    const queues = new WorkQueues(this, 'Work', { workerTimeout: TIMEOUTS.worker, maxReceiveCount: p.maxReceiveCount });
+    const queues = new WorkQueues(this, 'Work', {
+      workerTimeout: TIMEOUTS.worker,
+      maxReceiveCount: p.maxReceiveCount,
+      maxWait: p.maxWait,
+    });
     this.workQueue = queues.queue;
     this.deadLetterQueue = queues.deadLetterQueue;
     this.signalDeadLetterQueue = secureQueue(this, 'SignalDeadLetterQueue', { retentionPeriod: Duration.days(14) });
@@ -135,6 +139,9 @@ export class Reprise extends Construct {
         REQUIRE_EXACT_SIGNAL: String(p.requireExactSignal),
         EXTRA_PATTERNS: p.extraPatterns.join('\n'),
         RETRY_BUDGET_PER_HOUR: String(p.retryBudgetPerHour),
+        PACE_PER_MINUTE: String(p.pacePerMinute),
+        PACE_PER_HOUR: String(p.pacePerHour),
+        MAX_WAIT_SECONDS: String(p.maxWait.toSeconds()),
         // Lets the worker tell the last receive before the redrive and log that the message goes to the DLQ.
         MAX_RECEIVE_COUNT: String(p.maxReceiveCount),
         SIGNAL_WINDOW_BEFORE_SECONDS: String(p.signalWindowBefore.toSeconds()),

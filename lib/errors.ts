@@ -31,6 +31,22 @@ export class RateLimitedError extends TransientError {
   }
 }
 
+/**
+ * A run that earned a re-run must wait for its turn in the installation's pace: its message
+ * goes back to the queue, hidden until the turn (`delayMs` from now).
+ */
+export class WaitForTurnError extends TransientError {
+  override name = 'WaitForTurnError';
+  constructor(readonly delayMs: number) {
+    super(`waiting for a re-run turn in ${Math.ceil(delayMs / 1000)}s`);
+  }
+
+  /** The delay in whole seconds, at least one: the message never comes back before its turn. */
+  get delaySeconds(): number {
+    return Math.max(1, Math.ceil(this.delayMs / 1000));
+  }
+}
+
 /** A setting that cannot be used; the message names the setting at fault. */
 export class ConfigError extends PermanentError {
   override name = 'ConfigError';

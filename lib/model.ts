@@ -109,7 +109,9 @@ export type DecisionKind =
   | 'retried'
   | 'retried_all'
   | 'rerun_rejected'
-  | 'duplicate';
+  | 'duplicate'
+  /** The run waited for its turn past `max_wait` and was left alone. */
+  | 'expired';
 
 /** The decisions that re-ran something on GitHub: deciding such an attempt again could re-run it twice. */
 export const RERUN_DECISIONS = ['retried', 'retried_all'] as const satisfies readonly DecisionKind[];

@@ -22,8 +22,11 @@ export interface RunQueue {
   send(message: RunMessage, groupId: string, deduplicationId: string): Promise<void>;
 }
 
-/** Where a run attempt stands in the ledger: claimed by a worker, or decided. */
-export type AttemptState = 'claimed' | 'decided';
+/**
+ * Where a run attempt stands in the ledger: claimed by a worker, waiting for its re-run turn
+ * (its message hidden until then), or decided.
+ */
+export type AttemptState = 'claimed' | 'waiting' | 'decided';
 
 /** A run attempt as the ledger holds it: a worker's claim, then its decision. */
 export interface AttemptRecord {
@@ -41,12 +44,19 @@ export interface AttemptRecord {
   readonly reason?: string;
   readonly decidedAt?: number;
   readonly details?: Record<string, unknown>;
+  /** While waiting: the reserved re-run slot (epoch ms). */
+  readonly slotAt?: number;
+  /** When the attempt first had to wait for its turn (epoch ms); kept across the wait. */
+  readonly waitingSince?: number;
 }
 
 /** A run attempt item as stored, with its keys. */
 export type StoredAttempt = AttemptRecord & { readonly pk: string; readonly sk: string; readonly ttl?: number };
 
-export type ClaimResult = { readonly claimed: true } | { readonly claimed: false; readonly existing?: AttemptRecord };
+export type ClaimResult =
+  /** With `slotAt`: the claim took over a waiting attempt, which keeps the re-run slot it reserved. */
+  | { readonly claimed: true; readonly slotAt?: number; readonly waitingSince?: number }
+  | { readonly claimed: false; readonly existing?: AttemptRecord };
 
 /** What became of a run attempt re-run by reprise once the reconciler looked at the next attempt. */
 export type FollowUp = 'delivered' | 'enqueued' | 'completed' | 'superseded' | 'expired';
@@ -80,6 +90,20 @@ export interface DecisionLog {
 export interface RetryBudget {
   usage(installationId: number | null): Promise<{ limit: number; used: number }>;
   spend(installationId: number | null, runKey: string): Promise<void>;
+}
+
+/**
+ * The pace of one installation's content-generating requests (re-runs, then reports), shared
+ * by every worker: each request reserves a slot in time, and sends no earlier than its slot.
+ */
+export interface RerunPacing {
+  /** Spacing of consecutive slots, in ms. */
+  readonly spacingMs: number;
+  /**
+   * Reserves the next free slot of the installation and answers its time (epoch ms), or
+   * undefined, reserving nothing, when the next free slot is later than `latest`.
+   */
+  reserve(installationId: number | null, latest?: number): Promise<number | undefined>;
 }
 
 /**

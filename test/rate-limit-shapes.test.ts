@@ -188,7 +188,7 @@ describe("GitHub's secondary limit on re-runs", () => {
       const RUNS = 9;
       const MAX = 3;
       const WINDOW_MS = 1_500;
-      h.sim.setSecondaryLimit({ max: MAX, windowMs: WINDOW_MS, answer });
+      h.sim.setSecondaryLimit({ limit: MAX, windowMs: WINDOW_MS, answer });
       const runs = Array.from({ length: RUNS }, (_, i) =>
         h.sim.addRun({
           repo: `acme/secondary-${name.length}-${i}`,

@@ -292,7 +292,7 @@ describe('rate limits in the shapes GitHub documents', () => {
   ])(
     'the secondary limit on re-runs, answered with %s, counts per installation in a rolling window',
     async (_n, answer) => {
-      sim.setSecondaryLimit({ max: 2, windowMs: 60_000, answer });
+      sim.setSecondaryLimit({ limit: 2, windowMs: 60_000, answer });
       sim.addInstallation({ id: 9, account: 'other' });
       const runs = Array.from({ length: 3 }, () =>
         sim.addRun({ repo: REPO, jobs: [{ name: 't', conclusion: 'failure' }] }),

@@ -20,6 +20,17 @@ export interface ReconcileSettings {
   readonly pagesPerSweep: number;
 }
 
+/** The shared pace of re-runs (and reports) per installation, and how long a run may wait for its turn. */
+export interface PaceSettings {
+  readonly perMinute: number;
+  /** 0: no hourly limit. */
+  readonly perHour: number;
+  readonly maxWaitMs: number;
+}
+
+/** GitHub's guidance for content-generating requests; a run waits its turn at most 6 hours. */
+export const PACE_DEFAULTS = { perMinute: 80, perHour: 500, maxWaitSeconds: 6 * 3600 } as const;
+
 /** Settings of the deployment, parsed and validated once per cold start. */
 export interface RuntimeSettings {
   readonly apiUrl: string;
@@ -29,17 +40,22 @@ export interface RuntimeSettings {
   readonly signalTtlSeconds: number;
   readonly logHosts: readonly string[];
   readonly logWindowBytes: number;
+  /** An optional hard ceiling on re-runs per installation and hour; 0 (the default) sets none. */
   readonly retryBudgetPerHour: number;
+  readonly pace: PaceSettings;
   readonly reconcile: ReconcileSettings;
   readonly repositoryAllowList?: readonly string[];
   readonly runnerTagKeys: readonly string[];
 }
 
-const int = (env: Env, key: string, fallback: number, min = 0): number => {
+const int = (env: Env, key: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
   const raw = env[key];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${key}: expected a whole number ≥ ${min}, got "${raw}"`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+    throw new ConfigError(`${key}: expected a whole number ${range}, got "${raw}"`);
+  }
   return n;
 };
 
@@ -107,7 +123,13 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
     signalTtlSeconds: signalSettings(env).ttlSeconds,
     logHosts: list(env, 'LOG_HOSTS') ?? defaultLogHosts(apiUrl),
     logWindowBytes: int(env, 'LOG_WINDOW_BYTES', DEFAULT_LOG_WINDOW_BYTES, 1024),
-    retryBudgetPerHour: int(env, 'RETRY_BUDGET_PER_HOUR', 60),
+    retryBudgetPerHour: int(env, 'RETRY_BUDGET_PER_HOUR', 0),
+    pace: {
+      perMinute: int(env, 'PACE_PER_MINUTE', PACE_DEFAULTS.perMinute, 1),
+      perHour: int(env, 'PACE_PER_HOUR', PACE_DEFAULTS.perHour),
+      // One deferral of the message covers the wait: SQS hides a message at most 12 hours.
+      maxWaitMs: int(env, 'MAX_WAIT_SECONDS', PACE_DEFAULTS.maxWaitSeconds, 60, 12 * 3600) * 1000,
+    },
     reconcile: {
       intervalSeconds: int(env, 'RECONCILE_INTERVAL_SECONDS', 60),
       completionGraceSeconds: int(env, 'LOST_COMPLETION_GRACE_SECONDS', 1800),

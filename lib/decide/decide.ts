@@ -82,6 +82,7 @@ export function decide(f: DecisionFacts): DecisionStep {
   if (run.runAttempt >= cfg.maxAttempts) {
     return final('attempt_cap', `attempt ${run.runAttempt} reached max_attempts ${cfg.maxAttempts}`);
   }
+  // The budget is an optional hard ceiling (0: none): volume alone waits for its turn instead.
   if (!f.budget) return { kind: 'need', what: 'budget' };
   if (f.budget.limit > 0 && f.budget.used >= f.budget.limit) {
     return final(
@@ -133,4 +134,31 @@ function judge(verdicts: readonly JobVerdict[], candidates: JobFacts[], run: Run
   if (cfg.dryRun) return final('dry_run', `would re-run: ${reason}`);
   const cancelledOnly = candidates.every((j) => j.conclusion === 'cancelled');
   return { kind: 'rerun', reason, cancelledOnly, evidence: exact ? 'exact' : 'text' };
+}
+
+/** What a run that earned a re-run does about its turn in the installation's pace. */
+export type TurnStep =
+  | { readonly kind: 'go' }
+  | { readonly kind: 'wait'; readonly until: number }
+  | { readonly kind: 'final'; readonly decision: 'expired'; readonly reason: string };
+
+/**
+ * A re-run goes at its reserved slot, waits for it, or, when no slot was free before
+ * `waitingSince + maxWaitMs` (so none was reserved), is expired: the run is left alone.
+ */
+export function turnStep(t: {
+  readonly slotAt: number | undefined;
+  readonly now: number;
+  readonly waitingSince: number;
+  readonly maxWaitMs: number;
+}): TurnStep {
+  if (t.slotAt === undefined) {
+    const minutes = Math.round(t.maxWaitMs / 60_000);
+    return {
+      kind: 'final',
+      decision: 'expired',
+      reason: `no re-run turn free within max_wait (${minutes} min) of the installation's pace; the run is left alone`,
+    };
+  }
+  return t.slotAt <= t.now ? { kind: 'go' } : { kind: 'wait', until: t.slotAt };
 }

@@ -48,6 +48,8 @@ export interface ClientOptions extends CommonOptions {
   readonly maxInlineWaitSeconds?: number;
   /** Called with `x-ratelimit-remaining` after each response, for the rate-limit alarm. */
   readonly onRateLimitRemaining?: (remaining: number) => void;
+  /** This factory's own spacing of REST writes per installation (tests and the bench shorten it). */
+  readonly writeSpacingMs?: number;
 }
 
 export interface AppClientOptions extends CommonOptions {
@@ -217,6 +219,10 @@ function installationAuth({ app, installationId }: { app: AppClient; installatio
  */
 export function createClientFactory(opts: ClientOptions): (installationId: number | null) => GitHubClients {
   const cache = new Map<string, GitHubClients>();
+  const writes =
+    opts.writeSpacingMs === undefined
+      ? restWrites
+      : new Bottleneck.Group({ maxConcurrent: 1, minTime: opts.writeSpacingMs });
   const c = opts.credentials;
   const app = c.kind === 'app' ? createAppClient({ ...opts, credentials: c }) : undefined;
   const maxWait = opts.maxInlineWaitSeconds ?? 5;
@@ -256,7 +262,7 @@ export function createClientFactory(opts: ClientOptions): (installationId: numbe
     const key = String(installationId);
     let clients = cache.get(key);
     if (!clients) {
-      clients = { rest: build(installationId, restWrites), graphql: build(installationId, graphqlReads) };
+      clients = { rest: build(installationId, writes), graphql: build(installationId, graphqlReads) };
       cache.set(key, clients);
     }
     return clients;

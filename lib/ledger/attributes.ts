@@ -20,6 +20,9 @@ export const ATTR = {
   followUp: 'followUp',
   followUpDetail: 'followUpDetail',
   followUpAt: 'followUpAt',
+  // waiting run attempt
+  slotAt: 'slotAt',
+  waitingSince: 'waitingSince',
   // reclaim marker
   claim: 'claim',
   abandonedAt: 'abandonedAt',
@@ -27,11 +30,20 @@ export const ATTR = {
   outcome: 'outcome',
   // signal post first-seen marker
   seenMs: 'seenMs',
+  // pacing of an installation
+  slots: 'slots',
+  version: 'version',
 } as const;
 
 export type AttributeName = keyof typeof ATTR;
 
-/** A run attempt is claimed by one worker, then decided; a decided attempt is never claimed again. */
-export const STATE = { claimed: 'claimed', decided: 'decided' } as const satisfies Record<string, AttemptState>;
+/**
+ * A run attempt is claimed by one worker, may wait for its re-run turn (then any worker takes
+ * it over once the turn came), then is decided; a decided attempt is never claimed again.
+ */
+export const STATE = { claimed: 'claimed', waiting: 'waiting', decided: 'decided' } as const satisfies Record<
+  string,
+  AttemptState
+>;
 
 export type { AttemptState };

@@ -13,6 +13,8 @@ export const TTL = {
   /** Twice the budget's rolling hour: the window Query never misses an item TTL has not yet removed. */
   budgetSpend: 2 * 60 * 60,
   reconcileCursor: 30 * DAY,
+  /** The pace looks back one hour; an installation quiet for two starts afresh. */
+  pacing: 2 * 60 * 60,
 } as const;
 
 export interface Key {
@@ -66,6 +68,8 @@ export const keys = {
     pk: budgetPk(installationId),
     sk: { after: `AT#${sinceIso}` },
   }),
+  /** An installation's reserved slots for content-generating requests: one item, one writer at a time. */
+  pacing: (installationId: number | null): Key => ({ pk: `PACE#${installationId ?? 'none'}`, sk: 'PACE' }),
   /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
   reconcileCursor: (name: string): Key => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),
   /** One per delivery GUID the reconciler asked GitHub to redeliver. */

@@ -59,6 +59,11 @@ export class Ledger implements ReconcileLedger, ReplayLedger, DecisionLog {
     return this.attempts.finalise(msg, owner, decision, reason, details);
   }
 
+  /** Turns the claim into a wait for its re-run slot; false when the claim was lost. */
+  wait(msg: RunMessage, owner: string, slotAt: number, waitingSince: number, leaseMs: number): Promise<boolean> {
+    return this.attempts.wait(msg, owner, slotAt, waitingSince, leaseMs);
+  }
+
   /** Gives a claim back (a transient fault before any re-run call) so a redelivery decides again. */
   release(msg: RunMessage, owner: string): Promise<boolean> {
     return this.attempts.release(msg, owner);

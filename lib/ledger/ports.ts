@@ -9,6 +9,7 @@ export type {
   ReplayLedger,
   DecisionLog,
   RetryBudget,
+  RerunPacing,
   ReconcileStore,
   ReconcileLedger,
 } from '../ports.js';

@@ -1,5 +1,5 @@
 import { type DecisionKind, RERUN_DECISIONS, type RunMessage } from '../model.js';
-import { STATE } from './attributes.js';
+import { type AttemptState, STATE } from './attributes.js';
 import { type Key, keys, TTL, ttlFrom } from './keys.js';
 import type { AttemptRecord, ClaimResult, DecisionFilter, FollowUp, StoredAttempt } from './ports.js';
 import type { Expression, ScanStart, Table } from './table.js';
@@ -13,11 +13,11 @@ const RERUN_IN = {
   values: Object.fromEntries(RERUN_DECISIONS.map((d, i) => [`:rerun${i}`, d])),
 };
 
-/** Still claimed by this owner; with `leaseUntil`, still the very claim a sweep read. */
-function heldBy(owner: string, leaseUntil?: number): Expression {
+/** Still claimed (or waiting) by this owner; with `leaseUntil`, still the very claim a sweep read. */
+function heldBy(owner: string, leaseUntil?: number, state: AttemptState = STATE.claimed): Expression {
   return {
-    expression: `#state = :claimed AND #owner = :owner${leaseUntil === undefined ? '' : ' AND #leaseUntil = :lease'}`,
-    values: { ':claimed': STATE.claimed, ':owner': owner, ...(leaseUntil !== undefined && { ':lease': leaseUntil }) },
+    expression: `#state = :held AND #owner = :owner${leaseUntil === undefined ? '' : ' AND #leaseUntil = :lease'}`,
+    values: { ':held': state, ':owner': owner, ...(leaseUntil !== undefined && { ':lease': leaseUntil }) },
   };
 }
 
@@ -47,7 +47,34 @@ export class RunAttempts {
     };
     const item = { ...keyOf(msg), ...record, ttl: ttlFrom(now, TTL.runAttempt) };
     if (await this.table.putIf(item, { expression: 'attribute_not_exists(#pk)' })) return { claimed: true };
-    return { claimed: false, existing: await this.get(msg.repository.id, msg.runId, msg.runAttempt) };
+    const existing = await this.get(msg.repository.id, msg.runId, msg.runAttempt);
+    if (existing?.state !== STATE.waiting || (existing.slotAt ?? 0) > now) return { claimed: false, existing };
+    // Its turn came: whichever worker receives the attempt's message now takes it over, slot and all.
+    const taken = await this.table.updateIf(
+      keyOf(msg),
+      'SET #state = :claimed, #owner = :owner, #claimedAt = :now, #leaseUntil = :until',
+      { ':claimed': STATE.claimed, ':owner': owner, ':now': now, ':until': now + leaseMs },
+      heldBy(existing.owner, existing.leaseUntil, STATE.waiting),
+    );
+    if (!taken) return { claimed: false, existing: await this.get(msg.repository.id, msg.runId, msg.runAttempt) };
+    return {
+      claimed: true,
+      ...(existing.slotAt !== undefined && { slotAt: existing.slotAt }),
+      ...(existing.waitingSince !== undefined && { waitingSince: existing.waitingSince }),
+    };
+  }
+
+  /**
+   * Turns this owner's claim into a wait for the reserved slot: the lease runs to the slot and
+   * a lease beyond, so a sweep takes the attempt back only if its message never came back.
+   */
+  wait(msg: RunMessage, owner: string, slotAt: number, waitingSince: number, leaseMs: number): Promise<boolean> {
+    return this.table.updateIf(
+      keyOf(msg),
+      'SET #state = :waiting, #slotAt = :slot, #waitingSince = :since, #leaseUntil = :until',
+      { ':waiting': STATE.waiting, ':slot': slotAt, ':since': waitingSince, ':until': slotAt + leaseMs },
+      heldBy(owner),
+    );
   }
 
   get(repoId: number, runId: number, attempt: number): Promise<AttemptRecord | undefined> {
@@ -67,7 +94,7 @@ export class RunAttempts {
 
   /** Records the decision of a claim whose worker died: only while it is the same claim (owner and lease). */
   recordOrphan(rec: StoredAttempt, decision: DecisionKind, reason: string, details: object): Promise<boolean> {
-    return this.decide(storedKey(rec), heldBy(rec.owner, rec.leaseUntil), decision, reason, details);
+    return this.decide(storedKey(rec), heldBy(rec.owner, rec.leaseUntil, rec.state), decision, reason, details);
   }
 
   /** Gives a claim back (a transient fault before any re-run call) so a redelivery decides again. */
@@ -75,9 +102,9 @@ export class RunAttempts {
     return this.table.deleteIf(keyOf(msg), heldBy(owner));
   }
 
-  /** Deletes an orphaned claim only if it is still the same one: same owner, same lease. */
+  /** Deletes an orphaned claim (or wait) only if it is still the same one: same state, owner and lease. */
   releaseOrphan(rec: StoredAttempt): Promise<boolean> {
-    return this.table.deleteIf(storedKey(rec), heldBy(rec.owner, rec.leaseUntil));
+    return this.table.deleteIf(storedKey(rec), heldBy(rec.owner, rec.leaseUntil, rec.state));
   }
 
   /** Deletes exactly the record that was read, and never one that records a re-run. */
@@ -143,13 +170,14 @@ export class RunAttempts {
       {
         expression:
           'begins_with(#pk, :run) AND begins_with(#sk, :attempt) AND (' +
-          '(#state = :claimed AND #leaseUntil < :now) OR ' +
+          '(#state IN (:claimed, :waiting) AND #leaseUntil < :now) OR ' +
           `(#state = :decided AND ${RERUN_IN.expression} AND attribute_not_exists(#followUp) ` +
           'AND #decidedAt < :before))',
         values: {
           ':run': keys.runAttemptPrefixes.pk,
           ':attempt': keys.runAttemptPrefixes.sk,
           ':claimed': STATE.claimed,
+          ':waiting': STATE.waiting,
           ':decided': STATE.decided,
           ...RERUN_IN.values,
           ':now': this.now(),

@@ -220,6 +220,16 @@ export class EmbeddedFifoQueue {
     };
   }
 
+  /** When the next hidden message (in flight, or deferred) becomes visible; undefined when none is hidden. */
+  nextVisibleAt(): number | undefined {
+    const now = this.now();
+    let next: number | undefined;
+    for (const message of this.byId.values()) {
+      if (isInFlight(message, now) && (next === undefined || message.visibleAt < next)) next = message.visibleAt;
+    }
+    return next;
+  }
+
   /** Visible + in flight; dead letters are not counted. */
   size(): number {
     return this.byId.size;

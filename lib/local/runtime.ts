@@ -52,6 +52,13 @@ export interface RuntimeOptions {
   readonly maxReceiveCount?: number;
   /** The queue's clock (visibility timeouts, deduplication window); tests move it by hand. */
   readonly queueClock?: () => number;
+  /**
+   * The clock of the queue (unless `queueClock` is given), the ledger's claims and the re-run
+   * pace; tests move it by hand.
+   */
+  readonly clock?: () => number;
+  /** Spacing of this process's REST writes per installation, in ms (the pace is shared anyway). */
+  readonly writeSpacingMs?: number;
   readonly workerConcurrency?: number;
   /** Base of the GitHub client's retry backoff, in ms. */
   readonly retryBaseMs?: number;
@@ -98,14 +105,14 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const metrics = new MemoryMetrics();
 
   const dynamo = await startDynamo({ table: TABLE_NAME, ...(opts.dataDir && { path: opts.dataDir }) });
-  const ledger = new Ledger(dynamo.client, TABLE_NAME);
+  const ledger = new Ledger(dynamo.client, TABLE_NAME, opts.clock);
   const signals = new SignalStore(dynamo.client, TABLE_NAME, settings.signalTtlSeconds);
   const maxReceiveCount = opts.maxReceiveCount ?? 5;
   const queue = new EmbeddedFifoQueue({
     name: 'reprise-runs.fifo',
     visibilityTimeoutMs: opts.visibilityTimeoutMs ?? 6 * 60_000,
     maxReceiveCount,
-    ...(opts.queueClock && { now: opts.queueClock }),
+    ...((opts.queueClock ?? opts.clock) && { now: opts.queueClock ?? opts.clock }),
   });
 
   const enqueue = embeddedRunQueue(queue);
@@ -114,6 +121,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     credentials,
     log,
     ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
+    ...(opts.writeSpacingMs !== undefined && { writeSpacingMs: opts.writeSpacingMs }),
   });
 
   const intake = createIntake({
@@ -136,6 +144,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       metrics,
       owner: `local-${process.pid}-${randomUUID().slice(0, 8)}`,
       leaseMs: opts.leaseMs ?? 5 * 60_000,
+      ...(opts.clock && { now: opts.clock }),
     }),
     maxReceiveCount,
     defer: async (record, seconds) => {

@@ -56,7 +56,8 @@ function storedMessage(rec: StoredAttempt, ctx: AttemptContext): RunMessage | un
 }
 
 /**
- * A claim whose lease ended without a decision: its worker died. If the run moved past the
+ * A claim whose lease ended without a decision: its worker died (or, for an attempt waiting
+ * for its re-run turn, its message was lost). If the run moved past the
  * claimed attempt, the re-run call went through and `retried` is recorded; otherwise the
  * claim is released and its message enqueued again, so the attempt is decided afresh. Each
  * write is conditional on the same owner and lease, so a late worker or a parallel sweep
@@ -67,12 +68,20 @@ export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext):
   if (!msg) return 'skipped';
   // A scan reads eventually consistent data: act only on a consistent read of the same claim.
   const rec = (await ctx.ledger.get(msg.repository.id, msg.runId, msg.runAttempt)) as StoredAttempt | undefined;
-  if (!rec || rec.state !== STATE.claimed || rec.owner !== scanned.owner || rec.leaseUntil >= ctx.now())
+  if (!rec || rec.state !== scanned.state || rec.owner !== scanned.owner || rec.leaseUntil >= ctx.now())
     return 'skipped';
   const run = await readRun(msg, ctx);
-  const line = { ...where(msg), owner: rec.owner, lease_until: new Date(rec.leaseUntil).toISOString() };
+  const line: Record<string, unknown> = {
+    ...where(msg),
+    owner: rec.owner,
+    lease_until: new Date(rec.leaseUntil).toISOString(),
+  };
+  // A waiting attempt made no re-run call: its lease outlived its turn because its message
+  // never came back, so it is released and enqueued again whatever the run shows.
+  const waiting = rec.state === STATE.waiting;
+  if (waiting) line.state = rec.state;
 
-  if (run.runAttempt > rec.runAttempt) {
+  if (!waiting && run.runAttempt > rec.runAttempt) {
     const reason = `reconciled: the claim's worker stopped after its re-run call; the run is at attempt ${run.runAttempt}`;
     if (!(await ctx.store.recordOrphan(rec, 'retried', reason, { reconciled: true, runAttemptSeen: run.runAttempt }))) {
       return 'skipped';

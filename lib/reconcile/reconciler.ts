@@ -165,7 +165,7 @@ export class Reconciler {
       counts.matched += items.length;
       for (const item of items) {
         try {
-          if (item.state === STATE.claimed) {
+          if (item.state !== STATE.decided) {
             const outcome = await settleOrphan(item, this.attempts);
             if (outcome === 'recorded') counts.orphansRecorded++;
             if (outcome === 'released') counts.orphansReleased++;

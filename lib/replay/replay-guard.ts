@@ -23,12 +23,16 @@ export async function replayGuard(
   const rec = await ledger.get(msg.repository.id, msg.runId, msg.runAttempt);
   if (!rec) return { kind: 'enqueue' };
   const attempt = `attempt ${msg.runAttempt} of run ${msg.runId}`;
-  if (rec.state === STATE.claimed) {
+  if (rec.state === STATE.claimed || rec.state === STATE.waiting) {
     if (rec.leaseUntil > now || !force) {
       const until = new Date(rec.leaseUntil).toISOString();
+      const held =
+        rec.state === STATE.waiting
+          ? `is waiting for its re-run turn at ${new Date(rec.slotAt ?? 0).toISOString()}`
+          : `is claimed by ${rec.owner}`;
       return {
         kind: 'in_progress',
-        reason: `${attempt} is claimed by ${rec.owner} (lease until ${until})${rec.leaseUntil > now ? '' : '; --force releases an expired claim'}`,
+        reason: `${attempt} ${held} (lease until ${until})${rec.leaseUntil > now ? '' : '; --force releases an expired claim'}`,
       };
     }
     return (await ledger.forceRelease(msg, rec))

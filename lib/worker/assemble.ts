@@ -3,6 +3,7 @@ import type { RuntimeSettings } from '../config/env.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { DynamoRetryBudget } from '../ledger/budget.js';
+import { DynamoPacing } from '../ledger/pacing.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import { SignalStore } from '../signals/signal-store.js';
@@ -20,6 +21,8 @@ export interface WorkerParts {
   readonly leaseMs: number;
   /** A store shared with other parts of the process; one is made when absent. */
   readonly signals?: SignalStore;
+  /** The clock of the pace and of the ledger (tests move it); Date.now when absent. */
+  readonly now?: () => number;
 }
 
 /** The worker's dependencies from the deployment's settings: one assembly for Lambda and the local runtime. */
@@ -35,7 +38,10 @@ export function workerDeps(settings: RuntimeSettings, parts: WorkerParts): Worke
     logHosts: settings.logHosts,
     logWindowBytes: settings.logWindowBytes,
     ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
-    budget: new DynamoRetryBudget(parts.dynamo, parts.table, settings.retryBudgetPerHour),
+    budget: new DynamoRetryBudget(parts.dynamo, parts.table, settings.retryBudgetPerHour, parts.now),
+    pacing: new DynamoPacing(parts.dynamo, parts.table, settings.pace, parts.now),
+    maxWaitMs: settings.pace.maxWaitMs,
+    ...(parts.now && { now: parts.now }),
     log: parts.log,
     metrics: parts.metrics,
     owner: parts.owner,

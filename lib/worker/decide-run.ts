@@ -1,15 +1,16 @@
 import type { RepoConfig } from '../config/repo-config.js';
 import type { DecisionFacts, DecisionStep } from '../decide/decide.js';
-import { candidateJobs, decide } from '../decide/decide.js';
+import { candidateJobs, decide, type TurnStep, turnStep } from '../decide/decide.js';
 import { afterRerun } from '../decide/rerun-outcome.js';
 import { runFromLatestJobs } from '../decide/run-from-jobs.js';
-import { RateLimitedError } from '../errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RateLimitedError, TransientError, WaitForTurnError } from '../errors.js';
 import type { GitHubClients } from '../github/client.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { RetryBudget } from '../ledger/ports.js';
+import type { ClaimResult, RerunPacing, RetryBudget } from '../ledger/ports.js';
 import {
   type DecisionKind,
   isRerunDecision,
@@ -36,6 +37,12 @@ export interface WorkerDeps {
   /** When set, only these `owner/name` repositories are ever re-run. */
   readonly repositoryAllowList?: readonly string[];
   readonly budget?: RetryBudget;
+  /** The installation's shared pace of re-runs and reports; absent, re-runs go at once. */
+  readonly pacing?: RerunPacing;
+  /** How long a run may wait for its re-run turn before it is expired. */
+  readonly maxWaitMs?: number;
+  /** The clock the pace and the ledger keep (tests move it). */
+  readonly now?: () => number;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Identifies this worker's claims. */
@@ -62,6 +69,9 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
   const claim = await deps.ledger.claim(msg, deps.owner, deps.leaseMs);
   if (!claim.claimed) {
     const prior = claim.existing;
+    const now = (deps.now ?? Date.now)();
+    // A copy that comes back before the turn of its waiting attempt goes back to wait for it too.
+    if (prior?.state === 'waiting' && (prior.slotAt ?? 0) > now) throw new WaitForTurnError(prior.slotAt! - now);
     const reason = prior?.decision
       ? `attempt already decided: ${prior.decision}`
       : 'attempt is being decided by another worker';
@@ -92,17 +102,23 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
       ({ decision, reason } = step);
     } else {
       const candidates = candidateJobs(facts.jobs ?? [], msg, config);
-      let answer: RerunAnswer;
-      let next: ReturnType<typeof afterRerun>;
-      rerunCalled = true;
-      answer = await api.rerunFailedJobs(msg.runId);
-      for (;;) {
-        next = afterRerun(answer, candidates, step.cancelledOnly, config);
-        if (next.kind === 'final') break;
-        answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
+      const turn = await takeTurn(msg, claim, deps);
+      if (turn.kind === 'final') {
+        ({ decision, reason } = turn);
+        deps.metrics.count('Expired');
+      } else {
+        let answer: RerunAnswer;
+        let next: ReturnType<typeof afterRerun>;
+        rerunCalled = true;
+        answer = await api.rerunFailedJobs(msg.runId);
+        for (;;) {
+          next = afterRerun(answer, candidates, step.cancelledOnly, config);
+          if (next.kind === 'final') break;
+          answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
+        }
+        decision = next.decision;
+        reason = isRerunDecision(decision) ? `${step.reason}; ${next.reason}` : next.reason;
       }
-      decision = next.decision;
-      reason = isRerunDecision(decision) ? `${step.reason}; ${next.reason}` : next.reason;
       if (isRerunDecision(decision)) {
         deps.metrics.count('Rerun');
         deps.metrics.count(step.evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
@@ -120,14 +136,60 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
     return await record(msg, deps, api, config, line, { decision, reason, verdicts, unexamined });
   } catch (err) {
     // A rate-limited re-run call was turned away before GitHub acted on it, so the claim goes
-    // back as well; a re-decision that finds the run at a later attempt answers duplicate.
-    if (!rerunCalled || err instanceof RateLimitedError) {
+    // back as well; a re-decision that finds the run at a later attempt answers duplicate. A
+    // run waiting for its turn keeps its attempt, marked waiting.
+    if ((!rerunCalled || err instanceof RateLimitedError) && !(err instanceof WaitForTurnError)) {
       await deps.ledger
         .release(msg, deps.owner)
         .catch((e: Error) => deps.log.warn('could not release claim', { ...base, error: e.message }));
     }
     throw err;
   }
+}
+
+const DEFAULT_MAX_WAIT_MS = 6 * 60 * 60_000;
+
+/**
+ * The run's turn in its installation's pace: the slot it kept while waiting, or a new one. A
+ * slot still ahead turns the claim into a wait and sends the message back until then; a run
+ * with no slot free within `maxWaitMs` of when it started waiting is expired.
+ */
+async function takeTurn(
+  msg: RunMessage,
+  claim: Extract<ClaimResult, { claimed: true }>,
+  deps: WorkerDeps,
+): Promise<Exclude<TurnStep, { kind: 'wait' }>> {
+  if (!deps.pacing) return { kind: 'go' };
+  const clock = deps.now ?? Date.now;
+  const waitingSince = claim.waitingSince ?? clock();
+  const maxWaitMs = deps.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+  const slotAt = claim.slotAt ?? (await deps.pacing.reserve(msg.installationId, waitingSince + maxWaitMs));
+  const now = clock();
+  const turn = turnStep({ slotAt, now, waitingSince, maxWaitMs });
+  if (turn.kind !== 'wait') return turn;
+  if (!(await deps.ledger.wait(msg, deps.owner, turn.until, waitingSince, deps.leaseMs))) {
+    throw new TransientError('the claim was lost before the run could wait for its turn');
+  }
+  throw new WaitForTurnError(turn.until - now);
+}
+
+/** A report waits in-process for its slot at most this long. */
+const REPORT_MAX_WAIT_MS = 1_000;
+
+/**
+ * With the pace, a report takes a slot only when one is free within a slot's spacing (and a
+ * second): when re-runs of the installation are waiting for their turn, the report yields and
+ * is skipped.
+ */
+async function reportTurn(msg: RunMessage, deps: WorkerDeps): Promise<boolean> {
+  if (!deps.pacing) return true;
+  const clock = deps.now ?? Date.now;
+  const latest = clock() + Math.min(deps.pacing.spacingMs, REPORT_MAX_WAIT_MS);
+  const slot = await deps.pacing.reserve(msg.installationId, latest);
+  if (slot === undefined) return false;
+  const wait = slot - clock();
+  if (wait > 0) await sleep(wait);
+  return true;
 }
 
 /** What evaluating a run reads: no ledger, and nothing that writes to GitHub. */
@@ -230,12 +292,22 @@ async function record(
     });
   }
   if (config.report === 'check_run' && o.verdicts.length > 0) {
-    await reportCheckRun(api, msg.headSha, o, o.verdicts).catch((e: Error) =>
-      deps.log.warn('could not create the reprise check run', { ...base, error: e.message }),
-    );
+    const go = await reportTurn(msg, deps).catch((e: Error) => {
+      deps.log.warn('could not reserve a turn for the check run', { ...base, error: e.message });
+      return false;
+    });
+    if (go) {
+      await reportCheckRun(api, msg.headSha, o, o.verdicts).catch((e: Error) =>
+        deps.log.warn('could not create the reprise check run', { ...base, error: e.message }),
+      );
+    } else {
+      deps.log.info('check run skipped: re-runs of this installation are waiting for their turn', base);
+      deps.metrics.count('ReportYielded');
+    }
   }
   const line = { ...base, decision: o.decision, reason: o.reason, requests: api.requests, unexamined: o.unexamined };
-  if (o.decision === 'no_infra_evidence' || o.decision === 'rerun_rejected') deps.log.warn('decision', line);
+  if (o.decision === 'no_infra_evidence' || o.decision === 'rerun_rejected' || o.decision === 'expired')
+    deps.log.warn('decision', line);
   else deps.log.info('decision', line);
   deps.metrics.count('Decision', 1, { name: 'decision', value: o.decision });
   if (o.decision === 'budget_exhausted') deps.metrics.count('BudgetExhausted');

@@ -23,14 +23,17 @@ export interface Fleet {
 }
 
 /**
- * The environment the runtime reads, pointed at the simulator. The retry budget stays on (its
- * reads and writes are part of a decision) but high enough never to stop a re-run; the local
+ * The environment the runtime reads, pointed at the simulator. The retry budget and the pace
+ * stay on (their reads and writes are part of a decision) but high enough never to stop or
+ * delay a re-run (the wave section measures the pace); the local
  * reconciler's timer is off, as its sweeps are a separate scheduled function, not a decision.
  */
 export const runtimeEnv = (sim: GitHubSimulator): Record<string, string> => ({
   ...appEnv(sim.url),
   WEBHOOK_SECRET,
   RETRY_BUDGET_PER_HOUR: '1000000',
+  PACE_PER_MINUTE: '1000000',
+  PACE_PER_HOUR: '0',
   RECONCILE_INTERVAL_SECONDS: '0',
 });
 

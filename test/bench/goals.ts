@@ -2,6 +2,7 @@
 import type { BurstResult } from './burst.js';
 import type { ColdStartResult } from './cold-start.js';
 import { ms } from './format.js';
+import type { WaveBenchResult } from './wave.js';
 import { INTAKE_OWN, INTAKE_WITH_LEDGER, type IntakeResult } from './intake.js';
 import type { LatencyResult } from './latency.js';
 import type { RequestsResult } from './requests.js';
@@ -23,6 +24,7 @@ export interface Measured {
   readonly burst?: BurstResult;
   readonly intake?: IntakeResult;
   readonly coldStart?: ColdStartResult;
+  readonly wave?: WaveBenchResult;
 }
 
 const KB = 1024;
@@ -30,6 +32,15 @@ const KB = 1024;
 export function evaluateGoals(m: Measured): Goal[] {
   const goals: Goal[] = [];
   const add = (goal: string, measured: string, met: boolean | null) => goals.push({ goal, measured, met });
+
+  if (m.wave) {
+    const w = m.wave;
+    add(
+      'spot wave: none dropped, none doubled, none refused, drained within 10 % of runs ÷ limit',
+      `${w.dropped} dropped, ${w.duplicates} doubled, ${w.refusals} refused, drain ${(w.drainMs / 1000).toFixed(0)} s vs floor ${(w.floorMs / 1000).toFixed(0)} s`,
+      w.dropped === 0 && w.duplicates === 0 && w.refusals === 0 && w.drainMs <= w.floorMs * 1.1,
+    );
+  }
 
   if (m.requests) {
     const worst = MATRIX_SIZES.map((size) => ({

@@ -17,6 +17,7 @@ import { measureIntake, printIntake } from './intake.js';
 import { measureLatency, printLatency } from './latency.js';
 import { HELP, parseOptions } from './options.js';
 import { measureRequests, printRequests } from './requests.js';
+import { measureWave, printWave } from './wave.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -75,6 +76,10 @@ async function main(): Promise<void> {
   if (runs(5)) {
     m.coldStart = await timed('section 5', () => measureColdStart(opts));
     console.log(printColdStart(m.coldStart));
+  }
+  if (runs(7)) {
+    m.wave = await timed('section 7', () => measureWave(opts));
+    console.log(printWave(m.wave));
   }
   const cost =
     runs(6) && m.requests && m.intake && deployment

@@ -91,6 +91,15 @@ describe('prop validation', () => {
     ['a reconcile interval under a minute', { reconcileInterval: Duration.seconds(30) }, /reconcileInterval/],
     ['a reconcile interval over an hour', { reconcileInterval: Duration.hours(2) }, /reconcileInterval/],
     ['a negative sweep failure threshold', { alarms: { sweepFailures: -1 } }, /sweepFailures/],
+    [
+      'maxAttempts above GitHub’s 50 re-runs of a run',
+      { maxAttempts: 51 },
+      /maxAttempts must be .*1\.\.50.*GitHub allows 50/,
+    ],
+    ['a pace of 0 a minute', { pacePerMinute: 0 }, /pacePerMinute/],
+    ['a negative hourly pace', { pacePerHour: -1 }, /pacePerHour/],
+    ['a max wait over 12 hours', { maxWait: Duration.hours(13) }, /maxWait/],
+    ['a max wait under a minute', { maxWait: Duration.seconds(30) }, /maxWait/],
   ])('rejects %s', (_name, props, message) => {
     expect(() => resolveProps(props)).toThrow(message);
   });
@@ -121,8 +130,13 @@ describe('context (-c key=value)', () => {
       rerunsPerHourThreshold: '10',
       webhookAccess: 'functionUrl',
       reconcileIntervalMinutes: '15',
+      pacePerMinute: '40',
+      pacePerHour: '300',
+      maxWaitMinutes: '90',
     });
     expect(stackName).toBe('RepriseStaging');
+    expect(props).toMatchObject({ pacePerMinute: 40, pacePerHour: 300 });
+    expect(props.maxWait?.toMinutes()).toBe(90);
     expect(props).toMatchObject({
       githubApiUrl: 'https://ghe.example.com/api/v3',
       alarmEmail: 'ops@example.com',
@@ -144,6 +158,10 @@ describe('context (-c key=value)', () => {
     expect(props).toMatchObject({ dryRun: false, extraPatterns: ['a', 'b'], maxAttempts: 5 });
     expect(props.githubApiUrl).toBeUndefined();
     expect(props.webhookAccess).toBeUndefined();
+  });
+
+  it('refuses maxAttempts above GitHub’s 50 re-runs of a run given as context', () => {
+    expect(() => resolveProps(read({ maxAttempts: '51' }).props)).toThrow(/maxAttempts must be .*GitHub allows 50/);
   });
 
   it.each([

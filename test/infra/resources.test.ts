@@ -170,7 +170,7 @@ describe('functions', () => {
     expect(Object.keys(env)).toEqual(expect.arrayContaining(keys));
   });
 
-  it('worker defaults: github.com, 3/2 attempts, no dry run, 60 re-runs an hour, -10/+5 min window', () => {
+  it('worker defaults: github.com, 3/2 attempts, no dry run, no budget ceiling, a pace of 80 a minute and 500 an hour, 6 h max wait, -10/+5 min window', () => {
     t.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({
@@ -181,7 +181,10 @@ describe('functions', () => {
           DRY_RUN: 'false',
           REQUIRE_EXACT_SIGNAL: 'false',
           EXTRA_PATTERNS: '',
-          RETRY_BUDGET_PER_HOUR: '60',
+          RETRY_BUDGET_PER_HOUR: '0',
+          PACE_PER_MINUTE: '80',
+          PACE_PER_HOUR: '500',
+          MAX_WAIT_SECONDS: '21600',
           SIGNAL_WINDOW_BEFORE_SECONDS: '600',
           SIGNAL_WINDOW_AFTER_SECONDS: '300',
           LOG_HOSTS: Match.absent(),

@@ -115,8 +115,9 @@ describe('retry budget (per installation, rolling hour)', () => {
     expect(() => new DynamoRetryBudget(h.dynamo.client, TABLE, limit)).toThrow(/whole number ≥ 0/);
   });
 
-  it('RETRY_BUDGET_PER_HOUR is parsed once: default 60, 0 allowed, a negative value refused', () => {
-    expect(runtimeSettings({}).retryBudgetPerHour).toBe(60);
+  it('RETRY_BUDGET_PER_HOUR is parsed once: default 0 (no ceiling), a limit allowed, a negative value refused', () => {
+    expect(runtimeSettings({}).retryBudgetPerHour).toBe(0);
+    expect(runtimeSettings({ RETRY_BUDGET_PER_HOUR: '60' }).retryBudgetPerHour).toBe(60);
     expect(runtimeSettings({ RETRY_BUDGET_PER_HOUR: '0' }).retryBudgetPerHour).toBe(0);
     expect(() => runtimeSettings({ RETRY_BUDGET_PER_HOUR: '-3' })).toThrow(/RETRY_BUDGET_PER_HOUR/);
   });

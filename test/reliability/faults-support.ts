@@ -13,7 +13,7 @@ import type { DecisionKind, RunMessage } from '../../lib/model.js';
 import type { SweepCounts } from '../../lib/reconcile/reconciler.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
 import { type GitHubSimulator, NO_RERUNS, type SimJobSpec, tallyReruns } from '../sim/index.js';
-import { testPrivateKey } from '../support/harness.js';
+import { testPrivateKey, UNPACED_ENV } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { SHUTDOWN_LOG, TEXT } from '../support/evidence.js';
@@ -149,6 +149,8 @@ export function faultRuntimeEnv(sim: GitHubSimulator, secret = SECRET): Record<s
     LOG_HOSTS: '127.0.0.1',
     // Sweeps run only where a suite asks for them, so their figures can be counted.
     RECONCILE_INTERVAL_SECONDS: '0',
+    // The pace is the wave suite's subject; elsewhere it stays out of the way.
+    ...UNPACED_ENV,
   };
 }
 

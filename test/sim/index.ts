@@ -1,7 +1,7 @@
 import { signAppJwt } from './app-key.js';
+import { ContentLimit, type ContentLimitOptions, type ContentLimitStats } from './content-limit.js';
 import type { Route } from './http.js';
 import { SimModel } from './model.js';
-import type { SecondaryLimitOptions } from './rate-limits.js';
 import { workflowJob, workflowRun } from './render-actions.js';
 import { actionsRoutes } from './routes-actions.js';
 import { appRoutes } from './routes-app.js';
@@ -36,7 +36,6 @@ export {
   rateLimited,
   type RateLimitShape,
   type RateLimitSignal,
-  type SecondaryLimitOptions,
 } from './rate-limits.js';
 
 /** Every API route the simulator serves, in match order (the web host's are `webRoutes`). */
@@ -55,16 +54,24 @@ export function fakeJwt(appId: number | string = 1_234_567, ttlSeconds = 540): s
   return signAppJwt({ iat: now - 60, exp: now + ttlSeconds, iss: String(appId) });
 }
 
+export interface SimStartOptions {
+  latencyMs?: number;
+  logHost?: string;
+  /** Enforce GitHub's secondary limit on re-run and check-run POSTs, per installation. */
+  contentLimit?: ContentLimitOptions;
+}
+
 /** GitHub REST and GraphQL, served from memory on 127.0.0.1 for tests, the demo and the benchmark. */
 export class GitHubSimulator {
   private readonly model = new SimModel();
   private readonly server: SimServer;
 
-  private constructor(opts: { latencyMs?: number; logHost?: string }) {
+  private constructor(opts: SimStartOptions) {
     this.server = new SimServer(this.model, [...simRoutes, ...webRoutes], opts);
+    if (opts.contentLimit) this.server.contentLimit = new ContentLimit(opts.contentLimit);
   }
 
-  static async start(opts: { latencyMs?: number; logHost?: string } = {}): Promise<GitHubSimulator> {
+  static async start(opts: SimStartOptions = {}): Promise<GitHubSimulator> {
     const sim = new GitHubSimulator(opts);
     await sim.server.listen();
     return sim;
@@ -178,8 +185,13 @@ export class GitHubSimulator {
    * GitHub's secondary limit on content creation, applied to re-run POSTs per installation over a
    * rolling window; off unless a test sets it (null turns it off again).
    */
-  setSecondaryLimit(opts: SecondaryLimitOptions | null): void {
-    this.server.setSecondaryLimit(opts);
+  setSecondaryLimit(opts: ContentLimitOptions | null): void {
+    this.server.contentLimit = opts ? new ContentLimit(opts) : null;
+  }
+
+  /** What the secondary limit on content-generating requests saw; undefined when it is off. */
+  get contentLimit(): ContentLimitStats | undefined {
+    return this.server.contentLimit?.stats;
   }
 
   /**

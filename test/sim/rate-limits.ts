@@ -42,38 +42,3 @@ export function rateLimited(shape: RateLimitShape, docs = LIMITS_DOCS): SimRespo
   const headers = rateLimitHeaders(shape.signal, shape.seconds ?? 60);
   return fail(shape.status, shape.message ?? SECONDARY_MESSAGE, docs, headers);
 }
-
-export interface SecondaryLimitOptions {
-  /** Content-creating requests allowed per installation within `windowMs`. */
-  readonly max: number;
-  /** Default one minute. */
-  readonly windowMs?: number;
-  /** How the refusal is shaped; default 403 with `retry-after` for the window's remainder. */
-  readonly answer?: Omit<RateLimitShape, 'seconds'>;
-}
-
-/**
- * GitHub's secondary limit on content-creating requests (re-runs here), per installation over a
- * rolling window. A refused request does not count toward the window.
- */
-export class SecondaryLimit {
-  private readonly sent = new Map<string, number[]>();
-
-  constructor(private readonly opts: SecondaryLimitOptions) {}
-
-  /** The refusal for this request, or null when it is within the limit (it is then counted). */
-  take(installation: number | null, nowMs = Date.now()): SimResponse | null {
-    const windowMs = this.opts.windowMs ?? 60_000;
-    const key = String(installation);
-    const recent = (this.sent.get(key) ?? []).filter((t) => t > nowMs - windowMs);
-    this.sent.set(key, recent);
-    if (recent.length < this.opts.max) {
-      recent.push(nowMs);
-      return null;
-    }
-    const oldest = recent[0] ?? nowMs;
-    const seconds = Math.max(1, Math.ceil((oldest + windowMs - nowMs) / 1000));
-    const answer = this.opts.answer ?? { status: 403, signal: 'retry-after' };
-    return rateLimited({ ...answer, seconds });
-  }
-}

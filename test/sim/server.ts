@@ -3,8 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { authenticate } from './auth.js';
 import { fail, matchTemplate, type Route, type SimContext, type SimRequest, type SimResponse } from './http.js';
+import type { ContentLimit } from './content-limit.js';
 import type { SimModel } from './model.js';
-import { PRIMARY_MESSAGE, rateLimitHeaders, SecondaryLimit, type SecondaryLimitOptions } from './rate-limits.js';
+import { PRIMARY_MESSAGE, rateLimitHeaders } from './rate-limits.js';
 import { answerRerunRequest, receiveRerunRequest } from './rerun-requests.js';
 import type { SimFault, SimRequestRecord } from './types.js';
 
@@ -22,10 +23,6 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'We couldn\u2019t respond to your request in time. Sorry about that.',
 };
 
-/** Requests GitHub's secondary limit counts as creating content: here, the re-runs. */
-const createsContent = (route: Route): boolean =>
-  route.method === 'POST' && /\/rerun(-failed-jobs)?$/.test(route.template);
-
 interface Bucket {
   limit: number;
   used: number;
@@ -38,6 +35,8 @@ export class SimServer {
   latencyMs: number;
   logBytesServed = 0;
   onRedeliver: ((d: { guid: string; event: string; action: string | null }) => number | Promise<number>) | null = null;
+  /** GitHub's secondary limit on content-generating requests, when the simulator was given one. */
+  contentLimit: ContentLimit | null = null;
   private faults: SimFault[] = [];
   private readonly buckets: Record<'core' | 'graphql', Bucket>;
   private readonly signingKey = randomBytes(16);
@@ -109,11 +108,6 @@ export class SimServer {
   }
 
   /** Content-creating requests (re-runs) past this limit are refused; null turns the limit off. */
-  setSecondaryLimit(opts: SecondaryLimitOptions | null): void {
-    this.secondary = opts ? new SecondaryLimit(opts) : null;
-  }
-
-  private secondary: SecondaryLimit | null = null;
 
   /** The answer once a bucket is spent: GraphQL says so in a 200, REST in a 403. */
   private spent(resource: 'core' | 'graphql', docs: string): SimResponse {
@@ -222,12 +216,12 @@ export class SimServer {
       const sreq: SimRequest = { method, path, query, headers: req.headers, body, params, auth: { kind: 'none' } };
       const denied = authenticate(this.model, route, sreq);
       const bucket = resource ? this.buckets[resource] : null;
-      const secondary = denied ? null : this.secondaryRefusal(route, sreq);
+      const limited = denied ? null : (this.contentLimit?.take(sreq) ?? null);
       if (denied) out = denied;
       else if (resource && bucket && bucket.used >= bucket.limit && route.template !== '/rate_limit') {
         out = this.spent(resource, route.docs);
-      } else if (secondary) {
-        out = secondary;
+      } else if (limited) {
+        out = limited;
       } else {
         try {
           out = await route.handler(sreq, this.ctx);
@@ -241,12 +235,6 @@ export class SimServer {
     record.status = out.status;
     this.send(res, out, resource);
     return out;
-  }
-
-  private secondaryRefusal(route: Route, req: SimRequest): SimResponse | null {
-    if (!this.secondary || !createsContent(route)) return null;
-    const installation = req.auth.kind === 'token' ? req.auth.installationId : null;
-    return this.secondary.take(installation);
   }
 
   private send(res: ServerResponse, out: SimResponse, resource: 'core' | 'graphql' | null): void {

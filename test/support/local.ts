@@ -2,7 +2,7 @@ import { type Runtime, type RuntimeOptions, startRuntime } from '../../lib/local
 import type { RunMessage } from '../../lib/model.js';
 import type { RunOutcome } from '../../lib/worker/decide-run.js';
 import { GitHubSimulator } from '../sim/index.js';
-import { appEnv, INSTALLATION_ID } from './harness.js';
+import { appEnv, INSTALLATION_ID, UNPACED_ENV } from './harness.js';
 import { MemoryLog } from './memory-log.js';
 
 export interface LocalSetup {
@@ -31,6 +31,7 @@ export async function startLocal(
     env: {
       ...appEnv(sim.url),
       WEBHOOK_SECRET: secret,
+      ...UNPACED_ENV,
       ...env,
     },
     log,

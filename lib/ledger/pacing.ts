@@ -1,0 +1,92 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TransientError } from '../errors.js';
+import { keys, TTL, ttlFrom } from './keys.js';
+import type { RerunPacing } from './ports.js';
+import { Table } from './table.js';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+/**
+ * How late a request may leave after its slot (the queue's whole-second visibility, the
+ * re-read before the call) and still never make one more than the limit in GitHub's window:
+ * slots are laid out over the window plus this allowance.
+ */
+export const LATE_ALLOWANCE_MS = 2_000;
+/** Concurrent reservations of one installation retry a conditional write; this many tries at most. */
+const MAX_TRIES = 40;
+
+export interface PaceLimits {
+  /** Content-generating requests a minute per installation (GitHub: 80). */
+  readonly perMinute: number;
+  /** Per rolling hour (GitHub: 500); 0 sets no hourly limit. */
+  readonly perHour: number;
+}
+
+interface PaceItem {
+  readonly slots?: number[];
+  readonly version?: number;
+}
+
+/**
+ * The shared pace of one installation's content-generating requests, in one table item per
+ * installation: the slots reserved within the last hour. A reservation reads the item, takes
+ * the first slot that keeps both limits, and writes it back on condition that nobody wrote in
+ * between (a single-item conditional write, so the local table runs the same code); a lost race
+ * reads again. Slots are `spacingMs` apart, and no slot is closer than an hour to the one
+ * `perHour` before it, each widened by the late allowance.
+ */
+export class DynamoPacing implements RerunPacing {
+  readonly spacingMs: number;
+  private readonly table: Table;
+
+  constructor(
+    client: DynamoDBClient,
+    tableName: string,
+    readonly limits: PaceLimits,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (!Number.isInteger(limits.perMinute) || limits.perMinute < 1) {
+      throw new Error(`pacing: expected a whole number ≥ 1 a minute, got ${limits.perMinute}`);
+    }
+    if (!Number.isInteger(limits.perHour) || limits.perHour < 0) {
+      throw new Error(`pacing: expected a whole number ≥ 0 an hour, got ${limits.perHour}`);
+    }
+    this.spacingMs = Math.ceil((MINUTE_MS + LATE_ALLOWANCE_MS) / limits.perMinute);
+    this.table = new Table(client, tableName);
+  }
+
+  async reserve(installationId: number | null, latest?: number): Promise<number | undefined> {
+    const key = keys.pacing(installationId);
+    for (let tries = 1; tries <= MAX_TRIES; tries++) {
+      const item = await this.table.get<PaceItem>(key, true);
+      const now = this.now();
+      const at = this.nextSlot(item?.slots ?? [], now);
+      if (latest !== undefined && at > latest) return undefined;
+      const keep = Math.max(1, this.limits.perHour);
+      const slots = [...(item?.slots ?? []).filter((s) => s > now - HOUR_MS - LATE_ALLOWANCE_MS), at].slice(-keep);
+      const version = (item?.version ?? 0) + 1;
+      const written = await this.table.putIf(
+        { ...key, slots, version, ttl: ttlFrom(Math.max(now, at), TTL.pacing) },
+        item
+          ? { expression: '#version = :seen', values: { ':seen': item.version ?? 0 } }
+          : { expression: 'attribute_not_exists(#pk)' },
+      );
+      if (written) return at;
+      // Another worker reserved meanwhile: read its slot and take the next one.
+      await sleep(Math.floor(Math.random() * 5 * Math.min(tries, 8)));
+    }
+    throw new TransientError(`pacing: could not reserve a slot for installation ${installationId} (contention)`);
+  }
+
+  private nextSlot(slots: readonly number[], now: number): number {
+    let at = now;
+    const last = slots.at(-1);
+    if (last !== undefined) at = Math.max(at, last + this.spacingMs);
+    const { perHour } = this.limits;
+    if (perHour > 0 && slots.length >= perHour) {
+      at = Math.max(at, slots[slots.length - perHour]! + HOUR_MS + LATE_ALLOWANCE_MS);
+    }
+    return at;
+  }
+}

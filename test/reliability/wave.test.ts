@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GitHubSimulator } from '../sim/index.js';
+import type { FaultRuntime } from './faults-support.js';
+import { printSummary } from './faults-support.js';
+import { planWave, runWave, startWaveRuntime, type WaveClock } from './wave-support.js';
+
+const RUNS = 300;
+const WORKERS = 10;
+const PER_MINUTE = 80;
+
+describe('the spot wave: one installation, every lost run re-run once, paced under GitHub’s secondary limit', () => {
+  let sim: GitHubSimulator;
+  let f: FaultRuntime;
+  const clock: WaveClock = { now: Date.now() };
+
+  beforeAll(async () => {
+    sim = await GitHubSimulator.start({ latencyMs: 1, contentLimit: { limit: PER_MINUTE, now: () => clock.now } });
+    f = await startWaveRuntime(sim, clock, { workers: WORKERS, perMinute: PER_MINUTE, perHour: 500 });
+  });
+  afterAll(async () => {
+    await f?.close();
+    await sim?.close();
+  });
+
+  it(`${RUNS} red runs, each delivered twice, ${WORKERS} worker loops, ${PER_MINUTE} a minute: none dropped, none doubled, none refused, drained within 10 % of the floor`, async () => {
+    const runIds = planWave(sim, RUNS);
+    const w = await runWave(sim, f, clock, runIds, { workers: WORKERS, perMinute: PER_MINUTE });
+    printSummary('spot wave', {
+      runs: w.runs,
+      workers: WORKERS,
+      'limit a minute': PER_MINUTE,
+      'drain s': (w.drainMs / 1000).toFixed(1),
+      'floor s': (w.floorMs / 1000).toFixed(1),
+      're-run POSTs': w.rerunPosts,
+      refusals: w.refusals,
+      duplicates: w.duplicates,
+      dropped: w.dropped,
+      receives: w.receives,
+      'wall s': (w.wallMs / 1000).toFixed(1),
+    });
+
+    expect(sim.reruns).toHaveLength(RUNS);
+    expect(w.rerunPosts).toBe(RUNS);
+    expect(w.refusals).toBe(0);
+    expect(w.duplicates).toBe(0);
+    expect(w.dropped).toBe(0);
+    expect(w.deadLetters).toBe(0);
+    expect(w.decisions.retried).toBe(RUNS);
+    expect(w.decisions.expired).toBeUndefined();
+    expect(w.decisions.budget_exhausted).toBeUndefined();
+    expect(w.drainMs).toBeLessThanOrEqual(w.floorMs * 1.1);
+    expect(w.drainMs).toBeGreaterThanOrEqual(w.floorMs * ((RUNS - 1) / RUNS));
+    // Each run waited once at most: two receives for all but the first few.
+    expect(w.receives).toBeLessThanOrEqual(2 * RUNS);
+    for (const r of await f.rt.ledger.listDecisions({ limit: RUNS })) expect(r.state).toBe('decided');
+    expect(f.rt.metrics.get('RerunWaiting')).toBeGreaterThan(RUNS - 10);
+  }, 240_000);
+});
