@@ -31,6 +31,25 @@ export class RateLimitedError extends TransientError {
   }
 }
 
+/**
+ * Not a fault: the run must wait (its installation's re-runs are paused) and be decided again
+ * after `delayMs`. The message is deferred that long, never dropped.
+ */
+export class PausedError extends TransientError {
+  override name = 'PausedError';
+  constructor(
+    readonly delayMs: number,
+    reason: string,
+  ) {
+    super(reason);
+  }
+
+  /** The delay in whole seconds, at least one. */
+  get delaySeconds(): number {
+    return Math.max(1, Math.ceil(this.delayMs / 1000));
+  }
+}
+
 /** A setting that cannot be used; the message names the setting at fault. */
 export class ConfigError extends PermanentError {
   override name = 'ConfigError';

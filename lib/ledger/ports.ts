@@ -11,4 +11,8 @@ export type {
   RetryBudget,
   ReconcileStore,
   ReconcileLedger,
+  AttemptRef,
+  OutcomeRecord,
+  RerunOutcomeLog,
+  RerunBreaker,
 } from '../ports.js';

@@ -4,6 +4,7 @@ import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { DynamoRetryBudget } from '../ledger/budget.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import { SignalStore } from '../signals/signal-store.js';
 import type { WorkerDeps } from './decide-run.js';
@@ -18,12 +19,15 @@ export interface WorkerParts {
   /** Identifies this worker's claims. */
   readonly owner: string;
   readonly leaseMs: number;
+  /** The clock of the breaker and its outcomes; the process clock when absent. */
+  readonly now?: () => number;
   /** A store shared with other parts of the process; one is made when absent. */
   readonly signals?: SignalStore;
 }
 
 /** The worker's dependencies from the deployment's settings: one assembly for Lambda and the local runtime. */
 export function workerDeps(settings: RuntimeSettings, parts: WorkerParts): WorkerDeps {
+  const outcomes = new DynamoRerunOutcomes(parts.dynamo, parts.table, settings.breaker, parts.now);
   return {
     ledger: parts.ledger,
     client: parts.client,
@@ -36,8 +40,11 @@ export function workerDeps(settings: RuntimeSettings, parts: WorkerParts): Worke
     logWindowBytes: settings.logWindowBytes,
     ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
     budget: new DynamoRetryBudget(parts.dynamo, parts.table, settings.retryBudgetPerHour),
+    outcomes,
+    breaker: outcomes,
     log: parts.log,
     metrics: parts.metrics,
+    ...(parts.now && { now: parts.now }),
     owner: parts.owner,
     leaseMs: parts.leaseMs,
   };

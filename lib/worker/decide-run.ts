@@ -1,15 +1,16 @@
 import type { RepoConfig } from '../config/repo-config.js';
-import type { DecisionFacts, DecisionStep } from '../decide/decide.js';
+import { redOutcome } from '../decide/breaker.js';
+import type { DecisionFacts, DecisionStep, FactName } from '../decide/decide.js';
 import { candidateJobs, decide } from '../decide/decide.js';
 import { afterRerun } from '../decide/rerun-outcome.js';
 import { runFromLatestJobs } from '../decide/run-from-jobs.js';
-import { RateLimitedError } from '../errors.js';
+import { PausedError, RateLimitedError } from '../errors.js';
 import type { GitHubClients } from '../github/client.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { RetryBudget } from '../ledger/ports.js';
+import type { RerunBreaker, RerunOutcomeLog, RetryBudget } from '../ledger/ports.js';
 import {
   type DecisionKind,
   isRerunDecision,
@@ -36,11 +37,17 @@ export interface WorkerDeps {
   /** When set, only these `owner/name` repositories are ever re-run. */
   readonly repositoryAllowList?: readonly string[];
   readonly budget?: RetryBudget;
+  /** Where the outcome of each re-run attempt is recorded; none recorded when absent. */
+  readonly outcomes?: RerunOutcomeLog;
+  /** Pauses an installation's re-runs while they keep being lost; never paused when absent. */
+  readonly breaker?: RerunBreaker;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Identifies this worker's claims. */
   readonly owner: string;
   readonly leaseMs: number;
+  /** The clock a pause is measured on. */
+  readonly now?: () => number;
 }
 
 export interface RunOutcome {
@@ -86,6 +93,13 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
       api,
       deps,
     );
+    await recordOutcome(msg, deps, repository, verdicts, base);
+    if (step.kind === 'wait') {
+      // Nothing was called on GitHub: the claim goes back (below) and the message waits its turn.
+      deps.log.info('decision deferred', { ...base, reason: step.reason, until: new Date(step.untilMs).toISOString() });
+      deps.metrics.count('BreakerDeferred');
+      throw new PausedError(Math.max(1000, step.untilMs - (deps.now ?? Date.now)()), step.reason);
+    }
     let decision: DecisionKind;
     let reason: string;
     if (step.kind === 'final') {
@@ -133,7 +147,7 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
 /** What evaluating a run reads: no ledger, and nothing that writes to GitHub. */
 export type EvaluationDeps = Pick<
   WorkerDeps,
-  'budget' | 'signals' | 'signalWindow' | 'logHosts' | 'logWindowBytes' | 'log' | 'metrics'
+  'budget' | 'breaker' | 'signals' | 'signalWindow' | 'logHosts' | 'logWindowBytes' | 'log' | 'metrics'
 >;
 
 export interface Evaluation {
@@ -160,7 +174,7 @@ export async function evaluateRun(start: DecisionFacts, api: RepoApi, deps: Eval
 }
 
 async function gather(
-  what: 'run' | 'stale' | 'budget' | 'jobs' | 'verdicts',
+  what: FactName,
   facts: DecisionFacts,
   api: RepoApi,
   deps: EvaluationDeps,
@@ -177,6 +191,20 @@ async function gather(
       return { ...facts, budget: deps.budget ? await deps.budget.usage(msg.installationId) : { limit: 0, used: 0 } };
     case 'jobs':
       return { ...facts, jobs: await api.listAttemptJobs(msg.runId, msg.runAttempt) };
+    case 'breaker': {
+      if (!deps.breaker) return { ...facts, breaker: { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 0 } };
+      const { tripped, ...breaker } = await deps.breaker.state(msg.installationId);
+      if (tripped) {
+        deps.log.warn('breaker opened: automatic re-runs of this installation pause', {
+          installation_id: msg.installationId,
+          until: new Date(breaker.openUntil ?? 0).toISOString(),
+          outcomes: breaker.outcomes,
+          lost_again: breaker.lostAgain,
+        });
+        deps.metrics.count('BreakerOpen');
+      }
+      return { ...facts, breaker };
+    }
     case 'verdicts': {
       const g = await gatherVerdicts(candidateJobs(facts.jobs ?? [], msg, config), {
         api,
@@ -207,6 +235,35 @@ async function readRun(msg: RunMessage, api: RepoApi): Promise<Pick<DecisionFact
     if (run) return run.runAttempt === msg.runAttempt ? { run, jobs: latest } : { run };
   }
   return { run: await api.getRun(msg.runId) };
+}
+
+/**
+ * The outcome of this attempt when it is a re-run reprise made: the red attempt's own
+ * evidence says whether it was lost again. A failed write is logged, never the decision's fault.
+ */
+async function recordOutcome(
+  msg: RunMessage,
+  deps: WorkerDeps,
+  repository: string,
+  verdicts: readonly JobVerdict[],
+  base: Record<string, unknown>,
+): Promise<void> {
+  if (!deps.outcomes || msg.runAttempt < 2) return;
+  const outcome = redOutcome(msg.conclusion, verdicts);
+  const ref = {
+    installationId: msg.installationId,
+    repoId: msg.repository.id,
+    repository,
+    runId: msg.runId,
+    runAttempt: msg.runAttempt,
+  };
+  try {
+    if ((await deps.outcomes.recordIfRerun(ref, outcome)) !== 'recorded') return;
+    deps.log.info('re-run outcome', { ...base, outcome });
+    deps.metrics.count('RerunOutcome', 1, { name: 'outcome', value: outcome });
+  } catch (e) {
+    deps.log.warn('could not record the re-run outcome', { ...base, error: (e as Error).message });
+  }
 }
 
 async function record(

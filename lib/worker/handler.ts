@@ -1,6 +1,6 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { PermanentError, RateLimitedError, ShapeError } from '../errors.js';
+import { PausedError, PermanentError, RateLimitedError, ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
 import { parseRunMessage } from '../webhook/run-message.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
@@ -48,6 +48,13 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
         deps.log.error('message dropped: permanent fault', { ...where, reason: permanent });
         deps.metrics.count('PoisonMessage');
         return;
+      }
+      if (err instanceof PausedError) {
+        // A pause is no failure: the message waits out the pause (its reason is in the log already).
+        if (deps.defer) {
+          await deps.defer(record, Math.min(err.delaySeconds, MAX_VISIBILITY_TIMEOUT_SECONDS)).catch(() => undefined);
+        }
+        throw err;
       }
       const wait = err instanceof RateLimitedError ? err.delaySeconds : undefined;
       const reason = (err as Error).message;
