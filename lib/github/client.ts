@@ -80,8 +80,8 @@ interface MeterOption {
 
 /**
  * Outermost on every client, so it sees each call once, after plugin-throttling and
- * plugin-retry did their part: it counts the call for whoever asked (a 304 costs nothing
- * against the rate limit, so it is not counted) and turns a rate limit into RateLimitedError.
+ * plugin-retry did their part: it counts the call for whoever asked (a 304 too: it costs
+ * nothing against the rate limit, but it is a round trip like any other) and turns a rate limit into RateLimitedError.
  */
 function typedFaultsAndCount(client: Octokit): void {
   client.hook.wrap('request', async (request, options) => {
@@ -92,7 +92,7 @@ function typedFaultsAndCount(client: Octokit): void {
       return res;
     } catch (err) {
       const e = err as { status?: number; response?: { headers?: Headers } };
-      if (e.status !== 304) onSent?.();
+      onSent?.();
       const delay = rateLimitDelayMs(e.status, e.response?.headers ?? {});
       throw delay === undefined ? err : new RateLimitedError(delay, { cause: err });
     }

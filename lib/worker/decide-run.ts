@@ -14,6 +14,7 @@ import type { RerunBreaker, RerunOutcomeLog, RetryBudget } from '../ledger/ports
 import {
   type DecisionKind,
   isRerunDecision,
+  type JobFacts,
   type JobVerdict,
   type RerunAnswer,
   type RunMessage,
@@ -80,18 +81,18 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
   const api = new RepoApi(deps.client(msg.installationId), msg.repository.owner, msg.repository.name, deps.graphqlUrl);
   let rerunCalled = false;
   try {
+    const allowed = deps.repositoryAllowList ? deps.repositoryAllowList.includes(repository) : undefined;
+    // The configuration and the run's latest jobs are read at once: one round trip, not two.
+    const latest = allowed !== false && msg.createdAt ? api.listLatestJobs(msg.runId) : undefined;
+    latest?.catch(() => undefined);
     const cfg = await deps.configSource.load(api, msg.repository.owner, msg.repository.name, deps.defaults);
     if (cfg.error) deps.log.error('configuration error; deciding with defaults', { ...base, error: cfg.error });
     const config = cfg.config;
 
     const { step, facts, verdicts, unexamined } = await evaluateRun(
-      {
-        message: msg,
-        config,
-        ...(deps.repositoryAllowList && { repositoryAllowed: deps.repositoryAllowList.includes(repository) }),
-      },
+      { message: msg, config, ...(allowed !== undefined && { repositoryAllowed: allowed }) },
       api,
-      deps,
+      { ...deps, ...(latest && { latest }) },
     );
     await recordOutcome(msg, deps, repository, verdicts, base);
     if (step.kind === 'wait') {
@@ -148,7 +149,10 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
 export type EvaluationDeps = Pick<
   WorkerDeps,
   'budget' | 'breaker' | 'signals' | 'signalWindow' | 'logHosts' | 'logWindowBytes' | 'log' | 'metrics'
->;
+> & {
+  /** The run's latest jobs, already asked for. */
+  readonly latest?: Promise<JobFacts[]>;
+};
 
 export interface Evaluation {
   /** The decision, or the re-run it asks for. */
@@ -184,7 +188,7 @@ async function gather(
   const msg = facts.message;
   switch (what) {
     case 'run':
-      return { ...facts, ...(await readRun(msg, api)) };
+      return { ...facts, ...(await readRun(msg, api, deps.latest)) };
     case 'stale':
       return { ...facts, stale: await findStaleness(api, msg, facts.run!) };
     case 'budget':
@@ -227,9 +231,13 @@ async function gather(
  * The run's state, from its latest jobs when they can answer for it: one listing then serves
  * both the run and its jobs. Otherwise the run itself is read, and the jobs later.
  */
-async function readRun(msg: RunMessage, api: RepoApi): Promise<Pick<DecisionFacts, 'run' | 'jobs'>> {
+async function readRun(
+  msg: RunMessage,
+  api: RepoApi,
+  asked?: Promise<JobFacts[]>,
+): Promise<Pick<DecisionFacts, 'run' | 'jobs'>> {
   if (msg.createdAt) {
-    const latest = await api.listLatestJobs(msg.runId);
+    const latest = await (asked ?? api.listLatestJobs(msg.runId));
     const run = runFromLatestJobs(msg, latest);
     // Jobs listed for a newer attempt are not this attempt's: the decision is duplicate anyway.
     if (run) return run.runAttempt === msg.runAttempt ? { run, jobs: latest } : { run };

@@ -63,8 +63,8 @@ export interface Harness {
 export async function startHarness(): Promise<Harness> {
   const sim = await GitHubSimulator.start();
   sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
-  // The re-run budget is off: suites that test it bring their own with a clock they control.
-  const settings = runtimeSettings({ ...appEnv(sim.url), RETRY_BUDGET_PER_HOUR: '0' });
+  // The re-run budget and the breaker are off: suites that test them bring their own with a clock they control.
+  const settings = runtimeSettings({ ...appEnv(sim.url), RETRY_BUDGET_PER_HOUR: '0', BREAKER_MIN_OUTCOMES: '0' });
   const dynamo = await startDynamo({ table: TABLE });
   const ledger = new Ledger(dynamo.client, TABLE);
   const signals = new SignalStore(dynamo.client, TABLE, settings.signalTtlSeconds);
