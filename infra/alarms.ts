@@ -89,6 +89,12 @@ export class RepriseAlarms extends Construct {
         'An installation spent its retry budget (budget_exhausted): lost runners are no longer re-run until the ' +
         'rolling hour moves on. A fleet-wide reclaim, or a pattern that matches real failures.',
     });
+    this.add('BreakerOpen', metrics.breakerOpen(Duration.minutes(5)), {
+      threshold: 0,
+      description:
+        "An installation's re-runs kept being lost (re-run attempts ended lost again), so its automatic re-runs " +
+        'pause for the cool-down and its runs wait: the runner fleet or its image is probably broken.',
+    });
     this.add('SweepFailures', metrics.sweepFailures(Duration.minutes(15)), {
       threshold: t.sweepFailures,
       description:

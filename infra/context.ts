@@ -22,6 +22,10 @@ export const CONTEXT_KEYS = [
   'requireExactSignal',
   'extraPatterns',
   'retryBudgetPerHour',
+  'breakerMinOutcomes',
+  'breakerWindowMinutes',
+  'breakerLostSharePercent',
+  'breakerCoolDownMinutes',
   'reconcileIntervalMinutes',
   'logHosts',
   'runnerTagKeys',
@@ -80,6 +84,7 @@ class ContextReader {
 }
 
 const seconds = (n: number | undefined) => (n === undefined ? undefined : Duration.seconds(n));
+const minutes = (n: number | undefined) => (n === undefined ? undefined : Duration.minutes(n));
 
 function logRetention(days: number | undefined): RetentionDays | undefined {
   if (days === undefined) return undefined;
@@ -126,6 +131,10 @@ export function propsFromContext(node: Node): { stackName: string; props: Repris
     // One pattern per line; a literal `\n` also separates, since shells make real newlines awkward in `-c`.
     extraPatterns: c.list('extraPatterns', /\r?\n|\\n/),
     retryBudgetPerHour: c.number('retryBudgetPerHour'),
+    breakerMinOutcomes: c.number('breakerMinOutcomes'),
+    breakerWindow: minutes(c.number('breakerWindowMinutes')),
+    breakerLostSharePercent: c.number('breakerLostSharePercent'),
+    breakerCoolDown: minutes(c.number('breakerCoolDownMinutes')),
     reconcileInterval:
       c.number('reconcileIntervalMinutes') === undefined
         ? undefined

@@ -159,4 +159,6 @@ export interface RerunOutcomeLog {
 export interface RerunBreaker {
   /** The breaker now; `tripped` only for the one caller whose read opened it. */
   state(installationId: number | null): Promise<BreakerFacts & { readonly tripped: boolean }>;
+  /** The breaker as it stands, without opening it. */
+  look(installationId: number | null): Promise<BreakerFacts>;
 }

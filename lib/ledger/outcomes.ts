@@ -85,15 +85,8 @@ export class DynamoRerunOutcomes implements RerunOutcomeLog, RerunBreaker {
     if (s.minOutcomes === 0) return closed;
     const now = this.now();
     const key = keys.breaker(installationId);
-    const last = await this.table.get<StoredBreaker>(key, true);
-    if (last && last.openUntil > now) return factsOf(last, false);
-
-    const since = Math.max(now - s.windowMs, last?.openUntil ?? 0);
-    const items = await this.table.query<{ outcome: RerunOutcome }>(
-      keys.outcomesSince(installationId, new Date(since).toISOString()),
-      true,
-    );
-    const counts = { outcomes: items.length, lostAgain: items.filter((i) => i.outcome === 'lost_again').length };
+    const { last, counts } = await this.read(installationId, now);
+    if (!counts) return factsOf(last!, false);
     if (!breakerTrips(counts, s)) return { ...closed, ...counts };
 
     const opened: StoredBreaker = { openUntil: now + s.coolDownMs, ...counts, windowMs: s.windowMs };
@@ -107,5 +100,29 @@ export class DynamoRerunOutcomes implements RerunOutcomeLog, RerunBreaker {
     // Another worker opened it meanwhile: its pause holds.
     const other = await this.table.get<StoredBreaker>(key, true);
     return other && other.openUntil > now ? factsOf(other, false) : { ...closed, ...counts };
+  }
+
+  /** The breaker as it stands, for an operator: never opens it. */
+  async look(installationId: number | null): Promise<BreakerFacts> {
+    const { last, counts } = await this.read(installationId, this.now());
+    return counts ? { openUntil: null, ...counts, windowMs: this.settings.windowMs } : factsOf(last!, false);
+  }
+
+  /** The pause that runs now (no counts), or the outcomes since the window began or the last pause ended. */
+  private async read(
+    installationId: number | null,
+    now: number,
+  ): Promise<{ last: StoredBreaker | undefined; counts?: { outcomes: number; lostAgain: number } }> {
+    const last = await this.table.get<StoredBreaker>(keys.breaker(installationId), true);
+    if (last && last.openUntil > now) return { last };
+    const since = Math.max(now - this.settings.windowMs, last?.openUntil ?? 0);
+    const items = await this.table.query<{ outcome: RerunOutcome }>(
+      keys.outcomesSince(installationId, new Date(since).toISOString()),
+      true,
+    );
+    return {
+      last,
+      counts: { outcomes: items.length, lostAgain: items.filter((i) => i.outcome === 'lost_again').length },
+    };
   }
 }

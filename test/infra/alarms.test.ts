@@ -93,6 +93,7 @@ describe('alarms with default thresholds', () => {
 
   it.each([
     ['BudgetExhausted', 'BudgetExhausted', 'reprise-worker', 0, 300],
+    ['BreakerOpen', 'BreakerOpen', 'reprise-worker', 0, 300],
     ['SweepFailures', 'SweepFailed', 'reprise-reconciler', 1, 900],
   ])('%s watches %s of %s above %i per %i s', (prefix, metric, service, threshold, period) => {
     expect(alarm(t, prefix)).toMatchObject({
@@ -114,7 +115,7 @@ describe('alarms with default thresholds', () => {
   it('sends every alarm and its recovery to the TLS-only topic', () => {
     const topic = logicalId(t, 'AWS::SNS::Topic', 'RepriseAlarmsAlarmTopic');
     const all = alarms(t);
-    expect(all).toHaveLength(19);
+    expect(all).toHaveLength(20);
     for (const [, a] of all) {
       expect(a.AlarmActions).toEqual([{ Ref: topic }]);
       expect(a.OKActions).toEqual([{ Ref: topic }]);
@@ -144,6 +145,8 @@ describe('dashboard', () => {
       'Reconciler: repairs',
       'SweepFailed',
       'BudgetExhausted',
+      'RerunOutcome',
+      'BreakerOpen',
     ]) {
       expect(body).toContain(expected);
     }
