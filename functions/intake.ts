@@ -1,9 +1,11 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { breakerSettings } from '../lib/config/env.js';
 import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';
 import { type HttpEvent, httpLambda } from '../lib/http/lambda-http.js';
 import { Ledger } from '../lib/ledger/ledger.js';
+import { DynamoRerunOutcomes } from '../lib/ledger/outcomes.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { JobRunnerStore } from '../lib/signals/job-runners.js';
 import { createIntake } from '../lib/webhook/intake.js';
@@ -23,6 +25,7 @@ const intake = httpLambda(
       parseRotatingSecret((await getSecret<string>(env.WEBHOOK_SECRET_ARN, { maxAge: 300 })) ?? '', 'webhook secret'),
     deliveries: new Ledger(dynamo, env.TABLE_NAME),
     jobs: new JobRunnerStore(dynamo, env.TABLE_NAME),
+    outcomes: new DynamoRerunOutcomes(dynamo, env.TABLE_NAME, breakerSettings(process.env)),
     queue: sqsRunQueue(sqs, env.QUEUE_URL),
     log,
     metrics,

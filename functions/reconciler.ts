@@ -5,6 +5,7 @@ import { runtimeSettings } from '../lib/config/env.js';
 import { parseAppSecret, requireEnv } from '../lib/config/secrets.js';
 import { createAppClient, createClientFactory } from '../lib/github/client.js';
 import { Ledger } from '../lib/ledger/ledger.js';
+import { DynamoRerunOutcomes } from '../lib/ledger/outcomes.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { limitsFrom, Reconciler } from '../lib/reconcile/reconciler.js';
 import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
@@ -30,6 +31,7 @@ async function build(): Promise<Reconciler> {
     apiUrl: settings.apiUrl,
     ...(credentials.kind === 'app' && { appClient: createAppClient({ apiUrl: settings.apiUrl, credentials, log }) }),
     queue: sqsRunQueue(sqs, env.QUEUE_URL),
+    outcomes: new DynamoRerunOutcomes(dynamo, env.TABLE_NAME, settings.breaker),
     log,
     metrics,
     limits: limitsFrom(settings.reconcile),

@@ -95,6 +95,12 @@ export class RepriseAlarms extends Construct {
         'A run waited for its re-run turn longer than maxWait and was left alone (expired): the wave outgrew the ' +
         "installation's pace. Re-run such runs by hand or with `reprise replay --force`.",
     });
+    this.add('BreakerOpen', metrics.breakerOpen(Duration.minutes(5)), {
+      threshold: 0,
+      description:
+        "An installation's re-runs kept being lost (re-run attempts ended lost again), so its automatic re-runs " +
+        'pause for the cool-down and its runs wait: the runner fleet or its image is probably broken.',
+    });
     this.add('SweepFailures', metrics.sweepFailures(Duration.minutes(15)), {
       threshold: t.sweepFailures,
       description:

@@ -25,6 +25,10 @@ export const CONTEXT_KEYS = [
   'pacePerMinute',
   'pacePerHour',
   'maxWaitMinutes',
+  'breakerMinOutcomes',
+  'breakerWindowMinutes',
+  'breakerLostSharePercent',
+  'breakerCoolDownMinutes',
   'reconcileIntervalMinutes',
   'logHosts',
   'runnerTagKeys',
@@ -83,6 +87,7 @@ class ContextReader {
 }
 
 const seconds = (n: number | undefined) => (n === undefined ? undefined : Duration.seconds(n));
+const minutes = (n: number | undefined) => (n === undefined ? undefined : Duration.minutes(n));
 
 function logRetention(days: number | undefined): RetentionDays | undefined {
   if (days === undefined) return undefined;
@@ -132,6 +137,10 @@ export function propsFromContext(node: Node): { stackName: string; props: Repris
     pacePerMinute: c.number('pacePerMinute'),
     pacePerHour: c.number('pacePerHour'),
     maxWait: c.number('maxWaitMinutes') === undefined ? undefined : Duration.minutes(c.number('maxWaitMinutes') ?? 0),
+    breakerMinOutcomes: c.number('breakerMinOutcomes'),
+    breakerWindow: minutes(c.number('breakerWindowMinutes')),
+    breakerLostSharePercent: c.number('breakerLostSharePercent'),
+    breakerCoolDown: minutes(c.number('breakerCoolDownMinutes')),
     reconcileInterval:
       c.number('reconcileIntervalMinutes') === undefined
         ? undefined

@@ -4,6 +4,7 @@ import { Dashboard, GraphWidget, type IWidget, MathExpression, Stats, TextWidget
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { RERUN_OUTCOMES } from '../lib/model.js';
 import type { RepriseMetrics } from './metrics.js';
 
 export interface RepriseDashboardProps {
@@ -103,6 +104,19 @@ export class RepriseDashboard extends Construct {
           title: 'Pace: runs waiting for their turn, GitHub rate limits; expired, budget_exhausted',
           left: [metrics.rerunWaiting(Duration.minutes(5)), metrics.rateLimited(Duration.minutes(5))],
           right: [metrics.expired(Duration.minutes(5)), metrics.budgetExhausted(Duration.minutes(5))],
+          width: 12,
+        }),
+      ],
+      [
+        new GraphWidget({
+          title: 'Re-run outcomes (per hour)',
+          left: RERUN_OUTCOMES.map((o) => metrics.rerunOutcome(o, Duration.hours(1))),
+          stacked: true,
+          width: 12,
+        }),
+        new GraphWidget({
+          title: 'Breaker opened (re-runs kept being lost; re-runs paused)',
+          left: [metrics.breakerOpen(Duration.minutes(5))],
           width: 12,
         }),
       ],

@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import type { RerunOutcome } from '../lib/model.js';
 import { HANDLERS } from './functions.js';
 
 /** Every decision kind, as the worker's `decision` dimension spells it. */
@@ -87,6 +88,28 @@ export class RepriseMetrics {
   /** GitHub answered a request with a rate limit (403/429 with retry-after): the message waits it out. */
   public rateLimited(period = Duration.minutes(5)): Metric {
     return this.metric(HANDLERS.worker.serviceName, 'RateLimited', {}, Stats.SUM, period);
+  }
+
+  /** Times an installation's breaker opened: its re-runs kept being lost, so its automatic re-runs pause. */
+  public breakerOpen(period = Duration.minutes(5)): Metric {
+    return this.metric(HANDLERS.worker.serviceName, 'BreakerOpen', {}, Stats.SUM, period);
+  }
+
+  /**
+   * Re-run outcomes of one kind. Red ones come from the worker's decisions; green ones from the intake, and
+   * from the reconciler when a green completion never arrived: the sum of the three is the kind's count.
+   */
+  public rerunOutcome(outcome: RerunOutcome, period = Duration.hours(1)): MathExpression {
+    const services = [HANDLERS.worker, HANDLERS.intake, HANDLERS.reconciler].map((h) => h.serviceName);
+    const usingMetrics = Object.fromEntries(
+      services.map((svc, i) => [`${outcome}${i}`, this.metric(svc, 'RerunOutcome', { outcome }, Stats.SUM, period)]),
+    );
+    return new MathExpression({
+      expression: services.map((_, i) => `FILL(${outcome}${i}, 0)`).join(' + '),
+      usingMetrics,
+      period,
+      label: `Re-run attempts ${outcome}`,
+    });
   }
 
   /** Reconciler sweeps that failed in part or whole (the next sweep carries on). */

@@ -106,6 +106,26 @@ export interface RepriseProps {
    */
   readonly maxWait?: Duration;
   /**
+   * Re-run outcomes of one installation within `breakerWindow` before the breaker judges them; 0 turns it off.
+   * @default 10
+   */
+  readonly breakerMinOutcomes?: number;
+  /**
+   * The window of re-run outcomes the breaker judges.
+   * @default Duration.minutes(30)
+   */
+  readonly breakerWindow?: Duration;
+  /**
+   * Percent of those outcomes lost again (1–100) at or above which the installation's automatic re-runs pause.
+   * @default 50
+   */
+  readonly breakerLostSharePercent?: number;
+  /**
+   * How long automatic re-runs pause once the breaker opens; waiting runs are decided at its end.
+   * @default Duration.minutes(30)
+   */
+  readonly breakerCoolDown?: Duration;
+  /**
    * How often the reconciler sweeps for orphaned claims, missed deliveries and lost completions (1–60 minutes).
    * @default Duration.minutes(5)
    */
@@ -222,6 +242,10 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     pacePerMinute: props.pacePerMinute ?? 80,
     pacePerHour: props.pacePerHour ?? 500,
     maxWait: props.maxWait ?? Duration.hours(6),
+    breakerMinOutcomes: props.breakerMinOutcomes ?? 10,
+    breakerWindow: props.breakerWindow ?? Duration.minutes(30),
+    breakerLostSharePercent: props.breakerLostSharePercent ?? 50,
+    breakerCoolDown: props.breakerCoolDown ?? Duration.minutes(30),
     reconcileInterval: props.reconcileInterval ?? Duration.minutes(5),
     logHosts: props.logHosts,
     runnerTagKeys: props.runnerTagKeys ?? [],
@@ -257,6 +281,14 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     isInt(resolved.maxWait.toSeconds({ integral: false }), 60, 12 * 3600),
     'maxWait must be a whole number of seconds from 1 minute to 12 hours (one deferral of the message)',
   );
+  check(isInt(resolved.breakerMinOutcomes, 0), 'breakerMinOutcomes must be a non-negative integer');
+  check(isInt(resolved.breakerLostSharePercent, 1, 100), 'breakerLostSharePercent must be an integer in 1..100');
+  for (const [name, d] of [
+    ['breakerWindow', resolved.breakerWindow],
+    ['breakerCoolDown', resolved.breakerCoolDown],
+  ] as const) {
+    check(isInt(d.toSeconds({ integral: false }), 1), `${name} must be a whole number of seconds, at least one`);
+  }
   check(
     isInt(resolved.reconcileInterval.toMinutes({ integral: false }), 1, 60),
     'reconcileInterval must be a whole number of minutes in 1..60',

@@ -103,6 +103,13 @@ export class Reprise extends Construct {
       });
     const tableName = this.table.tableName;
     const signalTtlHours = String(p.signalTtl.toHours());
+    // The worker judges re-run outcomes; the intake and the reconciler record them (their window sets the TTL).
+    const breakerEnv = {
+      BREAKER_MIN_OUTCOMES: String(p.breakerMinOutcomes),
+      BREAKER_WINDOW_SECONDS: String(p.breakerWindow.toSeconds()),
+      BREAKER_LOST_SHARE_PERCENT: String(p.breakerLostSharePercent),
+      BREAKER_COOL_DOWN_SECONDS: String(p.breakerCoolDown.toSeconds()),
+    };
 
     const intake = fn('Intake', HANDLERS.intake, {
       description: 'reprise: verifies GitHub webhook deliveries and enqueues completed runs',
@@ -115,6 +122,7 @@ export class Reprise extends Construct {
         TABLE_NAME: tableName,
         QUEUE_URL: this.workQueue.queueUrl,
         WEBHOOK_SECRET_ARN: this.webhookSecret.secretArn,
+        ...breakerEnv,
       },
     });
     this.table.grantReadWriteData(intake.role);
@@ -142,6 +150,7 @@ export class Reprise extends Construct {
         PACE_PER_MINUTE: String(p.pacePerMinute),
         PACE_PER_HOUR: String(p.pacePerHour),
         MAX_WAIT_SECONDS: String(p.maxWait.toSeconds()),
+        ...breakerEnv,
         // Lets the worker tell the last receive before the redrive and log that the message goes to the DLQ.
         MAX_RECEIVE_COUNT: String(p.maxReceiveCount),
         SIGNAL_WINDOW_BEFORE_SECONDS: String(p.signalWindowBefore.toSeconds()),
@@ -228,6 +237,7 @@ export class Reprise extends Construct {
         GITHUB_APP_SECRET_ARN: this.githubAppSecret.secretArn,
         GITHUB_API_URL: p.githubApiUrl,
         GITHUB_GRAPHQL_URL: p.githubGraphqlUrl,
+        ...breakerEnv,
       },
     });
     acknowledge(

@@ -119,6 +119,19 @@ export const RERUN_DECISIONS = ['retried', 'retried_all'] as const satisfies rea
 export const isRerunDecision = (decision: string | undefined): boolean =>
   (RERUN_DECISIONS as readonly (string | undefined)[]).includes(decision);
 
+/**
+ * How a re-run attempt reprise made ended: green (`recovered`), red again with runner-loss
+ * evidence (`lost_again`), red for another reason (`failed`), or cancelled.
+ */
+export type RerunOutcome = 'recovered' | 'lost_again' | 'failed' | 'cancelled';
+
+export const RERUN_OUTCOMES = [
+  'recovered',
+  'lost_again',
+  'failed',
+  'cancelled',
+] as const satisfies readonly RerunOutcome[];
+
 export interface Decision {
   readonly decision: DecisionKind;
   readonly reason: string;

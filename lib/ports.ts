@@ -2,7 +2,8 @@
  * The interfaces the layers share: the pure core declares them, the adapters implement them,
  * the flows and faces pass them around. Nothing here does I/O.
  */
-import type { DecisionKind, RunMessage } from './model.js';
+import type { BreakerFacts } from './decide/breaker.js';
+import type { DecisionKind, RerunOutcome, RunMessage } from './model.js';
 
 /** The narrow logging and metrics surfaces the domain needs; Powertools implements both. */
 export interface Log {
@@ -149,4 +150,39 @@ export interface ReconcileLedger extends AttemptReader {
   isSeen(guid: string): Promise<boolean>;
   /** The reconciler's store on the same table, on the reconciler's clock. */
   reconcileStore(now: () => number): ReconcileStore;
+}
+
+/** A run attempt named by where it lives, for the outcome of a re-run. */
+export interface AttemptRef {
+  readonly installationId: number | null;
+  readonly repoId: number;
+  /** `owner/name`, for listings. */
+  readonly repository: string;
+  readonly runId: number;
+  readonly runAttempt: number;
+}
+
+/** An outcome as recorded, beside the run attempt it belongs to. */
+export interface OutcomeRecord {
+  readonly outcome: RerunOutcome;
+  readonly runAttempt: number;
+  readonly recordedAt: number;
+}
+
+/**
+ * The outcome of each re-run attempt reprise made, once per attempt: `recorded` the first
+ * time, `already` for every repeat (a redelivery, the reconciler), `not_a_rerun` when the
+ * attempt before it was not re-run by reprise (a person re-ran it, or it is the first).
+ */
+export interface RerunOutcomeLog {
+  recordIfRerun(attempt: AttemptRef, outcome: RerunOutcome): Promise<'recorded' | 'already' | 'not_a_rerun'>;
+  get(repoId: number, runId: number, attempt: number): Promise<OutcomeRecord | undefined>;
+}
+
+/** Per-installation pause of automatic re-runs when re-run attempts keep being lost. */
+export interface RerunBreaker {
+  /** The breaker now; `tripped` only for the one caller whose read opened it. */
+  state(installationId: number | null): Promise<BreakerFacts & { readonly tripped: boolean }>;
+  /** The breaker as it stands, without opening it. */
+  look(installationId: number | null): Promise<BreakerFacts>;
 }

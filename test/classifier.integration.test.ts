@@ -133,35 +133,75 @@ describe('bounds', () => {
 });
 
 describe('GitHub cost', () => {
+  /** Every request a decision sent, configuration reads and 304s included; token exchanges left out. */
+  const sent = () => h.sim.requests.filter((r) => !r.path.includes('access_tokens'));
+  /** Requests that start within 50 ms of each other share a round trip (the simulator answers after 100 ms). */
+  const roundTrips = () => {
+    const starts = sent()
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    return starts.filter((at, i) => i === 0 || at - starts[i - 1]! >= 50).length;
+  };
+  const lostJobs = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ name: `job-${i}`, conclusion: 'failure' as const, annotations: [LOST] }));
+
   it.each([
     [1, 3],
     [10, 3],
     [60, 3],
     [199, 4],
   ])(
-    'a push run with %i failed jobs and one passed costs %i requests on the common path, never more than 4 (configuration answered 304)',
+    'a push run with %i failed jobs and one passed, in a repository without .github/reprise.yml, costs %i requests in all once warm (configuration reads counted)',
     async (n, cost) => {
       const repo = newRepo();
-      h.sim.setRepoFile(repo, '.github/reprise.yml', 'max_attempts: 3\n');
       const configSource = new RepoConfigSource();
       const warm = h.sim.addRun({ repo, jobs: [{ name: 'x', conclusion: 'failure', annotations: [EXIT] }] });
       await h.worker({ configSource })(h.sqsEvent([h.message(warm.id)]));
 
-      const jobs = Array.from({ length: n }, (_, i) => ({
-        name: `job-${i}`,
-        conclusion: 'failure' as const,
-        annotations: [LOST],
-      }));
-      const run = h.sim.addRun({ repo, event: 'push', jobs: [{ name: 'ok', conclusion: 'success' }, ...jobs] });
+      const run = h.sim.addRun({ repo, event: 'push', jobs: [{ name: 'ok', conclusion: 'success' }, ...lostJobs(n)] });
       h.sim.resetRequests();
       h.log.clear();
       await h.worker({ configSource })(h.sqsEvent([h.message(run.id)]));
-      const counted = h.sim.requests.filter((r) => r.status !== 304 && !r.path.includes('access_tokens'));
-      expect(h.log.named('decision')[0]).toMatchObject({ decision: 'retried', requests: counted.length });
-      expect(counted.length).toBe(cost);
-      expect(h.sim.requests.some((r) => r.status === 304)).toBe(true);
+      expect(h.log.named('decision')[0]).toMatchObject({ decision: 'retried', requests: sent().length });
+      expect(sent().length).toBe(cost);
+      expect(h.sim.count('GET', /\/contents\//)).toBe(0);
     },
   );
+
+  it('the common path at 100 ms a request: 3 requests, 3 round trips once warm; the first decision reads the configuration beside the job listing', async () => {
+    const repo = newRepo();
+    const configSource = new RepoConfigSource();
+    h.sim.latencyMs = 100;
+    const first = h.sim.addRun({ repo, jobs: lostJobs(1) });
+    h.sim.resetRequests();
+    await h.worker({ configSource })(h.sqsEvent([h.message(first.id)]));
+    // Repository 404, owner's .github 404 (in turn), the listing beside them, GraphQL, the re-run.
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried', requests: 5 });
+    expect(roundTrips()).toBe(4);
+    expect(h.sim.peakInFlight).toBeGreaterThanOrEqual(2);
+
+    const run = h.sim.addRun({ repo, jobs: lostJobs(1) });
+    h.sim.resetRequests();
+    await h.worker({ configSource })(h.sqsEvent([h.message(run.id)]));
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried', requests: 3 });
+    expect(roundTrips()).toBe(3);
+  });
+
+  it('a repository with its own file: the 304 of the configuration read is counted, and shares its round trip with the listing', async () => {
+    const repo = newRepo();
+    h.sim.setRepoFile(repo, '.github/reprise.yml', 'max_attempts: 3\n');
+    const configSource = new RepoConfigSource();
+    const warm = h.sim.addRun({ repo, jobs: [{ name: 'x', conclusion: 'failure', annotations: [EXIT] }] });
+    await h.worker({ configSource })(h.sqsEvent([h.message(warm.id)]));
+    h.sim.latencyMs = 100;
+    const run = h.sim.addRun({ repo, jobs: lostJobs(1) });
+    h.sim.resetRequests();
+    await h.worker({ configSource })(h.sqsEvent([h.message(run.id)]));
+    expect(h.sim.requests.some((r) => r.status === 304)).toBe(true);
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried', requests: 4 });
+    expect(sent()).toHaveLength(4);
+    expect(roundTrips()).toBe(3);
+  });
 
   it('the annotations of a 250-job matrix come from one GraphQL query', async () => {
     const jobs = Array.from({ length: 250 }, (_, i) => ({
@@ -366,7 +406,7 @@ describe('the run read off its latest jobs', () => {
       .filter((r) => !/access_tokens|\/contents\//.test(r.path))
       .map((r) => `${r.method} ${r.path.replace(/^\/repos\/[^/]+\/[^/]+/, '').replace(/\d+/g, 'N')}`);
 
-  it('the common path lists the latest jobs once and never reads the run: 3 counted requests', async () => {
+  it('the common path lists the latest jobs once and never reads the run: 3 calls besides the configuration reads', async () => {
     const { line } = await decide([{ name: 't', conclusion: 'failure', annotations: [LOST] }]);
     expect(line).toMatchObject({ decision: 'retried' });
     expect(calls()).toEqual(['GET /actions/runs/N/jobs', 'POST /graphql', 'POST /actions/runs/N/rerun-failed-jobs']);

@@ -3,6 +3,7 @@ import { candidateJobs } from '../decide/decide.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
+import type { RerunBreaker, RerunOutcomeLog } from '../ledger/ports.js';
 import type { DecisionKind, JobFacts, JobVerdict } from '../model.js';
 import type { Log } from '../obs/ports.js';
 import { noMetrics } from '../obs/ports.js';
@@ -40,6 +41,10 @@ export interface Explanation {
   readonly jobs: readonly JobLine[];
   readonly signals: string;
   readonly requests: number;
+  /** Recorded outcomes of re-runs by reprise: this attempt's, and that of its own re-run. Read with --table. */
+  readonly outcomes?: readonly string[];
+  /** The installation's breaker, read with --table. */
+  readonly breaker?: string;
   readonly notes: readonly string[];
 }
 
@@ -49,6 +54,27 @@ export interface ExplainDeps {
   readonly signals?: EvidenceSources['signals'];
   /** Where signals come from, for the report. */
   readonly signalsFrom?: string;
+  /** Recorded re-run outcomes and the breaker, from the same table. */
+  readonly outcomes?: Pick<RerunOutcomeLog, 'get'> & Pick<RerunBreaker, 'look'>;
+}
+
+/** What the ledger recorded of this attempt's re-runs, and where its installation's breaker stands. */
+async function recordedOutcomes(
+  o: NonNullable<ExplainDeps['outcomes']>,
+  msg: { repository: { id: number }; runId: number; runAttempt: number; installationId: number | null },
+): Promise<{ outcomes: string[]; breaker: string }> {
+  const lines: string[] = [];
+  const own = await o.get(msg.repository.id, msg.runId, msg.runAttempt);
+  if (own) lines.push(`attempt ${msg.runAttempt} was a re-run by reprise: ${own.outcome}`);
+  const next = await o.get(msg.repository.id, msg.runId, msg.runAttempt + 1);
+  if (next) lines.push(`its re-run, attempt ${msg.runAttempt + 1}: ${next.outcome}`);
+  const b = await o.look(msg.installationId);
+  const window = `${b.lostAgain} of ${b.outcomes} re-run attempts lost again within ${Math.round(b.windowMs / 60_000)} min`;
+  const breaker =
+    b.openUntil === null
+      ? `closed (${window})`
+      : `open until ${new Date(b.openUntil).toISOString()}: automatic re-runs pause (${window})`;
+  return { outcomes: lines, breaker };
 }
 
 /**
@@ -130,5 +156,15 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
   });
   // dry_run was forced: it means "would re-run" unless the configuration itself says dry_run.
   const wouldRerun = decision === 'dry_run' && !cfg.config.dryRun;
-  return { ...base, decision, reason, wouldRerun, verdictsDecided, jobs: lines, requests: api.requests };
+  const recorded = deps.outcomes && (await recordedOutcomes(deps.outcomes, msg));
+  return {
+    ...base,
+    decision,
+    reason,
+    wouldRerun,
+    verdictsDecided,
+    jobs: lines,
+    requests: api.requests,
+    ...recorded,
+  };
 }

@@ -1,3 +1,4 @@
+import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { SignalStore } from '../signals/signal-store.js';
 import { describeAwsError, dynamoClient } from './aws.js';
 import { type Explanation, explainRun } from './explain-run.js';
@@ -28,7 +29,9 @@ from the environment as npm start reads them; .github/reprise.yml applies on top
 
 Options:
   --attempt N    the attempt to explain (default: the latest)
-  --table NAME   read runner signals (exact interruption records) from this DynamoDB table
+  --table NAME   read runner signals (exact interruption records), the recorded re-run
+                 outcomes of this attempt and its re-run, and the installation's breaker
+                 from this DynamoDB table
   --stack NAME   the same, with the table from the stack outputs
   --json         print the explanation as JSON
   -h, --help     this help
@@ -75,6 +78,11 @@ function printExplanation(io: CliIo, x: Explanation): void {
   println(out, `Config:   ${origin}${x.configError ? ` (error: ${x.configError}; defaults used)` : ''}`);
   println(out, `Signals:  ${x.signals}`);
   println(out, `GitHub requests: ${x.requests}`);
+  if (x.outcomes) {
+    for (const o of x.outcomes) println(out, `Outcome:  ${o}`);
+    if (x.outcomes.length === 0) println(out, 'Outcome:  no re-run outcome recorded for this attempt or its re-run');
+  }
+  if (x.breaker) println(out, `Breaker:  ${x.breaker}`);
   for (const n of x.notes) println(out, `Note: ${n}`);
 }
 
@@ -102,6 +110,7 @@ export async function explain(argv: readonly string[], io: CliIo): Promise<numbe
           ...(table && {
             signals: new SignalStore(dynamoClient(io), table, settings.signalTtlSeconds),
             signalsFrom: `DynamoDB table ${table}`,
+            outcomes: new DynamoRerunOutcomes(dynamoClient(io), table, settings.breaker),
           }),
         });
       });

@@ -1,3 +1,4 @@
+import type { BreakerSettings } from '../decide/breaker.js';
 import { ConfigError } from '../errors.js';
 import type { SignalWindow } from '../model.js';
 import { DEFAULT_LOG_WINDOW_BYTES, defaultLogHosts, graphqlUrlFor } from './github-settings.js';
@@ -43,6 +44,8 @@ export interface RuntimeSettings {
   /** An optional hard ceiling on re-runs per installation and hour; 0 (the default) sets none. */
   readonly retryBudgetPerHour: number;
   readonly pace: PaceSettings;
+  /** When an installation's automatic re-runs pause because they keep being lost. */
+  readonly breaker: BreakerSettings;
   readonly reconcile: ReconcileSettings;
   readonly repositoryAllowList?: readonly string[];
   readonly runnerTagKeys: readonly string[];
@@ -109,6 +112,18 @@ function decisionDefaults(env: Env): RepoConfig {
   }
 }
 
+/** ≥ 10 re-run outcomes in 30 minutes with ≥ 50 % lost again pause re-runs for 30 minutes; 0 outcomes turns it off. */
+export function breakerSettings(env: Env = process.env): BreakerSettings {
+  const share = int(env, 'BREAKER_LOST_SHARE_PERCENT', 50, 1);
+  if (share > 100) throw new ConfigError(`BREAKER_LOST_SHARE_PERCENT: expected 1..100, got "${share}"`);
+  return {
+    minOutcomes: int(env, 'BREAKER_MIN_OUTCOMES', 10),
+    windowMs: int(env, 'BREAKER_WINDOW_SECONDS', 1800, 1) * 1000,
+    lostShare: share / 100,
+    coolDownMs: int(env, 'BREAKER_COOL_DOWN_SECONDS', 1800, 1) * 1000,
+  };
+}
+
 export function runtimeSettings(env: Env = process.env): RuntimeSettings {
   const apiUrl = url(env, 'GITHUB_API_URL', 'https://api.github.com');
   const allow = list(env, 'REPOSITORY_ALLOW_LIST');
@@ -130,6 +145,7 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
       // One deferral of the message covers the wait: SQS hides a message at most 12 hours.
       maxWaitMs: int(env, 'MAX_WAIT_SECONDS', PACE_DEFAULTS.maxWaitSeconds, 60, 12 * 3600) * 1000,
     },
+    breaker: breakerSettings(env),
     reconcile: {
       intervalSeconds: int(env, 'RECONCILE_INTERVAL_SECONDS', 60),
       completionGraceSeconds: int(env, 'LOST_COMPLETION_GRACE_SECONDS', 1800),

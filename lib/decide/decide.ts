@@ -1,4 +1,5 @@
 import { globMatch } from '../util/glob.js';
+import { type BreakerFacts, pauseReason } from './breaker.js';
 import type { DecisionKind, JobFacts, JobVerdict, RepoConfig, RunFacts, RunMessage } from '../model.js';
 
 /** Why a run is stale; each field set only when that check ran and found it. */
@@ -24,11 +25,15 @@ export interface DecisionFacts {
   readonly budget?: BudgetFacts;
   readonly jobs?: readonly JobFacts[];
   readonly verdicts?: readonly JobVerdict[];
+  /** Read only when the run would be re-run. */
+  readonly breaker?: BreakerFacts;
 }
 
 export type DecisionStep =
   | { readonly kind: 'final'; readonly decision: DecisionKind; readonly reason: string }
-  | { readonly kind: 'need'; readonly what: 'run' | 'stale' | 'budget' | 'jobs' | 'verdicts' }
+  | { readonly kind: 'need'; readonly what: FactName }
+  /** Not now: the run waits until `untilMs` and is decided again then. */
+  | { readonly kind: 'wait'; readonly untilMs: number; readonly reason: string }
   | {
       readonly kind: 'rerun';
       readonly reason: string;
@@ -36,6 +41,8 @@ export type DecisionStep =
       readonly cancelledOnly: boolean;
       readonly evidence: 'exact' | 'text';
     };
+
+export type FactName = 'run' | 'stale' | 'budget' | 'jobs' | 'verdicts' | 'breaker';
 
 const final = (decision: DecisionKind, reason: string): DecisionStep => ({ kind: 'final', decision, reason });
 
@@ -95,7 +102,13 @@ export function decide(f: DecisionFacts): DecisionStep {
   const candidates = candidateJobs(f.jobs, msg, cfg);
   if (candidates.length === 0) return final('no_candidate_jobs', 'no job of this attempt failed or was cancelled');
   if (!f.verdicts) return { kind: 'need', what: 'verdicts' };
-  return judge(f.verdicts, candidates, run, cfg);
+  const step = judge(f.verdicts, candidates, run, cfg);
+  if (step.kind !== 'rerun') return step;
+  // Re-runs that keep dying pause the installation's re-runs: this run waits, it is not dropped.
+  if (!f.breaker) return { kind: 'need', what: 'breaker' };
+  if (f.breaker.openUntil !== null)
+    return { kind: 'wait', untilMs: f.breaker.openUntil, reason: pauseReason(f.breaker) };
+  return step;
 }
 
 function judge(verdicts: readonly JobVerdict[], candidates: JobFacts[], run: RunFacts, cfg: RepoConfig): DecisionStep {

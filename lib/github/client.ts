@@ -108,8 +108,8 @@ interface MeterOption {
 
 /**
  * Outermost on every client, so it sees each call once, after plugin-throttling and
- * plugin-retry did their part: it counts the call for whoever asked (a 304 costs nothing
- * against the rate limit, so it is not counted) and turns a rate limit into RateLimitedError.
+ * plugin-retry did their part: it counts the call for whoever asked (a 304 too: it costs
+ * nothing against the rate limit, but it is a round trip like any other) and turns a rate limit into RateLimitedError.
  */
 function typedFaultsAndCount(client: Octokit): void {
   client.hook.wrap('request', async (request, options) => {
@@ -123,7 +123,7 @@ function typedFaultsAndCount(client: Octokit): void {
     } catch (err) {
       if (err instanceof RateLimitedError) throw err;
       const e = err as { status?: number; message?: string; response?: { headers?: Headers; data?: unknown } };
-      if (e.status !== 304) onSent?.();
+      onSent?.();
       const said = (e.response?.data as { message?: unknown } | undefined)?.message;
       const message = typeof said === 'string' ? said : (e.message ?? '');
       const headers = e.response?.headers ?? {};

@@ -131,7 +131,7 @@ export class RepoApi {
     };
   }
 
-  /** Requests issued through this repository's calls: pages and log reads included, 304s excluded. */
+  /** Requests issued through this repository's calls: pages, log reads and configuration reads (304s too) included. */
   get requests(): number {
     return this.sent;
   }

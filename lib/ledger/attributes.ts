@@ -28,6 +28,8 @@ export const ATTR = {
   abandonedAt: 'abandonedAt',
   // redelivery
   outcome: 'outcome',
+  // breaker
+  openUntil: 'openUntil',
   // signal post first-seen marker
   seenMs: 'seenMs',
   // pacing of an installation

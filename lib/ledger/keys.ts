@@ -15,6 +15,8 @@ export const TTL = {
   reconcileCursor: 30 * DAY,
   /** The pace looks back one hour; an installation quiet for two starts afresh. */
   pacing: 2 * 60 * 60,
+  /** A re-run attempt's outcome lives as long as the attempt it belongs to. */
+  rerunOutcome: 35 * DAY,
 } as const;
 
 export interface Key {
@@ -30,6 +32,7 @@ export interface KeyRange {
 
 const attemptNo = (attempt: number) => String(attempt).padStart(3, '0');
 const budgetPk = (installationId: number | null) => `BUDGET#${installationId ?? 'none'}`;
+const outcomesPk = (installationId: number | null) => `OUTCOMES#${installationId ?? 'none'}`;
 
 export const keys = {
   delivery: (guid: string): Key => ({ pk: `DELIVERY#${guid}`, sk: 'DELIVERY' }),
@@ -70,6 +73,22 @@ export const keys = {
   }),
   /** An installation's reserved slots for content-generating requests: one item, one writer at a time. */
   pacing: (installationId: number | null): Key => ({ pk: `PACE#${installationId ?? 'none'}`, sk: 'PACE' }),
+  /** Beside the run attempt: how this attempt, a re-run by reprise, ended. Written once. */
+  rerunOutcome: (repoId: number, runId: number, attempt: number): Key => ({
+    pk: `RUN#${repoId}#${runId}`,
+    sk: `OUTCOME#${attemptNo(attempt)}`,
+  }),
+  /** One item per re-run outcome of an installation, sorted by time: the breaker's window is one Query. */
+  outcomeAt: (installationId: number | null, atIso: string, attemptKey: string): Key => ({
+    pk: outcomesPk(installationId),
+    sk: `AT#${atIso}#${attemptKey}`,
+  }),
+  outcomesSince: (installationId: number | null, sinceIso: string): KeyRange => ({
+    pk: outcomesPk(installationId),
+    sk: { after: `AT#${sinceIso}` },
+  }),
+  /** The installation's breaker: until when its automatic re-runs pause. */
+  breaker: (installationId: number | null): Key => ({ pk: `BREAKER#${installationId ?? 'none'}`, sk: 'BREAKER' }),
   /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
   reconcileCursor: (name: string): Key => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),
   /** One per delivery GUID the reconciler asked GitHub to redeliver. */

@@ -12,4 +12,8 @@ export type {
   RerunPacing,
   ReconcileStore,
   ReconcileLedger,
+  AttemptRef,
+  OutcomeRecord,
+  RerunOutcomeLog,
+  RerunBreaker,
 } from '../ports.js';

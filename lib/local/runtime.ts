@@ -8,6 +8,7 @@ import { ConfigError } from '../errors.js';
 import { createAppClient, createClientFactory } from '../github/client.js';
 import { httpLambda } from '../http/lambda-http.js';
 import { Ledger } from '../ledger/ledger.js';
+import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import type { Log } from '../obs/ports.js';
 import { MemoryMetrics } from '../obs/ports.js';
 import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
@@ -124,10 +125,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...(opts.writeSpacingMs !== undefined && { writeSpacingMs: opts.writeSpacingMs }),
   });
 
+  const outcomes = new DynamoRerunOutcomes(dynamo.client, TABLE_NAME, settings.breaker);
   const intake = createIntake({
     secrets: async () => secrets,
     deliveries: ledger,
     jobs: new JobRunnerStore(dynamo.client, TABLE_NAME),
+    outcomes,
     queue: enqueue,
     log,
     metrics,
@@ -172,6 +175,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       }),
     }),
     queue: enqueue,
+    outcomes,
     log,
     metrics,
     limits: limitsFrom(settings.reconcile),

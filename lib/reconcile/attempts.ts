@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { GitHubClients } from '../github/client.js';
 import { RepoApi } from '../github/repo-api.js';
 import { STATE } from '../ledger/attributes.js';
-import type { AttemptReader, FollowUp, ReconcileStore, StoredAttempt } from '../ledger/ports.js';
+import type { AttemptReader, FollowUp, ReconcileStore, RerunOutcomeLog, StoredAttempt } from '../ledger/ports.js';
 import type { RunFacts, RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { RunQueue } from '../webhook/intake.js';
@@ -14,6 +14,7 @@ export interface AttemptContext {
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
   readonly queue: RunQueue;
+  readonly outcomes?: Pick<RerunOutcomeLog, 'recordIfRerun'>;
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now: () => number;
@@ -122,6 +123,16 @@ export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext):
   return 'released';
 }
 
+/** A green re-run whose completion never reached the intake recovered all the same. */
+async function recordRecovered(msg: RunMessage, attempt: number, ctx: AttemptContext): Promise<void> {
+  if (!ctx.outcomes) return;
+  const repository = `${msg.repository.owner}/${msg.repository.name}`;
+  const ref = { installationId: msg.installationId, repoId: msg.repository.id, repository, runId: msg.runId };
+  if ((await ctx.outcomes.recordIfRerun({ ...ref, runAttempt: attempt }, 'recovered')) === 'recorded') {
+    ctx.metrics.count('RerunOutcome', 1, { name: 'outcome', value: 'recovered' });
+  }
+}
+
 /**
  * A run attempt reprise re-ran, past the grace period. Whether GitHub sends a completion for
  * the new attempt is unconfirmed, so the new attempt is read: completed red without a ledger
@@ -143,6 +154,7 @@ export async function followUpRerun(scanned: StoredAttempt, ctx: AttemptContext)
   if (run.runAttempt > next) return settle('superseded', `run is at attempt ${run.runAttempt}`);
   if (run.runAttempt < next || run.status !== 'completed') return 'waiting';
   if (run.conclusion !== 'failure' && run.conclusion !== 'cancelled') {
+    if (run.conclusion === 'success') await recordRecovered(msg, next, ctx);
     return settle('completed', `attempt ${next} concluded ${run.conclusion ?? 'without a conclusion'}`);
   }
 

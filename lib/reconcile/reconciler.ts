@@ -1,7 +1,7 @@
 import type { ReconcileSettings } from '../config/env.js';
 import type { GitHubClients } from '../github/client.js';
 import { STATE } from '../ledger/attributes.js';
-import type { ReconcileLedger, ReconcileStore } from '../ledger/ports.js';
+import type { ReconcileLedger, ReconcileStore, RerunOutcomeLog } from '../ledger/ports.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { RunQueue } from '../webhook/intake.js';
 import type { AppClient } from '../github/client.js';
@@ -42,6 +42,8 @@ export interface ReconcilerDeps {
   readonly appClient?: AppClient;
   /** Where released and recovered run attempts are enqueued: the worker's queue. */
   readonly queue: RunQueue;
+  /** Records a re-run that completed green without a delivery as `recovered`. */
+  readonly outcomes?: Pick<RerunOutcomeLog, 'recordIfRerun'>;
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now?: () => number;
@@ -113,6 +115,7 @@ export class Reconciler {
       client: deps.client,
       graphqlUrl: deps.graphqlUrl,
       queue: deps.queue,
+      ...(deps.outcomes && { outcomes: deps.outcomes }),
       log: deps.log,
       metrics: deps.metrics,
       now: this.now,

@@ -6,7 +6,7 @@ import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { JobOnRunner } from '../signals/job-runners.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
-import { messageGroupId, runMessageFromPayload } from './run-message.js';
+import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from './run-message.js';
 
 /**
  * GitHub sends payloads of up to 25 MB, but a Lambda function receives at most 6 MB (and an
@@ -27,7 +27,7 @@ export interface DeliveryRegistry {
   markSeen(guid: string, event: string): Promise<void>;
 }
 
-import type { RunQueue } from '../ports.js';
+import type { RerunOutcomeLog, RunQueue } from '../ports.js';
 
 export type { RunQueue };
 
@@ -43,6 +43,8 @@ export interface IntakeDeps {
     started(job: JobOnRunner): Promise<void>;
     finished(job: JobOnRunner): Promise<void>;
   };
+  /** Records green completions of re-runs reprise made (`recovered`); green runs are ignored without it. */
+  readonly outcomes?: Pick<RerunOutcomeLog, 'recordIfRerun'>;
 }
 
 const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
@@ -70,6 +72,45 @@ export function ignoreReason(event: string, payload: Record<string, unknown>): s
   const conclusion = run?.conclusion;
   if (conclusion !== 'failure' && conclusion !== 'cancelled') return `ignored: conclusion ${String(conclusion)}`;
   return undefined;
+}
+
+/** A green completion of a later attempt: it may be a re-run reprise made, and then it recovered. */
+const isGreenRerun = (event: string, payload: Record<string, unknown>): boolean => {
+  const run = payload.workflow_run as Record<string, unknown> | undefined;
+  return (
+    event === 'workflow_run' &&
+    payload.action === 'completed' &&
+    run?.conclusion === 'success' &&
+    typeof run.run_attempt === 'number' &&
+    run.run_attempt > 1
+  );
+};
+
+/**
+ * Records a recovered re-run straight in the ledger: no decision, no GitHub call, no queue.
+ * The write is once per attempt, so a redelivery changes nothing.
+ */
+async function recordRecovered(deps: IntakeDeps, payload: Record<string, unknown>, guid: string): Promise<HttpAnswer> {
+  let attempt;
+  try {
+    attempt = completedAttemptFrom(payload);
+  } catch (err) {
+    if (err instanceof ShapeError) return answer(400, { error: `not a workflow_run payload: ${err.message}` });
+    throw err;
+  }
+  const result = await deps.outcomes!.recordIfRerun(attempt, 'recovered');
+  if (result === 'not_a_rerun') return answer(202, { ok: true, reason: 'ignored: not a re-run by reprise' });
+  if (result === 'recorded') {
+    deps.metrics.count('RerunOutcome', 1, { name: 'outcome', value: 'recovered' });
+    deps.log.info('re-run outcome', {
+      delivery: guid,
+      repository: attempt.repository,
+      run_id: attempt.runId,
+      run_attempt: attempt.runAttempt,
+      outcome: 'recovered',
+    });
+  }
+  return answer(202, { ok: true, reason: 'outcome recorded: recovered', run_id: attempt.runId });
 }
 
 /** `in_progress` records the job on its runner; `completed` forgets it; the rest is ignored. */
@@ -120,6 +161,9 @@ export function createIntake(deps: IntakeDeps): (req: HttpRequest) => Promise<Ht
     if (event === 'ping') return answer(200, { ok: true, pong: guid });
     if (event === 'workflow_job' && deps.jobs) return recordJob(deps.jobs, payload as Record<string, unknown>);
 
+    if (deps.outcomes && isGreenRerun(event, payload as Record<string, unknown>)) {
+      return recordRecovered(deps, payload as Record<string, unknown>, guid);
+    }
     const ignored = ignoreReason(event, payload as Record<string, unknown>);
     if (ignored) return answer(202, { ok: true, reason: ignored });
 

@@ -1,5 +1,6 @@
 import { ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
+import type { AttemptRef } from '../ports.js';
 import { NOT_XML_CHARACTER } from './sqs-limits.js';
 
 type Obj = Record<string, unknown>;
@@ -90,6 +91,22 @@ export function runMessageFromPayload(payload: unknown, deliveryId: string): Run
     ),
     ...optTime(run, 'created_at', 'workflow_run'),
   });
+}
+
+/** The attempt a green `workflow_run.completed` payload reports: all a re-run outcome needs. */
+export function completedAttemptFrom(payload: unknown): AttemptRef {
+  const p = obj(payload, 'payload');
+  const run = obj(p.workflow_run, 'workflow_run');
+  const repo = obj(p.repository, 'repository');
+  const owner = obj(repo.owner, 'repository.owner');
+  const installation = p.installation === undefined ? undefined : obj(p.installation, 'installation');
+  return {
+    installationId: installation ? num(installation, 'id', 'installation') : null,
+    repoId: num(repo, 'id', 'repository'),
+    repository: `${str(owner, 'login', 'repository.owner')}/${str(repo, 'name', 'repository')}`,
+    runId: num(run, 'id', 'workflow_run'),
+    runAttempt: num(run, 'run_attempt', 'workflow_run'),
+  };
 }
 
 /** Validates a message read back from the queue: a malformed one is acknowledged, never retried. */

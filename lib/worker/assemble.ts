@@ -5,6 +5,7 @@ import { RepoConfigSource } from '../github/repo-config-source.js';
 import { DynamoRetryBudget } from '../ledger/budget.js';
 import { DynamoPacing } from '../ledger/pacing.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import { SignalStore } from '../signals/signal-store.js';
 import type { WorkerDeps } from './decide-run.js';
@@ -21,12 +22,13 @@ export interface WorkerParts {
   readonly leaseMs: number;
   /** A store shared with other parts of the process; one is made when absent. */
   readonly signals?: SignalStore;
-  /** The clock of the pace and of the ledger (tests move it); Date.now when absent. */
+  /** The clock of the pace, the ledger, the breaker and its outcomes (tests move it); Date.now when absent. */
   readonly now?: () => number;
 }
 
 /** The worker's dependencies from the deployment's settings: one assembly for Lambda and the local runtime. */
 export function workerDeps(settings: RuntimeSettings, parts: WorkerParts): WorkerDeps {
+  const outcomes = new DynamoRerunOutcomes(parts.dynamo, parts.table, settings.breaker, parts.now);
   return {
     ledger: parts.ledger,
     client: parts.client,
@@ -42,6 +44,8 @@ export function workerDeps(settings: RuntimeSettings, parts: WorkerParts): Worke
     pacing: new DynamoPacing(parts.dynamo, parts.table, settings.pace, parts.now),
     maxWaitMs: settings.pace.maxWaitMs,
     ...(parts.now && { now: parts.now }),
+    outcomes,
+    breaker: outcomes,
     log: parts.log,
     metrics: parts.metrics,
     owner: parts.owner,

@@ -1,19 +1,21 @@
 import type { RepoConfig } from '../config/repo-config.js';
-import type { DecisionFacts, DecisionStep } from '../decide/decide.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { redOutcome } from '../decide/breaker.js';
+import type { DecisionFacts, DecisionStep, FactName } from '../decide/decide.js';
 import { candidateJobs, decide, type TurnStep, turnStep } from '../decide/decide.js';
 import { afterRerun } from '../decide/rerun-outcome.js';
 import { runFromLatestJobs } from '../decide/run-from-jobs.js';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { RateLimitedError, TransientError, WaitForTurnError } from '../errors.js';
+import { PausedError, RateLimitedError, TransientError, WaitForTurnError } from '../errors.js';
 import type { GitHubClients } from '../github/client.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { ClaimResult, RerunPacing, RetryBudget } from '../ledger/ports.js';
+import type { ClaimResult, RerunBreaker, RerunOutcomeLog, RerunPacing, RetryBudget } from '../ledger/ports.js';
 import {
   type DecisionKind,
   isRerunDecision,
+  type JobFacts,
   type JobVerdict,
   type RerunAnswer,
   type RunMessage,
@@ -41,8 +43,12 @@ export interface WorkerDeps {
   readonly pacing?: RerunPacing;
   /** How long a run may wait for its re-run turn before it is expired. */
   readonly maxWaitMs?: number;
-  /** The clock the pace and the ledger keep (tests move it). */
+  /** The clock the pace, the ledger and the breaker keep (tests move it). */
   readonly now?: () => number;
+  /** Where the outcome of each re-run attempt is recorded; none recorded when absent. */
+  readonly outcomes?: RerunOutcomeLog;
+  /** Pauses an installation's re-runs while they keep being lost; never paused when absent. */
+  readonly breaker?: RerunBreaker;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Identifies this worker's claims. */
@@ -83,19 +89,26 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
   const api = new RepoApi(deps.client(msg.installationId), msg.repository.owner, msg.repository.name, deps.graphqlUrl);
   let rerunCalled = false;
   try {
+    const allowed = deps.repositoryAllowList ? deps.repositoryAllowList.includes(repository) : undefined;
+    // The configuration and the run's latest jobs are read at once: one round trip, not two.
+    const latest = allowed !== false && msg.createdAt ? api.listLatestJobs(msg.runId) : undefined;
+    latest?.catch(() => undefined);
     const cfg = await deps.configSource.load(api, msg.repository.owner, msg.repository.name, deps.defaults);
     if (cfg.error) deps.log.error('configuration error; deciding with defaults', { ...base, error: cfg.error });
     const config = cfg.config;
 
     const { step, facts, verdicts, unexamined } = await evaluateRun(
-      {
-        message: msg,
-        config,
-        ...(deps.repositoryAllowList && { repositoryAllowed: deps.repositoryAllowList.includes(repository) }),
-      },
+      { message: msg, config, ...(allowed !== undefined && { repositoryAllowed: allowed }) },
       api,
-      deps,
+      { ...deps, ...(latest && { latest }) },
     );
+    await recordOutcome(msg, deps, repository, verdicts, base);
+    if (step.kind === 'wait') {
+      // Nothing was called on GitHub: the claim goes back (below) and the message waits its turn.
+      deps.log.info('decision deferred', { ...base, reason: step.reason, until: new Date(step.untilMs).toISOString() });
+      deps.metrics.count('BreakerDeferred');
+      throw new PausedError(Math.max(1000, step.untilMs - (deps.now ?? Date.now)()), step.reason);
+    }
     let decision: DecisionKind;
     let reason: string;
     if (step.kind === 'final') {
@@ -195,8 +208,11 @@ async function reportTurn(msg: RunMessage, deps: WorkerDeps): Promise<boolean> {
 /** What evaluating a run reads: no ledger, and nothing that writes to GitHub. */
 export type EvaluationDeps = Pick<
   WorkerDeps,
-  'budget' | 'signals' | 'signalWindow' | 'logHosts' | 'logWindowBytes' | 'log' | 'metrics'
->;
+  'budget' | 'breaker' | 'signals' | 'signalWindow' | 'logHosts' | 'logWindowBytes' | 'log' | 'metrics'
+> & {
+  /** The run's latest jobs, already asked for. */
+  readonly latest?: Promise<JobFacts[]>;
+};
 
 export interface Evaluation {
   /** The decision, or the re-run it asks for. */
@@ -222,7 +238,7 @@ export async function evaluateRun(start: DecisionFacts, api: RepoApi, deps: Eval
 }
 
 async function gather(
-  what: 'run' | 'stale' | 'budget' | 'jobs' | 'verdicts',
+  what: FactName,
   facts: DecisionFacts,
   api: RepoApi,
   deps: EvaluationDeps,
@@ -232,13 +248,27 @@ async function gather(
   const msg = facts.message;
   switch (what) {
     case 'run':
-      return { ...facts, ...(await readRun(msg, api)) };
+      return { ...facts, ...(await readRun(msg, api, deps.latest)) };
     case 'stale':
       return { ...facts, stale: await findStaleness(api, msg, facts.run!) };
     case 'budget':
       return { ...facts, budget: deps.budget ? await deps.budget.usage(msg.installationId) : { limit: 0, used: 0 } };
     case 'jobs':
       return { ...facts, jobs: await api.listAttemptJobs(msg.runId, msg.runAttempt) };
+    case 'breaker': {
+      if (!deps.breaker) return { ...facts, breaker: { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 0 } };
+      const { tripped, ...breaker } = await deps.breaker.state(msg.installationId);
+      if (tripped) {
+        deps.log.warn('breaker opened: automatic re-runs of this installation pause', {
+          installation_id: msg.installationId,
+          until: new Date(breaker.openUntil ?? 0).toISOString(),
+          outcomes: breaker.outcomes,
+          lost_again: breaker.lostAgain,
+        });
+        deps.metrics.count('BreakerOpen');
+      }
+      return { ...facts, breaker };
+    }
     case 'verdicts': {
       const g = await gatherVerdicts(candidateJobs(facts.jobs ?? [], msg, config), {
         api,
@@ -261,14 +291,47 @@ async function gather(
  * The run's state, from its latest jobs when they can answer for it: one listing then serves
  * both the run and its jobs. Otherwise the run itself is read, and the jobs later.
  */
-async function readRun(msg: RunMessage, api: RepoApi): Promise<Pick<DecisionFacts, 'run' | 'jobs'>> {
+async function readRun(
+  msg: RunMessage,
+  api: RepoApi,
+  asked?: Promise<JobFacts[]>,
+): Promise<Pick<DecisionFacts, 'run' | 'jobs'>> {
   if (msg.createdAt) {
-    const latest = await api.listLatestJobs(msg.runId);
+    const latest = await (asked ?? api.listLatestJobs(msg.runId));
     const run = runFromLatestJobs(msg, latest);
     // Jobs listed for a newer attempt are not this attempt's: the decision is duplicate anyway.
     if (run) return run.runAttempt === msg.runAttempt ? { run, jobs: latest } : { run };
   }
   return { run: await api.getRun(msg.runId) };
+}
+
+/**
+ * The outcome of this attempt when it is a re-run reprise made: the red attempt's own
+ * evidence says whether it was lost again. A failed write is logged, never the decision's fault.
+ */
+async function recordOutcome(
+  msg: RunMessage,
+  deps: WorkerDeps,
+  repository: string,
+  verdicts: readonly JobVerdict[],
+  base: Record<string, unknown>,
+): Promise<void> {
+  if (!deps.outcomes || msg.runAttempt < 2) return;
+  const outcome = redOutcome(msg.conclusion, verdicts);
+  const ref = {
+    installationId: msg.installationId,
+    repoId: msg.repository.id,
+    repository,
+    runId: msg.runId,
+    runAttempt: msg.runAttempt,
+  };
+  try {
+    if ((await deps.outcomes.recordIfRerun(ref, outcome)) !== 'recorded') return;
+    deps.log.info('re-run outcome', { ...base, outcome });
+    deps.metrics.count('RerunOutcome', 1, { name: 'outcome', value: outcome });
+  } catch (e) {
+    deps.log.warn('could not record the re-run outcome', { ...base, error: (e as Error).message });
+  }
 }
 
 async function record(

@@ -1,6 +1,6 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { PermanentError, RateLimitedError, ShapeError, WaitForTurnError } from '../errors.js';
+import { PermanentError, RateLimitedError, ShapeError, WaitError } from '../errors.js';
 import type { RunMessage } from '../model.js';
 import { parseRunMessage } from '../webhook/run-message.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
@@ -49,18 +49,15 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
         deps.metrics.count('PoisonMessage');
         return;
       }
-      if (
-        err instanceof WaitForTurnError &&
-        !(deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount)
-      ) {
-        // Not a fault: the run keeps its reserved turn and its message comes back at it.
+      if (err instanceof WaitError && !(deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount)) {
+        // Not a fault: the run waits (for its re-run turn, or out a pause) and its message comes back then.
         const seconds = Math.min(err.delaySeconds, MAX_VISIBILITY_TIMEOUT_SECONDS);
-        deps.log.info('run waits for its re-run turn', { ...where, wait_seconds: seconds, receive_count: received });
-        deps.metrics.count('RerunWaiting');
+        deps.log.info('run waits', { ...where, reason: err.message, wait_seconds: seconds, receive_count: received });
+        if (err.metric) deps.metrics.count(err.metric);
         if (deps.defer) await deps.defer(record, seconds).catch(() => undefined);
         throw err;
       }
-      const wait = err instanceof RateLimitedError || err instanceof WaitForTurnError ? err.delaySeconds : undefined;
+      const wait = err instanceof RateLimitedError || err instanceof WaitError ? err.delaySeconds : undefined;
       const reason = (err as Error).message;
       const last = deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount;
       // The last receive is not deferred: the redrive policy moves it to the DLQ at its next receive.
@@ -78,11 +75,7 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
         },
       );
       deps.metrics.count(
-        err instanceof RateLimitedError
-          ? 'RateLimited'
-          : err instanceof WaitForTurnError
-            ? 'RerunWaiting'
-            : 'TransientFault',
+        err instanceof RateLimitedError ? 'RateLimited' : err instanceof WaitError ? (err.metric ?? 'RerunWaiting') : 'TransientFault',
       );
       if (retryIn !== undefined && deps.defer) await deps.defer(record, retryIn).catch(() => undefined);
       throw err;

@@ -110,6 +110,23 @@ describe('reprise explain', () => {
     expect(writes()).toEqual([]);
   });
 
+  it("with --table: the recorded outcome of a re-run by reprise, and the installation's breaker", async () => {
+    const run = h.sim.addRun({
+      repo: 'acme/explain',
+      onRerun: 'same',
+      jobs: [{ name: 'build', conclusion: 'failure', annotations: [LOST] }],
+    });
+    // reprise re-ran attempt 1; attempt 2 was lost again, as its own decision recorded.
+    await h.worker()(h.sqsEvent([h.message(run.id)]));
+    await h.worker({ defaults: { textOnlyMaxAttempts: 3 } })(h.sqsEvent([h.message(run.id)]));
+    h.sim.resetRequests();
+    const io = captureIo(appEnv(h.sim.url), { dynamodb: h.dynamo.client });
+    expect(await explain(['acme/explain', String(run.id), '--attempt', '2', '--table', TABLE], io)).toBe(0);
+    expect(io.out()).toContain('Outcome:  attempt 2 was a re-run by reprise: lost_again');
+    expect(io.out()).toMatch(/Breaker: {2}closed \(\d+ of \d+ re-run attempts lost again within 30 min\)/);
+    expect(writes()).toEqual([]);
+  });
+
   it('unknown run: exit 1 with the URL tried', async () => {
     const io = captureIo(appEnv(h.sim.url));
     expect(await explain(['acme/explain', '999999'], io)).toBe(1);

@@ -26,6 +26,8 @@ const prMessage = (over: Partial<RunMessage> = {}): RunMessage =>
 const atAttempt = (jobs: readonly JobFacts[], runAttempt: number): JobFacts[] =>
   jobs.map((j) => ({ ...j, runAttempt }));
 
+const CLOSED = { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 1_800_000 } as const;
+
 /** Every fact gathered for a push run with one job lost to infrastructure; rows override what their rule needs. */
 function facts(over: Partial<DecisionFacts> & { cfg?: Partial<RepoConfig>; attempt?: number } = {}): DecisionFacts {
   const { cfg, attempt, ...rest } = over;
@@ -37,13 +39,14 @@ function facts(over: Partial<DecisionFacts> & { cfg?: Partial<RepoConfig>; attem
     budget: { limit: 0, used: 0 },
     jobs: atAttempt([passed, lost], message.runAttempt),
     verdicts: [infraText()],
+    breaker: CLOSED,
     ...(message.event.startsWith('pull_request') && { stale: {} }),
     ...rest,
   };
 }
 
-const outcome = (step: DecisionStep): DecisionKind | 'rerun' | `need ${string}` =>
-  step.kind === 'final' ? step.decision : step.kind === 'rerun' ? 'rerun' : `need ${step.what}`;
+const outcome = (step: DecisionStep): DecisionKind | 'rerun' | 'wait' | `need ${string}` =>
+  step.kind === 'final' ? step.decision : step.kind === 'need' ? `need ${step.what}` : step.kind;
 
 interface Row {
   readonly rule: string;
@@ -522,8 +525,8 @@ describe('decide names the next fact it needs, and only the facts a decision use
   });
 
   it.each([
-    ['a push run', runMessage(), ['run', 'budget', 'jobs', 'verdicts']],
-    ['a pull_request run', prMessage(), ['run', 'stale', 'budget', 'jobs', 'verdicts']],
+    ['a push run', runMessage(), ['run', 'budget', 'jobs', 'verdicts', 'breaker']],
+    ['a pull_request run', prMessage(), ['run', 'stale', 'budget', 'jobs', 'verdicts', 'breaker']],
   ] as const)('gathering facts one by one for %s asks in order and ends in a rerun', (_label, message, expected) => {
     const all = facts({ message });
     let f: DecisionFacts = { message: all.message, config: all.config };

@@ -94,6 +94,7 @@ describe('alarms with default thresholds', () => {
   it.each([
     ['BudgetExhausted', 'BudgetExhausted', 'reprise-worker', 0, 300],
     ['Expired', 'Expired', 'reprise-worker', 0, 300],
+    ['BreakerOpen', 'BreakerOpen', 'reprise-worker', 0, 300],
     ['SweepFailures', 'SweepFailed', 'reprise-reconciler', 1, 900],
   ])('%s watches %s of %s above %i per %i s', (prefix, metric, service, threshold, period) => {
     expect(alarm(t, prefix)).toMatchObject({
@@ -147,6 +148,8 @@ describe('dashboard', () => {
       'BudgetExhausted',
       'Expired',
       'RerunWaiting',
+      'RerunOutcome',
+      'BreakerOpen',
     ]) {
       expect(body).toContain(expected);
     }

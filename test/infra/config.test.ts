@@ -18,6 +18,10 @@ describe('worker and signal settings from props', () => {
       requireExactSignal: true,
       extraPatterns: ['runner .* evicted', 'node \\S+ drained'],
       retryBudgetPerHour: 0,
+      breakerMinOutcomes: 20,
+      breakerWindow: Duration.minutes(15),
+      breakerLostSharePercent: 70,
+      breakerCoolDown: Duration.minutes(45),
       logHosts: ['logs.ghe.example.com', 'blob.example.net'],
       runnerTagKeys: ['ghr:runner_name', 'Name'],
       signalWindowBefore: Duration.minutes(20),
@@ -49,6 +53,26 @@ describe('worker and signal settings from props', () => {
         }),
       },
     });
+  });
+
+  it('passes the breaker settings to the worker, the intake and the reconciler', () => {
+    const breaker = {
+      BREAKER_MIN_OUTCOMES: '20',
+      BREAKER_WINDOW_SECONDS: '900',
+      BREAKER_LOST_SHARE_PERCENT: '70',
+      BREAKER_COOL_DOWN_SECONDS: '2700',
+    };
+    for (const marker of ['RETRY_BUDGET_PER_HOUR', 'WEBHOOK_SECRET_ARN', 'GITHUB_APP_SECRET_ARN']) {
+      t.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ ...breaker, [marker]: Match.anyValue() }) },
+      });
+    }
+  });
+
+  it('refuses a breaker share outside 1..100 and a zero cool-down', () => {
+    expect(() => resolveProps({ breakerLostSharePercent: 0 })).toThrow(/breakerLostSharePercent/);
+    expect(() => resolveProps({ breakerLostSharePercent: 101 })).toThrow(/breakerLostSharePercent/);
+    expect(() => resolveProps({ breakerCoolDown: Duration.seconds(0) })).toThrow(/breakerCoolDown/);
   });
 
   it('passes tag keys and the signal TTL to the signal functions', () => {

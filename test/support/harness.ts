@@ -60,9 +60,14 @@ export const UNPACED_ENV = { PACE_PER_MINUTE: '1000000', PACE_PER_HOUR: '0' } as
 export async function startHarness(): Promise<Harness> {
   const sim = await GitHubSimulator.start();
   sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
-  // The re-run budget is off and the pace too fast to notice: suites that test them bring their
-  // own with a clock they control.
-  const settings = runtimeSettings({ ...appEnv(sim.url), RETRY_BUDGET_PER_HOUR: '0', ...UNPACED_ENV });
+  // The re-run budget and the breaker are off and the pace too fast to notice: suites that test
+  // them bring their own with a clock they control.
+  const settings = runtimeSettings({
+    ...appEnv(sim.url),
+    RETRY_BUDGET_PER_HOUR: '0',
+    BREAKER_MIN_OUTCOMES: '0',
+    ...UNPACED_ENV,
+  });
   const dynamo = await startDynamo({ table: TABLE });
   const ledger = new Ledger(dynamo.client, TABLE);
   const signals = new SignalStore(dynamo.client, TABLE, settings.signalTtlSeconds);
