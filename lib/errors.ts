@@ -65,7 +65,6 @@ export class PausedError extends WaitError {
   constructor(delayMs: number, reason: string) {
     super(delayMs, reason, 'RerunPaused');
   }
-
 }
 
 /** A setting that cannot be used; the message names the setting at fault. */

@@ -75,7 +75,11 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
         },
       );
       deps.metrics.count(
-        err instanceof RateLimitedError ? 'RateLimited' : err instanceof WaitError ? (err.metric ?? 'RerunWaiting') : 'TransientFault',
+        err instanceof RateLimitedError
+          ? 'RateLimited'
+          : err instanceof WaitError
+            ? (err.metric ?? 'RerunWaiting')
+            : 'TransientFault',
       );
       if (retryIn !== undefined && deps.defer) await deps.defer(record, retryIn).catch(() => undefined);
       throw err;
