@@ -102,7 +102,8 @@ export interface RerunPacing {
   readonly spacingMs: number;
   /**
    * Reserves the next free slot of the installation and answers its time (epoch ms), or
-   * undefined, reserving nothing, when the next free slot is later than `latest`.
+   * undefined, reserving nothing, when the next free slot is later than `latest` (a slot free
+   * now is taken whatever `latest` says).
    */
   reserve(installationId: number | null, latest?: number): Promise<number | undefined>;
 }

@@ -62,7 +62,9 @@ export class DynamoPacing implements RerunPacing {
       const item = await this.table.get<PaceItem>(key, true);
       const now = this.now();
       const at = this.nextSlot(item?.slots ?? [], now);
-      if (latest !== undefined && at > latest) return undefined;
+      // A slot free now is always taken: the caller's `latest` was counted on its clock before
+      // this read, and a turn that is here already cannot be too late.
+      if (latest !== undefined && at > Math.max(latest, now)) return undefined;
       const keep = Math.max(1, this.limits.perHour);
       const slots = [...(item?.slots ?? []).filter((s) => s > now - HOUR_MS - LATE_ALLOWANCE_MS), at].slice(-keep);
       const version = (item?.version ?? 0) + 1;

@@ -116,7 +116,14 @@ describe('alarms with default thresholds', () => {
   it('sends every alarm and its recovery to the TLS-only topic', () => {
     const topic = logicalId(t, 'AWS::SNS::Topic', 'RepriseAlarmsAlarmTopic');
     const all = alarms(t);
-    expect(all).toHaveLength(20);
+    const fns = ['Intake', 'Worker', 'Ec2Signal', 'SignalIntake', 'Reconciler'];
+    const names = [
+      ...['ReRunsPerHour', 'ReRunShare', 'SignatureFailures', 'RateLimitLow', 'BudgetExhausted', 'Expired'],
+      ...['BreakerOpen', 'SweepFailures', 'QueueAge', 'WorkDeadLetters', 'SignalDeadLetters'],
+      ...fns.flatMap((f) => [`${f}Errors`, `${f}Throttles`]),
+    ];
+    // Every alarm is one of these, and each of these is one alarm.
+    expect(all.map(([id]) => names.find((n) => id.startsWith(`RepriseAlarms${n}`))).sort()).toEqual([...names].sort());
     for (const [, a] of all) {
       expect(a.AlarmActions).toEqual([{ Ref: topic }]);
       expect(a.OKActions).toEqual([{ Ref: topic }]);

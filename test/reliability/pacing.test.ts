@@ -38,6 +38,15 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
     expect(await pace.reserve(3)).toBe(now + pace.spacingMs);
   });
 
+  it('a slot free now is taken even when `latest` has passed: time moves between the caller and the read', async () => {
+    let t = now;
+    const pace = new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 60, perHour: 0 }, () => t);
+    const latest = t + 1;
+    t += 50; // the table read took longer than the caller's allowance
+    expect(await pace.reserve(6, latest)).toBe(t);
+    expect(await pace.reserve(6, t + 1)).toBeUndefined();
+  });
+
   it('the hourly limit: the slot after `perHour` slots waits an hour after the first of them', async () => {
     const pace = new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 6000, perHour: 3 }, clock);
     const first = await pace.reserve(4);

@@ -95,6 +95,8 @@ export async function startHarness(): Promise<Harness> {
       metrics,
       owner: `worker-${++seq}`,
       leaseMs: 60_000,
+      // A test's clock drives the pace, the budget and the breaker as well as the decision.
+      ...(rest.now && { now: rest.now }),
     });
     return { ...base, defaults: { ...base.defaults, ...defaults }, ...rest };
   };
