@@ -9,8 +9,10 @@ import {
 } from './report-data.js';
 
 const minutes = (n: number): string => `${n.toLocaleString('en-US', { maximumFractionDigits: 1 })} min`;
-const money = (n: number): string =>
-  `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+const money = (n: number, places = 2): string =>
+  `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: places })}`;
+/** A price per minute keeps its fractions of a cent. */
+const price = (n: number): string => money(n, 6);
 const percent = (share: number | undefined): string => (share === undefined ? '—' : `${Math.round(share * 100)}%`);
 const day = (iso: string): string => iso.replace(/:\d{2}\.\d{3}Z$/, 'Z').replace('T', ' ');
 
@@ -35,7 +37,7 @@ export function reportText(r: Report, where: string): string {
   const untimed = r.lost.jobsWithoutTimes > 0 ? `, ${r.lost.jobsWithoutTimes} without times` : '';
   out.push(
     `Runner minutes lost to infrastructure: ${minutes(r.lost.minutes)} over ${r.lost.jobs} job(s)${untimed}`,
-    `Estimated cost: ${money(r.lost.cost)} at ${money(r.lost.pricePerMinute)} per minute`,
+    `Estimated cost: ${money(r.lost.cost)} at ${price(r.lost.pricePerMinute)} per minute`,
     '',
   );
   out.push(`Interruptions (spot interruption warnings, one per instance): ${r.interruptions.total}`);
@@ -187,7 +189,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:0 0 10px}
 .card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:12px 14px}
 .big{font-size:26px;font-weight:650}
 section{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:14px 16px;margin:0 0 14px;overflow-x:auto}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:14px}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:14px;margin:0 0 14px}
 .grid section{margin:0}
 svg{display:block;max-width:100%;height:auto}
 .label{font-size:12px;fill:#1f2328}.value{font-size:12px;fill:#656d76}.axis{stroke:#8c959f}
@@ -204,7 +206,7 @@ export function reportHtml(r: Report, where: string): string {
     card('runs decided', String(r.decisions.total)),
     card('re-runs', String(r.reruns.total), `${percent(share)} recovered of those finished`),
     card('runner minutes lost', minutes(r.lost.minutes), `${r.lost.jobs} job(s) lost to infrastructure`),
-    card('estimated cost', money(r.lost.cost), `at ${money(r.lost.pricePerMinute)} per minute`),
+    card('estimated cost', money(r.lost.cost), `at ${price(r.lost.pricePerMinute)} per minute`),
     card('interruptions', String(r.interruptions.total), 'spot interruption warnings'),
   ].join('');
   const losses = (l: Loss) => ({ label: l.name, value: l.minutes, shown: minutes(l.minutes) });
