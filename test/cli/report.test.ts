@@ -340,6 +340,11 @@ describe('reprise report --local', () => {
     expect(r.decisions.byDecision).toEqual([{ name: 'retried', count: 1 }]);
     expect(r.lost).toMatchObject({ jobs: 1, minutes: 9 });
     expect(r.topRepositories).toEqual([{ name: 'acme/local', minutes: 9, jobs: 1 }]);
+    const auth = { authorization: `Bearer ${local.rt.adminToken}` };
+    const bad = await fetch(`${local.rt.adminUrl}/report-facts?since=yesterday`, { headers: auth });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: 'since: expected a whole number, got "yesterday"' });
+    expect((await fetch(`${local.rt.adminUrl}/report-facts`, { headers: auth })).status).toBe(400);
   });
 });
 
