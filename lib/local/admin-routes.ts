@@ -36,7 +36,9 @@ function intParam(q: URLSearchParams, key: string): number | undefined | string 
  * Operator routes of the local runtime, for `reprise decisions`, `reprise report` and `reprise replay`.
  * Served only by the local runtime (which binds 127.0.0.1 by default), never deployed.
  */
-export function adminRoutes(deps: AdminDeps): Record<'GET /decisions' | 'GET /report-facts' | 'POST /replay', LambdaHttpHandler> {
+export function adminRoutes(
+  deps: AdminDeps,
+): Record<'GET /decisions' | 'GET /report-facts' | 'POST /replay', LambdaHttpHandler> {
   return {
     'GET /decisions': async (event) => {
       const q = new URLSearchParams(event.rawQueryString ?? '');
