@@ -4,7 +4,7 @@ import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { report } from '../../lib/cli/report.js';
-import type { Report } from '../../lib/cli/report-data.js';
+import { type Report, summarise } from '../../lib/cli/report-data.js';
 import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
@@ -424,4 +424,31 @@ describe.skipIf(!chromium)('reprise report --html in a real browser', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+// Last: it adds a decision to the ledger the suites above count.
+describe('reprise report: records kept before job times were', () => {
+  it('a lost job recorded without start and end times counts as lost, with no minutes, and says so', async () => {
+    const msg = h.message(run('acme/legacy', 'CI', [lost('test', 5, T0 - HOUR)]).id);
+    clock = T0 - HOUR;
+    await ledger.claim(msg, 'old-worker', 60_000);
+    // The details as decisions recorded them before: each job's name, verdict and source only.
+    await ledger.finalise(msg, 'old-worker', 'retried', 'lost', {
+      requests: 4,
+      jobs: [{ name: 'test', verdict: 'infra', source: 'annotations' }],
+    });
+    clock = T0;
+    const r = summarise(await ledger.reportFacts(T0 - 2 * HOUR), {
+      sinceMs: T0 - 2 * HOUR,
+      untilMs: T0,
+      pricePerMinute: 0.008,
+      top: 10,
+    });
+    expect(r.lost).toEqual({ jobs: 1, jobsWithoutTimes: 1, minutes: 0, pricePerMinute: 0.008, cost: 0 });
+    expect(r.topWorkflows).toEqual([
+      { name: 'acme/legacy · unknown', repository: 'acme/legacy', workflow: 'unknown', minutes: 0, jobs: 1 },
+    ]);
+    const { out } = await reprise('--since', '2h');
+    expect(out).toContain('Runner minutes lost to infrastructure: 0 min over 1 job(s), 1 without times');
+  });
 });
