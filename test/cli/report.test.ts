@@ -363,68 +363,71 @@ function findChromium(): string | undefined {
 const chromium = findChromium();
 if (!chromium) console.warn('reprise report browser test SKIPPED: no chromium binary found (apt-get install chromium)');
 
-describe.skipIf(!chromium)('reprise report --html in a real browser', () => {
-  it('renders in headless Chromium with no console errors and no requests, every chart drawn with data; screenshot in docs/report.png', async () => {
-    const puppeteer = (await import('puppeteer-core')).default;
-    const dir = mkdtempSync(join(tmpdir(), 'reprise-report-'));
-    const file = join(dir, 'report.html');
-    expect((await reprise('--html', file)).code).toBe(0);
-    const browser = await puppeteer.launch({
-      executablePath: chromium,
-      headless: true,
-      // Root in a container has no user namespace for the sandbox.
-      args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'],
-    });
-    try {
-      const page = await browser.newPage();
-      const errors: string[] = [];
-      const requests: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error') errors.push(m.text());
+describe.skipIf(!chromium)(
+  `reprise report --html in a real browser${chromium ? '' : ' (SKIPPED: no chromium binary found)'}`,
+  () => {
+    it('renders in headless Chromium with no console errors and no requests, every chart drawn with data; screenshot in docs/report.png', async () => {
+      const puppeteer = (await import('puppeteer-core')).default;
+      const dir = mkdtempSync(join(tmpdir(), 'reprise-report-'));
+      const file = join(dir, 'report.html');
+      expect((await reprise('--html', file)).code).toBe(0);
+      const browser = await puppeteer.launch({
+        executablePath: chromium,
+        headless: true,
+        // Root in a container has no user namespace for the sandbox.
+        args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'],
       });
-      page.on('pageerror', (e) => errors.push(String(e)));
-      page.on('request', (r) => requests.push(r.url()));
-      await page.setViewport({ width: 1100, height: 900, deviceScaleFactor: 1 });
-      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      try {
+        const page = await browser.newPage();
+        const errors: string[] = [];
+        const requests: string[] = [];
+        page.on('console', (m) => {
+          if (m.type() === 'error') errors.push(m.text());
+        });
+        page.on('pageerror', (e) => errors.push(String(e)));
+        page.on('request', (r) => requests.push(r.url()));
+        await page.setViewport({ width: 1100, height: 900, deviceScaleFactor: 1 });
+        await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
 
-      const charts = await page.$$eval('section', (sections) =>
-        sections.map((s) => ({
-          title: s.querySelector('h2')?.textContent ?? '',
-          empty: s.querySelector('.empty') !== null,
-          drawn: [...s.querySelectorAll('svg .mark')].filter((m) => {
-            const b = m.getBoundingClientRect();
-            return b.width > 0 && b.height > 0;
-          }).length,
-        })),
-      );
-      expect(charts.map((c) => c.title)).toEqual([
-        'Runner minutes lost per day',
-        'What became of the re-runs',
-        'Decisions',
-        'Repositories losing the most minutes',
-        'Workflows losing the most minutes',
-        'Interruptions by instance type',
-        'Interruptions by availability zone',
-      ]);
-      for (const c of charts) {
-        expect(c.empty, c.title).toBe(false);
-        expect(c.drawn, c.title).toBeGreaterThan(0);
+        const charts = await page.$$eval('section', (sections) =>
+          sections.map((s) => ({
+            title: s.querySelector('h2')?.textContent ?? '',
+            empty: s.querySelector('.empty') !== null,
+            drawn: [...s.querySelectorAll('svg .mark')].filter((m) => {
+              const b = m.getBoundingClientRect();
+              return b.width > 0 && b.height > 0;
+            }).length,
+          })),
+        );
+        expect(charts.map((c) => c.title)).toEqual([
+          'Runner minutes lost per day',
+          'What became of the re-runs',
+          'Decisions',
+          'Repositories losing the most minutes',
+          'Workflows losing the most minutes',
+          'Interruptions by instance type',
+          'Interruptions by availability zone',
+        ]);
+        for (const c of charts) {
+          expect(c.empty, c.title).toBe(false);
+          expect(c.drawn, c.title).toBeGreaterThan(0);
+        }
+        // Three days with losses; three outcome shares; two decisions; bars per row.
+        expect(charts.map((c) => c.drawn)).toEqual([3, 3, 2, 2, 3, 2, 2]);
+        expect(await page.$eval('.cards', (el) => el.textContent)).toContain('107 min');
+        expect(errors).toEqual([]);
+        expect(requests).toEqual([pathToFileURL(file).href]);
+
+        const png = join(process.cwd(), 'docs', 'report.png');
+        await page.screenshot({ path: png as `${string}.png`, fullPage: true });
+        expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
+      } finally {
+        await browser.close();
+        rmSync(dir, { recursive: true, force: true });
       }
-      // Three days with losses; three outcome shares; two decisions; bars per row.
-      expect(charts.map((c) => c.drawn)).toEqual([3, 3, 2, 2, 3, 2, 2]);
-      expect(await page.$eval('.cards', (el) => el.textContent)).toContain('107 min');
-      expect(errors).toEqual([]);
-      expect(requests).toEqual([pathToFileURL(file).href]);
-
-      const png = join(process.cwd(), 'docs', 'report.png');
-      await page.screenshot({ path: png as `${string}.png`, fullPage: true });
-      expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
-    } finally {
-      await browser.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
-});
+    }, 60_000);
+  },
+);
 
 // Last: it adds a decision to the ledger the suites above count.
 describe('reprise report: records kept before job times were', () => {
