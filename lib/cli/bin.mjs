@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// The `reprise` command: the compiled CLI that `npm run build` writes to dist/.
-/* global console, process */
-let cli;
-try {
-  cli = await import('../../dist/lib/cli/main.js');
-} catch (err) {
-  if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('dist/lib/cli/main.js')) throw err;
-  console.error('reprise: dist/ is missing; run "npm run build" in the repository first');
-  process.exit(1);
+// The `reprise` command: the compiled CLI in dist/. In a checkout it is built first when stale;
+// the published package ships it built.
+/* global URL */
+import { existsSync } from 'node:fs';
+
+if (existsSync(new URL('../../scripts/ensure-build.mjs', import.meta.url))) {
+  const { ensureBuilt } = await import('../../scripts/ensure-build.mjs');
+  ensureBuilt();
 }
-await cli.runProcess();
+const { runProcess } = await import('../../dist/lib/cli/main.js');
+await runProcess();
