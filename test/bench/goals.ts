@@ -96,6 +96,13 @@ export function evaluateGoals(m: Measured): Goal[] {
       b.runsRerunTwice === 0 && b.runsNotRerun === 0,
     );
     add('burst peak memory < 256 MB', `${b.peakRssMb.toFixed(0)} MB RSS (runtime process)`, b.peakRssMb < 256);
+    if (b.startTree) {
+      add(
+        '`npm start` process tree peak memory < 256 MB',
+        `${b.startTree.peakMb.toFixed(0)} MB RSS over ${b.startTree.processes} processes (${b.startTree.runs}-run burst)`,
+        b.startTree.peakMb < 256,
+      );
+    }
   }
   if (m.coldStart) {
     const fn = (name: string) => m.coldStart!.functions.find((f) => f.name === name);

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { measureBurst, printBurst } from './burst.js';
+import { measureBurst, measureStartTree, printBurst } from './burst.js';
 import { requestsChart } from './chart.js';
 import { measureColdStart, printColdStart } from './cold-start.js';
 import { estimateCost, printCost } from './cost.js';
@@ -66,7 +66,10 @@ async function main(): Promise<void> {
     console.log(printLatency(m.latency));
   }
   if (runs(3)) {
-    m.burst = await timed('section 3', () => measureBurst({ ...opts, workerConcurrency: concurrency }));
+    m.burst = await timed('section 3', async () => ({
+      ...(await measureBurst({ ...opts, workerConcurrency: concurrency })),
+      startTree: await measureStartTree(opts),
+    }));
     console.log(printBurst(m.burst));
   }
   if (runs(4) || runs(6)) {
