@@ -50,7 +50,7 @@ const ioModules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'bench/', 'coverage/'] },
+  { ignores: ['node_modules/', 'cdk.out/', 'bench/', 'coverage/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

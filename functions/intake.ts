@@ -7,7 +7,9 @@ import { type HttpEvent, httpLambda } from '../lib/http/lambda-http.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../lib/ledger/outcomes.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
+import { signalSettings } from '../lib/config/signal-settings.js';
 import { JobRunnerStore } from '../lib/signals/job-runners.js';
+import { RunnerKeys } from '../lib/signals/runner-keys.js';
 import { createIntake } from '../lib/webhook/intake.js';
 import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
 
@@ -24,7 +26,12 @@ const intake = httpLambda(
     secrets: async () =>
       parseRotatingSecret((await getSecret<string>(env.WEBHOOK_SECRET_ARN, { maxAge: 300 })) ?? '', 'webhook secret'),
     deliveries: new Ledger(dynamo, env.TABLE_NAME),
-    jobs: new JobRunnerStore(dynamo, env.TABLE_NAME),
+    jobs: new JobRunnerStore(
+      dynamo,
+      env.TABLE_NAME,
+      undefined,
+      new RunnerKeys(signalSettings(process.env).namePatterns),
+    ),
     outcomes: new DynamoRerunOutcomes(dynamo, env.TABLE_NAME, breakerSettings(process.env)),
     queue: sqsRunQueue(sqs, env.QUEUE_URL),
     log,

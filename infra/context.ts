@@ -32,6 +32,7 @@ export const CONTEXT_KEYS = [
   'reconcileIntervalMinutes',
   'logHosts',
   'runnerTagKeys',
+  'runnerPreset',
   'signalWindowBeforeSeconds',
   'signalWindowAfterSeconds',
   'signalTtlHours',
@@ -147,6 +148,8 @@ export function propsFromContext(node: Node): { stackName: string; props: Repris
         : Duration.minutes(c.number('reconcileIntervalMinutes') ?? 0),
     logHosts: c.list('logHosts', /,/),
     runnerTagKeys: c.list('runnerTagKeys', /,/),
+    // Checked by the construct against the presets it knows.
+    runnerPreset: c.string('runnerPreset') as RepriseProps['runnerPreset'],
     signalWindowBefore: seconds(c.number('signalWindowBeforeSeconds')),
     signalWindowAfter: seconds(c.number('signalWindowAfterSeconds')),
     signalTtl: c.number('signalTtlHours') === undefined ? undefined : Duration.hours(c.number('signalTtlHours') ?? 0),

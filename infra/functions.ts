@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -11,6 +12,27 @@ import { acknowledge } from './nag.js';
 
 /** The repository root: entry files, the lock file and tsconfig live there. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Where `npm run build` puts the bundled handlers, beside the compiled construct: `dist/lambda/`
+ * from `dist/infra/`. Run from its TypeScript sources, the construct finds none and bundles.
+ */
+export const PREBUILT_DIR = fileURLToPath(new URL('../lambda/', import.meta.url));
+
+/** The directory of one prebuilt bundle: `<entry>` with the AWS SDK external, `<entry>-sdk` with it bundled. */
+export const prebuiltName = (entry: string, bundleAwsSdk: boolean): string => (bundleAwsSdk ? `${entry}-sdk` : entry);
+
+/** The esbuild settings of every bundle, shared by NodejsFunction and the build's own bundling. */
+export const BUNDLE = {
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  /** The SDK the Lambda runtime provides (and its Smithy packages), when it is not bundled. */
+  runtimeSdk: ['@aws-sdk/*', '@smithy/*'],
+  // CommonJS dependencies inside an ESM bundle still call require() for Node built-ins.
+  banner: "import { createRequire as reprise_cr } from 'node:module'; const require = reprise_cr(import.meta.url);",
+} as const;
 
 /** One handler file under `functions/` and the name it reports metrics and logs under. */
 export interface HandlerSpec {
@@ -54,7 +76,7 @@ export interface RepriseFunctionProps {
  * until a grant adds it) and its own log group with a retention.
  */
 export class RepriseFunction extends Construct {
-  public readonly function: NodejsFunction;
+  public readonly function: LambdaFunction;
   public readonly logGroup: LogGroup;
   public readonly role: Role;
 
@@ -71,11 +93,7 @@ export class RepriseFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: `${PROJECT_ROOT}functions/${props.handler.entry}.ts`,
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+    const common = {
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -94,23 +112,32 @@ export class RepriseFunction extends Construct {
         POWERTOOLS_LOG_LEVEL: props.logLevel,
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        forceDockerBundling: false,
-        bundleAwsSDK: props.bundleAwsSdk,
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        // Stack traces need file and line, not the sources: keeps the map small.
-        sourcesContent: false,
-        // Sizes are recorded by the bundle test (bench/bundle-sizes.json); synth output stays quiet.
-        logLevel: LogLevel.WARNING,
-        mainFields: ['module', 'main'],
-        // CommonJS dependencies inside an ESM bundle still call require() for Node built-ins.
-        banner:
-          "import { createRequire as reprise_cr } from 'node:module'; const require = reprise_cr(import.meta.url);",
-      },
-    });
+    };
+    const prebuilt = `${PREBUILT_DIR}${prebuiltName(props.handler.entry, props.bundleAwsSdk)}`;
+    // The published package ships its bundles: a consuming app needs neither these sources nor esbuild.
+    this.function = existsSync(`${prebuilt}/index.mjs`)
+      ? new LambdaFunction(this, 'Function', { ...common, code: Code.fromAsset(prebuilt), handler: 'index.handler' })
+      : new NodejsFunction(this, 'Function', {
+          ...common,
+          entry: `${PROJECT_ROOT}functions/${props.handler.entry}.ts`,
+          handler: 'handler',
+          projectRoot: PROJECT_ROOT,
+          depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+          bundling: {
+            forceDockerBundling: false,
+            bundleAwsSDK: props.bundleAwsSdk,
+            format: OutputFormat.ESM,
+            target: BUNDLE.target,
+            minify: true,
+            sourceMap: true,
+            // Stack traces need file and line, not the sources: keeps the map small.
+            sourcesContent: false,
+            // Sizes are recorded by the bundle test (bench/bundle-sizes.json); synth output stays quiet.
+            logLevel: LogLevel.WARNING,
+            mainFields: [...BUNDLE.mainFields],
+            banner: BUNDLE.banner,
+          },
+        });
     const runtimeReason =
       'Pinned to nodejs22.x on purpose: the bundle targets node22 and the code is tested on Node 20/22; Node.js 22 ' +
       'is an LTS line supported by Lambda until 2027, and moving to a newer runtime is a reviewed change made ' +

@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { compileExtraPatterns } from '../lib/classify/patterns.js';
 import { WebhookAccess } from './webhook-access.js';
 import { graphqlUrlFor } from '../lib/config/github-settings.js';
+import { isRunnerPreset, RUNNER_PRESET_NAMES, type RunnerPreset } from '../lib/config/runner-presets.js';
 
 /** Alarm thresholds. Every alarm notifies the stack's SNS topic. */
 export interface RepriseAlarmThresholds {
@@ -141,6 +142,13 @@ export interface RepriseProps {
    */
   readonly runnerTagKeys?: readonly string[];
   /**
+   * The provisioner that starts the runners (`terraform-aws-github-runner`, `cdk-github-runners`, `runs-on`,
+   * `actions-runner-controller`): fills in the tag keys and runner-name patterns that join its runners' signals to
+   * their jobs (docs/signals.md). `runnerTagKeys` add to the preset's.
+   * @default - none: runner names that end in the instance id, and `runnerTagKeys`
+   */
+  readonly runnerPreset?: RunnerPreset;
+  /**
    * How long before a job's completion a runner signal still counts for it.
    * @default Duration.minutes(10)
    */
@@ -209,7 +217,10 @@ export interface RepriseProps {
 }
 
 /** Props with every default applied and every bound checked. */
-export type ResolvedProps = Required<Omit<RepriseProps, 'alarmEmail' | 'logHosts' | 'githubGraphqlUrl' | 'alarms'>> & {
+export type ResolvedProps = Required<
+  Omit<RepriseProps, 'alarmEmail' | 'logHosts' | 'githubGraphqlUrl' | 'alarms' | 'runnerPreset'>
+> & {
+  readonly runnerPreset: RunnerPreset | undefined;
   readonly githubGraphqlUrl: string;
   readonly alarmEmail: string | undefined;
   readonly logHosts: readonly string[] | undefined;
@@ -249,6 +260,7 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     reconcileInterval: props.reconcileInterval ?? Duration.minutes(5),
     logHosts: props.logHosts,
     runnerTagKeys: props.runnerTagKeys ?? [],
+    runnerPreset: props.runnerPreset,
     signalWindowBefore: props.signalWindowBefore ?? Duration.minutes(10),
     signalWindowAfter: props.signalWindowAfter ?? Duration.minutes(5),
     signalTtl: props.signalTtl ?? Duration.hours(24),
@@ -272,6 +284,10 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     },
   };
   check(/^https:\/\/[^/\s]+/.test(resolved.githubApiUrl), `githubApiUrl must be an https URL, got ${githubApiUrl}`);
+  check(
+    resolved.runnerPreset === undefined || isRunnerPreset(resolved.runnerPreset),
+    `runnerPreset must be one of ${RUNNER_PRESET_NAMES.join(', ')}, got ${String(resolved.runnerPreset)}`,
+  );
   check(isInt(resolved.maxAttempts, 1, 50), 'maxAttempts must be an integer in 1..50 (GitHub allows 50 re-runs)');
   check(isInt(resolved.textOnlyMaxAttempts, 1, resolved.maxAttempts), 'textOnlyMaxAttempts must be in 1..maxAttempts');
   check(isInt(resolved.retryBudgetPerHour, 0), 'retryBudgetPerHour must be a non-negative integer');

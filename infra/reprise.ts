@@ -4,7 +4,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as HandlerFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -44,11 +44,11 @@ export class Reprise extends Construct {
   public readonly githubAppSecret: Secret;
   public readonly webhookSecret: Secret;
   public readonly signalSecret: Secret;
-  public readonly intakeFunction: NodejsFunction;
-  public readonly workerFunction: NodejsFunction;
-  public readonly ec2SignalFunction: NodejsFunction;
-  public readonly signalIntakeFunction: NodejsFunction;
-  public readonly reconcilerFunction: NodejsFunction;
+  public readonly intakeFunction: HandlerFunction;
+  public readonly workerFunction: HandlerFunction;
+  public readonly ec2SignalFunction: HandlerFunction;
+  public readonly signalIntakeFunction: HandlerFunction;
+  public readonly reconcilerFunction: HandlerFunction;
   /** Invokes the reconciler every `reconcileInterval`. */
   public readonly reconcileSchedule: Rule;
   public readonly alarmTopic: Topic;
@@ -103,6 +103,8 @@ export class Reprise extends Construct {
       });
     const tableName = this.table.tableName;
     const signalTtlHours = String(p.signalTtl.toHours());
+    // The intake keys running jobs, the worker looks signals up and the signal function reads tags by it.
+    const presetEnv: Record<string, string> = p.runnerPreset ? { RUNNER_PRESET: p.runnerPreset } : {};
     // The worker judges re-run outcomes; the intake and the reconciler record them (their window sets the TTL).
     const breakerEnv = {
       BREAKER_MIN_OUTCOMES: String(p.breakerMinOutcomes),
@@ -123,6 +125,7 @@ export class Reprise extends Construct {
         QUEUE_URL: this.workQueue.queueUrl,
         WEBHOOK_SECRET_ARN: this.webhookSecret.secretArn,
         ...breakerEnv,
+        ...presetEnv,
       },
     });
     this.table.grantReadWriteData(intake.role);
@@ -157,6 +160,7 @@ export class Reprise extends Construct {
         SIGNAL_WINDOW_AFTER_SECONDS: String(p.signalWindowAfter.toSeconds()),
         // Unset means the worker's built-in allow-list of GitHub log hosts.
         ...(p.logHosts ? { LOG_HOSTS: p.logHosts.join(',') } : {}),
+        ...presetEnv,
       },
     });
     this.table.grantReadWriteData(worker.role);
@@ -189,6 +193,7 @@ export class Reprise extends Construct {
         TABLE_NAME: tableName,
         RUNNER_TAG_KEYS: p.runnerTagKeys.join(','),
         SIGNAL_TTL_HOURS: signalTtlHours,
+        ...presetEnv,
       },
       asyncFailureQueue: this.signalDeadLetterQueue,
     });

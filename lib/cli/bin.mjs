@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// The `reprise` command: runs the TypeScript CLI through tsx, as `npm start` does.
-import { register } from 'tsx/esm/api';
+// The `reprise` command: the compiled CLI in dist/. In a checkout it is built first when stale;
+// the published package ships it built.
+/* global URL */
+import { existsSync } from 'node:fs';
 
-register();
-const { runProcess } = await import('./main.ts');
+if (existsSync(new URL('../../scripts/ensure-build.mjs', import.meta.url))) {
+  const { ensureBuilt } = await import('../../scripts/ensure-build.mjs');
+  ensureBuilt();
+}
+const { runProcess } = await import('../../dist/lib/cli/main.js');
 await runProcess();

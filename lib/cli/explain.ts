@@ -1,5 +1,6 @@
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { SignalStore } from '../signals/signal-store.js';
+import { RunnerKeys } from '../signals/runner-keys.js';
 import { describeAwsError, dynamoClient } from './aws.js';
 import { type Explanation, explainRun } from './explain-run.js';
 import {
@@ -108,7 +109,13 @@ export async function explain(argv: readonly string[], io: CliIo): Promise<numbe
           clients,
           settings,
           ...(table && {
-            signals: new SignalStore(dynamoClient(io), table, settings.signalTtlSeconds),
+            signals: new SignalStore(
+              dynamoClient(io),
+              table,
+              settings.signalTtlSeconds,
+              undefined,
+              new RunnerKeys(settings.runnerNamePatterns),
+            ),
             signalsFrom: `DynamoDB table ${table}`,
             outcomes: new DynamoRerunOutcomes(dynamoClient(io), table, settings.breaker),
           }),

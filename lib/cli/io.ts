@@ -80,7 +80,9 @@ export function parseCommand<O extends Options>(
   argv: readonly string[],
   options: O,
   allowPositionals = false,
-) {
+): ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof COMMON & O; allowPositionals: boolean; strict: true }>
+> {
   const nodeOwn = nodeOwnOption(argv, 'dotenv' in options);
   if (nodeOwn) throw new UsageError(`${nodeOwn}\nRun "reprise ${name} --help" for usage.`);
   try {

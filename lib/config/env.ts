@@ -49,6 +49,8 @@ export interface RuntimeSettings {
   readonly reconcile: ReconcileSettings;
   readonly repositoryAllowList?: readonly string[];
   readonly runnerTagKeys: readonly string[];
+  /** Patterns over runner names that yield more keys of their signals (RUNNER_PRESET, RUNNER_NAME_PATTERNS). */
+  readonly runnerNamePatterns: readonly string[];
 }
 
 const int = (env: Env, key: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
@@ -153,6 +155,7 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
     },
     ...(allow && { repositoryAllowList: allow }),
     runnerTagKeys: signalSettings(env).tagKeys,
+    runnerNamePatterns: signalSettings(env).namePatterns,
   };
 }
 

@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { isRunnerPreset, RUNNER_PRESET_NAMES, RUNNER_PRESETS } from './runner-presets.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -9,6 +10,8 @@ export interface SignalSettings {
   readonly ttlSeconds: number;
   /** EC2 tag keys whose values name runners. */
   readonly tagKeys: readonly string[];
+  /** Patterns whose first group, matched on a runner name, is one more key of its signals. */
+  readonly namePatterns: readonly string[];
 }
 
 /**
@@ -29,5 +32,26 @@ export function signalSettings(env: Env): SignalSettings {
     .split(',')
     .map((k) => k.trim())
     .filter(Boolean);
-  return { ttlSeconds, tagKeys };
+  // RUNNER_PRESET names the provisioner; its tag keys and name patterns add to any given by hand.
+  const presetName = env.RUNNER_PRESET?.trim() || undefined;
+  if (presetName !== undefined && !isRunnerPreset(presetName)) {
+    throw new ConfigError(`RUNNER_PRESET: expected one of ${RUNNER_PRESET_NAMES.join(', ')}, got "${presetName}"`);
+  }
+  const preset = presetName === undefined ? undefined : RUNNER_PRESETS[presetName];
+  const namePatterns = (env.RUNNER_NAME_PATTERNS ?? '')
+    .split('\n')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const p of namePatterns) {
+    try {
+      new RegExp(p);
+    } catch (err) {
+      throw new ConfigError(`RUNNER_NAME_PATTERNS: ${(err as Error).message}`);
+    }
+  }
+  return {
+    ttlSeconds,
+    tagKeys: [...new Set([...(preset?.tagKeys ?? []), ...tagKeys])],
+    namePatterns: [...new Set([...(preset?.namePatterns ?? []), ...namePatterns])],
+  };
 }

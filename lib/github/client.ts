@@ -179,7 +179,10 @@ const common = (opts: CommonOptions, retryBaseMs: number) => ({
 });
 
 /** A client authenticated as the App itself: auth-app signs a JWT for the `/app` endpoints. */
-export function createAppClient(opts: AppClientOptions, tokenCache = installationTokenCache()): AppClient {
+export function createAppClient(
+  opts: AppClientOptions,
+  tokenCache: NonNullable<StrategyOptions['cache']> = installationTokenCache(),
+): AppClient {
   const { appId, privateKey } = opts.credentials;
   const client = new AppOctokit({
     ...common(opts, 1000),

@@ -14,6 +14,7 @@ import { MemoryMetrics } from '../obs/ports.js';
 import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
 import { startSweepTimer } from '../reconcile/timer.js';
 import { JobRunnerStore } from '../signals/job-runners.js';
+import { RunnerKeys } from '../signals/runner-keys.js';
 import { createSignalIntake } from '../signals/signal-intake.js';
 import { SignalStore } from '../signals/signal-store.js';
 import { createIntake } from '../webhook/intake.js';
@@ -107,7 +108,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   const dynamo = await startDynamo({ table: TABLE_NAME, ...(opts.dataDir && { path: opts.dataDir }) });
   const ledger = new Ledger(dynamo.client, TABLE_NAME, opts.clock);
-  const signals = new SignalStore(dynamo.client, TABLE_NAME, settings.signalTtlSeconds);
+  const runnerKeys = new RunnerKeys(settings.runnerNamePatterns);
+  const signals = new SignalStore(dynamo.client, TABLE_NAME, settings.signalTtlSeconds, undefined, runnerKeys);
   const maxReceiveCount = opts.maxReceiveCount ?? 5;
   const queue = new EmbeddedFifoQueue({
     name: 'reprise-runs.fifo',
@@ -129,7 +131,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const intake = createIntake({
     secrets: async () => secrets,
     deliveries: ledger,
-    jobs: new JobRunnerStore(dynamo.client, TABLE_NAME),
+    jobs: new JobRunnerStore(dynamo.client, TABLE_NAME, undefined, runnerKeys),
     outcomes,
     queue: enqueue,
     log,

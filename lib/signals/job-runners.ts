@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type JobOnRunner, RunnerJobTable } from '../ledger/runner-jobs.js';
-import { runnerKeysFor } from './runner-keys.js';
+import { RunnerKeys } from './runner-keys.js';
 
 export type { JobOnRunner } from '../ledger/runner-jobs.js';
 
@@ -11,17 +11,22 @@ export type { JobOnRunner } from '../ledger/runner-jobs.js';
 export class JobRunnerStore {
   private readonly jobs: RunnerJobTable;
 
-  constructor(client: DynamoDBClient, table: string, now: () => number = Date.now) {
+  constructor(
+    client: DynamoDBClient,
+    table: string,
+    now: () => number = Date.now,
+    private readonly keys: RunnerKeys = new RunnerKeys(),
+  ) {
     this.jobs = new RunnerJobTable(client, table, now);
   }
 
-  /** One item per runner key (the name and the instance id in it): the signal side looks up either. */
+  /** One item per runner key (the name and the instance id in it): the signal side looks up any. */
   async started(job: JobOnRunner): Promise<void> {
-    for (const key of runnerKeysFor(job.runnerName)) await this.jobs.put(key, job);
+    for (const key of this.keys.for(job.runnerName)) await this.jobs.put(key, job);
   }
 
   async finished(job: JobOnRunner): Promise<void> {
-    for (const key of runnerKeysFor(job.runnerName)) await this.jobs.delete(key, job.jobId);
+    for (const key of this.keys.for(job.runnerName)) await this.jobs.delete(key, job.jobId);
   }
 
   /** Jobs still running on any of these runner keys, each counted once. */

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { RunnerSignalTable, type SignalRecordInput } from '../ledger/runner-signals.js';
 import type { RunnerSignal } from '../model.js';
-import { runnerKeysFor } from './runner-keys.js';
+import { RunnerKeys } from './runner-keys.js';
 
 export type { SignalRecordInput } from '../ledger/runner-signals.js';
 
@@ -22,6 +22,7 @@ export class SignalStore {
     table: string,
     ttlSeconds: number,
     private readonly now: () => number = Date.now,
+    private readonly keys: RunnerKeys = new RunnerKeys(),
   ) {
     this.signals = new RunnerSignalTable(client, table, ttlSeconds, now);
   }
@@ -46,7 +47,7 @@ export class SignalStore {
     const from = new Date(at - window.beforeMs).toISOString();
     const to = new Date(at + window.afterMs).toISOString();
     const out: RunnerSignal[] = [];
-    for (const key of runnerKeysFor(runnerName)) out.push(...(await this.signals.between(key, from, to)));
+    for (const key of this.keys.for(runnerName)) out.push(...(await this.signals.between(key, from, to)));
     return out;
   }
 }

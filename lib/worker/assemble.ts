@@ -7,6 +7,7 @@ import { DynamoPacing } from '../ledger/pacing.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import type { Log, MetricSink } from '../obs/ports.js';
+import { RunnerKeys } from '../signals/runner-keys.js';
 import { SignalStore } from '../signals/signal-store.js';
 import type { WorkerDeps } from './decide-run.js';
 
@@ -35,7 +36,15 @@ export function workerDeps(settings: RuntimeSettings, parts: WorkerParts): Worke
     graphqlUrl: settings.graphqlUrl,
     configSource: new RepoConfigSource(),
     defaults: settings.defaults,
-    signals: parts.signals ?? new SignalStore(parts.dynamo, parts.table, settings.signalTtlSeconds),
+    signals:
+      parts.signals ??
+      new SignalStore(
+        parts.dynamo,
+        parts.table,
+        settings.signalTtlSeconds,
+        undefined,
+        new RunnerKeys(settings.runnerNamePatterns),
+      ),
     signalWindow: settings.signalWindow,
     logHosts: settings.logHosts,
     logWindowBytes: settings.logWindowBytes,

@@ -3,11 +3,14 @@
  * many installations, with some deliveries repeated. The local runtime runs in its own process
  * (as `npm start` does) at the deployed worker concurrency, so its sampled memory is its own.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { GitHubSimulator, tallyReruns } from '../sim/index.js';
 import { runtimeEnv } from './fleet.js';
 import { type Cell, ms, table } from './format.js';
 import { type Delivery, LoadGenerator } from './load.js';
 import { type RequestTally, tally } from './meters.js';
+import { TreeSampler, treeRss } from './process-tree.js';
 import { spawnRuntime } from './spawn-runtime.js';
 
 export interface BurstResult {
@@ -34,6 +37,20 @@ export interface BurstResult {
   readonly runsNotRerun: number;
   readonly duplicatesAbsorbed: { readonly intake: number; readonly queue: number; readonly ledger: number };
   readonly logBytes: number;
+  /** The same kind of burst against `npm start` itself, measured from outside. */
+  readonly startTree?: StartTreeResult;
+}
+
+export interface StartTreeResult {
+  readonly runs: number;
+  readonly installations: number;
+  readonly drainMs: number;
+  /** From the spawn of `npm start` to its "listening" log line. */
+  readonly startMs: number;
+  readonly idleMb: number;
+  /** Peak of the RSS summed over every process under `npm start` (npm, sh, node), read from /proc. */
+  readonly peakMb: number;
+  readonly processes: number;
 }
 
 const mb = (bytes: number) => bytes / (1024 * 1024);
@@ -133,6 +150,88 @@ export async function measureBurst(opts: {
   }
 }
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LISTENING = /"message":"reprise local runtime listening".*?"url":"(http:\/\/[^"]+)"/;
+
+/**
+ * A burst against `npm start` as a user runs it (the compiled runtime, its default worker
+ * concurrency), with the RSS of its whole process tree sampled from /proc every 50 ms.
+ */
+export async function measureStartTree(
+  opts: { latencyMs: number; quick: boolean; runs?: number },
+  command: readonly string[] = ['npm', 'start', '--silent', '--', '--port', '0'],
+): Promise<StartTreeResult> {
+  const runs = opts.runs ?? (opts.quick ? 50 : 300);
+  const installations = opts.quick ? 10 : 30;
+  const sim = await GitHubSimulator.start({ latencyMs: opts.latencyMs });
+  const load = new LoadGenerator(sim);
+  const tenants = Array.from({ length: installations }, (_, i) => load.tenant(i));
+  const ds: Delivery[] = [];
+  for (let i = 0; i < runs; i++) ds.push(await load.delivery(tenants[i % installations]!));
+  const spawnedAt = Date.now();
+  const child = spawn(command[0] as string, command.slice(1), {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...runtimeEnv(sim),
+    },
+    // Its own process group, so stopping it stops npm and everything npm started.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error('npm start: not listening within 120 s')), 120_000);
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out = (out + chunk.toString('utf8')).slice(-65_536);
+        const m = LISTENING.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1] as string);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`npm start exited with ${code}`)));
+    });
+    const startMs = Date.now() - spawnedAt;
+    const idle = treeRss(child.pid as number);
+    const sampler = new TreeSampler(child.pid as number);
+    load.webhookUrl = `${url}/webhook`;
+    sim.resetRequests();
+    const start = Date.now();
+    const answers = await load.stream(ds, 1000 / ds.length);
+    const refused = answers.filter((a) => a.status !== 202 && a.status !== 200);
+    if (refused.length > 0) throw new Error(`npm start: intake answered ${JSON.stringify(refused[0])}`);
+    const deadline = Date.now() + 15 * 60_000;
+    const rerun = () => {
+      const t = tallyReruns(sim.rerunRequests);
+      return ds.filter((d) => (t.get(d.runId)?.accepted ?? 0) > 0).length;
+    };
+    while (rerun() < runs) {
+      if (Date.now() > deadline) throw new Error(`npm start: ${rerun()} of ${runs} runs re-run after 15 minutes`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const drainMs = Date.now() - start;
+    const peak = sampler.stop();
+    return {
+      runs,
+      installations,
+      drainMs,
+      startMs,
+      idleMb: mb(idle.bytes),
+      peakMb: mb(peak.peakBytes),
+      processes: peak.processes,
+    };
+  } finally {
+    if (child.exitCode === null) process.kill(-(child.pid as number), 'SIGTERM');
+    await exited;
+    await sim.close();
+  }
+}
+
 export function printBurst(r: BurstResult): string {
   const d = r.duplicatesAbsorbed;
   const rows: Cell[][] = [
@@ -154,5 +253,16 @@ export function printBurst(r: BurstResult): string {
     ['repeats absorbed by', `intake ${d.intake}, queue dedupe ${d.queue}, ledger claim ${d.ledger}`],
     ['runtime log volume', `${(r.logBytes / 1024).toFixed(0)} KB of JSON lines`],
   ];
+  if (r.startTree) {
+    const t = r.startTree;
+    rows.push(
+      [`npm start: listening after`, `${ms(t.startMs)} ms`],
+      [`npm start: ${t.runs} runs over ${t.installations} installations`, `drained in ${ms(t.drainMs)} ms`],
+      [
+        'npm start: peak RSS of its whole process tree',
+        `${t.peakMb.toFixed(0)} MB over ${t.processes} processes (${t.idleMb.toFixed(0)} MB idle), /proc`,
+      ],
+    );
+  }
   return table(`3. Burst (simulator latency ${r.latencyMs} ms)`, ['measure', 'value'], rows);
 }

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { measureBurst, printBurst } from './burst.js';
+import { measureBurst, measureStartTree, printBurst } from './burst.js';
 import { requestsChart } from './chart.js';
 import { measureColdStart, printColdStart } from './cold-start.js';
 import { estimateCost, printCost } from './cost.js';
@@ -82,8 +82,11 @@ async function main(): Promise<void> {
   if (runs(3)) {
     m.burst = await repeated(
       3,
-      () => measureBurst({ ...opts, workerConcurrency: concurrency }),
-      (r) => r.peakRssMb,
+      async () => ({
+        ...(await measureBurst({ ...opts, workerConcurrency: concurrency })),
+        startTree: await measureStartTree(opts),
+      }),
+      (r) => r.startTree?.peakMb ?? r.peakRssMb,
     );
     console.log(printBurst(m.burst));
   }

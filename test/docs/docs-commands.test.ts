@@ -100,6 +100,21 @@ const RULES: readonly Rule[] = [
     check: async () => (existsSync(join(ROOT, 'package-lock.json')) ? '' : 'no package-lock.json for npm ci'),
   },
   {
+    match: /^npm install [^-]/,
+    how: "installs the package into the reader's own CDK app from the registry: not run here (the package test installs the packed tarball); the names checked against package.json",
+    check: async (command) => {
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        name: string;
+        peerDependencies: Record<string, string>;
+      };
+      const wanted = [pkg.name, ...Object.keys(pkg.peerDependencies)].sort();
+      const named = command.split(/\s+/).slice(2).sort();
+      return JSON.stringify(named) === JSON.stringify(wanted)
+        ? ''
+        : `expected the package and its peer dependencies (${wanted.join(' ')}), got ${named.join(' ')}`;
+    },
+  },
+  {
     match: /^npm (test|run test:faults)$/,
     how: 'the suite this test is part of (or a part of it): not run; the script checked',
     check: async (command, _prelude, w) => {

@@ -1,0 +1,2 @@
+export function buildIsFresh(): boolean;
+export function ensureBuilt(): void;
