@@ -1,9 +1,9 @@
-import { ConfigError } from '../errors.js';
+import { fromEnv, SETTINGS } from './settings-schema.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** How long a runner signal is kept unless SIGNAL_TTL_HOURS says otherwise: a day. */
-export const DEFAULT_SIGNAL_TTL_SECONDS = 24 * 60 * 60;
+export const DEFAULT_SIGNAL_TTL_SECONDS = SETTINGS.signalTtl.default * 3600;
 
 export interface SignalSettings {
   readonly ttlSeconds: number;
@@ -16,18 +16,5 @@ export interface SignalSettings {
  * pull in the GitHub client or the YAML parser.
  */
 export function signalSettings(env: Env): SignalSettings {
-  const raw = env.SIGNAL_TTL_HOURS;
-  let ttlSeconds = DEFAULT_SIGNAL_TTL_SECONDS;
-  if (raw !== undefined && raw !== '') {
-    const hours = Number(raw);
-    if (!Number.isInteger(hours) || hours < 1) {
-      throw new ConfigError(`SIGNAL_TTL_HOURS: expected a whole number ≥ 1, got "${raw}"`);
-    }
-    ttlSeconds = hours * 3600;
-  }
-  const tagKeys = (env.RUNNER_TAG_KEYS ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter(Boolean);
-  return { ttlSeconds, tagKeys };
+  return { ttlSeconds: fromEnv(env, 'signalTtl') * 3600, tagKeys: fromEnv(env, 'runnerTagKeys') };
 }
