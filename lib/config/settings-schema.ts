@@ -45,6 +45,8 @@ export interface Setting<V extends Value = Value> {
   readonly custom?: boolean;
   /** A valid value other than the default, in the setting's own unit: the parity test sets it everywhere. */
   readonly sample?: V;
+  /** The values it takes, for the docs, where the doc line does not say. */
+  readonly values?: string;
   /** What it does, in one line. */
   readonly doc: string;
 }
@@ -213,6 +215,7 @@ export const SETTINGS = {
     parse: bool,
     readBy: [],
     local: false,
+    values: 'boolean',
     doc: '`false` makes every run of the repository `ignored`',
   }),
   workflows: def({
@@ -222,6 +225,7 @@ export const SETTINGS = {
     parse: list(/,/),
     readBy: [],
     local: false,
+    values: 'list of names',
     doc: 'only runs of these workflows (by name) are examined; others are `ignored`',
   }),
   maxAttempts: def({
@@ -234,6 +238,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 7,
+    values: '1–50',
     doc: 'total attempts allowed when an exact signal (spot warning, termination, agent report) proves the loss',
   }),
   textOnlyMaxAttempts: def({
@@ -246,6 +251,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 4,
+    values: '1–50',
     doc: 'total attempts allowed when the only evidence is text; clamped to the exact-signal cap',
   }),
   dryRun: def({
@@ -258,6 +264,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: true,
+    values: 'boolean',
     doc: 'decide and log `dry_run`, never re-run',
   }),
   requireExactSignal: def({
@@ -270,6 +277,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: true,
+    values: 'boolean',
     doc: 'text evidence alone never re-runs (`no_infra_evidence`)',
   }),
   rerunAllFallback: def({
@@ -282,6 +290,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: true,
+    values: 'boolean',
     doc: 'when GitHub refuses to re-run the failed jobs of a run whose candidates were all cancelled, re-run the whole run',
   }),
   staleCheck: def({
@@ -294,6 +303,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 'all',
+    values: '`pull_request`, `all`, `off` (or `true`/`false`)',
     doc: 'which runs are checked for staleness: `pull_request`, `all` or `off`',
   }),
   report: def({
@@ -306,6 +316,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 'check_run',
+    values: '`log`, `check_run`',
     doc: '`log`, or `check_run` for a `reprise` check run on the head commit (the App then needs `checks: write`)',
   }),
   extraPatterns: def({
@@ -321,6 +332,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: ['runner .* evicted', 'node \\S+ drained'],
+    values: 'block of lines, or list',
     doc: 'extra runner-loss regular expressions (RE2 syntax), one per line',
   }),
   ignoreJobs: def({
@@ -335,6 +347,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: ['all-green', 'deploy-*'],
+    values: 'list of names or globs',
     doc: 'job names or globs never examined (comma separated outside the repository file)',
   }),
 
