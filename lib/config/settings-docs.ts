@@ -14,6 +14,9 @@ export interface Table {
 const code = (s: string) => `\`${s}\``;
 const cell = (s: string) => s.replace(/\|/g, '\\|');
 const all = (): Setting[] => SETTING_NAMES.map(settingOf);
+/** A plain value in code, a description ("derived from …") as text. */
+const shownDefault = (s: Setting): string =>
+  s.defaultText !== undefined || s.default === undefined ? defaultText(s) : code(defaultText(s));
 
 const FUNCTION_LABELS = {
   worker: 'worker',
@@ -32,12 +35,7 @@ function readers(s: Setting): string {
 export function environmentTable(): Table {
   const rows = all()
     .filter((s) => s.env !== undefined && (s.local || s.readBy.length > 0))
-    .map((s) => [
-      code(s.env as string),
-      s.doc,
-      s.default === undefined ? defaultText(s) : code(defaultText(s)),
-      readers(s),
-    ]);
+    .map((s) => [code(s.env as string), s.doc, shownDefault(s), readers(s)]);
   return { header: ['variable', 'meaning', 'default', 'read by'], rows };
 }
 
@@ -62,7 +60,7 @@ export function repositoryTable(): Table {
     .map((s) => [
       code(s.repoKey as string),
       s.values ?? '',
-      s.default === undefined ? defaultText(s) : code(defaultText(s)),
+      shownDefault(s),
       [s.env && code(s.env), s.prop && code(s.prop), s.context && code(`-c ${s.context}`)].filter(Boolean).join(', ') ||
         '—',
       s.doc,
