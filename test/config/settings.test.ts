@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, Duration } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { breakerSettings, runtimeSettings } from '../../lib/config/env.js';
@@ -5,6 +7,7 @@ import { applyConfig, BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js'
 import { FUNCTION_NAMES, SETTING_NAMES, SETTINGS, settingOf } from '../../lib/config/settings-schema.js';
 import { signalSettings } from '../../lib/config/signal-settings.js';
 import { propsFromContext } from '../../infra/context.js';
+import { PROJECT_ROOT } from '../../infra/functions.js';
 import { type RepriseProps, resolveProps } from '../../infra/props.js';
 
 const fromContext = (context: Record<string, unknown>) => propsFromContext(new App({ context }).node);
@@ -168,6 +171,23 @@ describe('the functions read only what the schema declares', () => {
       expect([...reads].filter((k) => !envOfSchema.has(k))).toEqual([]);
       for (const env of readBy(fn)) expect(reads, env).toContain(env);
       expect(FUNCTION_NAMES).toContain(fn);
+    },
+  );
+});
+
+describe('the Lambda handlers read settings only through the schema', () => {
+  const dir = join(PROJECT_ROOT, 'functions');
+  // Powertools reads its own two variables; every other setting goes through a schema reader.
+  const schemaEnv = SETTING_NAMES.map((n) => settingOf(n).env).filter(
+    (e): e is string => !!e && !e.startsWith('POWERTOOLS_'),
+  );
+
+  it.each(readdirSync(dir).filter((f) => f.endsWith('.ts')))(
+    'functions/%s reads no schema setting raw from process.env (MAX_RECEIVE_COUNT included)',
+    (file) => {
+      const source = readFileSync(join(dir, file), 'utf8');
+      const raw = [...source.matchAll(/process\.env(?:\.([A-Z_]+)|\[['"]([A-Z_]+)['"]\])/g)].map((m) => m[1] ?? m[2]);
+      expect(raw.filter((v) => schemaEnv.includes(v as string))).toEqual([]);
     },
   );
 });
