@@ -665,6 +665,33 @@ export const SETTINGS = {
     doc: '`destroy` lets `cdk destroy` delete the table, the secrets and the log groups',
   }),
 
+  // The local runtime's listeners (`npm start`; `--port` and `--admin-port` win over them).
+  port: def({
+    env: 'PORT',
+    default: 3000,
+    parse: int(0, 65535),
+    readBy: [],
+    local: true,
+    doc: 'local HTTP port (the one to expose to GitHub)',
+  }),
+  adminPort: def({
+    env: 'ADMIN_PORT',
+    default: undefined,
+    defaultText: 'PORT + 1',
+    parse: int(0, 65535),
+    readBy: [],
+    local: true,
+    doc: 'local operator port (`/decisions`, `/replay`), on 127.0.0.1 only, token required',
+  }),
+  host: def({
+    env: 'HOST',
+    default: '127.0.0.1',
+    parse: text,
+    readBy: [],
+    local: true,
+    doc: 'address the local HTTP port listens on',
+  }),
+
   // Alarm thresholds.
   rerunsPerHourThreshold: def({
     prop: 'alarms.rerunsPerHour',
