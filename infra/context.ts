@@ -30,7 +30,9 @@ function read(node: Node, s: Setting): Value | undefined {
       throw new Error(`context ${key}: expected a number of ${s.contextUnit}, got "${String(raw)}"`);
     return s.parse(convertTime(n, s.contextUnit, s.unit), `context ${key} (${String(raw)} ${s.contextUnit})`);
   }
-  return s.parse(raw, `context ${key}`);
+  // A literal `\n` separates lines too: shells make real newlines awkward in `-c`.
+  const value = s.envSeparator === '\n' && typeof raw === 'string' ? raw.replace(/\\n/g, '\n') : raw;
+  return s.parse(value, `context ${key}`);
 }
 
 function setAt(target: Record<string, unknown>, path: string, value: unknown): void {

@@ -327,8 +327,8 @@ export const SETTINGS = {
     envSeparator: '\n',
     default: [],
     defaultText: 'none',
-    // One pattern per line; a literal `\n` also separates, since shells make real newlines awkward in `-c`.
-    parse: list(/\r?\n|\\n/),
+    // One pattern per line (the context reader also takes a literal `\n`: shells make newlines awkward in `-c`).
+    parse: list(/\r?\n/),
     readBy: ['worker'],
     local: true,
     sample: ['runner .* evicted', 'node \\S+ drained'],
