@@ -31,6 +31,8 @@ export interface JobFacts {
   readonly status: string;
   readonly conclusion: JobConclusion;
   readonly runnerName: string | null;
+  /** When a runner took the job; absent on facts that predate it. */
+  readonly startedAt?: string | null;
   readonly completedAt: string | null;
   /** The attempt this execution of the job belongs to; 0 when GitHub did not say. */
   readonly runAttempt: number;

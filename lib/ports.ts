@@ -3,7 +3,7 @@
  * the flows and faces pass them around. Nothing here does I/O.
  */
 import type { BreakerFacts } from './decide/breaker.js';
-import type { DecisionKind, RerunOutcome, RunMessage } from './model.js';
+import type { DecisionKind, RerunOutcome, RunMessage, SignalKind } from './model.js';
 
 /** The narrow logging and metrics surfaces the domain needs; Powertools implements both. */
 export interface Log {
@@ -186,4 +186,37 @@ export interface RerunBreaker {
   state(installationId: number | null): Promise<BreakerFacts & { readonly tripped: boolean }>;
   /** The breaker as it stands, without opening it. */
   look(installationId: number | null): Promise<BreakerFacts>;
+}
+
+/** A recorded decision as reports read it: without the stored message. */
+export type DecidedAttempt = Omit<AttemptRecord, 'message'>;
+
+/** A re-run attempt's outcome, with the run it belongs to. */
+export interface OutcomeFact extends OutcomeRecord {
+  readonly repository: string;
+  readonly runId: number;
+}
+
+/** One runner signal record (an event is recorded once per runner key of its instance). */
+export interface SignalFact {
+  readonly runnerKey: string;
+  readonly kind: SignalKind;
+  readonly eventTime: string;
+  readonly eventId: string;
+  readonly source: string;
+  readonly instanceId?: string;
+  readonly instanceType?: string;
+  readonly availabilityZone?: string;
+}
+
+/** Everything the ledger holds about a period, for `reprise report`. */
+export interface ReportFacts {
+  readonly decisions: readonly DecidedAttempt[];
+  readonly outcomes: readonly OutcomeFact[];
+  readonly signals: readonly SignalFact[];
+}
+
+export interface ReportLedger {
+  /** Decisions, re-run outcomes and runner signals from `sinceMs` on. */
+  reportFacts(sinceMs: number): Promise<ReportFacts>;
 }

@@ -25,6 +25,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly fetch?: typeof fetch;
   readonly aws?: AwsClients;
+  /** The clock periods are measured back from; tests set it. */
+  readonly now?: () => number;
 }
 
 export type Command = (argv: readonly string[], io: CliIo) => Promise<number>;

@@ -1,5 +1,5 @@
 import { Ledger } from '../ledger/ledger.js';
-import type { DecisionFilter } from '../ledger/ports.js';
+import type { DecisionFilter, ReportFacts } from '../ledger/ports.js';
 import { dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo } from './io.js';
 import { localRequest } from './local-runtime.js';
@@ -9,6 +9,8 @@ import { type DecisionRecord, withoutMessage } from '../replay/replay-guard.js';
 export interface LedgerSource {
   readonly where: string;
   list(filter: DecisionFilter): Promise<DecisionRecord[]>;
+  /** Decisions, re-run outcomes and runner signals since a time, for `reprise report`. */
+  facts(sinceMs: number): Promise<ReportFacts>;
 }
 
 export interface LedgerOptions {
@@ -47,6 +49,13 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
         };
         return body.decisions;
       },
+      facts: async (sinceMs) =>
+        (await localRequest(
+          io,
+          { url: base, dataDir: o.dataDir },
+          'GET',
+          `/report-facts?since=${sinceMs}`,
+        )) as ReportFacts,
     };
   }
   const table = await tableName(io, o);
@@ -55,5 +64,6 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
   return {
     where: `DynamoDB table ${table}`,
     list: async (f) => (await ledger.listDecisions(f)).map(withoutMessage),
+    facts: (sinceMs) => ledger.reportFacts(sinceMs),
   };
 }

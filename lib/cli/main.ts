@@ -5,10 +5,11 @@ import { decisions } from './decisions.js';
 import { explain } from './explain.js';
 import { type CliIo, type Command, println } from './io.js';
 import { replay } from './replay.js';
+import { report } from './report.js';
 import { setup } from './setup.js';
 import { status } from './status.js';
 
-export const COMMANDS: Readonly<Record<string, Command>> = { setup, status, explain, decisions, replay };
+export const COMMANDS: Readonly<Record<string, Command>> = { setup, status, explain, decisions, report, replay };
 
 const HELP = `reprise: operate the reprise GitHub App.
 
@@ -19,6 +20,7 @@ Commands:
   status      check the App's webhook, installations, deliveries, rate limit and recent decisions
   explain     show what reprise decides for a run, and why, without re-running it
   decisions   list recorded decisions
+  report      runs decided, re-run outcomes, minutes lost and interruptions over a period
   replay      redeliver a webhook, or send a run attempt for a new decision
 
 Run "reprise <command> --help" for a command's options. Every command prints plain text,

@@ -26,8 +26,11 @@ export const ATTR = {
   // reclaim marker
   claim: 'claim',
   abandonedAt: 'abandonedAt',
-  // redelivery
+  // redelivery, re-run outcome
   outcome: 'outcome',
+  recordedAt: 'recordedAt',
+  // runner signal
+  eventTime: 'eventTime',
   // breaker
   openUntil: 'openUntil',
   // signal post first-seen marker

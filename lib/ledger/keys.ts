@@ -42,6 +42,11 @@ export const keys = {
   }),
   /** Prefixes a Scan filters on: every run attempt, and nothing else under a run. */
   runAttemptPrefixes: { pk: 'RUN#', sk: 'ATTEMPT#' },
+  /** Prefixes a Scan filters on: re-run outcome markers, runner signals. */
+  rerunOutcomePrefix: 'OUTCOME#',
+  runnerSignalPrefixes: { pk: 'RUNNER#', sk: 'SIGNAL#' },
+  /** The run id in a run's partition key (`RUN#<repoId>#<runId>`). */
+  runIdOf: (pk: string): number => Number(pk.split('#')[2]),
   /** Beside the run attempt: the reconciler released this attempt's orphaned claim once. */
   reclaim: (repoId: number, runId: number, attempt: number): Key => ({
     pk: `RUN#${repoId}#${runId}`,

@@ -9,8 +9,11 @@ import type {
   ReconcileLedger,
   ReconcileStore,
   ReplayLedger,
+  ReportFacts,
+  ReportLedger,
 } from './ports.js';
 import { TableReconcileStore } from './reconcile-store.js';
+import { readReportFacts } from './report-facts.js';
 import { RunAttempts } from './run-attempts.js';
 import { Table } from './table.js';
 
@@ -18,7 +21,7 @@ import { Table } from './table.js';
  * The dedupe and attempt ledger: deliveries the intake accepted, and run attempts from
  * claim to decision. The worker, the intake, the reconciler and the CLI all come through here.
  */
-export class Ledger implements ReconcileLedger, ReplayLedger, DecisionLog {
+export class Ledger implements ReconcileLedger, ReplayLedger, DecisionLog, ReportLedger {
   private readonly table: Table;
   private readonly attempts: RunAttempts;
 
@@ -75,6 +78,11 @@ export class Ledger implements ReconcileLedger, ReplayLedger, DecisionLog {
 
   listDecisions(filter: DecisionFilter = {}): Promise<AttemptRecord[]> {
     return this.attempts.listDecisions(filter);
+  }
+
+  /** Decisions, re-run outcomes and runner signals since a time: what `reprise report` counts. */
+  reportFacts(sinceMs: number): Promise<ReportFacts> {
+    return readReportFacts(this.table, sinceMs);
   }
 
   reconcileStore(now: () => number): ReconcileStore {

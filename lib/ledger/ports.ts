@@ -16,4 +16,9 @@ export type {
   OutcomeRecord,
   RerunOutcomeLog,
   RerunBreaker,
+  DecidedAttempt,
+  OutcomeFact,
+  SignalFact,
+  ReportFacts,
+  ReportLedger,
 } from '../ports.js';

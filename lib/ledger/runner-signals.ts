@@ -14,6 +14,9 @@ export interface SignalRecordInput {
   readonly region?: string;
   readonly account?: string;
   readonly reason?: string;
+  /** From DescribeInstances: the EC2 event names the instance only. */
+  readonly instanceType?: string;
+  readonly availabilityZone?: string;
 }
 
 /** Runner signals (one item per runner key and event) and the first-seen markers of agent posts. */

@@ -33,10 +33,12 @@ function intParam(q: URLSearchParams, key: string): number | undefined | string 
 }
 
 /**
- * Operator routes of the local runtime, for `reprise decisions` and `reprise replay`.
+ * Operator routes of the local runtime, for `reprise decisions`, `reprise report` and `reprise replay`.
  * Served only by the local runtime (which binds 127.0.0.1 by default), never deployed.
  */
-export function adminRoutes(deps: AdminDeps): Record<'GET /decisions' | 'POST /replay', LambdaHttpHandler> {
+export function adminRoutes(
+  deps: AdminDeps,
+): Record<'GET /decisions' | 'GET /report-facts' | 'POST /replay', LambdaHttpHandler> {
   return {
     'GET /decisions': async (event) => {
       const q = new URLSearchParams(event.rawQueryString ?? '');
@@ -51,6 +53,12 @@ export function adminRoutes(deps: AdminDeps): Record<'GET /decisions' | 'POST /r
         ...(limit !== undefined && { limit }),
       });
       return reply(200, { decisions: records.map(withoutMessage) });
+    },
+
+    'GET /report-facts': async (event) => {
+      const since = intParam(new URLSearchParams(event.rawQueryString ?? ''), 'since');
+      if (typeof since !== 'number') return reply(400, { error: since ?? 'since: required (epoch ms)' });
+      return reply(200, await deps.ledger.reportFacts(since));
     },
 
     'POST /replay': async (event) => {

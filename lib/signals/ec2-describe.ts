@@ -19,6 +19,11 @@ export function ec2Describe(client: EC2Client): DescribeInstance {
     if (!instance) return undefined;
     const tags: Record<string, string> = {};
     for (const t of instance.Tags ?? []) if (t.Key && t.Value) tags[t.Key] = t.Value;
-    return { tags, ...(instance.PrivateDnsName && { privateDnsName: instance.PrivateDnsName }) };
+    return {
+      tags,
+      ...(instance.PrivateDnsName && { privateDnsName: instance.PrivateDnsName }),
+      ...(instance.InstanceType && { instanceType: instance.InstanceType }),
+      ...(instance.Placement?.AvailabilityZone && { availabilityZone: instance.Placement.AvailabilityZone }),
+    };
   };
 }

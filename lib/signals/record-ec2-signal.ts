@@ -2,7 +2,7 @@ import type { Log, MetricSink } from '../obs/ports.js';
 import type { Ec2Event } from './ec2-events.js';
 import { parseEc2Event } from './ec2-events.js';
 import type { DescribeInstance } from './runner-identities.js';
-import { runnerIdentities } from './runner-identities.js';
+import { describeRunnerInstance } from './runner-identities.js';
 import type { JobOnRunner } from './job-runners.js';
 import type { SignalRecordInput } from './signal-store.js';
 
@@ -44,7 +44,7 @@ export function createEc2SignalHandler(deps: Ec2SignalDeps): (event: Ec2Event) =
       return { recorded: 0, ignored: parsed.ignored };
     }
     const s = parsed.signal;
-    const keys = await runnerIdentities(s.instanceId, deps);
+    const { keys, placement } = await describeRunnerInstance(s.instanceId, deps);
     let recorded = 0;
     for (const runnerKey of keys) {
       const isNew = await deps.store.record({
@@ -57,6 +57,7 @@ export function createEc2SignalHandler(deps: Ec2SignalDeps): (event: Ec2Event) =
         region: s.region,
         account: s.account,
         reason: s.reason,
+        ...placement,
       });
       if (isNew) {
         recorded++;
@@ -69,6 +70,8 @@ export function createEc2SignalHandler(deps: Ec2SignalDeps): (event: Ec2Event) =
       interrupted_jobs: interrupted.map((j) => ({ job_id: j.jobId, run_id: j.runId, repository: j.repository })),
       kind: s.kind,
       instance_id: s.instanceId,
+      ...(placement.instanceType && { instance_type: placement.instanceType }),
+      ...(placement.availabilityZone && { availability_zone: placement.availabilityZone }),
       event_id: s.eventId,
       event_time: s.eventTime,
       reason: s.reason,

@@ -5,6 +5,15 @@ export interface InstanceFacts {
   /** The Kubernetes node name on EKS (e.g. `ip-10-0-1-23.ec2.internal`). */
   readonly privateDnsName?: string;
   readonly tags: Readonly<Record<string, string>>;
+  /** Recorded with each signal, so losses can be counted by instance type and zone. */
+  readonly instanceType?: string;
+  readonly availabilityZone?: string;
+}
+
+/** Where an interrupted instance ran: what the EC2 event itself does not say. */
+export interface InstancePlacement {
+  readonly instanceType?: string;
+  readonly availabilityZone?: string;
 }
 
 /** Looks an instance up; undefined when EC2 no longer knows it. */
@@ -38,6 +47,14 @@ export function identitiesFrom(
  * key alone covers fleets that name runners `<prefix><instance-id>`.
  */
 export async function runnerIdentities(instanceId: string, lookup: IdentityLookup): Promise<string[]> {
+  return (await describeRunnerInstance(instanceId, lookup)).keys;
+}
+
+/** The instance's runner keys and its placement, from one DescribeInstances call. */
+export async function describeRunnerInstance(
+  instanceId: string,
+  lookup: IdentityLookup,
+): Promise<{ keys: string[]; placement: InstancePlacement }> {
   let facts: InstanceFacts | undefined;
   try {
     facts = await lookup.describe(instanceId);
@@ -49,5 +66,11 @@ export async function runnerIdentities(instanceId: string, lookup: IdentityLooku
       error_name: (err as Error).name,
     });
   }
-  return identitiesFrom(instanceId, facts, lookup.tagKeys);
+  return {
+    keys: identitiesFrom(instanceId, facts, lookup.tagKeys),
+    placement: {
+      ...(facts?.instanceType && { instanceType: facts.instanceType }),
+      ...(facts?.availabilityZone && { availabilityZone: facts.availabilityZone }),
+    },
+  };
 }

@@ -376,7 +376,15 @@ async function record(
   if (o.decision === 'budget_exhausted') deps.metrics.count('BudgetExhausted');
   const kept = await deps.ledger.finalise(msg, deps.owner, o.decision, o.reason, {
     requests: api.requests,
-    jobs: o.verdicts.map((v) => ({ name: v.job.name, verdict: v.verdict, source: v.source })),
+    // The workflow and each job's own times: `reprise report` counts the minutes lost from them.
+    workflow: msg.workflow.name,
+    jobs: o.verdicts.map((v) => ({
+      name: v.job.name,
+      verdict: v.verdict,
+      source: v.source,
+      ...(v.job.startedAt && { startedAt: v.job.startedAt }),
+      ...(v.job.completedAt && { completedAt: v.job.completedAt }),
+    })),
   });
   if (!kept) deps.log.warn('claim was lost before the decision was recorded', line);
   return { decision: o.decision, reason: o.reason, requests: api.requests, verdicts: o.verdicts };

@@ -13,11 +13,12 @@ import { estimateCost, printCost } from './cost.js';
 import { type Deployment, readDeployment } from './deployment.js';
 import { table } from './format.js';
 import { evaluateGoals, type Measured } from './goals.js';
-import { measureIntake, printIntake } from './intake.js';
+import { INTAKE_OWN, measureIntake, printIntake } from './intake.js';
 import { measureLatency, printLatency } from './latency.js';
 import { HELP, parseOptions } from './options.js';
 import { measureRequests, printRequests } from './requests.js';
 import { measureWave, printWave } from './wave.js';
+import { medianRun } from './repeat.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -61,16 +62,37 @@ async function main(): Promise<void> {
     m.requests = await timed('section 1', () => measureRequests(opts));
     console.log(printRequests(m.requests));
   }
+  const repeats: Record<string, readonly number[]> = {};
+  /** A timed section, run `--repeat` times; the median run (by `key`) is printed and judged. */
+  const repeated = async <T>(n: number, measure: () => Promise<T>, key: (r: T) => number): Promise<T> => {
+    const r = await medianRun(opts.repeat, () => timed(`section ${n}`, measure), key);
+    repeats[n] = r.keys;
+    if (opts.repeat > 1)
+      console.log(`(section ${n}: median of ${opts.repeat} runs: ${r.keys.map((k) => k.toFixed(1)).join(', ')})`);
+    return r.median;
+  };
   if (runs(2)) {
-    m.latency = await timed('section 2', () => measureLatency({ ...opts, workerConcurrency: concurrency }));
+    m.latency = await repeated(
+      2,
+      () => measureLatency({ ...opts, workerConcurrency: concurrency }),
+      (r) => r.streams[0]!.latency.p50,
+    );
     console.log(printLatency(m.latency));
   }
   if (runs(3)) {
-    m.burst = await timed('section 3', () => measureBurst({ ...opts, workerConcurrency: concurrency }));
+    m.burst = await repeated(
+      3,
+      () => measureBurst({ ...opts, workerConcurrency: concurrency }),
+      (r) => r.peakRssMb,
+    );
     console.log(printBurst(m.burst));
   }
   if (runs(4) || runs(6)) {
-    m.intake = await timed('section 4', () => measureIntake(opts));
+    m.intake = await repeated(
+      4,
+      () => measureIntake(opts),
+      (r) => r.variants.find((v) => v.name === INTAKE_OWN)?.perRequest.p99 ?? Number.NaN,
+    );
     console.log(printIntake(m.intake));
   }
   if (runs(5)) {
@@ -78,7 +100,11 @@ async function main(): Promise<void> {
     console.log(printColdStart(m.coldStart));
   }
   if (runs(7)) {
-    m.wave = await timed('section 7', () => measureWave(opts));
+    m.wave = await repeated(
+      7,
+      () => measureWave(opts),
+      (r) => r.drainMs,
+    );
     console.log(printWave(m.wave));
   }
   const cost =
@@ -87,6 +113,7 @@ async function main(): Promise<void> {
       : undefined;
   if (cost) console.log(printCost(cost));
 
+  m.repeats = repeats;
   const goals = evaluateGoals(m);
   console.log(
     table(

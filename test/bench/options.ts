@@ -7,9 +7,11 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** Sections to run (1–7); all when absent. */
   readonly only?: ReadonlySet<number>;
+  /** Runs of each timed section (2, 3, 4, 7); its goals are judged on the median run. */
+  readonly repeat: number;
 }
 
-export const HELP = `npm run bench -- [--latency MS] [--quick] [--only 1,2,...]
+export const HELP = `npm run bench -- [--latency MS] [--quick] [--only 1,2,...] [--repeat N]
 
 Measures reprise against the GitHub simulator and writes bench/results.json and
 docs/performance-requests.svg. Sections: 1 GitHub requests per decision,
@@ -19,7 +21,9 @@ docs/performance-requests.svg. Sections: 1 GitHub requests per decision,
 
   --latency MS   latency of every simulated GitHub request (default 100)
   --quick        smaller counts (a smoke run, well under a minute)
-  --only LIST    run only these sections, e.g. --only 1,4,6`;
+  --only LIST    run only these sections, e.g. --only 1,4,6
+  --repeat N     runs of each timed section (2, 3, 4, 7), judged on the median
+                 run (default 3; 1 with --quick, and fewer than 3 are not judged)`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   const { values } = parseArgs({
@@ -28,6 +32,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       latency: { type: 'string' },
       quick: { type: 'boolean' },
       only: { type: 'string' },
+      repeat: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -43,5 +48,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       if (!Number.isInteger(n) || n < 1 || n > 7) throw new Error(`--only: sections are 1 to 7, got "${values.only}"`);
     }
   }
-  return { latencyMs, quick: values.quick ?? false, ...(only && { only }) };
+  const quick = values.quick ?? false;
+  const repeat = Number(values.repeat ?? (quick ? 1 : 3));
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 9) {
+    throw new Error(`--repeat: expected a whole number of runs from 1 to 9, got "${values.repeat}"`);
+  }
+  return { latencyMs, quick, repeat, ...(only && { only }) };
 }

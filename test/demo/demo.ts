@@ -1,7 +1,13 @@
 /**
  * `npm run demo`: the local runtime against the GitHub simulator, fed signed webhooks for
- * the runs platform teams see every day, and a table of what reprise made of each.
+ * the runs platform teams see every day, and a table of what reprise made of each. Then
+ * `reprise report` writes its HTML page (`--report FILE`, default a temporary directory).
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { report } from '../../lib/cli/report.js';
 import type { SimRunSpec } from '../sim/index.js';
 import { exitAnnotation, lostAnnotation, lostJob } from '../support/evidence.js';
 import { INSTALLATION_ID } from '../support/harness.js';
@@ -68,14 +74,23 @@ function table(rows: string[][]): string {
   return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
+/** Minutes a lost job ran before its runner went away, so the report has losses to show. */
+const RAN_MINUTES = [42, 17, 25, 8, 31, 12];
+
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { report: { type: 'string' } } });
+  const reportFile = values.report
+    ? resolve(values.report)
+    : join(mkdtempSync(join(tmpdir(), 'reprise-demo-')), 'report.html');
   const { sim, rt, outcomes, close } = await startLocal({ secret: SECRET, retryBaseMs: 1000 });
   console.log(`reprise demo: local runtime at ${rt.url}, GitHub simulator at ${sim.url}\n`);
 
   const rows = [['scenario', 'run', 'verdicts', 'decision', 'expected', 'calls on GitHub']];
   let failures = 0;
   for (const [i, s] of SCENARIOS.entries()) {
-    const run = sim.addRun({ repo: `acme/service-${i + 1}`, ...s.run });
+    const ranFrom = new Date(Date.now() - (RAN_MINUTES[i] ?? 10) * 60_000).toISOString();
+    const jobs = s.run.jobs.map((j) => (j.conclusion === 'failure' ? { ...j, startedAt: ranFrom } : j));
+    const run = sim.addRun({ repo: `acme/service-${i + 1}`, ...s.run, jobs });
     sim.resetRequests();
     const delivery = await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, run.id, INSTALLATION_ID));
     for (let n = 0; n < (s.deliveries ?? 1); n++) {
@@ -108,6 +123,18 @@ async function main(): Promise<void> {
   console.log(table(rows));
   const reruns = sim.reruns.length;
   console.log(`\n${SCENARIOS.length} runs, ${reruns} re-run call(s) made, ${failures} mismatch(es).`);
+
+  // The re-runs' completed attempts come back as webhooks: a green one is recorded as recovered.
+  for (const runId of new Set(sim.reruns.map((r) => r.runId))) {
+    const d = await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, runId, INSTALLATION_ID));
+    await post(`${rt.url}/webhook`, d);
+  }
+  // An attempt that came back red is decided again, and its outcome recorded then.
+  await rt.poller.drain(15_000);
+  console.log('');
+  const io = { stdout: process.stdout, stderr: process.stderr, env: { REPRISE_ADMIN_TOKEN: rt.adminToken } };
+  if ((await report(['--local', rt.adminUrl, '--since', '1h', '--html', reportFile], io)) !== 0) failures++;
+  console.log(`\nOpen the report: ${reportFile}`);
   await close();
   if (failures > 0) process.exitCode = 1;
 }

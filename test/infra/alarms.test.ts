@@ -1,4 +1,5 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DECISIONS } from '../../infra/metrics.js';
 import { logicalId, resourcesOf, synthReprise } from './synth.js';
@@ -136,6 +137,19 @@ describe('alarms with default thresholds', () => {
       },
     });
     t.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+});
+
+describe('the runbook', () => {
+  it('every alarm of the stack has an entry in docs/operations.md, and every entry is an alarm of the stack', () => {
+    const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## When an alarm fires'));
+    const documented = new Set(
+      [...section.matchAll(/^\| (.+?) \|/gm)].flatMap((m) => [...m[1]!.matchAll(/`(\w+)`/g)].map((n) => n[1]!)),
+    );
+    const deployed = alarms(t).map(([id]) => id.replace(/^RepriseAlarms/, '').replace(/[A-F0-9]{8}$/, ''));
+    expect(deployed.length).toBeGreaterThan(10);
+    expect([...documented].sort()).toEqual([...new Set(deployed)].sort());
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Operator routes behind a key, off the public path. The port a tunnel exposes to GitHub serves
- * `/webhook`, `/signals` and `/healthz` only; `GET /decisions` and `POST /replay` listen on a
+ * `/webhook`, `/signals` and `/healthz` only; `GET /decisions`, `GET /report-facts` and `POST /replay` listen on a
  * loopback port and ask for the token the runtime keeps in its data directory, which the CLI reads.
  */
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import { type LocalSetup, startLocal } from '../support/local.js';
 
 const ADMIN_ROUTES = [
   ['GET', '/decisions'],
+  ['GET', '/report-facts'],
   ['POST', '/replay'],
 ] as const;
 

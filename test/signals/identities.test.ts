@@ -93,6 +93,26 @@ describe('runner identities of an interrupted instance', () => {
     expect(log.named('instance not found; recording the instance id only')).toHaveLength(1);
   });
 
+  it('records the instance type and availability zone with every record of the signal', async () => {
+    const placed: DescribeInstance = async () => ({
+      tags: {},
+      privateDnsName: DNS,
+      instanceType: 'm7i.large',
+      availabilityZone: 'us-east-2a',
+    });
+    const { items, log } = await record(placed);
+    expect(items).toHaveLength(2);
+    for (const i of items) expect(i).toMatchObject({ instanceType: 'm7i.large', availabilityZone: 'us-east-2a' });
+    expect(log.named('EC2 signal recorded')[0]).toMatchObject({
+      instance_type: 'm7i.large',
+      availability_zone: 'us-east-2a',
+    });
+    // An instance EC2 no longer knows is recorded without them, not with blanks.
+    const gone = await record(async () => undefined);
+    expect(gone.items[0]).not.toHaveProperty('instanceType');
+    expect(gone.items[0]).not.toHaveProperty('availabilityZone');
+  });
+
   it('ignores blank tag values and DNS names', () => {
     expect(identitiesFrom(INSTANCE_ID, { tags: { k: '  ' }, privateDnsName: '' }, ['k', 'missing'])).toEqual([
       INSTANCE_ID,
@@ -135,6 +155,23 @@ describe('ec2Describe', () => {
     });
     expect(sent[0]).toBeInstanceOf(DescribeInstancesCommand);
     expect((sent[0] as DescribeInstancesCommand).input).toEqual({ InstanceIds: [INSTANCE_ID] });
+  });
+
+  it('reads the instance type and availability zone', async () => {
+    const { client } = clientAnswering(async () => ({
+      Reservations: [
+        {
+          Instances: [
+            { InstanceId: INSTANCE_ID, InstanceType: 'c6a.xlarge', Placement: { AvailabilityZone: 'eu-west-1b' } },
+          ],
+        },
+      ],
+    }));
+    expect(await ec2Describe(client)(INSTANCE_ID)).toEqual({
+      tags: {},
+      instanceType: 'c6a.xlarge',
+      availabilityZone: 'eu-west-1b',
+    });
   });
 
   it('answers undefined for an instance EC2 no longer knows, and throws other errors', async () => {

@@ -30,7 +30,7 @@ function freshRunnerName(model: SimModel, old: string | null): string {
 }
 
 function nextSpec(model: SimModel, run: SimRun, job: SimJob, attempt: number): SimJobSpec {
-  if (run.onRerun === 'same') return { ...job.spec, status: undefined, completedAt: undefined };
+  if (run.onRerun === 'same') return { ...job.spec, status: undefined, startedAt: undefined, completedAt: undefined };
   const base: SimJobSpec = {
     name: job.name,
     conclusion: 'success',

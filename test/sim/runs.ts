@@ -46,7 +46,7 @@ export function buildJob(
   const completedAt = completed ? (spec.completedAt ?? at.completedAt) : null;
   const runnerName =
     spec.runnerName !== undefined ? spec.runnerName : status === 'queued' ? null : f.defaultRunnerName();
-  const started = Date.parse(at.createdAt) + 4000;
+  const started = spec.startedAt ? Date.parse(spec.startedAt) : Date.parse(at.createdAt) + 4000;
   const startedAt = iso(completedAt ? Math.min(started, Date.parse(completedAt)) : started);
   const resolved: SimJobSpec = { ...spec, runnerName };
   return {

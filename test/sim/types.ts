@@ -23,6 +23,8 @@ export interface SimJobSpec {
   log?: string | null | { status: 404 | 410 };
   /** ISO time; default: the run's updated time. */
   completedAt?: string;
+  /** ISO time a runner took the job; default: 4 s after the run was created. */
+  startedAt?: string;
   /** Runner labels; default ['self-hosted', 'linux', 'x64']. */
   labels?: string[];
   /** Names of jobs this one depends on: a re-run of a dependency re-runs it too. */

@@ -1,0 +1,252 @@
+import { table } from './io.js';
+import {
+  type Count,
+  type Loss,
+  OUTCOME_SHARES,
+  type OutcomeShare,
+  recoveredShare,
+  type Report,
+} from './report-data.js';
+
+const minutes = (n: number): string => `${n.toLocaleString('en-US', { maximumFractionDigits: 1 })} min`;
+const money = (n: number, places = 2): string =>
+  `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: places })}`;
+/** A price per minute keeps its fractions of a cent. */
+const price = (n: number): string => money(n, 6);
+const percent = (share: number | undefined): string => (share === undefined ? '—' : `${Math.round(share * 100)}%`);
+const day = (iso: string): string => iso.replace(/:\d{2}\.\d{3}Z$/, 'Z').replace('T', ' ');
+
+/** The report as plain text, for a terminal. */
+export function reportText(r: Report, where: string): string {
+  const out: string[] = [];
+  out.push(`reprise report: ${day(r.period.since)} to ${day(r.period.until)} (${where})`, '');
+  out.push(`Runs decided: ${r.decisions.total}`);
+  if (r.decisions.total > 0) out.push(indent(table(['DECISION', 'RUNS'], r.decisions.byDecision.map(countRow))));
+  out.push('');
+  const o = r.reruns.outcomes;
+  out.push(
+    `Re-runs: ${r.reruns.total} (recovered ${percent(recoveredShare(r))} of those finished)`,
+    indent(
+      table(
+        ['OUTCOME', 'RE-RUNS'],
+        OUTCOME_SHARES.map((s) => [s, String(o[s])]),
+      ),
+    ),
+    '',
+  );
+  const untimed = r.lost.jobsWithoutTimes > 0 ? `, ${r.lost.jobsWithoutTimes} without times` : '';
+  out.push(
+    `Runner minutes lost to infrastructure: ${minutes(r.lost.minutes)} over ${r.lost.jobs} job(s)${untimed}`,
+    `Estimated cost: ${money(r.lost.cost)} at ${price(r.lost.pricePerMinute)} per minute`,
+    '',
+  );
+  out.push(`Interruptions (spot interruption warnings, one per instance): ${r.interruptions.total}`);
+  if (r.interruptions.total > 0) {
+    out.push(indent(table(['INSTANCE TYPE', 'INTERRUPTIONS'], r.interruptions.byInstanceType.map(countRow))));
+    out.push(indent(table(['AVAILABILITY ZONE', 'INTERRUPTIONS'], r.interruptions.byZone.map(countRow))));
+  }
+  out.push('');
+  out.push('Repositories losing the most minutes:');
+  out.push(
+    r.topRepositories.length === 0
+      ? '  none'
+      : indent(table(['REPOSITORY', 'MINUTES', 'JOBS'], r.topRepositories.map(lossRow))),
+  );
+  out.push('', 'Workflows losing the most minutes:');
+  out.push(
+    r.topWorkflows.length === 0
+      ? '  none'
+      : indent(
+          table(
+            ['REPOSITORY', 'WORKFLOW', 'MINUTES', 'JOBS'],
+            r.topWorkflows.map((w) => [w.repository, w.workflow, String(w.minutes), String(w.jobs)]),
+          ),
+        ),
+  );
+  return out.join('\n');
+}
+
+const indent = (s: string): string =>
+  s
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
+const countRow = (c: Count): string[] => [c.name, String(c.count)];
+const lossRow = (l: Loss): string[] => [l.name, String(l.minutes), String(l.jobs)];
+
+const esc = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export const OUTCOME_COLOURS: Readonly<Record<OutcomeShare, string>> = {
+  recovered: '#2da44e',
+  lost_again: '#d4762c',
+  failed: '#cf222e',
+  cancelled: '#8c959f',
+  pending: '#8fb8de',
+};
+
+const WIDTH = 560;
+
+/** Horizontal bars, one row per item; none when every value is zero. */
+function barChart(
+  title: string,
+  rows: readonly { label: string; value: number; shown: string }[],
+  colour: string,
+): string {
+  const data = rows.filter((r) => r.value > 0);
+  if (data.length === 0) return section(title, '<p class="empty">Nothing in this period.</p>');
+  const max = Math.max(...data.map((r) => r.value));
+  const labelW = 200;
+  const valueW = 90;
+  const barMax = WIDTH - labelW - valueW;
+  const rowH = 26;
+  const bars = data
+    .map((r, i) => {
+      const y = i * rowH;
+      const w = Math.max(2, (r.value / max) * barMax);
+      return (
+        `<text x="${labelW - 8}" y="${y + 17}" text-anchor="end" class="label">${esc(clip(r.label, 30))}</text>` +
+        `<rect class="mark" x="${labelW}" y="${y + 4}" width="${w.toFixed(1)}" height="${rowH - 8}" rx="3" fill="${colour}"><title>${esc(r.label)}: ${esc(r.shown)}</title></rect>` +
+        `<text x="${(labelW + w + 6).toFixed(1)}" y="${y + 17}" class="value">${esc(r.shown)}</text>`
+      );
+    })
+    .join('');
+  return section(title, svg(WIDTH, data.length * rowH, title, bars));
+}
+
+const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+const svg = (w: number, h: number, title: string, body: string): string =>
+  `<svg role="img" aria-label="${esc(title)}" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" xmlns="http://www.w3.org/2000/svg">${body}</svg>`;
+
+const section = (title: string, body: string): string => `<section><h2>${esc(title)}</h2>${body}</section>`;
+
+/** Minutes lost per hour, day or week of the period: one column each. */
+function overTimeChart(r: Report): string {
+  const title = `Runner minutes lost per ${r.period.bucket}`;
+  const points = r.overTime;
+  const max = Math.max(0, ...points.map((p) => p.minutes));
+  if (max === 0) return section(title, '<p class="empty">No minutes lost in this period.</p>');
+  const h = 180;
+  const left = 44;
+  const bottom = 22;
+  const plotW = WIDTH * 1.6 - left;
+  const step = plotW / points.length;
+  const barW = Math.max(1, step * 0.8);
+  const y = (v: number) => (h - bottom) * (1 - v / max);
+  const cols = points
+    .map((p, i) => {
+      if (p.minutes <= 0) return '';
+      const top = y(p.minutes);
+      return `<rect class="mark" x="${(left + i * step).toFixed(1)}" y="${top.toFixed(1)}" width="${barW.toFixed(1)}" height="${(h - bottom - top).toFixed(1)}" fill="#d4762c"><title>${esc(day(p.start))}: ${esc(minutes(p.minutes))}, ${p.jobs} job(s)</title></rect>`;
+    })
+    .join('');
+  const axis =
+    `<line x1="${left}" y1="${h - bottom}" x2="${left + plotW}" y2="${h - bottom}" class="axis"/>` +
+    `<text x="${left - 6}" y="10" text-anchor="end" class="value">${esc(String(Math.round(max)))}</text>` +
+    `<text x="${left - 6}" y="${h - bottom}" text-anchor="end" class="value">0</text>`;
+  const ticks = [0, Math.floor((points.length - 1) / 2), points.length - 1]
+    .filter((v, i, a) => a.indexOf(v) === i)
+    .map((i, n, all) => {
+      const anchor = n === 0 ? 'start' : n === all.length - 1 ? 'end' : 'middle';
+      const x = left + i * step + (anchor === 'end' ? barW : anchor === 'middle' ? barW / 2 : 0);
+      const label = r.period.bucket === 'hour' ? day(points[i]!.start) : points[i]!.start.slice(0, 10);
+      return `<text x="${x.toFixed(1)}" y="${h - 4}" text-anchor="${anchor}" class="label">${esc(label)}</text>`;
+    })
+    .join('');
+  return section(title, svg(WIDTH * 1.6, h, title, axis + cols + ticks));
+}
+
+/** The re-runs' outcomes as one bar split into shares, with a legend. */
+function outcomesChart(r: Report): string {
+  const title = 'What became of the re-runs';
+  const total = r.reruns.total;
+  if (total === 0) return section(title, '<p class="empty">No re-runs in this period.</p>');
+  let x = 0;
+  const parts = OUTCOME_SHARES.filter((s) => r.reruns.outcomes[s] > 0).map((s) => {
+    const n = r.reruns.outcomes[s];
+    const w = (n / total) * WIDTH;
+    const part = `<rect class="mark" x="${x.toFixed(1)}" y="0" width="${w.toFixed(1)}" height="34" fill="${OUTCOME_COLOURS[s]}"><title>${s}: ${n} of ${total}</title></rect>`;
+    x += w;
+    return part;
+  });
+  const legend = OUTCOME_SHARES.map(
+    (s) =>
+      `<li><span class="swatch" style="background:${OUTCOME_COLOURS[s]}"></span>${esc(s.replace('_', ' '))} <b>${r.reruns.outcomes[s]}</b> <span class="muted">(${percent(r.reruns.outcomes[s] / total)})</span></li>`,
+  ).join('');
+  return section(title, `${svg(WIDTH, 34, title, parts.join(''))}<ul class="legend">${legend}</ul>`);
+}
+
+const card = (label: string, value: string, note = ''): string =>
+  `<div class="card"><div class="big">${esc(value)}</div><div>${esc(label)}</div>${note && `<div class="muted">${esc(note)}</div>`}</div>`;
+
+const STYLE = `
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#f6f8fa;margin:0;padding:24px}
+main{max-width:980px;margin:0 auto}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:0 0 10px}
+.muted{color:#656d76;font-size:13px}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px;margin:18px 0}
+.card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:12px 14px}
+.big{font-size:26px;font-weight:650}
+section{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:14px 16px;margin:0 0 14px;overflow-x:auto}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:14px;margin:0 0 14px}
+.grid section{margin:0}
+svg{display:block;max-width:100%;height:auto}
+.label{font-size:12px;fill:#1f2328}.value{font-size:12px;fill:#656d76}.axis{stroke:#8c959f}
+.legend{list-style:none;padding:0;margin:10px 0 0;display:flex;flex-wrap:wrap;gap:6px 18px;font-size:13px}
+.swatch{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:6px;vertical-align:-1px}
+.empty{color:#656d76;margin:0}
+footer{margin-top:18px}
+`;
+
+/** One self-contained page: inline CSS and SVG, no script, nothing loaded from anywhere. */
+export function reportHtml(r: Report, where: string): string {
+  const share = recoveredShare(r);
+  const cards = [
+    card('runs decided', String(r.decisions.total)),
+    card('re-runs', String(r.reruns.total), `${percent(share)} recovered of those finished`),
+    card('runner minutes lost', minutes(r.lost.minutes), `${r.lost.jobs} job(s) lost to infrastructure`),
+    card('estimated cost', money(r.lost.cost), `at ${price(r.lost.pricePerMinute)} per minute`),
+    card('interruptions', String(r.interruptions.total), 'spot interruption warnings'),
+  ].join('');
+  const losses = (l: Loss) => ({ label: l.name, value: l.minutes, shown: minutes(l.minutes) });
+  const counts = (c: Count) => ({ label: c.name, value: c.count, shown: String(c.count) });
+  const charts = [
+    overTimeChart(r),
+    `<div class="grid">${outcomesChart(r)}${barChart('Decisions', r.decisions.byDecision.map(counts), '#57606a')}</div>`,
+    `<div class="grid">${barChart('Repositories losing the most minutes', r.topRepositories.map(losses), '#cf222e')}${barChart(
+      'Workflows losing the most minutes',
+      r.topWorkflows.map(losses),
+      '#bf3989',
+    )}</div>`,
+    `<div class="grid">${barChart('Interruptions by instance type', r.interruptions.byInstanceType.map(counts), '#0969da')}${barChart(
+      'Interruptions by availability zone',
+      r.interruptions.byZone.map(counts),
+      '#8250df',
+    )}</div>`,
+  ].join('');
+  const untimed =
+    r.lost.jobsWithoutTimes > 0
+      ? ` ${r.lost.jobsWithoutTimes} lost job(s) were recorded without start and end times and count no minutes.`
+      : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>reprise report: ${esc(day(r.period.since))} to ${esc(day(r.period.until))}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<h1>reprise report</h1>
+<div class="muted">${esc(day(r.period.since))} to ${esc(day(r.period.until))} · ${esc(where)}</div>
+<div class="cards">${cards}</div>
+${charts}
+<footer class="muted">Minutes lost are the lost jobs' own running times; the cost is those minutes at the given price per minute.${esc(untimed)} Interruptions count each instance with a spot interruption warning once.</footer>
+</main>
+</body>
+</html>
+`;
+}
