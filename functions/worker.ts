@@ -41,7 +41,7 @@ async function build() {
       owner,
       leaseMs: 5 * 60_000,
     }),
-    maxReceiveCount: Number(process.env.MAX_RECEIVE_COUNT ?? 5),
+    maxReceiveCount: settings.maxReceiveCount,
     defer: async (record, seconds) => {
       const queueUrl = queueUrlOf(record.eventSourceARN);
       await sqs.send(

@@ -2,8 +2,19 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { compileExtraPatterns } from '../lib/classify/patterns.js';
 import { WebhookAccess } from './webhook-access.js';
+import type { RunnerPreset } from '../lib/config/runner-presets.js';
 import { graphqlUrlFor } from '../lib/config/github-settings.js';
-import { isRunnerPreset, RUNNER_PRESET_NAMES, type RunnerPreset } from '../lib/config/runner-presets.js';
+import {
+  type FunctionName,
+  type Setting,
+  type SettingName,
+  type SettingValues,
+  type TimeUnit,
+  type Value,
+  SETTING_NAMES,
+  settingOf,
+  toEnvValue,
+} from '../lib/config/settings-schema.js';
 
 /** Alarm thresholds. Every alarm notifies the stack's SNS topic. */
 export interface RepriseAlarmThresholds {
@@ -86,6 +97,36 @@ export interface RepriseProps {
    * @default []
    */
   readonly extraPatterns?: readonly string[];
+  /**
+   * Job names or globs never examined (`*` matches any text), e.g. aggregate jobs that mirror their `needs`.
+   * @default []
+   */
+  readonly ignoreJobs?: readonly string[];
+  /**
+   * When GitHub refuses to re-run the failed jobs of a run whose candidates were all cancelled, re-run the whole run.
+   * @default false
+   */
+  readonly rerunAllFallback?: boolean;
+  /**
+   * Which runs are checked for staleness.
+   * @default 'pull_request'
+   */
+  readonly staleCheck?: 'pull_request' | 'all' | 'off';
+  /**
+   * Where decisions are reported: the log, or also a `reprise` check run (the App then needs `checks: write`).
+   * @default 'log'
+   */
+  readonly report?: 'log' | 'check_run';
+  /**
+   * `owner/name` of the repositories reprise may re-run; runs of any other repository are `ignored`.
+   * @default - every repository the App is installed on
+   */
+  readonly repositoryAllowList?: readonly string[];
+  /**
+   * How long a re-run's next attempt may stay silent before the reconciler reads the run (at least a minute).
+   * @default Duration.minutes(30)
+   */
+  readonly lostCompletionGrace?: Duration;
   /**
    * An optional hard ceiling on re-runs per installation in a rolling hour (`budget_exhausted` past it); 0 sets none.
    * @default 0
@@ -218,13 +259,27 @@ export interface RepriseProps {
 
 /** Props with every default applied and every bound checked. */
 export type ResolvedProps = Required<
-  Omit<RepriseProps, 'alarmEmail' | 'logHosts' | 'githubGraphqlUrl' | 'alarms' | 'runnerPreset'>
+  Omit<
+    RepriseProps,
+    | 'alarmEmail'
+    | 'logHosts'
+    | 'githubGraphqlUrl'
+    | 'alarms'
+    | 'repositoryAllowList'
+    | 'logLevel'
+    | 'staleCheck'
+    | 'report'
+    | 'runnerPreset'
+  >
 > & {
   readonly runnerPreset: RunnerPreset | undefined;
   readonly githubGraphqlUrl: string;
   readonly alarmEmail: string | undefined;
   readonly logHosts: readonly string[] | undefined;
+  readonly logLevel: NonNullable<RepriseProps['logLevel']>;
   readonly alarms: Required<RepriseAlarmThresholds>;
+  /** Every schema setting's value, in the schema's units: the functions' environments are built from it. */
+  readonly settings: SettingValues;
 };
 
 /** One derivation of the GraphQL URL, shared with the runtime settings. */
@@ -234,93 +289,119 @@ function check(ok: boolean, message: string): void {
   if (!ok) throw new Error(`Reprise: ${message}`);
 }
 
-const isInt = (n: number, min: number, max = Number.MAX_SAFE_INTEGER): boolean =>
-  Number.isInteger(n) && n >= min && n <= max;
+/** A prop at a dotted path (`alarms.rerunsPerHour`). */
+export function propAt(props: object, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], props);
+}
+
+/** A time prop in the setting's unit. */
+export function durationIn(d: Duration, unit: TimeUnit): number {
+  const opts = { integral: false };
+  return unit === 'seconds' ? d.toSeconds(opts) : unit === 'minutes' ? d.toMinutes(opts) : d.toHours(opts);
+}
+
+/** A setting's value as a prop: times become a `Duration`. */
+export function asProp(s: Setting, value: unknown): unknown {
+  if (s.unit === undefined || typeof value !== 'number') return value;
+  return s.unit === 'seconds'
+    ? Duration.seconds(value)
+    : s.unit === 'minutes'
+      ? Duration.minutes(value)
+      : Duration.hours(value);
+}
+
+/** Every setting read from the props through the schema's parsers, defaults where a prop is unset. */
+export function settingsFromProps(props: RepriseProps): SettingValues {
+  const out: Record<string, Value | undefined> = {};
+  for (const name of SETTING_NAMES) {
+    const s = settingOf(name);
+    let raw = s.prop && !s.custom ? propAt(props, s.prop) : undefined;
+    if (raw === undefined) {
+      out[name] = s.default;
+      continue;
+    }
+    if (s.unit !== undefined) {
+      if (!(raw instanceof Duration)) throw new Error(`Reprise: ${s.prop} must be a Duration`);
+      raw = durationIn(raw, s.unit);
+    }
+    try {
+      out[name] = s.parse(raw, s.prop as string);
+    } catch (err) {
+      throw new Error(`Reprise: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return out as SettingValues;
+}
+
+/** The environment of one deployed function: every setting the schema says it reads. */
+export function functionEnvironment(fn: FunctionName, settings: SettingValues): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of SETTING_NAMES) {
+    const s = settingOf(name);
+    const value = settings[name];
+    if (s.env === undefined || !s.readBy.includes(fn) || value === undefined) continue;
+    env[s.env] = toEnvValue(s, value);
+  }
+  return env;
+}
 
 export function resolveProps(props: RepriseProps): ResolvedProps {
-  const githubApiUrl = (props.githubApiUrl ?? 'https://api.github.com').replace(/\/+$/, '');
-  const a = props.alarms ?? {};
+  const parsed = settingsFromProps(props);
+  const v = parsed as { [K in SettingName]: NonNullable<SettingValues[K]> };
+  const githubApiUrl = v.githubApiUrl;
+  const settings: SettingValues = {
+    ...parsed,
+    githubGraphqlUrl: parsed.githubGraphqlUrl ?? graphqlUrlFor(githubApiUrl),
+  };
   const resolved: ResolvedProps = {
     githubApiUrl,
-    githubGraphqlUrl: props.githubGraphqlUrl ?? graphqlUrlFor(githubApiUrl),
+    githubGraphqlUrl: settings.githubGraphqlUrl as string,
     webhookAccess: props.webhookAccess ?? WebhookAccess.httpApi(),
-    maxAttempts: props.maxAttempts ?? 3,
-    textOnlyMaxAttempts: props.textOnlyMaxAttempts ?? 2,
-    dryRun: props.dryRun ?? false,
-    requireExactSignal: props.requireExactSignal ?? false,
-    extraPatterns: props.extraPatterns ?? [],
-    retryBudgetPerHour: props.retryBudgetPerHour ?? 0,
-    pacePerMinute: props.pacePerMinute ?? 80,
-    pacePerHour: props.pacePerHour ?? 500,
-    maxWait: props.maxWait ?? Duration.hours(6),
-    breakerMinOutcomes: props.breakerMinOutcomes ?? 10,
-    breakerWindow: props.breakerWindow ?? Duration.minutes(30),
-    breakerLostSharePercent: props.breakerLostSharePercent ?? 50,
-    breakerCoolDown: props.breakerCoolDown ?? Duration.minutes(30),
-    reconcileInterval: props.reconcileInterval ?? Duration.minutes(5),
-    logHosts: props.logHosts,
-    runnerTagKeys: props.runnerTagKeys ?? [],
-    runnerPreset: props.runnerPreset,
-    signalWindowBefore: props.signalWindowBefore ?? Duration.minutes(10),
-    signalWindowAfter: props.signalWindowAfter ?? Duration.minutes(5),
-    signalTtl: props.signalTtl ?? Duration.hours(24),
-    workerMaxConcurrency: props.workerMaxConcurrency ?? 5,
-    workerBatchSize: props.workerBatchSize ?? 10,
-    maxReceiveCount: props.maxReceiveCount ?? 5,
-    bundleAwsSdk: props.bundleAwsSdk ?? false,
-    metricsNamespace: props.metricsNamespace ?? 'Reprise',
-    logLevel: props.logLevel ?? 'INFO',
-    logRetention: props.logRetention ?? RetentionDays.ONE_MONTH,
-    removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-    alarmEmail: props.alarmEmail,
+    maxAttempts: v.maxAttempts,
+    textOnlyMaxAttempts: v.textOnlyMaxAttempts,
+    dryRun: v.dryRun,
+    requireExactSignal: v.requireExactSignal,
+    extraPatterns: v.extraPatterns,
+    ignoreJobs: v.ignoreJobs,
+    rerunAllFallback: v.rerunAllFallback,
+    lostCompletionGrace: Duration.seconds(v.lostCompletionGrace),
+    retryBudgetPerHour: v.retryBudgetPerHour,
+    pacePerMinute: v.pacePerMinute,
+    pacePerHour: v.pacePerHour,
+    maxWait: Duration.seconds(v.maxWait),
+    breakerMinOutcomes: v.breakerMinOutcomes,
+    breakerWindow: Duration.seconds(v.breakerWindow),
+    breakerLostSharePercent: v.breakerLostSharePercent,
+    breakerCoolDown: Duration.seconds(v.breakerCoolDown),
+    reconcileInterval: Duration.minutes(v.reconcileInterval),
+    logHosts: parsed.logHosts,
+    runnerTagKeys: v.runnerTagKeys,
+    runnerPreset: parsed.runnerPreset as RunnerPreset | undefined,
+    signalWindowBefore: Duration.seconds(v.signalWindowBefore),
+    signalWindowAfter: Duration.seconds(v.signalWindowAfter),
+    signalTtl: Duration.hours(v.signalTtl),
+    workerMaxConcurrency: v.workerMaxConcurrency,
+    workerBatchSize: v.workerBatchSize,
+    maxReceiveCount: v.maxReceiveCount,
+    bundleAwsSdk: v.bundleAwsSdk,
+    metricsNamespace: v.metricsNamespace,
+    logLevel: v.logLevel,
+    logRetention: v.logRetention as RetentionDays,
+    removalPolicy: v.removalPolicy as RemovalPolicy,
+    alarmEmail: parsed.alarmEmail,
     alarms: {
-      rerunsPerHour: a.rerunsPerHour ?? 30,
-      rerunSharePercent: a.rerunSharePercent ?? 50,
-      rerunShareMinDecisions: a.rerunShareMinDecisions ?? 10,
-      signatureFailures: a.signatureFailures ?? 5,
-      rateLimitRemaining: a.rateLimitRemaining ?? 500,
-      oldestMessageAge: a.oldestMessageAge ?? Duration.minutes(15),
-      sweepFailures: a.sweepFailures ?? 1,
+      rerunsPerHour: v.rerunsPerHourThreshold,
+      rerunSharePercent: v.rerunShareThreshold,
+      rerunShareMinDecisions: v.rerunShareMinDecisions,
+      signatureFailures: v.signatureFailureThreshold,
+      rateLimitRemaining: v.rateLimitRemainingThreshold,
+      oldestMessageAge: Duration.minutes(v.oldestMessageAgeThreshold),
+      sweepFailures: v.sweepFailureThreshold,
     },
+    settings,
   };
   check(/^https:\/\/[^/\s]+/.test(resolved.githubApiUrl), `githubApiUrl must be an https URL, got ${githubApiUrl}`);
-  check(
-    resolved.runnerPreset === undefined || isRunnerPreset(resolved.runnerPreset),
-    `runnerPreset must be one of ${RUNNER_PRESET_NAMES.join(', ')}, got ${String(resolved.runnerPreset)}`,
-  );
-  check(isInt(resolved.maxAttempts, 1, 50), 'maxAttempts must be an integer in 1..50 (GitHub allows 50 re-runs)');
-  check(isInt(resolved.textOnlyMaxAttempts, 1, resolved.maxAttempts), 'textOnlyMaxAttempts must be in 1..maxAttempts');
-  check(isInt(resolved.retryBudgetPerHour, 0), 'retryBudgetPerHour must be a non-negative integer');
-  check(isInt(resolved.pacePerMinute, 1), 'pacePerMinute must be a positive integer');
-  check(isInt(resolved.pacePerHour, 0), 'pacePerHour must be a non-negative integer');
-  check(
-    isInt(resolved.maxWait.toSeconds({ integral: false }), 60, 12 * 3600),
-    'maxWait must be a whole number of seconds from 1 minute to 12 hours (one deferral of the message)',
-  );
-  check(isInt(resolved.breakerMinOutcomes, 0), 'breakerMinOutcomes must be a non-negative integer');
-  check(isInt(resolved.breakerLostSharePercent, 1, 100), 'breakerLostSharePercent must be an integer in 1..100');
-  for (const [name, d] of [
-    ['breakerWindow', resolved.breakerWindow],
-    ['breakerCoolDown', resolved.breakerCoolDown],
-  ] as const) {
-    check(isInt(d.toSeconds({ integral: false }), 1), `${name} must be a whole number of seconds, at least one`);
-  }
-  check(
-    isInt(resolved.reconcileInterval.toMinutes({ integral: false }), 1, 60),
-    'reconcileInterval must be a whole number of minutes in 1..60',
-  );
-  check(isInt(resolved.alarms.sweepFailures, 0), 'alarms.sweepFailures must be a non-negative integer');
-  // Lambda's SQS scaling control accepts 2..1000.
-  check(isInt(resolved.workerMaxConcurrency, 2, 1000), 'workerMaxConcurrency must be an integer in 2..1000');
-  check(isInt(resolved.workerBatchSize, 1, 10), 'workerBatchSize must be an integer in 1..10 (FIFO limit)');
-  check(isInt(resolved.maxReceiveCount, 5, 1000), 'maxReceiveCount must be an integer of at least 5');
-  check(isInt(resolved.alarms.rerunsPerHour, 1), 'alarms.rerunsPerHour must be a positive integer');
-  check(
-    resolved.alarms.rerunSharePercent > 0 && resolved.alarms.rerunSharePercent <= 100,
-    'alarms.rerunSharePercent must be in (0, 100]',
-  );
-  check(isInt(resolved.alarms.rerunShareMinDecisions, 1), 'alarms.rerunShareMinDecisions must be a positive integer');
-  check(resolved.signalTtl.toSeconds() >= 3600, 'signalTtl must be at least one hour');
+  check(resolved.textOnlyMaxAttempts <= resolved.maxAttempts, 'textOnlyMaxAttempts must be in 1..maxAttempts');
   for (const p of resolved.extraPatterns) {
     if (/[\r\n]/.test(p)) throw new Error('Reprise: an extra pattern cannot contain a line break');
   }

@@ -15,7 +15,8 @@ import { Ec2SignalRules } from './ec2-signals.js';
 import { HANDLERS, RepriseFunction, type HandlerSpec, type RepriseFunctionProps } from './functions.js';
 import { RepriseMetrics } from './metrics.js';
 import { acknowledge } from './nag.js';
-import { resolveProps, type RepriseProps } from './props.js';
+import type { FunctionName } from '../lib/config/settings-schema.js';
+import { functionEnvironment, resolveProps, type RepriseProps } from './props.js';
 import { acknowledgeDeadLetterQueue, secureQueue, WorkQueues } from './queues.js';
 import { Storage } from './storage.js';
 
@@ -102,16 +103,8 @@ export class Reprise extends Construct {
         ...rest,
       });
     const tableName = this.table.tableName;
-    const signalTtlHours = String(p.signalTtl.toHours());
-    // The intake keys running jobs, the worker looks signals up and the signal function reads tags by it.
-    const presetEnv: Record<string, string> = p.runnerPreset ? { RUNNER_PRESET: p.runnerPreset } : {};
-    // The worker judges re-run outcomes; the intake and the reconciler record them (their window sets the TTL).
-    const breakerEnv = {
-      BREAKER_MIN_OUTCOMES: String(p.breakerMinOutcomes),
-      BREAKER_WINDOW_SECONDS: String(p.breakerWindow.toSeconds()),
-      BREAKER_LOST_SHARE_PERCENT: String(p.breakerLostSharePercent),
-      BREAKER_COOL_DOWN_SECONDS: String(p.breakerCoolDown.toSeconds()),
-    };
+    // Each function's settings come from the schema: every setting it reads, and nothing else.
+    const settingsOf = (name: FunctionName) => functionEnvironment(name, p.settings);
 
     const intake = fn('Intake', HANDLERS.intake, {
       description: 'reprise: verifies GitHub webhook deliveries and enqueues completed runs',
@@ -124,8 +117,7 @@ export class Reprise extends Construct {
         TABLE_NAME: tableName,
         QUEUE_URL: this.workQueue.queueUrl,
         WEBHOOK_SECRET_ARN: this.webhookSecret.secretArn,
-        ...breakerEnv,
-        ...presetEnv,
+        ...settingsOf('intake'),
       },
     });
     this.table.grantReadWriteData(intake.role);
@@ -142,25 +134,8 @@ export class Reprise extends Construct {
       environment: {
         TABLE_NAME: tableName,
         GITHUB_APP_SECRET_ARN: this.githubAppSecret.secretArn,
-        GITHUB_API_URL: p.githubApiUrl,
-        GITHUB_GRAPHQL_URL: p.githubGraphqlUrl,
-        MAX_ATTEMPTS: String(p.maxAttempts),
-        TEXT_ONLY_MAX_ATTEMPTS: String(p.textOnlyMaxAttempts),
-        DRY_RUN: String(p.dryRun),
-        REQUIRE_EXACT_SIGNAL: String(p.requireExactSignal),
-        EXTRA_PATTERNS: p.extraPatterns.join('\n'),
-        RETRY_BUDGET_PER_HOUR: String(p.retryBudgetPerHour),
-        PACE_PER_MINUTE: String(p.pacePerMinute),
-        PACE_PER_HOUR: String(p.pacePerHour),
-        MAX_WAIT_SECONDS: String(p.maxWait.toSeconds()),
-        ...breakerEnv,
-        // Lets the worker tell the last receive before the redrive and log that the message goes to the DLQ.
-        MAX_RECEIVE_COUNT: String(p.maxReceiveCount),
-        SIGNAL_WINDOW_BEFORE_SECONDS: String(p.signalWindowBefore.toSeconds()),
-        SIGNAL_WINDOW_AFTER_SECONDS: String(p.signalWindowAfter.toSeconds()),
-        // Unset means the worker's built-in allow-list of GitHub log hosts.
-        ...(p.logHosts ? { LOG_HOSTS: p.logHosts.join(',') } : {}),
-        ...presetEnv,
+        // MAX_RECEIVE_COUNT among them lets the worker tell the last receive before the redrive.
+        ...settingsOf('worker'),
       },
     });
     this.table.grantReadWriteData(worker.role);
@@ -191,9 +166,7 @@ export class Reprise extends Construct {
       bundleAwsSdk: true,
       environment: {
         TABLE_NAME: tableName,
-        RUNNER_TAG_KEYS: p.runnerTagKeys.join(','),
-        SIGNAL_TTL_HOURS: signalTtlHours,
-        ...presetEnv,
+        ...settingsOf('ec2Signal'),
       },
       asyncFailureQueue: this.signalDeadLetterQueue,
     });
@@ -221,7 +194,7 @@ export class Reprise extends Construct {
       environment: {
         TABLE_NAME: tableName,
         SIGNAL_SECRET_ARN: this.signalSecret.secretArn,
-        SIGNAL_TTL_HOURS: signalTtlHours,
+        ...settingsOf('signalIntake'),
       },
     });
     this.table.grantReadWriteData(signalIntake.role);
@@ -240,9 +213,7 @@ export class Reprise extends Construct {
         TABLE_NAME: tableName,
         QUEUE_URL: this.workQueue.queueUrl,
         GITHUB_APP_SECRET_ARN: this.githubAppSecret.secretArn,
-        GITHUB_API_URL: p.githubApiUrl,
-        GITHUB_GRAPHQL_URL: p.githubGraphqlUrl,
-        ...breakerEnv,
+        ...settingsOf('reconciler'),
       },
     });
     acknowledge(

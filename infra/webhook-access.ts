@@ -1,3 +1,4 @@
+import { SETTINGS } from '../lib/config/settings-schema.js';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -29,8 +30,9 @@ export interface WebhookEndpoints {
   readonly httpApi?: HttpApi;
 }
 
-export const DEFAULT_BURST_LIMIT = 600;
-export const DEFAULT_RATE_LIMIT = 100;
+/** From the settings schema, where the context keys `apiBurstLimit` and `apiRateLimit` are declared. */
+export const DEFAULT_BURST_LIMIT = SETTINGS.apiBurstLimit.default;
+export const DEFAULT_RATE_LIMIT = SETTINGS.apiRateLimit.default;
 
 /** Options of {@link WebhookAccess.httpApi}. */
 export interface HttpApiAccessOptions {

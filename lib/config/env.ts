@@ -1,5 +1,6 @@
 import type { BreakerSettings } from '../decide/breaker.js';
 import { ConfigError } from '../errors.js';
+import { fromEnv, SETTING_NAMES, settingOf } from './settings-schema.js';
 import type { SignalWindow } from '../model.js';
 import { DEFAULT_LOG_WINDOW_BYTES, defaultLogHosts, graphqlUrlFor } from './github-settings.js';
 import type { RepoConfig } from './repo-config.js';
@@ -8,16 +9,13 @@ import { signalSettings } from './signal-settings.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** A runner signal counts for a job that ended up to 10 minutes after it, or 5 minutes before. */
-const SIGNAL_WINDOW_SECONDS = { before: 600, after: 300 } as const;
-
 /** The reconciler's cadence and bounds. */
 export interface ReconcileSettings {
   /** Local runtime timer; 0 turns it off (the deployed reconciler runs on a schedule). */
   readonly intervalSeconds: number;
   /** How long a re-run's next attempt may stay silent before the reconciler polls it. */
   readonly completionGraceSeconds: number;
-  /** Ledger scan pages and delivery pages read per sweep. */
+  /** Ledger scan pages and delivery pages read per sweep (fixed). */
   readonly pagesPerSweep: number;
 }
 
@@ -28,9 +26,6 @@ export interface PaceSettings {
   readonly perHour: number;
   readonly maxWaitMs: number;
 }
-
-/** GitHub's guidance for content-generating requests; a run waits its turn at most 6 hours. */
-export const PACE_DEFAULTS = { perMinute: 80, perHour: 500, maxWaitSeconds: 6 * 3600 } as const;
 
 /** Settings of the deployment, parsed and validated once per cold start. */
 export interface RuntimeSettings {
@@ -47,66 +42,27 @@ export interface RuntimeSettings {
   /** When an installation's automatic re-runs pause because they keep being lost. */
   readonly breaker: BreakerSettings;
   readonly reconcile: ReconcileSettings;
+  /** Receives before the queue moves a message to the dead-letter queue. */
+  readonly maxReceiveCount: number;
   readonly repositoryAllowList?: readonly string[];
   readonly runnerTagKeys: readonly string[];
   /** Patterns over runner names that yield more keys of their signals (RUNNER_PRESET, RUNNER_NAME_PATTERNS). */
   readonly runnerNamePatterns: readonly string[];
 }
 
-const int = (env: Env, key: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
-  const raw = env[key];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
-    throw new ConfigError(`${key}: expected a whole number ${range}, got "${raw}"`);
-  }
-  return n;
-};
+/** Read by no one and needed by no one: fixed here rather than offered as settings. */
+export const RECONCILE_PAGES_PER_SWEEP = 4;
 
-const flag = (env: Env, key: string): boolean | undefined => {
-  const raw = env[key]?.toLowerCase();
-  if (raw === undefined || raw === '') return undefined;
-  if (['true', '1', 'yes'].includes(raw)) return true;
-  if (['false', '0', 'no'].includes(raw)) return false;
-  throw new ConfigError(`${key}: expected true or false, got "${env[key]}"`);
-};
-
-const list = (env: Env, key: string): string[] | undefined => {
-  const raw = env[key];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  return raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-};
-
-function url(env: Env, key: string, fallback: string): string {
-  const raw = env[key] || fallback;
-  try {
-    const u = new URL(raw);
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('not http(s)');
-  } catch {
-    throw new ConfigError(`${key}: expected an http(s) URL, got "${raw}"`);
-  }
-  return raw.replace(/\/+$/, '');
-}
-
-/** The deployment's decision defaults, from the same keys a repository file uses. */
+/** The deployment's decision defaults, from the settings a repository file may also set. */
 function decisionDefaults(env: Env): RepoConfig {
   const raw: Record<string, unknown> = {};
-  const set = (k: string, v: unknown): void => {
-    if (v !== undefined) raw[k] = v;
-  };
-  set('max_attempts', env.MAX_ATTEMPTS ? int(env, 'MAX_ATTEMPTS', 3, 1) : undefined);
-  set('text_only_max_attempts', env.TEXT_ONLY_MAX_ATTEMPTS ? int(env, 'TEXT_ONLY_MAX_ATTEMPTS', 2, 1) : undefined);
-  set('dry_run', flag(env, 'DRY_RUN'));
-  set('require_exact_signal', flag(env, 'REQUIRE_EXACT_SIGNAL'));
-  set('rerun_all_fallback', flag(env, 'RERUN_ALL_FALLBACK'));
-  set('stale_check', env.STALE_CHECK || undefined);
-  set('report', env.REPORT || undefined);
-  set('extra_patterns', env.EXTRA_PATTERNS || undefined);
-  set('ignore_jobs', list(env, 'IGNORE_JOBS'));
+  for (const name of SETTING_NAMES) {
+    const s = settingOf(name);
+    if (s.repoKey === undefined || s.env === undefined) continue;
+    const raw_ = env[s.env];
+    if (raw_ === undefined || raw_.trim() === '') continue;
+    raw[s.repoKey] = s.parse(raw_, s.env);
+  }
   try {
     return applyConfig(BUILT_IN_DEFAULTS, raw);
   } catch (err) {
@@ -114,45 +70,43 @@ function decisionDefaults(env: Env): RepoConfig {
   }
 }
 
-/** ≥ 10 re-run outcomes in 30 minutes with ≥ 50 % lost again pause re-runs for 30 minutes; 0 outcomes turns it off. */
+/** When an installation's re-runs pause: read by the worker, the intake and the reconciler. */
 export function breakerSettings(env: Env = process.env): BreakerSettings {
-  const share = int(env, 'BREAKER_LOST_SHARE_PERCENT', 50, 1);
-  if (share > 100) throw new ConfigError(`BREAKER_LOST_SHARE_PERCENT: expected 1..100, got "${share}"`);
   return {
-    minOutcomes: int(env, 'BREAKER_MIN_OUTCOMES', 10),
-    windowMs: int(env, 'BREAKER_WINDOW_SECONDS', 1800, 1) * 1000,
-    lostShare: share / 100,
-    coolDownMs: int(env, 'BREAKER_COOL_DOWN_SECONDS', 1800, 1) * 1000,
+    minOutcomes: fromEnv(env, 'breakerMinOutcomes'),
+    windowMs: fromEnv(env, 'breakerWindow') * 1000,
+    lostShare: fromEnv(env, 'breakerLostSharePercent') / 100,
+    coolDownMs: fromEnv(env, 'breakerCoolDown') * 1000,
   };
 }
 
 export function runtimeSettings(env: Env = process.env): RuntimeSettings {
-  const apiUrl = url(env, 'GITHUB_API_URL', 'https://api.github.com');
-  const allow = list(env, 'REPOSITORY_ALLOW_LIST');
+  const apiUrl = fromEnv(env, 'githubApiUrl');
+  const allow = fromEnv(env, 'repositoryAllowList');
   return {
     apiUrl,
-    graphqlUrl: url(env, 'GITHUB_GRAPHQL_URL', graphqlUrlFor(apiUrl)),
+    graphqlUrl: fromEnv(env, 'githubGraphqlUrl') ?? graphqlUrlFor(apiUrl),
     defaults: decisionDefaults(env),
     signalWindow: {
-      beforeMs: int(env, 'SIGNAL_WINDOW_BEFORE_SECONDS', SIGNAL_WINDOW_SECONDS.before) * 1000,
-      afterMs: int(env, 'SIGNAL_WINDOW_AFTER_SECONDS', SIGNAL_WINDOW_SECONDS.after) * 1000,
+      beforeMs: fromEnv(env, 'signalWindowBefore') * 1000,
+      afterMs: fromEnv(env, 'signalWindowAfter') * 1000,
     },
     signalTtlSeconds: signalSettings(env).ttlSeconds,
-    logHosts: list(env, 'LOG_HOSTS') ?? defaultLogHosts(apiUrl),
-    logWindowBytes: int(env, 'LOG_WINDOW_BYTES', DEFAULT_LOG_WINDOW_BYTES, 1024),
-    retryBudgetPerHour: int(env, 'RETRY_BUDGET_PER_HOUR', 0),
+    logHosts: fromEnv(env, 'logHosts') ?? defaultLogHosts(apiUrl),
+    logWindowBytes: DEFAULT_LOG_WINDOW_BYTES,
+    retryBudgetPerHour: fromEnv(env, 'retryBudgetPerHour'),
     pace: {
-      perMinute: int(env, 'PACE_PER_MINUTE', PACE_DEFAULTS.perMinute, 1),
-      perHour: int(env, 'PACE_PER_HOUR', PACE_DEFAULTS.perHour),
-      // One deferral of the message covers the wait: SQS hides a message at most 12 hours.
-      maxWaitMs: int(env, 'MAX_WAIT_SECONDS', PACE_DEFAULTS.maxWaitSeconds, 60, 12 * 3600) * 1000,
+      perMinute: fromEnv(env, 'pacePerMinute'),
+      perHour: fromEnv(env, 'pacePerHour'),
+      maxWaitMs: fromEnv(env, 'maxWait') * 1000,
     },
     breaker: breakerSettings(env),
     reconcile: {
-      intervalSeconds: int(env, 'RECONCILE_INTERVAL_SECONDS', 60),
-      completionGraceSeconds: int(env, 'LOST_COMPLETION_GRACE_SECONDS', 1800),
-      pagesPerSweep: int(env, 'RECONCILE_PAGES_PER_SWEEP', 4, 1),
+      intervalSeconds: fromEnv(env, 'localReconcileInterval'),
+      completionGraceSeconds: fromEnv(env, 'lostCompletionGrace'),
+      pagesPerSweep: RECONCILE_PAGES_PER_SWEEP,
     },
+    maxReceiveCount: fromEnv(env, 'maxReceiveCount'),
     ...(allow && { repositoryAllowList: allow }),
     runnerTagKeys: signalSettings(env).tagKeys,
     runnerNamePatterns: signalSettings(env).namePatterns,

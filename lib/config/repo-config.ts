@@ -2,25 +2,26 @@ import { parse as parseYaml } from 'yaml';
 import { compileExtraPatterns } from '../classify/patterns.js';
 import type { RepoConfig } from '../model.js';
 import { ConfigError } from '../errors.js';
+import { MAX_ATTEMPTS_LIMIT, SETTING_NAMES, SETTINGS, settingOf } from './settings-schema.js';
 
 export type { RepoConfig };
 
-export const BUILT_IN_DEFAULTS: RepoConfig = {
-  enabled: true,
-  workflows: null,
-  maxAttempts: 3,
-  textOnlyMaxAttempts: 2,
-  extraPatterns: [],
-  ignoreJobs: [],
-  dryRun: false,
-  rerunAllFallback: false,
-  staleCheck: 'pull_request',
-  report: 'log',
-  requireExactSignal: false,
-};
+const S = SETTINGS;
 
-/** GitHub allows at most 50 re-runs of a run. */
-const MAX_ATTEMPTS_LIMIT = 50;
+/** The built-in defaults, from the settings schema. */
+export const BUILT_IN_DEFAULTS: RepoConfig = {
+  enabled: S.enabled.default,
+  workflows: null,
+  maxAttempts: S.maxAttempts.default,
+  textOnlyMaxAttempts: S.textOnlyMaxAttempts.default,
+  extraPatterns: [],
+  ignoreJobs: [...S.ignoreJobs.default],
+  dryRun: S.dryRun.default,
+  rerunAllFallback: S.rerunAllFallback.default,
+  staleCheck: S.staleCheck.default,
+  report: S.report.default,
+  requireExactSignal: S.requireExactSignal.default,
+};
 
 type Raw = Record<string, unknown>;
 
@@ -77,19 +78,8 @@ function globs(raw: Raw): string[] | undefined {
   return list;
 }
 
-const KNOWN_KEYS = new Set([
-  'enabled',
-  'workflows',
-  'max_attempts',
-  'text_only_max_attempts',
-  'extra_patterns',
-  'ignore_jobs',
-  'dry_run',
-  'rerun_all_fallback',
-  'stale_check',
-  'report',
-  'require_exact_signal',
-]);
+/** The keys a repository may set: those the schema gives a `.github/reprise.yml` key. */
+const KNOWN_KEYS = new Set(SETTING_NAMES.map((n) => settingOf(n).repoKey).filter((k): k is string => !!k));
 
 /** Applies one layer of snake_case settings over a base. Throws ConfigError naming the key at fault. */
 export function applyConfig(base: RepoConfig, raw: Raw): RepoConfig {

@@ -1,10 +1,11 @@
 import { ConfigError } from '../errors.js';
-import { isRunnerPreset, RUNNER_PRESET_NAMES, RUNNER_PRESETS } from './runner-presets.js';
+import { RUNNER_PRESETS } from './runner-presets.js';
+import { fromEnv, SETTINGS } from './settings-schema.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** How long a runner signal is kept unless SIGNAL_TTL_HOURS says otherwise: a day. */
-export const DEFAULT_SIGNAL_TTL_SECONDS = 24 * 60 * 60;
+export const DEFAULT_SIGNAL_TTL_SECONDS = SETTINGS.signalTtl.default * 3600;
 
 export interface SignalSettings {
   readonly ttlSeconds: number;
@@ -19,29 +20,10 @@ export interface SignalSettings {
  * pull in the GitHub client or the YAML parser.
  */
 export function signalSettings(env: Env): SignalSettings {
-  const raw = env.SIGNAL_TTL_HOURS;
-  let ttlSeconds = DEFAULT_SIGNAL_TTL_SECONDS;
-  if (raw !== undefined && raw !== '') {
-    const hours = Number(raw);
-    if (!Number.isInteger(hours) || hours < 1) {
-      throw new ConfigError(`SIGNAL_TTL_HOURS: expected a whole number ≥ 1, got "${raw}"`);
-    }
-    ttlSeconds = hours * 3600;
-  }
-  const tagKeys = (env.RUNNER_TAG_KEYS ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter(Boolean);
   // RUNNER_PRESET names the provisioner; its tag keys and name patterns add to any given by hand.
-  const presetName = env.RUNNER_PRESET?.trim() || undefined;
-  if (presetName !== undefined && !isRunnerPreset(presetName)) {
-    throw new ConfigError(`RUNNER_PRESET: expected one of ${RUNNER_PRESET_NAMES.join(', ')}, got "${presetName}"`);
-  }
+  const presetName = fromEnv(env, 'runnerPreset');
   const preset = presetName === undefined ? undefined : RUNNER_PRESETS[presetName];
-  const namePatterns = (env.RUNNER_NAME_PATTERNS ?? '')
-    .split('\n')
-    .map((p) => p.trim())
-    .filter(Boolean);
+  const namePatterns = fromEnv(env, 'runnerNamePatterns');
   for (const p of namePatterns) {
     try {
       new RegExp(p);
@@ -50,8 +32,8 @@ export function signalSettings(env: Env): SignalSettings {
     }
   }
   return {
-    ttlSeconds,
-    tagKeys: [...new Set([...(preset?.tagKeys ?? []), ...tagKeys])],
+    ttlSeconds: fromEnv(env, 'signalTtl') * 3600,
+    tagKeys: [...new Set([...(preset?.tagKeys ?? []), ...fromEnv(env, 'runnerTagKeys')])],
     namePatterns: [...new Set([...(preset?.namePatterns ?? []), ...namePatterns])],
   };
 }

@@ -1,3 +1,4 @@
+import { fromEnv, SETTINGS } from '../config/settings-schema.js';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
@@ -39,19 +40,17 @@ async function main(): Promise<void> {
   else if (values.dotenv) throw new ConfigError(`--dotenv: ${envFile} does not exist`);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-  const port = Number(values.port ?? process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`PORT: expected a port number, got ${port}`);
-  const adminRaw = values['admin-port'] ?? process.env.ADMIN_PORT;
-  const adminPort = adminRaw === undefined || adminRaw === '' ? undefined : Number(adminRaw);
-  if (adminPort !== undefined && (!Number.isInteger(adminPort) || adminPort < 0 || adminPort > 65535))
-    throw new ConfigError(`ADMIN_PORT: expected a port number, got ${adminRaw}`);
-  const log = createLog('reprise-local', process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO');
+  const port = values.port !== undefined ? SETTINGS.port.parse(values.port, '--port') : fromEnv(process.env, 'port');
+  const adminPort =
+    values['admin-port'] !== undefined && values['admin-port'] !== ''
+      ? SETTINGS.adminPort.parse(values['admin-port'], '--admin-port')
+      : fromEnv(process.env, 'adminPort');
+  const log = createLog('reprise-local', fromEnv(process.env, 'logLevel'));
   const runtime = await startRuntime({
     env: process.env,
     log,
     port,
-    host: process.env.HOST ?? '127.0.0.1',
+    host: fromEnv(process.env, 'host'),
     ...(values['data-dir'] && { dataDir: values['data-dir'] }),
     ...(adminPort !== undefined && { adminPort }),
     adminTokenFile: adminTokenPath(values['data-dir']),

@@ -5,6 +5,7 @@
  * a dead-letter queue after too many receives, with its redrive. Time is read from an
  * injectable clock and evaluated lazily, so the queue owns no timers and a test can move it.
  */
+import { SETTINGS } from '../config/settings-schema.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import type { RunMessage } from '../model.js';
@@ -108,7 +109,7 @@ export class EmbeddedFifoQueue {
     this.name = opts.name;
     this.arn = `arn:aws:sqs:local:000000000000:${opts.name}`;
     this.visibilityTimeoutMs = opts.visibilityTimeoutMs ?? 30_000;
-    this.maxReceiveCount = opts.maxReceiveCount ?? 5;
+    this.maxReceiveCount = opts.maxReceiveCount ?? SETTINGS.maxReceiveCount.default;
     checkIntegerInRange('visibilityTimeoutMs', this.visibilityTimeoutMs, 0, MAX_VISIBILITY_TIMEOUT_MS);
     checkIntegerInRange('maxReceiveCount', this.maxReceiveCount, 1, 1000);
     this.now = opts.now ?? Date.now;

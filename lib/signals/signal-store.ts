@@ -1,3 +1,4 @@
+import { SETTINGS } from '../config/settings-schema.js';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { RunnerSignalTable, type SignalRecordInput } from '../ledger/runner-signals.js';
 import type { RunnerSignal } from '../model.js';
@@ -11,7 +12,10 @@ export interface SignalWindow {
   readonly afterMs: number;
 }
 
-export const DEFAULT_SIGNAL_WINDOW: SignalWindow = { beforeMs: 10 * 60_000, afterMs: 5 * 60_000 };
+export const DEFAULT_SIGNAL_WINDOW: SignalWindow = {
+  beforeMs: SETTINGS.signalWindowBefore.default * 1000,
+  afterMs: SETTINGS.signalWindowAfter.default * 1000,
+};
 
 /** Runner-keyed interruption records in the shared table. */
 export class SignalStore {

@@ -1,3 +1,4 @@
+import { CONTEXT_KEYS } from '../../infra/context.js';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,6 +124,11 @@ const RULES: readonly Rule[] = [
     },
   },
   {
+    match: /^npm run docs:settings$/,
+    how: 'rewrites the settings tables of the docs: not run; test/docs/settings-docs.test.ts checks them',
+    check: async (_command, _prelude, w) => (w.scripts['docs:settings'] ? '' : 'package.json has no docs:settings'),
+  },
+  {
     match: /^npm run (typecheck|lint|synth)$/,
     how: 'minutes of static checks or CDK synthesis, run by .ci/run: not run; the script checked',
     check: async () => '',
@@ -200,8 +206,9 @@ const RULES: readonly Rule[] = [
     how: 'needs AWS: not run; the cdk binary and every -c context key checked',
     check: async (command) => {
       if (!existsSync(join(ROOT, 'node_modules/.bin/cdk'))) return 'the cdk binary is not installed';
-      const keys = readFileSync(join(ROOT, 'infra/context.ts'), 'utf8');
-      const unknown = [...command.matchAll(/-c (\w+)=/g)].map((m) => m[1]).filter((k) => !keys.includes(`'${k}'`));
+      const unknown = [...command.matchAll(/-c (\w+)=/g)]
+        .map((m) => m[1] as string)
+        .filter((k) => !CONTEXT_KEYS.includes(k));
       return unknown.length ? `context keys the CDK app does not read: ${unknown.join(', ')}` : '';
     },
   },

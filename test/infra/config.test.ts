@@ -118,7 +118,7 @@ describe('prop validation', () => {
     [
       'maxAttempts above GitHub’s 50 re-runs of a run',
       { maxAttempts: 51 },
-      /maxAttempts must be .*1\.\.50.*GitHub allows 50/,
+      /maxAttempts: expected a whole number from 1 to 50 \(GitHub allows 50/,
     ],
     ['a pace of 0 a minute', { pacePerMinute: 0 }, /pacePerMinute/],
     ['a negative hourly pace', { pacePerHour: -1 }, /pacePerHour/],
@@ -185,7 +185,9 @@ describe('context (-c key=value)', () => {
   });
 
   it('refuses maxAttempts above GitHub’s 50 re-runs of a run given as context', () => {
-    expect(() => resolveProps(read({ maxAttempts: '51' }).props)).toThrow(/maxAttempts must be .*GitHub allows 50/);
+    expect(() => resolveProps(read({ maxAttempts: '51' }).props)).toThrow(
+      /maxAttempts.*from 1 to 50 \(GitHub allows 50/,
+    );
   });
 
   it.each([

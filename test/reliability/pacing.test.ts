@@ -221,6 +221,8 @@ describe('settings', () => {
 
   it('refuses MAX_ATTEMPTS above GitHub’s 50 re-runs of a run, naming the setting and the limit', () => {
     expect(runtimeSettings({ MAX_ATTEMPTS: '50' }).defaults.maxAttempts).toBe(50);
-    expect(() => runtimeSettings({ MAX_ATTEMPTS: '51' })).toThrow(/max_attempts: expected a whole number from 1 to 50/);
+    expect(() => runtimeSettings({ MAX_ATTEMPTS: '51' })).toThrow(
+      /MAX_ATTEMPTS: expected a whole number from 1 to 50 \(GitHub allows 50 re-runs of a run\), got "51"/,
+    );
   });
 });

@@ -1,0 +1,134 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  convertTime,
+  type FunctionName,
+  type Setting,
+  SETTING_NAMES,
+  settingOf,
+  toEnvValue,
+  type Value,
+} from '../../lib/config/settings-schema.js';
+import { propsFromContext } from '../../infra/context.js';
+import { asProp, type RepriseProps } from '../../infra/props.js';
+import { RepriseStack } from '../../infra/reprise-stack.js';
+import { synthReprise, testApp } from './synth.js';
+
+/** Every setting a deployed function reads, with the function names. */
+const deployed = SETTING_NAMES.map((name) => ({ name, s: settingOf(name) })).filter(({ s }) => s.readBy.length > 0);
+
+function setAt(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let o = target;
+  for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+  o[keys[keys.length - 1] as string] = value;
+}
+
+/** The sample of every deployed setting, as construct props. */
+function sampleProps(): RepriseProps {
+  const props: Record<string, unknown> = {};
+  for (const { s } of deployed) setAt(props, s.prop as string, asProp(s, s.sample));
+  return props as RepriseProps;
+}
+
+/** The same samples as `-c key=value` strings, in each key's own unit. */
+function sampleContext(): Record<string, string> {
+  const context: Record<string, string> = {};
+  for (const { s } of deployed) context[s.context as string] = asContextString(s, s.sample as Value);
+  return context;
+}
+
+function asContextString(s: Setting, v: Value): string {
+  if (Array.isArray(v)) return v.join(s.envSeparator === '\n' ? '\\n' : ',');
+  if (typeof v === 'number' && s.unit && s.contextUnit) return String(convertTime(v, s.unit, s.contextUnit));
+  return String(v);
+}
+
+type Env = Record<string, string>;
+
+/** Each function's environment in the synthesized template. */
+function environments(stack: RepriseStack, template: Template): Record<FunctionName, Env> {
+  const r = stack.reprise;
+  const resources = template.toJSON().Resources as Record<string, { Properties: { Environment: { Variables: Env } } }>;
+  const envOf = (fn: { node: { defaultChild?: unknown } }): Env =>
+    resources[stack.getLogicalId(fn.node.defaultChild as CfnElement)]?.Properties.Environment.Variables ?? {};
+  return {
+    worker: envOf(r.workerFunction),
+    reconciler: envOf(r.reconcilerFunction),
+    intake: envOf(r.intakeFunction),
+    signalIntake: envOf(r.signalIntakeFunction),
+    ec2Signal: envOf(r.ec2SignalFunction),
+  };
+}
+
+function synthFromContext(context: Record<string, unknown>) {
+  const { app } = testApp({ context });
+  const { stackName, props } = propsFromContext(app.node);
+  const stack = new RepriseStack(app, stackName, {
+    reprise: props,
+    env: { account: '123456789012', region: 'eu-west-1' },
+  });
+  return { stack, template: Template.fromStack(stack) };
+}
+
+describe('settings schema: every entry point reaches the deployed functions', () => {
+  it('every setting a deployed function reads has a prop, a context key and a sample unlike its default', () => {
+    expect(deployed.length).toBeGreaterThan(20);
+    for (const { name, s } of deployed) {
+      expect(s.env, name).toBeDefined();
+      expect(s.prop, name).toBeDefined();
+      expect(s.context, name).toBeDefined();
+      expect(s.sample, name).toBeDefined();
+      expect(s.sample, name).not.toEqual(s.default);
+      // The sample is a valid value: the parser takes it back unchanged.
+      expect(s.parse(s.sample, name)).toEqual(s.sample);
+    }
+  });
+
+  describe.each([
+    ['props', () => synthReprise(sampleProps())],
+    ['context', () => synthFromContext(sampleContext())],
+  ] as const)('set through %s', (_via, synth) => {
+    let envs: Record<FunctionName, Env>;
+    beforeAll(() => {
+      const { stack, template } = synth();
+      envs = environments(stack, template);
+    }, 180_000);
+
+    it('every setting a deployed function reads can be set through props and context and reaches its environment', () => {
+      const missing: string[] = [];
+      for (const { name, s } of deployed) {
+        for (const fn of s.readBy) {
+          const want = toEnvValue(s, s.sample as Value);
+          const got = envs[fn][s.env as string];
+          if (got !== want)
+            missing.push(`${name}: ${fn} ${s.env}=${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+        }
+      }
+      expect(missing).toEqual([]);
+    });
+
+    it('a function gets only the settings the schema says it reads', () => {
+      const schemaEnv = new Set(deployed.map(({ s }) => s.env));
+      for (const [fn, env] of Object.entries(envs) as [FunctionName, Env][]) {
+        for (const key of Object.keys(env).filter((k) => schemaEnv.has(k))) {
+          const s = deployed.find((d) => d.s.env === key)?.s;
+          expect(s?.readBy, `${fn} has ${key}`).toContain(fn);
+        }
+      }
+    });
+  });
+
+  it('cdk synth -c repositoryAllowList=org/a,org/b puts the allow-list into the worker environment', () => {
+    const { stack, template } = synthFromContext({ repositoryAllowList: 'org/a,org/b' });
+    const envs = environments(stack, template);
+    expect(envs.worker.REPOSITORY_ALLOW_LIST).toBe('org/a,org/b');
+    expect(envs.reconciler.REPOSITORY_ALLOW_LIST).toBeUndefined();
+  }, 180_000);
+
+  it('without an allow-list the worker has none, so every installed repository is decided', () => {
+    const { stack, template } = synthFromContext({});
+    expect(environments(stack, template).worker.REPOSITORY_ALLOW_LIST).toBeUndefined();
+  }, 180_000);
+});
