@@ -161,7 +161,7 @@ describe('the functions read only what the schema declares', () => {
   it.each([
     ['worker', runtimeSettings],
     ['reconciler', runtimeSettings],
-    ['intake', breakerSettings],
+    ['intake', (env: Record<string, string | undefined>) => [breakerSettings(env), signalSettings(env)]],
     ['signalIntake', signalSettings],
     ['ec2Signal', signalSettings],
   ] as const)(

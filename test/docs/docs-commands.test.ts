@@ -124,6 +124,11 @@ const RULES: readonly Rule[] = [
     },
   },
   {
+    match: /^npm run build$/,
+    how: "compiles into dist/: not run here, the suite's global setup has built it; the script checked",
+    check: async (_command, _prelude, w) => (w.scripts.build ? '' : 'package.json has no build script'),
+  },
+  {
     match: /^npm run docs:settings$/,
     how: 'rewrites the settings tables of the docs: not run; test/docs/settings-docs.test.ts checks them',
     check: async (_command, _prelude, w) => (w.scripts['docs:settings'] ? '' : 'package.json has no docs:settings'),

@@ -175,7 +175,7 @@ describe('the runner preset setting', () => {
   it('the context key runnerPreset sets the prop; an unknown provisioner fails the synth', () => {
     const app = new App({ context: { runnerPreset: 'terraform-aws-github-runner' } });
     expect(propsFromContext(app.node).props.runnerPreset).toBe('terraform-aws-github-runner');
-    expect(() => resolveProps({ runnerPreset: 'philips' as RunnerPreset })).toThrow(/runnerPreset must be one of/);
+    expect(() => resolveProps({ runnerPreset: 'philips' as RunnerPreset })).toThrow(/runnerPreset: expected one of/);
     expect(RUNNER_PRESET_NAMES).toEqual([
       'terraform-aws-github-runner',
       'cdk-github-runners',
