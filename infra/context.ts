@@ -46,6 +46,8 @@ export const CONTEXT_KEYS = [
   'rerunShareThreshold',
   'rateLimitRemainingThreshold',
   'signatureFailureThreshold',
+  'recoveryShareThreshold',
+  'recoveryShareMinOutcomes',
 ] as const;
 type ContextKey = (typeof CONTEXT_KEYS)[number];
 
@@ -162,6 +164,8 @@ export function propsFromContext(node: Node): { stackName: string; props: Repris
       rerunSharePercent: c.number('rerunShareThreshold'),
       rateLimitRemaining: c.number('rateLimitRemainingThreshold'),
       signatureFailures: c.number('signatureFailureThreshold'),
+      recoverySharePercent: c.number('recoveryShareThreshold'),
+      recoveryShareMinOutcomes: c.number('recoveryShareMinOutcomes'),
     },
   };
   return { stackName: c.string('stackName') ?? 'Reprise', props };

@@ -37,6 +37,16 @@ export interface RepriseAlarmThresholds {
    */
   readonly oldestMessageAge?: Duration;
   /**
+   * Share of re-run attempts that recovered (ended green) in an hour, in percent, below which the alarm fires.
+   * @default 50
+   */
+  readonly recoverySharePercent?: number;
+  /**
+   * Re-run outcomes per hour needed before the recovery-share alarm may fire.
+   * @default 5
+   */
+  readonly recoveryShareMinOutcomes?: number;
+  /**
    * Failed reconciler sweeps in 15 minutes above which the alarm fires (one failed sweep is retried by the next).
    * @default 1
    */
@@ -269,6 +279,8 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
       rateLimitRemaining: a.rateLimitRemaining ?? 500,
       oldestMessageAge: a.oldestMessageAge ?? Duration.minutes(15),
       sweepFailures: a.sweepFailures ?? 1,
+      recoverySharePercent: a.recoverySharePercent ?? 50,
+      recoveryShareMinOutcomes: a.recoveryShareMinOutcomes ?? 5,
     },
   };
   check(/^https:\/\/[^/\s]+/.test(resolved.githubApiUrl), `githubApiUrl must be an https URL, got ${githubApiUrl}`);
@@ -304,6 +316,14 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     'alarms.rerunSharePercent must be in (0, 100]',
   );
   check(isInt(resolved.alarms.rerunShareMinDecisions, 1), 'alarms.rerunShareMinDecisions must be a positive integer');
+  check(
+    resolved.alarms.recoverySharePercent > 0 && resolved.alarms.recoverySharePercent <= 100,
+    'alarms.recoverySharePercent must be in (0, 100]',
+  );
+  check(
+    isInt(resolved.alarms.recoveryShareMinOutcomes, 1),
+    'alarms.recoveryShareMinOutcomes must be a positive integer',
+  );
   check(resolved.signalTtl.toSeconds() >= 3600, 'signalTtl must be at least one hour');
   for (const p of resolved.extraPatterns) {
     if (/[\r\n]/.test(p)) throw new Error('Reprise: an extra pattern cannot contain a line break');

@@ -49,6 +49,21 @@ export interface RuntimeSettings {
   readonly reconcile: ReconcileSettings;
   readonly repositoryAllowList?: readonly string[];
   readonly runnerTagKeys: readonly string[];
+  /** Where decisions, re-run outcomes and stuck-queued jobs are published. */
+  readonly events: EventSettings;
+}
+
+/** EventBridge's bus when deployed; a JSON-lines file in the local runtime (none when unset). */
+export interface EventSettings {
+  /** `EVENT_BUS_NAME`: a bus name or ARN; the account's default bus unless set. */
+  readonly busName: string;
+  /** `EVENTS_FILE`: the local runtime appends each event here as one JSON line. */
+  readonly file?: string;
+}
+
+export function eventSettings(env: Env = process.env): EventSettings {
+  const file = env.EVENTS_FILE?.trim();
+  return { busName: env.EVENT_BUS_NAME?.trim() || 'default', ...(file && { file }) };
 }
 
 const int = (env: Env, key: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
@@ -105,6 +120,7 @@ function decisionDefaults(env: Env): RepoConfig {
   set('report', env.REPORT || undefined);
   set('extra_patterns', env.EXTRA_PATTERNS || undefined);
   set('ignore_jobs', list(env, 'IGNORE_JOBS'));
+  set('stuck_after', env.STUCK_AFTER_MINUTES ? int(env, 'STUCK_AFTER_MINUTES', 15, 1, 24 * 60) : undefined);
   try {
     return applyConfig(BUILT_IN_DEFAULTS, raw);
   } catch (err) {
@@ -153,6 +169,7 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
     },
     ...(allow && { repositoryAllowList: allow }),
     runnerTagKeys: signalSettings(env).tagKeys,
+    events: eventSettings(env),
   };
 }
 

@@ -17,6 +17,20 @@ export const BUILT_IN_DEFAULTS: RepoConfig = {
   staleCheck: 'pull_request',
   report: 'log',
   requireExactSignal: false,
+  stuckAfterMinutes: 15,
+};
+
+/** GitHub fails a job that waited 24 hours for a runner: a longer `stuck_after` would never report. */
+const STUCK_AFTER_LIMIT = 24 * 60;
+
+/** `stuck_after`: whole minutes a job may wait for a runner, 1 to 1440. */
+const stuckAfter = (raw: Raw, fallback: number | undefined): number | undefined => {
+  const v = raw.stuck_after;
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > STUCK_AFTER_LIMIT) {
+    throw new ConfigError(`stuck_after: expected whole minutes from 1 to ${STUCK_AFTER_LIMIT}, got ${JSON.stringify(v)}`);
+  }
+  return v;
 };
 
 /** GitHub allows at most 50 re-runs of a run. */
@@ -89,6 +103,7 @@ const KNOWN_KEYS = new Set([
   'stale_check',
   'report',
   'require_exact_signal',
+  'stuck_after',
 ]);
 
 /** Applies one layer of snake_case settings over a base. Throws ConfigError naming the key at fault. */
@@ -116,6 +131,8 @@ export function applyConfig(base: RepoConfig, raw: Raw): RepoConfig {
     report: oneOf(raw, 'report', ['log', 'check_run'] as const, base.report),
     requireExactSignal: bool(raw, 'require_exact_signal', base.requireExactSignal),
   };
+  const stuck = stuckAfter(raw, base.stuckAfterMinutes);
+  if (stuck !== undefined) Object.assign(cfg, { stuckAfterMinutes: stuck });
   if (cfg.textOnlyMaxAttempts > cfg.maxAttempts) {
     return { ...cfg, textOnlyMaxAttempts: cfg.maxAttempts };
   }

@@ -16,4 +16,7 @@ export type {
   OutcomeRecord,
   RerunOutcomeLog,
   RerunBreaker,
+  QueuedJob,
+  QueuedJobRecord,
+  QueuedJobLog,
 } from '../ports.js';
