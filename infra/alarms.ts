@@ -109,6 +109,12 @@ export class RepriseAlarms extends Construct {
         `${t.recoveryShareMinOutcomes} outcomes): re-runs land on the same broken capacity. Check the fleet, or ` +
         'send retries to on-demand runners.',
     });
+    this.add('StuckQueued', metrics.stuckQueued(Duration.minutes(15)), {
+      threshold: 0,
+      description:
+        'A job waited for a runner longer than stuck_after (see the reconciler log line "stuck queued"): the ' +
+        'runner fleet cannot place its labels, or a retry after a reclaim never started.',
+    });
     this.add('SweepFailures', metrics.sweepFailures(Duration.minutes(15)), {
       threshold: t.sweepFailures,
       description:

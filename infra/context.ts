@@ -30,6 +30,8 @@ export const CONTEXT_KEYS = [
   'breakerLostSharePercent',
   'breakerCoolDownMinutes',
   'reconcileIntervalMinutes',
+  'stuckAfterMinutes',
+  'eventBusName',
   'logHosts',
   'runnerTagKeys',
   'signalWindowBeforeSeconds',
@@ -147,6 +149,8 @@ export function propsFromContext(node: Node): { stackName: string; props: Repris
       c.number('reconcileIntervalMinutes') === undefined
         ? undefined
         : Duration.minutes(c.number('reconcileIntervalMinutes') ?? 0),
+    stuckAfter: minutes(c.number('stuckAfterMinutes')),
+    eventBusName: c.string('eventBusName'),
     logHosts: c.list('logHosts', /,/),
     runnerTagKeys: c.list('runnerTagKeys', /,/),
     signalWindowBefore: seconds(c.number('signalWindowBeforeSeconds')),

@@ -140,6 +140,11 @@ export class RepriseMetrics {
     });
   }
 
+  /** Jobs the reconciler found waiting for a runner longer than `stuck_after`, each counted once. */
+  public stuckQueued(period = Duration.minutes(15)): Metric {
+    return this.metric(HANDLERS.reconciler.serviceName, 'StuckQueued', {}, Stats.SUM, period);
+  }
+
   /** Reconciler sweeps that failed in part or whole (the next sweep carries on). */
   public sweepFailures(period = Duration.minutes(15)): Metric {
     return this.metric(HANDLERS.reconciler.serviceName, 'SweepFailed', {}, Stats.SUM, period);

@@ -141,6 +141,17 @@ export interface RepriseProps {
    */
   readonly reconcileInterval?: Duration;
   /**
+   * How long a job may wait for a runner before the reconciler reports it stuck (1 minute to 24 hours, whole
+   * minutes); a repository's `stuck_after` overrides it.
+   * @default Duration.minutes(15)
+   */
+  readonly stuckAfter?: Duration;
+  /**
+   * EventBridge bus (name or ARN) that decisions, re-run outcomes and stuck-queued jobs are published to.
+   * @default 'default' - the account's default bus
+   */
+  readonly eventBusName?: string;
+  /**
    * Hosts the worker may follow a job-log redirect to.
    * @default - the worker's built-in allow-list of GitHub log hosts
    */
@@ -257,6 +268,8 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     breakerLostSharePercent: props.breakerLostSharePercent ?? 50,
     breakerCoolDown: props.breakerCoolDown ?? Duration.minutes(30),
     reconcileInterval: props.reconcileInterval ?? Duration.minutes(5),
+    stuckAfter: props.stuckAfter ?? Duration.minutes(15),
+    eventBusName: props.eventBusName ?? 'default',
     logHosts: props.logHosts,
     runnerTagKeys: props.runnerTagKeys ?? [],
     signalWindowBefore: props.signalWindowBefore ?? Duration.minutes(10),
@@ -304,6 +317,14 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
   check(
     isInt(resolved.reconcileInterval.toMinutes({ integral: false }), 1, 60),
     'reconcileInterval must be a whole number of minutes in 1..60',
+  );
+  check(
+    isInt(resolved.stuckAfter.toMinutes({ integral: false }), 1, 24 * 60),
+    'stuckAfter must be a whole number of minutes from 1 minute to 24 hours',
+  );
+  check(
+    /^(arn:[\w-]+:events:[\w-]+:\d{12}:event-bus\/)?[\w./-]{1,256}$/.test(resolved.eventBusName),
+    `eventBusName must be an event bus name or ARN, got ${resolved.eventBusName}`,
   );
   check(isInt(resolved.alarms.sweepFailures, 0), 'alarms.sweepFailures must be a non-negative integer');
   // Lambda's SQS scaling control accepts 2..1000.

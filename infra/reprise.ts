@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -52,6 +52,8 @@ export class Reprise extends Construct {
   /** Invokes the reconciler every `reconcileInterval`. */
   public readonly reconcileSchedule: Rule;
   public readonly alarmTopic: Topic;
+  /** The bus decisions, re-run outcomes and stuck-queued jobs are published to (source `reprise`). */
+  public readonly eventBus: IEventBus;
   /** URL to register as the GitHub App's webhook URL. */
   public readonly webhookUrl: string;
   /** URL external agents post runner signals to. */
@@ -111,6 +113,12 @@ export class Reprise extends Construct {
       BREAKER_COOL_DOWN_SECONDS: String(p.breakerCoolDown.toSeconds()),
     };
 
+    // Decisions, re-run outcomes and stuck-queued jobs go to this bus; an ARN names a bus of another account.
+    this.eventBus = p.eventBusName.startsWith('arn:')
+      ? EventBus.fromEventBusArn(this, 'EventBus', p.eventBusName)
+      : EventBus.fromEventBusName(this, 'EventBus', p.eventBusName);
+    const eventEnv = { EVENT_BUS_NAME: p.eventBusName };
+
     const intake = fn('Intake', HANDLERS.intake, {
       description: 'reprise: verifies GitHub webhook deliveries and enqueues completed runs',
       noDeadLetterQueueReason:
@@ -123,8 +131,10 @@ export class Reprise extends Construct {
         QUEUE_URL: this.workQueue.queueUrl,
         WEBHOOK_SECRET_ARN: this.webhookSecret.secretArn,
         ...breakerEnv,
+        ...eventEnv,
       },
     });
+    this.eventBus.grantPutEventsTo(intake.role);
     this.table.grantReadWriteData(intake.role);
     this.workQueue.grantSendMessages(intake.role);
     this.webhookSecret.grantRead(intake.role);
@@ -157,8 +167,10 @@ export class Reprise extends Construct {
         SIGNAL_WINDOW_AFTER_SECONDS: String(p.signalWindowAfter.toSeconds()),
         // Unset means the worker's built-in allow-list of GitHub log hosts.
         ...(p.logHosts ? { LOG_HOSTS: p.logHosts.join(',') } : {}),
+        ...eventEnv,
       },
     });
+    this.eventBus.grantPutEventsTo(worker.role);
     this.table.grantReadWriteData(worker.role);
     this.githubAppSecret.grantRead(worker.role);
     worker.function.addEventSource(
@@ -238,8 +250,12 @@ export class Reprise extends Construct {
         GITHUB_API_URL: p.githubApiUrl,
         GITHUB_GRAPHQL_URL: p.githubGraphqlUrl,
         ...breakerEnv,
+        ...eventEnv,
+        // The deployment's stuck_after; a repository's .github/reprise.yml may set its own.
+        STUCK_AFTER_MINUTES: String(p.stuckAfter.toMinutes()),
       },
     });
+    this.eventBus.grantPutEventsTo(reconciler.role);
     acknowledge(
       reconciler.function,
       'Serverless-LambdaAsyncFailureDestination',

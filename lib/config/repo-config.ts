@@ -28,7 +28,9 @@ const stuckAfter = (raw: Raw, fallback: number | undefined): number | undefined 
   const v = raw.stuck_after;
   if (v === undefined) return fallback;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > STUCK_AFTER_LIMIT) {
-    throw new ConfigError(`stuck_after: expected whole minutes from 1 to ${STUCK_AFTER_LIMIT}, got ${JSON.stringify(v)}`);
+    throw new ConfigError(
+      `stuck_after: expected whole minutes from 1 to ${STUCK_AFTER_LIMIT}, got ${JSON.stringify(v)}`,
+    );
   }
   return v;
 };

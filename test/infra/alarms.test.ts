@@ -129,6 +129,7 @@ describe('alarms with default thresholds', () => {
     ['Expired', 'Expired', 'reprise-worker', 0, 300],
     ['BreakerOpen', 'BreakerOpen', 'reprise-worker', 0, 300],
     ['SweepFailures', 'SweepFailed', 'reprise-reconciler', 1, 900],
+    ['StuckQueued', 'StuckQueued', 'reprise-reconciler', 0, 900],
   ])('%s watches %s of %s above %i per %i s', (prefix, metric, service, threshold, period) => {
     expect(alarm(t, prefix)).toMatchObject({
       Namespace: 'Reprise',
@@ -154,6 +155,7 @@ describe('alarms with default thresholds', () => {
       ...['ReRunsPerHour', 'ReRunShare', 'SignatureFailures', 'RateLimitLow', 'BudgetExhausted', 'Expired'],
       ...['BreakerOpen', 'SweepFailures', 'QueueAge', 'WorkDeadLetters', 'SignalDeadLetters'],
       'RecoveryShareLow',
+      'StuckQueued',
       ...fns.flatMap((f) => [`${f}Errors`, `${f}Throttles`]),
     ];
     // Every alarm is one of these, and each of these is one alarm.
@@ -191,6 +193,8 @@ describe('dashboard', () => {
       'RerunWaiting',
       'RerunOutcome',
       'BreakerOpen',
+      'StuckQueued',
+      'Re-run attempts that recovered (%)',
     ]) {
       expect(body).toContain(expected);
     }
