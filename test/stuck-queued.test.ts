@@ -28,6 +28,7 @@ describe('stuck-queued jobs, found by the reconciler sweep of the local runtime 
     });
     local.sim.setRepoFile('acme/stuck-report', '.github/reprise.yml', 'report: check_run\n');
     local.sim.setRepoFile('acme/stuck-short', '.github/reprise.yml', 'stuck_after: 5\n');
+    local.sim.setRepoFile('acme/stuck-off', '.github/reprise.yml', 'enabled: false\n');
   });
   afterAll(async () => {
     await local.close();
@@ -137,6 +138,38 @@ describe('stuck-queued jobs, found by the reconciler sweep of the local runtime 
     const [line] = stuckLines().filter((l) => l.run_id === run.id);
     expect(line).toMatchObject({ reprise_rerun: false, stuck_after_minutes: 5, run_attempt: 1 });
     expect(local.sim.checkRuns.filter((c) => c.repo === 'acme/stuck-short')).toHaveLength(0);
+  });
+
+  it('a repository that turned reprise off is not watched', async () => {
+    const run = local.sim.addRun({
+      repo: 'acme/stuck-off',
+      jobs: [{ name: 'build', status: 'queued', conclusion: null }],
+    });
+    const job = local.sim.run(run.id).jobs[0]!;
+    await deliver('workflow_job', workflowJobPayload(local.sim, run.id, job.id, 'queued'));
+    now += 60 * MIN;
+    expect((await local.rt.reconciler.sweep()).stuckReported).toBe(0);
+    expect(stuckLines().filter((l) => l.run_id === run.id)).toHaveLength(0);
+  });
+
+  it('a GitHub fault on one job leaves it for the next sweep, which reports it once', async () => {
+    const run = local.sim.addRun({
+      repo: 'acme/stuck-fault',
+      jobs: [{ name: 'build', status: 'queued', conclusion: null }],
+    });
+    const job = local.sim.run(run.id).jobs[0]!;
+    await deliver('workflow_job', workflowJobPayload(local.sim, run.id, job.id, 'queued'));
+    now += 20 * MIN;
+    local.sim.injectFault({ method: 'GET', path: new RegExp(`/actions/jobs/${job.id}$`), status: 500, times: 50 });
+    const faulty = await local.rt.reconciler.sweep();
+    local.sim.clearFaults();
+    expect(faulty).toMatchObject({ stuckReported: 0, failed: true });
+    expect(
+      local.log.lines.some((l) => l.message === 'reconcile: queued job left for the next sweep' && l.job_id === job.id),
+    ).toBe(true);
+    expect((await local.rt.reconciler.sweep()).stuckReported).toBe(1);
+    expect((await local.rt.reconciler.sweep()).stuckReported).toBe(0);
+    expect(stuckLines().filter((l) => l.run_id === run.id)).toHaveLength(1);
   });
 
   it('a job GitHub says has started (its in_progress delivery was lost) is cleared, not reported', async () => {

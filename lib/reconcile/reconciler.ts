@@ -212,8 +212,9 @@ export class Reconciler {
     await this.store.saveCursor(LEDGER_CURSOR, start ? { start } : {});
   }
 
-  private sweepStuck(stuck: NonNullable<ReconcilerDeps['stuck']>, counts: SweepCounts): Promise<void> {
-    return sweepStuck(
+  private async sweepStuck(stuck: NonNullable<ReconcilerDeps['stuck']>, counts: SweepCounts): Promise<void> {
+    const c = { stuckReported: 0, stuckCleared: 0, stuckErrors: 0 };
+    await sweepStuck(
       {
         queuedJobs: stuck.queuedJobs,
         ledger: this.deps.ledger,
@@ -226,8 +227,11 @@ export class Reconciler {
         metrics: this.deps.metrics,
         now: this.now,
       },
-      counts,
+      c,
     );
+    counts.stuckReported += c.stuckReported;
+    counts.stuckCleared += c.stuckCleared;
+    counts.errors += c.stuckErrors;
   }
 
   private readonly configSource = new RepoConfigSource();

@@ -30,6 +30,8 @@ export interface StuckContext {
 export interface StuckCounts {
   stuckReported: number;
   stuckCleared: number;
+  /** Jobs a fault left for the next sweep. */
+  stuckErrors: number;
 }
 
 /** The report's words, shared by the log line, the check run and the event. */
@@ -57,36 +59,61 @@ export async function sweepStuck(ctx: StuckContext, counts: StuckCounts): Promis
   // One configuration read per repository and sweep.
   const configs = new Map<string, Promise<RepoConfig>>();
   for (const job of waiting) {
-    const [owner = '', repo = ''] = job.repository.split('/');
-    const api = new RepoApi(ctx.client(job.installationId), owner, repo, ctx.graphqlUrl);
-    let cfg = configs.get(job.repository);
-    if (!cfg) {
-      cfg = ctx.configSource.load(api, owner, repo, ctx.defaults).then((c) => c.config);
-      configs.set(job.repository, cfg);
-    }
-    const config = await cfg;
-    const stuckAfterMinutes = config.stuckAfterMinutes ?? DEFAULT_STUCK_AFTER_MINUTES;
-    const waitedMs = now - job.queuedAt;
-    if (waitedMs < stuckAfterMinutes * 60_000) continue;
-
-    let status: string;
     try {
-      status = await api.jobStatus(job.jobId);
+      await sweepJob(ctx, job, now, configs, counts);
     } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-      status = 'gone';
+      // The job stays unreported, so a later sweep takes it up again.
+      counts.stuckErrors++;
+      ctx.log.warn('reconcile: queued job left for the next sweep', {
+        repository: job.repository,
+        job_id: job.jobId,
+        error: (err as Error).message,
+      });
     }
-    if (status === 'in_progress' || status === 'completed' || status === 'gone') {
-      await ctx.queuedJobs.clear(job.repoId, job.jobId);
-      counts.stuckCleared++;
-      continue;
-    }
-    // Waiting for an environment's approval is not waiting for a runner.
-    if (status !== 'queued') continue;
-    if (!(await ctx.queuedJobs.markReported(job))) continue;
-    counts.stuckReported++;
-    await report(ctx, api, config, job, waitedMs, stuckAfterMinutes);
   }
+}
+
+async function sweepJob(
+  ctx: StuckContext,
+  job: QueuedJobRecord,
+  now: number,
+  configs: Map<string, Promise<RepoConfig>>,
+  counts: StuckCounts,
+): Promise<void> {
+  const [owner = '', repo = ''] = job.repository.split('/');
+  const api = new RepoApi(ctx.client(job.installationId), owner, repo, ctx.graphqlUrl);
+  let cfg = configs.get(job.repository);
+  if (!cfg) {
+    cfg = ctx.configSource.load(api, owner, repo, ctx.defaults).then((c) => c.config);
+    configs.set(job.repository, cfg);
+  }
+  const config = await cfg.catch((err: unknown) => {
+    configs.delete(job.repository);
+    throw err;
+  });
+  // A repository that turned reprise off, or a workflow it does not cover, is not watched.
+  if (!config.enabled || (config.workflows && !config.workflows.includes(job.workflowName ?? ''))) return;
+  const stuckAfterMinutes = config.stuckAfterMinutes ?? DEFAULT_STUCK_AFTER_MINUTES;
+  const waitedMs = now - job.queuedAt;
+  if (waitedMs < stuckAfterMinutes * 60_000) return;
+
+  let status: string;
+  try {
+    status = await api.jobStatus(job.jobId);
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) throw err;
+    status = 'gone';
+  }
+  if (status === 'in_progress' || status === 'completed' || status === 'gone') {
+    await ctx.queuedJobs.clear(job.repoId, job.jobId);
+    counts.stuckCleared++;
+    return;
+  }
+  // Waiting for an environment's approval is not waiting for a runner.
+  if (status !== 'queued') return;
+  if (!(await ctx.queuedJobs.markReported(job))) return;
+  counts.stuckReported++;
+  await report(ctx, api, config, job, waitedMs, stuckAfterMinutes);
 }
 
 async function report(

@@ -115,6 +115,7 @@ describe('every key of issue 3’s configuration list is parsed', () => {
       'stale_check: all',
       'report: check_run',
       'require_exact_signal: true',
+      'stuck_after: 20',
     ].join('\n');
     const res = parseRepoConfig(BUILT_IN_DEFAULTS, text);
     expect(res.error).toBeUndefined();
@@ -130,6 +131,7 @@ describe('every key of issue 3’s configuration list is parsed', () => {
       staleCheck: 'all',
       report: 'check_run',
       requireExactSignal: true,
+      stuckAfterMinutes: 20,
     });
   });
 });
