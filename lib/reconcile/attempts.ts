@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { outcomeEvent, publishQuietly } from '../events/build.js';
+import { decisionEvent, outcomeEvent, publishQuietly } from '../events/build.js';
 import type { EventPublisher } from '../ports.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoApi } from '../github/repo-api.js';
@@ -92,6 +92,13 @@ export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext):
     }
     ctx.log.warn('orphaned claim recorded as retried', { ...line, run_attempt_now: run.runAttempt });
     ctx.metrics.count('OrphanRecorded');
+    // The worker that re-ran it died before its event: the decision is published from here.
+    await publishQuietly(
+      ctx.events,
+      decisionEvent(msg, { decision: 'retried', reason, verdicts: [] }, ctx.now()),
+      ctx.log,
+      line,
+    );
     return 'recorded';
   }
 
