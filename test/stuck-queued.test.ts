@@ -140,6 +140,20 @@ describe('stuck-queued jobs, found by the reconciler sweep of the local runtime 
     expect(local.sim.checkRuns.filter((c) => c.repo === 'acme/stuck-short')).toHaveLength(0);
   });
 
+  it('a job cancelled while queued (completed, no runner) is forgotten at once', async () => {
+    const run = local.sim.addRun({
+      repo: 'acme/stuck-cancel',
+      jobs: [{ name: 'build', status: 'queued', conclusion: null }],
+    });
+    const job = local.sim.run(run.id).jobs[0]!;
+    await deliver('workflow_job', workflowJobPayload(local.sim, run.id, job.id, 'queued'));
+    expect((await local.rt.queuedJobs.list()).some((q) => q.jobId === job.id)).toBe(true);
+    local.sim.run(run.id).complete({ build: { conclusion: 'cancelled', runnerName: null } });
+    const done = await deliver('workflow_job', workflowJobPayload(local.sim, run.id, job.id, 'completed'));
+    expect(done.status).toBe(202);
+    expect((await local.rt.queuedJobs.list()).some((q) => q.jobId === job.id)).toBe(false);
+  });
+
   it('a repository that turned reprise off is not watched', async () => {
     const run = local.sim.addRun({
       repo: 'acme/stuck-off',
