@@ -253,6 +253,9 @@ export class Reprise extends Construct {
         ...eventEnv,
         // The deployment's stuck_after; a repository's .github/reprise.yml may set its own.
         STUCK_AFTER_MINUTES: String(p.stuckAfter.toMinutes()),
+        // A stuck report's check run keeps the installation's pace, as the worker's do.
+        PACE_PER_MINUTE: String(p.pacePerMinute),
+        PACE_PER_HOUR: String(p.pacePerHour),
       },
     });
     this.eventBus.grantPutEventsTo(reconciler.role);

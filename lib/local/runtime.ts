@@ -10,6 +10,7 @@ import { httpLambda } from '../http/lambda-http.js';
 import { Ledger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
+import { DynamoPacing } from '../ledger/pacing.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
 import type { Log } from '../obs/ports.js';
 import { MemoryMetrics } from '../obs/ports.js';
@@ -190,7 +191,11 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     }),
     queue: enqueue,
     outcomes,
-    stuck: { queuedJobs, defaults: settings.defaults },
+    stuck: {
+      queuedJobs,
+      defaults: settings.defaults,
+      pacing: new DynamoPacing(dynamo.client, TABLE_NAME, settings.pace, opts.clock),
+    },
     ...(events && { events }),
     ...(opts.clock && { now: opts.clock }),
     log,

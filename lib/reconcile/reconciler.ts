@@ -9,7 +9,7 @@ import { type AttemptContext, followUpRerun, settleOrphan } from './attempts.js'
 import { redeliveryWindowMs, sweepDeliveries } from './deliveries.js';
 import type { RepoConfig } from '../config/repo-config.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
-import type { QueuedJobLog } from '../ledger/ports.js';
+import type { QueuedJobLog, RerunPacing } from '../ledger/ports.js';
 import type { EventPublisher } from '../ports.js';
 import { sweepStuck } from './stuck.js';
 
@@ -50,7 +50,12 @@ export interface ReconcilerDeps {
   /** Records a re-run that completed green without a delivery as `recovered`. */
   readonly outcomes?: Pick<RerunOutcomeLog, 'recordIfRerun'>;
   /** Jobs waiting for a runner, and the defaults (`stuck_after`) the repositories' files apply over; no stuck sweep without. */
-  readonly stuck?: { readonly queuedJobs: QueuedJobLog; readonly defaults: RepoConfig };
+  readonly stuck?: {
+    readonly queuedJobs: QueuedJobLog;
+    readonly defaults: RepoConfig;
+    /** The installations' shared pace, which a stuck report's check run keeps. */
+    readonly pacing?: RerunPacing;
+  };
   /** Where re-run outcomes and stuck-queued jobs are published. */
   readonly events?: EventPublisher;
   readonly log: Log;
@@ -223,6 +228,7 @@ export class Reconciler {
         configSource: this.configSource,
         defaults: stuck.defaults,
         ...(this.deps.events && { events: this.deps.events }),
+        ...(stuck.pacing && { pacing: stuck.pacing }),
         log: this.deps.log,
         metrics: this.deps.metrics,
         now: this.now,

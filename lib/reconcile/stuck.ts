@@ -4,7 +4,7 @@ import { stuckJobMarkdown } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import { NotFoundError } from '../errors.js';
-import type { AttemptReader, QueuedJobLog, QueuedJobRecord } from '../ledger/ports.js';
+import type { AttemptReader, QueuedJobLog, QueuedJobRecord, RerunPacing } from '../ledger/ports.js';
 import { isRerunDecision } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
 import type { EventPublisher, StuckQueuedEvent } from '../ports.js';
@@ -22,6 +22,8 @@ export interface StuckContext {
   /** The deployment's defaults, `stuck_after` among them. */
   readonly defaults: RepoConfig;
   readonly events?: EventPublisher;
+  /** The installation's shared pace: a check run takes a free slot or is skipped. */
+  readonly pacing?: RerunPacing;
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now: () => number;
@@ -167,7 +169,10 @@ async function report(
   await ctx.events
     ?.publish(event)
     .catch((e: Error) => ctx.log.warn('could not publish the stuck-queued event', { ...line, error: e.message }));
-  if (config.report === 'check_run' && job.headSha) {
+  if (config.report === 'check_run' && job.headSha && !(await reportTurn(ctx, job.installationId))) {
+    ctx.log.info('check run skipped: re-runs of this installation are waiting for their turn', line);
+    ctx.metrics.count('ReportYielded');
+  } else if (config.report === 'check_run' && job.headSha) {
     await api
       .createCheckRun({
         name: 'reprise',
@@ -179,4 +184,14 @@ async function report(
       })
       .catch((e: Error) => ctx.log.warn('could not create the reprise check run', { ...line, error: e.message }));
   }
+}
+
+/**
+ * A check run is a content-generating request: it takes a slot of the installation's pace only
+ * when one is free now (within a slot's spacing), so it never delays a waiting re-run.
+ */
+async function reportTurn(ctx: StuckContext, installationId: number | null): Promise<boolean> {
+  if (!ctx.pacing) return true;
+  const latest = ctx.now() + Math.min(ctx.pacing.spacingMs, 1_000);
+  return (await ctx.pacing.reserve(installationId, latest).catch(() => undefined)) !== undefined;
 }
