@@ -8,7 +8,16 @@ import tseslint from 'typescript-eslint';
 const layers = {
   core: ['lib/model.ts', 'lib/errors.ts', 'lib/ports.ts', 'lib/util', 'lib/classify', 'lib/decide'],
   config: ['lib/config'],
-  adapters: ['lib/github', 'lib/ledger', 'lib/table', 'lib/signals', 'lib/webhook', 'lib/http', 'lib/obs'],
+  adapters: [
+    'lib/github',
+    'lib/ledger',
+    'lib/table',
+    'lib/signals',
+    'lib/webhook',
+    'lib/http',
+    'lib/obs',
+    'lib/events',
+  ],
   flows: ['lib/worker', 'lib/reconcile', 'lib/replay'],
   faces: ['lib/cli', 'lib/local', 'functions', 'infra'],
 };

@@ -1,7 +1,10 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { breakerSettings } from '../lib/config/env.js';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { breakerSettings, eventSettings } from '../lib/config/env.js';
+import { EventBridgeEvents } from '../lib/events/eventbridge.js';
+import { DynamoQueuedJobs } from '../lib/ledger/queued-jobs.js';
 import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';
 import { type HttpEvent, httpLambda } from '../lib/http/lambda-http.js';
 import { Ledger } from '../lib/ledger/ledger.js';
@@ -32,6 +35,8 @@ const intake = httpLambda(
       undefined,
       new RunnerKeys(signalSettings(process.env).namePatterns),
     ),
+    queuedJobs: new DynamoQueuedJobs(dynamo, env.TABLE_NAME),
+    events: new EventBridgeEvents(new EventBridgeClient({}), eventSettings(process.env).busName),
     outcomes: new DynamoRerunOutcomes(dynamo, env.TABLE_NAME, breakerSettings(process.env)),
     queue: sqsRunQueue(sqs, env.QUEUE_URL),
     log,

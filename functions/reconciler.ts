@@ -1,7 +1,11 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { runtimeSettings } from '../lib/config/env.js';
+import { EventBridgeEvents } from '../lib/events/eventbridge.js';
+import { DynamoQueuedJobs } from '../lib/ledger/queued-jobs.js';
+import { DynamoPacing } from '../lib/ledger/pacing.js';
 import { parseAppSecret, requireEnv } from '../lib/config/secrets.js';
 import { createAppClient, createClientFactory } from '../lib/github/client.js';
 import { Ledger } from '../lib/ledger/ledger.js';
@@ -32,6 +36,12 @@ async function build(): Promise<Reconciler> {
     ...(credentials.kind === 'app' && { appClient: createAppClient({ apiUrl: settings.apiUrl, credentials, log }) }),
     queue: sqsRunQueue(sqs, env.QUEUE_URL),
     outcomes: new DynamoRerunOutcomes(dynamo, env.TABLE_NAME, settings.breaker),
+    stuck: {
+      queuedJobs: new DynamoQueuedJobs(dynamo, env.TABLE_NAME),
+      defaults: settings.defaults,
+      pacing: new DynamoPacing(dynamo, env.TABLE_NAME, settings.pace),
+    },
+    events: new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName),
     log,
     metrics,
     limits: limitsFrom(settings.reconcile),

@@ -2,7 +2,9 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { runtimeSettings } from '../lib/config/env.js';
+import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { parseAppSecret, requireEnv } from '../lib/config/secrets.js';
 import { createClientFactory } from '../lib/github/client.js';
 import { Ledger } from '../lib/ledger/ledger.js';
@@ -40,6 +42,7 @@ async function build() {
       metrics,
       owner,
       leaseMs: 5 * 60_000,
+      events: new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName),
     }),
     maxReceiveCount: settings.maxReceiveCount,
     defer: async (record, seconds) => {

@@ -101,6 +101,20 @@ export class RepriseAlarms extends Construct {
         "An installation's re-runs kept being lost (re-run attempts ended lost again), so its automatic re-runs " +
         'pause for the cool-down and its runs wait: the runner fleet or its image is probably broken.',
     });
+    this.add('RecoveryShareLow', metrics.recoveryShare(t.recoveryShareMinOutcomes, Duration.hours(1)), {
+      threshold: t.recoverySharePercent,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      description:
+        `Fewer than ${t.recoverySharePercent}% of re-run attempts recovered in an hour (at least ` +
+        `${t.recoveryShareMinOutcomes} outcomes): re-runs land on the same broken capacity. Check the fleet, or ` +
+        'send retries to on-demand runners.',
+    });
+    this.add('StuckQueued', metrics.stuckQueued(Duration.minutes(15)), {
+      threshold: 0,
+      description:
+        'A job waited for a runner longer than stuck_after (see the reconciler log line "stuck queued"): the ' +
+        'runner fleet cannot place its labels, or a retry after a reclaim never started.',
+    });
     this.add('SweepFailures', metrics.sweepFailures(Duration.minutes(15)), {
       threshold: t.sweepFailures,
       description:

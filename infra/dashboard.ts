@@ -95,9 +95,9 @@ export class RepriseDashboard extends Construct {
       ],
       [
         new GraphWidget({
-          title: 'Reconciler: repairs (per hour) and failed sweeps',
+          title: 'Reconciler: repairs (per hour), failed sweeps and stuck-queued jobs',
           left: metrics.reconcilerRepairs(Duration.hours(1)),
-          right: [metrics.sweepFailures(Duration.minutes(15))],
+          right: [metrics.sweepFailures(Duration.minutes(15)), metrics.stuckQueued(Duration.minutes(15))],
           width: 12,
         }),
         new GraphWidget({
@@ -111,6 +111,7 @@ export class RepriseDashboard extends Construct {
         new GraphWidget({
           title: 'Re-run outcomes (per hour)',
           left: RERUN_OUTCOMES.map((o) => metrics.rerunOutcome(o, Duration.hours(1))),
+          right: [metrics.recoveryShare(1, Duration.hours(1))],
           stacked: true,
           width: 12,
         }),

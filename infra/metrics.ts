@@ -112,6 +112,39 @@ export class RepriseMetrics {
     });
   }
 
+  /**
+   * Percent of re-run attempts that recovered (ended green) among all re-run outcomes of the period; 100 below
+   * `minOutcomes` outcomes, so a quiet hour with one lost re-run pages no one. Green outcomes come from the intake
+   * and the reconciler, red ones from the worker: five metrics, within the ten-metric limit of a math alarm.
+   */
+  public recoveryShare(minOutcomes: number, period = Duration.hours(1)): MathExpression {
+    const worker = HANDLERS.worker.serviceName;
+    const parts: [string, string, RerunOutcome][] = [
+      ['recovered_intake', HANDLERS.intake.serviceName, 'recovered'],
+      ['recovered_reconciler', HANDLERS.reconciler.serviceName, 'recovered'],
+      ['lost_again', worker, 'lost_again'],
+      ['failed', worker, 'failed'],
+      ['cancelled', worker, 'cancelled'],
+    ];
+    const usingMetrics = Object.fromEntries(
+      parts.map(([id, svc, outcome]) => [id, this.metric(svc, 'RerunOutcome', { outcome }, Stats.SUM, period)]),
+    );
+    const sum = (ids: readonly string[]) => ids.map((id) => `FILL(${id}, 0)`).join(' + ');
+    const all = sum(parts.map(([id]) => id));
+    const recovered = sum(['recovered_intake', 'recovered_reconciler']);
+    return new MathExpression({
+      expression: `IF((${all}) >= ${minOutcomes}, 100 * (${recovered}) / (${all}), 100)`,
+      usingMetrics,
+      period,
+      label: 'Re-run attempts that recovered (%)',
+    });
+  }
+
+  /** Jobs the reconciler found waiting for a runner longer than `stuck_after`, each counted once. */
+  public stuckQueued(period = Duration.minutes(15)): Metric {
+    return this.metric(HANDLERS.reconciler.serviceName, 'StuckQueued', {}, Stats.SUM, period);
+  }
+
   /** Reconciler sweeps that failed in part or whole (the next sweep carries on). */
   public sweepFailures(period = Duration.minutes(15)): Metric {
     return this.metric(HANDLERS.reconciler.serviceName, 'SweepFailed', {}, Stats.SUM, period);

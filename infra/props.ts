@@ -49,6 +49,16 @@ export interface RepriseAlarmThresholds {
    */
   readonly oldestMessageAge?: Duration;
   /**
+   * Share of re-run attempts that recovered (ended green) in an hour, in percent, below which the alarm fires.
+   * @default 50
+   */
+  readonly recoverySharePercent?: number;
+  /**
+   * Re-run outcomes per hour needed before the recovery-share alarm may fire.
+   * @default 5
+   */
+  readonly recoveryShareMinOutcomes?: number;
+  /**
    * Failed reconciler sweeps in 15 minutes above which the alarm fires (one failed sweep is retried by the next).
    * @default 1
    */
@@ -172,6 +182,17 @@ export interface RepriseProps {
    * @default Duration.minutes(5)
    */
   readonly reconcileInterval?: Duration;
+  /**
+   * How long a job may wait for a runner before the reconciler reports it stuck (1 minute to 24 hours, whole
+   * minutes); a repository's `stuck_after` overrides it.
+   * @default Duration.minutes(15)
+   */
+  readonly stuckAfter?: Duration;
+  /**
+   * EventBridge bus (name or ARN) that decisions, re-run outcomes and stuck-queued jobs are published to.
+   * @default 'default' - the account's default bus
+   */
+  readonly eventBusName?: string;
   /**
    * Hosts the worker may follow a job-log redirect to.
    * @default - the worker's built-in allow-list of GitHub log hosts
@@ -374,6 +395,8 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     breakerLostSharePercent: v.breakerLostSharePercent,
     breakerCoolDown: Duration.seconds(v.breakerCoolDown),
     reconcileInterval: Duration.minutes(v.reconcileInterval),
+    stuckAfter: Duration.minutes(v.stuckAfter),
+    eventBusName: v.eventBusName,
     logHosts: parsed.logHosts,
     runnerTagKeys: v.runnerTagKeys,
     runnerPreset: parsed.runnerPreset as RunnerPreset | undefined,
@@ -395,6 +418,8 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
       rerunShareMinDecisions: v.rerunShareMinDecisions,
       signatureFailures: v.signatureFailureThreshold,
       rateLimitRemaining: v.rateLimitRemainingThreshold,
+      recoverySharePercent: v.recoveryShareThreshold,
+      recoveryShareMinOutcomes: v.recoveryShareMinOutcomes,
       oldestMessageAge: Duration.minutes(v.oldestMessageAgeThreshold),
       sweepFailures: v.sweepFailureThreshold,
     },

@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -53,6 +53,8 @@ export class Reprise extends Construct {
   /** Invokes the reconciler every `reconcileInterval`. */
   public readonly reconcileSchedule: Rule;
   public readonly alarmTopic: Topic;
+  /** The bus decisions, re-run outcomes and stuck-queued jobs are published to (source `reprise`). */
+  public readonly eventBus: IEventBus;
   /** URL to register as the GitHub App's webhook URL. */
   public readonly webhookUrl: string;
   /** URL external agents post runner signals to. */
@@ -106,6 +108,11 @@ export class Reprise extends Construct {
     // Each function's settings come from the schema: every setting it reads, and nothing else.
     const settingsOf = (name: FunctionName) => functionEnvironment(name, p.settings);
 
+    // Decisions, re-run outcomes and stuck-queued jobs go to this bus; an ARN names a bus of another account.
+    this.eventBus = p.eventBusName.startsWith('arn:')
+      ? EventBus.fromEventBusArn(this, 'EventBus', p.eventBusName)
+      : EventBus.fromEventBusName(this, 'EventBus', p.eventBusName);
+
     const intake = fn('Intake', HANDLERS.intake, {
       description: 'reprise: verifies GitHub webhook deliveries and enqueues completed runs',
       noDeadLetterQueueReason:
@@ -120,6 +127,7 @@ export class Reprise extends Construct {
         ...settingsOf('intake'),
       },
     });
+    this.eventBus.grantPutEventsTo(intake.role);
     this.table.grantReadWriteData(intake.role);
     this.workQueue.grantSendMessages(intake.role);
     this.webhookSecret.grantRead(intake.role);
@@ -138,6 +146,7 @@ export class Reprise extends Construct {
         ...settingsOf('worker'),
       },
     });
+    this.eventBus.grantPutEventsTo(worker.role);
     this.table.grantReadWriteData(worker.role);
     this.githubAppSecret.grantRead(worker.role);
     worker.function.addEventSource(
@@ -216,6 +225,7 @@ export class Reprise extends Construct {
         ...settingsOf('reconciler'),
       },
     });
+    this.eventBus.grantPutEventsTo(reconciler.role);
     acknowledge(
       reconciler.function,
       'Serverless-LambdaAsyncFailureDestination',

@@ -168,4 +168,6 @@ export interface RepoConfig {
   readonly staleCheck: 'off' | 'pull_request' | 'all';
   readonly report: 'log' | 'check_run';
   readonly requireExactSignal: boolean;
+  /** Minutes a job may wait for a runner before it is reported stuck; 15 when absent. */
+  readonly stuckAfterMinutes?: number;
 }

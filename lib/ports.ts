@@ -220,3 +220,99 @@ export interface ReportLedger {
   /** Decisions, re-run outcomes and runner signals from `sinceMs` on. */
   reportFacts(sinceMs: number): Promise<ReportFacts>;
 }
+
+/** A job waiting for a runner, as its `workflow_job.queued` event named it. */
+export interface QueuedJob {
+  readonly installationId: number | null;
+  readonly repoId: number;
+  /** `owner/name`. */
+  readonly repository: string;
+  readonly runId: number;
+  readonly runAttempt: number;
+  readonly jobId: number;
+  readonly name: string;
+  readonly workflowName: string | null;
+  readonly headSha: string;
+  readonly labels: readonly string[];
+}
+
+/** A queued job as the ledger holds it. */
+export interface QueuedJobRecord extends QueuedJob {
+  /** When the intake received the `queued` event (epoch ms). */
+  readonly queuedAt: number;
+  /** When a sweep reported it stuck; a job is reported once. */
+  readonly reportedAt?: number;
+}
+
+/**
+ * Jobs waiting for a runner: recorded from `queued`, forgotten on `in_progress` or `completed`,
+ * reported stuck by the reconciler's sweep at most once each.
+ */
+export interface QueuedJobLog {
+  /** Records the job; a repeated `queued` keeps the first time. */
+  queued(job: QueuedJob): Promise<void>;
+  /** Forgets the job: a runner picked it up, or it ended. */
+  clear(repoId: number, jobId: number): Promise<void>;
+  /** Every job waiting now, reported or not. */
+  list(): Promise<QueuedJobRecord[]>;
+  /** True for the one caller that marks it reported; false when already reported or cleared meanwhile. */
+  markReported(job: QueuedJobRecord): Promise<boolean>;
+}
+
+/**
+ * Events reprise publishes, one per decision, re-run outcome and stuck-queued job: the `detail`
+ * of an EventBridge event (source `reprise`), a line of the local runtime's events file.
+ * docs/events.schema.json is their schema; `version` changes only when a field changes meaning.
+ */
+interface EventBase {
+  readonly version: 1;
+  /** When reprise made the event (ISO 8601). */
+  readonly time: string;
+  readonly installation_id: number | null;
+  /** `owner/name`. */
+  readonly repository: string;
+  readonly run_id: number;
+  readonly run_attempt: number;
+}
+
+export interface DecisionEvent extends EventBase {
+  readonly kind: 'decision';
+  readonly decision: DecisionKind;
+  readonly reason: string;
+  readonly workflow_name: string | null;
+  readonly head_sha: string;
+  /** reprise re-ran the run: `run_attempt + 1` is on its way. */
+  readonly rerun: boolean;
+  /** The attempt the re-run starts, when `rerun`. */
+  readonly next_attempt: number | null;
+  /** The jobs the re-run starts again, when `rerun`; those judged lost otherwise. */
+  readonly lost_jobs: readonly string[];
+  /** The run stays red and reprise will not re-run it. */
+  readonly final_failure: boolean;
+}
+
+export interface RerunOutcomeEvent extends EventBase {
+  readonly kind: 'rerun_outcome';
+  readonly outcome: RerunOutcome;
+}
+
+export interface StuckQueuedEvent extends EventBase {
+  readonly kind: 'stuck_queued';
+  readonly job_id: number;
+  readonly job_name: string;
+  readonly workflow_name: string | null;
+  readonly labels: readonly string[];
+  readonly queued_at: string;
+  readonly waited_seconds: number;
+  readonly stuck_after_minutes: number;
+  /** The job belongs to an attempt reprise started by a re-run. */
+  readonly reprise_rerun: boolean;
+  readonly reason: string;
+}
+
+export type RepriseEvent = DecisionEvent | RerunOutcomeEvent | StuckQueuedEvent;
+
+/** Where events go: EventBridge when deployed, a JSON-lines file locally. */
+export interface EventPublisher {
+  publish(event: RepriseEvent): Promise<void>;
+}

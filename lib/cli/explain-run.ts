@@ -41,7 +41,7 @@ export interface Explanation {
   readonly jobs: readonly JobLine[];
   readonly signals: string;
   readonly requests: number;
-  /** Recorded outcomes of re-runs by reprise: this attempt's, and that of its own re-run. Read with --table. */
+  /** Recorded outcomes of every re-run attempt of the run, one line each. Read with --table. */
   readonly outcomes?: readonly string[];
   /** The installation's breaker, read with --table. */
   readonly breaker?: string;
@@ -58,16 +58,25 @@ export interface ExplainDeps {
   readonly outcomes?: Pick<RerunOutcomeLog, 'get'> & Pick<RerunBreaker, 'look'>;
 }
 
-/** What the ledger recorded of this attempt's re-runs, and where its installation's breaker stands. */
+/**
+ * What the ledger recorded of every re-run attempt of the run (attempt 2 up to the latest),
+ * and where its installation's breaker stands.
+ */
 async function recordedOutcomes(
   o: NonNullable<ExplainDeps['outcomes']>,
   msg: { repository: { id: number }; runId: number; runAttempt: number; installationId: number | null },
+  latestAttempt: number,
 ): Promise<{ outcomes: string[]; breaker: string }> {
+  const last = Math.max(latestAttempt, msg.runAttempt + 1);
+  const attempts = Array.from({ length: Math.max(0, last - 1) }, (_, i) => i + 2);
+  const recorded = await Promise.all(attempts.map((a) => o.get(msg.repository.id, msg.runId, a)));
   const lines: string[] = [];
-  const own = await o.get(msg.repository.id, msg.runId, msg.runAttempt);
-  if (own) lines.push(`attempt ${msg.runAttempt} was a re-run by reprise: ${own.outcome}`);
-  const next = await o.get(msg.repository.id, msg.runId, msg.runAttempt + 1);
-  if (next) lines.push(`its re-run, attempt ${msg.runAttempt + 1}: ${next.outcome}`);
+  recorded.forEach((r, i) => {
+    const a = attempts[i]!;
+    if (!r) return;
+    const which = a === msg.runAttempt ? ' (this attempt)' : a === msg.runAttempt + 1 ? ' (its re-run)' : '';
+    lines.push(`attempt ${a} was a re-run by reprise: ${r.outcome}${which}`);
+  });
   const b = await o.look(msg.installationId);
   const window = `${b.lostAgain} of ${b.outcomes} re-run attempts lost again within ${Math.round(b.windowMs / 60_000)} min`;
   const breaker =
@@ -156,7 +165,7 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
   });
   // dry_run was forced: it means "would re-run" unless the configuration itself says dry_run.
   const wouldRerun = decision === 'dry_run' && !cfg.config.dryRun;
-  const recorded = deps.outcomes && (await recordedOutcomes(deps.outcomes, msg));
+  const recorded = deps.outcomes && (await recordedOutcomes(deps.outcomes, msg, live.latestAttempt));
   return {
     ...base,
     decision,

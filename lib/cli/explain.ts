@@ -30,8 +30,8 @@ from the environment as npm start reads them; .github/reprise.yml applies on top
 
 Options:
   --attempt N    the attempt to explain (default: the latest)
-  --table NAME   read runner signals (exact interruption records), the recorded re-run
-                 outcomes of this attempt and its re-run, and the installation's breaker
+  --table NAME   read runner signals (exact interruption records), the recorded outcome
+                 of each re-run attempt of the run, and the installation's breaker
                  from this DynamoDB table
   --stack NAME   the same, with the table from the stack outputs
   --json         print the explanation as JSON
@@ -81,7 +81,7 @@ function printExplanation(io: CliIo, x: Explanation): void {
   println(out, `GitHub requests: ${x.requests}`);
   if (x.outcomes) {
     for (const o of x.outcomes) println(out, `Outcome:  ${o}`);
-    if (x.outcomes.length === 0) println(out, 'Outcome:  no re-run outcome recorded for this attempt or its re-run');
+    if (x.outcomes.length === 0) println(out, 'Outcome:  no re-run outcome recorded for any attempt of this run');
   }
   if (x.breaker) println(out, `Breaker:  ${x.breaker}`);
   for (const n of x.notes) println(out, `Note: ${n}`);

@@ -48,6 +48,21 @@ export interface RuntimeSettings {
   readonly runnerTagKeys: readonly string[];
   /** Patterns over runner names that yield more keys of their signals (RUNNER_PRESET, RUNNER_NAME_PATTERNS). */
   readonly runnerNamePatterns: readonly string[];
+  /** Where decisions, re-run outcomes and stuck-queued jobs are published. */
+  readonly events: EventSettings;
+}
+
+/** EventBridge's bus when deployed; a JSON-lines file in the local runtime (none when unset). */
+export interface EventSettings {
+  /** `EVENT_BUS_NAME`: a bus name or ARN; the account's default bus unless set. */
+  readonly busName: string;
+  /** `EVENTS_FILE`: the local runtime appends each event here as one JSON line. */
+  readonly file?: string;
+}
+
+export function eventSettings(env: Env = process.env): EventSettings {
+  const file = fromEnv(env, 'eventsFile');
+  return { busName: fromEnv(env, 'eventBusName'), ...(file && { file }) };
 }
 
 /** Read by no one and needed by no one: fixed here rather than offered as settings. */
@@ -110,6 +125,7 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
     ...(allow && { repositoryAllowList: allow }),
     runnerTagKeys: signalSettings(env).tagKeys,
     runnerNamePatterns: signalSettings(env).namePatterns,
+    events: eventSettings(env),
   };
 }
 

@@ -8,6 +8,10 @@ export type { RepoConfig };
 
 const S = SETTINGS;
 
+/** `stuck_after`: whole minutes a job may wait for a runner, as the schema bounds them. */
+const stuckAfter = (raw: Raw, fallback: number | undefined): number | undefined =>
+  raw.stuck_after === undefined ? fallback : S.stuckAfter.parse(raw.stuck_after, 'stuck_after');
+
 /** The built-in defaults, from the settings schema. */
 export const BUILT_IN_DEFAULTS: RepoConfig = {
   enabled: S.enabled.default,
@@ -21,6 +25,7 @@ export const BUILT_IN_DEFAULTS: RepoConfig = {
   staleCheck: S.staleCheck.default,
   report: S.report.default,
   requireExactSignal: S.requireExactSignal.default,
+  stuckAfterMinutes: S.stuckAfter.default,
 };
 
 type Raw = Record<string, unknown>;
@@ -106,6 +111,8 @@ export function applyConfig(base: RepoConfig, raw: Raw): RepoConfig {
     report: oneOf(raw, 'report', ['log', 'check_run'] as const, base.report),
     requireExactSignal: bool(raw, 'require_exact_signal', base.requireExactSignal),
   };
+  const stuck = stuckAfter(raw, base.stuckAfterMinutes);
+  if (stuck !== undefined) Object.assign(cfg, { stuckAfterMinutes: stuck });
   if (cfg.textOnlyMaxAttempts > cfg.maxAttempts) {
     return { ...cfg, textOnlyMaxAttempts: cfg.maxAttempts };
   }

@@ -129,6 +129,15 @@ export const text: Parser<string> = (raw, where) => {
   return raw.trim();
 };
 
+/** An EventBridge bus: its name, or its ARN (a bus of another account). */
+const eventBus: Parser<string> = (raw, where) => {
+  const v = typeof raw === 'string' ? raw.trim() : '';
+  if (!/^(arn:[\w-]+:events:[\w-]+:\d{12}:event-bus\/)?[\w./-]{1,256}$/.test(v)) {
+    return fail(where, 'an event bus name or ARN', raw);
+  }
+  return v;
+};
+
 const email: Parser<string> = (raw, where) => {
   if (typeof raw !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(raw.trim())) return fail(where, 'an e-mail address', raw);
   return raw.trim();
@@ -370,7 +379,7 @@ export const SETTINGS = {
     context: 'pacePerMinute',
     default: 80,
     parse: int(1),
-    readBy: ['worker'],
+    readBy: ['worker', 'reconciler'],
     local: true,
     sample: 40,
     doc: "re-runs and reports per installation and minute, shared by every worker (GitHub's secondary limit)",
@@ -381,7 +390,7 @@ export const SETTINGS = {
     context: 'pacePerHour',
     default: 500,
     parse: int(0),
-    readBy: ['worker'],
+    readBy: ['worker', 'reconciler'],
     local: true,
     sample: 300,
     doc: 're-runs and reports per installation in a rolling hour (`0` = no hourly limit)',
@@ -542,6 +551,40 @@ export const SETTINGS = {
     readBy: [],
     local: true,
     doc: 'local runtime: seconds between reconciler sweeps (`0` = off)',
+  }),
+  stuckAfter: def({
+    env: 'STUCK_AFTER_MINUTES',
+    prop: 'stuckAfter',
+    context: 'stuckAfterMinutes',
+    repoKey: 'stuck_after',
+    unit: 'minutes',
+    default: 15,
+    // GitHub fails a job that waited 24 hours for a runner: a longer wait would never report.
+    parse: int(1, 24 * 60, 'GitHub fails a job after 24 hours queued', 'minutes'),
+    readBy: ['reconciler'],
+    local: true,
+    sample: 30,
+    doc: 'how long a job may wait for a runner before the reconciler reports it stuck queued',
+  }),
+  eventBusName: def({
+    env: 'EVENT_BUS_NAME',
+    prop: 'eventBusName',
+    context: 'eventBusName',
+    default: 'default',
+    parse: eventBus,
+    readBy: ['intake', 'worker', 'reconciler'],
+    local: false,
+    sample: 'reprise-events',
+    doc: 'EventBridge bus (name or ARN) that decisions, re-run outcomes and stuck-queued jobs are published to',
+  }),
+  eventsFile: def({
+    env: 'EVENTS_FILE',
+    default: undefined,
+    defaultText: 'none',
+    parse: text,
+    readBy: [],
+    local: true,
+    doc: 'local runtime: a file each decision, re-run outcome and stuck-queued job is appended to as one JSON line',
   }),
   lostCompletionGrace: def({
     env: 'LOST_COMPLETION_GRACE_SECONDS',
@@ -743,6 +786,24 @@ export const SETTINGS = {
     readBy: [],
     local: false,
     doc: 'alarm: decided runs per hour needed before the share alarm may fire',
+  }),
+  recoveryShareThreshold: def({
+    prop: 'alarms.recoverySharePercent',
+    context: 'recoveryShareThreshold',
+    default: 50,
+    parse: percent,
+    readBy: [],
+    local: false,
+    doc: 'alarm: percent of re-run attempts that recovered in an hour below which it fires',
+  }),
+  recoveryShareMinOutcomes: def({
+    prop: 'alarms.recoveryShareMinOutcomes',
+    context: 'recoveryShareMinOutcomes',
+    default: 5,
+    parse: int(1),
+    readBy: [],
+    local: false,
+    doc: 'alarm: re-run outcomes per hour needed before the recovery-share alarm may fire',
   }),
   signatureFailureThreshold: def({
     prop: 'alarms.signatureFailures',

@@ -160,6 +160,18 @@ export class RepoApi {
     };
   }
 
+  /** One job's status (`queued`, `in_progress`, `completed`, …); NotFoundError when GitHub knows no such job. */
+  async jobStatus(jobId: number): Promise<string> {
+    const { data } = await this.runOrNotFound(() =>
+      this.rest('GET /repos/{owner}/{repo}/actions/jobs/{job_id}', {
+        owner: this.owner,
+        repo: this.repo,
+        job_id: jobId,
+      }),
+    );
+    return String(data.status);
+  }
+
   /** The run as GitHub reports it, or one attempt of it; NotFoundError when there is none. */
   async runRecord(runId: number, attempt?: number): Promise<RunRecord> {
     const params = { owner: this.owner, repo: this.repo, run_id: runId };

@@ -28,3 +28,15 @@ export async function reportCheckRun(
     text: verdicts.length > 0 ? jobTableMarkdown(verdicts) : 'No job was examined.',
   });
 }
+
+/** A job stuck in the queue, as one row of the check run's table. */
+export function stuckJobMarkdown(
+  job: { name: string; runAttempt: number; labels: readonly string[] },
+  reason: string,
+): string {
+  return [
+    '| job | attempt | runs-on | status | evidence |',
+    '|---|---|---|---|---|',
+    `| ${cell(job.name)} | ${job.runAttempt} | ${cell(job.labels.join(', '))} | stuck_queued | ${cell(reason)} |`,
+  ].join('\n');
+}

@@ -35,6 +35,8 @@ export const ATTR = {
   openUntil: 'openUntil',
   // signal post first-seen marker
   seenMs: 'seenMs',
+  // queued job
+  reportedAt: 'reportedAt',
   // pacing of an installation
   slots: 'slots',
   version: 'version',

@@ -17,6 +17,8 @@ export const TTL = {
   pacing: 2 * 60 * 60,
   /** A re-run attempt's outcome lives as long as the attempt it belongs to. */
   rerunOutcome: 35 * DAY,
+  /** GitHub fails a job queued for 24 hours: a queued job never outlives two days here. */
+  queuedJob: 2 * DAY,
 } as const;
 
 export interface Key {
@@ -94,6 +96,12 @@ export const keys = {
   }),
   /** The installation's breaker: until when its automatic re-runs pause. */
   breaker: (installationId: number | null): Key => ({ pk: `BREAKER#${installationId ?? 'none'}`, sk: 'BREAKER' }),
+  /**
+   * A job waiting for a runner, from its `queued` event until `in_progress` or `completed`. One
+   * partition: it holds only jobs waiting now (and stuck ones until TTL), so a sweep reads it whole.
+   */
+  queuedJob: (repoId: number, jobId: number): Key => ({ pk: 'QUEUED', sk: `JOB#${repoId}#${jobId}` }),
+  queuedJobs: (): KeyRange => ({ pk: 'QUEUED' }),
   /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
   reconcileCursor: (name: string): Key => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),
   /** One per delivery GUID the reconciler asked GitHub to redeliver. */

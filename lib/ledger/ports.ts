@@ -21,4 +21,7 @@ export type {
   SignalFact,
   ReportFacts,
   ReportLedger,
+  QueuedJob,
+  QueuedJobRecord,
+  QueuedJobLog,
 } from '../ports.js';

@@ -8,7 +8,7 @@ import { startRuntime } from './runtime.js';
 
 const HELP = `reprise local runtime: the deployed handlers on one machine.
 
-Usage: npm start -- [--port N] [--admin-port N] [--data-dir DIR] [--dotenv FILE]
+Usage: npm start -- [--port N] [--admin-port N] [--data-dir DIR] [--dotenv FILE] [--events FILE]
 
 Serves POST /webhook, POST /signals and GET /healthz on PORT (the port to expose
 to GitHub), with an embedded DynamoDB and FIFO queue and the worker polling it.
@@ -16,7 +16,9 @@ The operator routes for "reprise decisions" and "reprise replay" listen on
 127.0.0.1:ADMIN_PORT (default PORT + 1) and need the token kept in
 DIR/admin-token (.reprise/admin-token without --data-dir), created on first start. Configuration comes from the environment (a .env file
 is read when present, or the one --dotenv names): APP_ID + PRIVATE_KEY (or PRIVATE_KEY_PATH) or GITHUB_TOKEN,
-WEBHOOK_SECRET, GITHUB_API_URL, PORT. See README.md for every variable.`;
+WEBHOOK_SECRET, GITHUB_API_URL, PORT. See README.md for every variable.
+--events FILE (or EVENTS_FILE) appends every decision, re-run outcome and
+stuck-queued job to FILE as one JSON line each (docs/operations.md, Events).`;
 
 async function main(): Promise<void> {
   // Node reads --env-file itself, even after the script's name, and exits when the file is missing.
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
       'admin-port': { type: 'string' },
       'data-dir': { type: 'string' },
       dotenv: { type: 'string' },
+      events: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
     host: fromEnv(process.env, 'host'),
     ...(values['data-dir'] && { dataDir: values['data-dir'] }),
     ...(adminPort !== undefined && { adminPort }),
+    ...(values.events && { eventsFile: values.events }),
     adminTokenFile: adminTokenPath(values['data-dir']),
   });
   const stop = (): void => {

@@ -9,6 +9,9 @@ import { createAppClient, createClientFactory } from '../github/client.js';
 import { httpLambda } from '../http/lambda-http.js';
 import { Ledger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
+import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
+import { DynamoPacing } from '../ledger/pacing.js';
+import { JsonLinesEvents } from '../events/jsonl-file.js';
 import type { Log } from '../obs/ports.js';
 import { MemoryMetrics } from '../obs/ports.js';
 import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
@@ -69,6 +72,8 @@ export interface RuntimeOptions {
   /** Milliseconds per second of a worker's deferral (rate limit, backoff); tests shorten it. */
   readonly deferUnitMs?: number;
   readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
+  /** Append every event to this JSON-lines file (overrides `EVENTS_FILE`). */
+  readonly eventsFile?: string;
 }
 
 export interface Runtime {
@@ -86,6 +91,9 @@ export interface Runtime {
   readonly queue: EmbeddedFifoQueue;
   readonly poller: QueuePoller;
   readonly reconciler: Reconciler;
+  readonly queuedJobs: DynamoQueuedJobs;
+  /** The events file, when events are written. */
+  readonly events?: JsonLinesEvents;
   readonly metrics: MemoryMetrics;
   readonly server: Server;
   readonly adminServer: Server;
@@ -128,7 +136,13 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   });
 
   const outcomes = new DynamoRerunOutcomes(dynamo.client, TABLE_NAME, settings.breaker);
+  const queuedJobs = new DynamoQueuedJobs(dynamo.client, TABLE_NAME, opts.clock);
+  const eventsFile = opts.eventsFile ?? settings.events.file;
+  const events = eventsFile ? new JsonLinesEvents(eventsFile) : undefined;
   const intake = createIntake({
+    queuedJobs,
+    ...(events && { events }),
+    ...(opts.clock && { now: opts.clock }),
     secrets: async () => secrets,
     deliveries: ledger,
     jobs: new JobRunnerStore(dynamo.client, TABLE_NAME, undefined, runnerKeys),
@@ -150,6 +164,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       owner: `local-${process.pid}-${randomUUID().slice(0, 8)}`,
       leaseMs: opts.leaseMs ?? 5 * 60_000,
       ...(opts.clock && { now: opts.clock }),
+      ...(events && { events }),
     }),
     maxReceiveCount,
     defer: async (record, seconds) => {
@@ -178,6 +193,13 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     }),
     queue: enqueue,
     outcomes,
+    stuck: {
+      queuedJobs,
+      defaults: settings.defaults,
+      pacing: new DynamoPacing(dynamo.client, TABLE_NAME, settings.pace, opts.clock),
+    },
+    ...(events && { events }),
+    ...(opts.clock && { now: opts.clock }),
     log,
     metrics,
     limits: limitsFrom(settings.reconcile),
@@ -236,6 +258,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     graphql: settings.graphqlUrl,
     auth: credentials.kind === 'app' ? `GitHub App ${credentials.appId}` : 'GITHUB_TOKEN',
     dynamodb: opts.dataDir ? `dynalite on disk at ${opts.dataDir}` : 'dynalite in memory',
+    ...(eventsFile && { events_file: eventsFile }),
   });
 
   return {
@@ -250,6 +273,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     queue,
     poller,
     reconciler,
+    queuedJobs,
+    ...(events && { events }),
     metrics,
     server,
     adminServer,

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { decisionEvent, outcomeEvent, publishQuietly } from '../events/build.js';
+import type { EventPublisher } from '../ports.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoApi } from '../github/repo-api.js';
 import { STATE } from '../ledger/attributes.js';
@@ -15,6 +17,7 @@ export interface AttemptContext {
   readonly graphqlUrl: string;
   readonly queue: RunQueue;
   readonly outcomes?: Pick<RerunOutcomeLog, 'recordIfRerun'>;
+  readonly events?: EventPublisher;
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now: () => number;
@@ -89,6 +92,13 @@ export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext):
     }
     ctx.log.warn('orphaned claim recorded as retried', { ...line, run_attempt_now: run.runAttempt });
     ctx.metrics.count('OrphanRecorded');
+    // The worker that re-ran it died before its event: the decision is published from here.
+    await publishQuietly(
+      ctx.events,
+      decisionEvent(msg, { decision: 'retried', reason, verdicts: [] }, ctx.now()),
+      ctx.log,
+      line,
+    );
     return 'recorded';
   }
 
@@ -130,6 +140,11 @@ async function recordRecovered(msg: RunMessage, attempt: number, ctx: AttemptCon
   const ref = { installationId: msg.installationId, repoId: msg.repository.id, repository, runId: msg.runId };
   if ((await ctx.outcomes.recordIfRerun({ ...ref, runAttempt: attempt }, 'recovered')) === 'recorded') {
     ctx.metrics.count('RerunOutcome', 1, { name: 'outcome', value: 'recovered' });
+    await publishQuietly(ctx.events, outcomeEvent({ ...ref, runAttempt: attempt }, 'recovered', ctx.now()), ctx.log, {
+      repository,
+      run_id: msg.runId,
+      run_attempt: attempt,
+    });
   }
 }
 

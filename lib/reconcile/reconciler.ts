@@ -7,6 +7,11 @@ import type { RunQueue } from '../webhook/intake.js';
 import type { AppClient } from '../github/client.js';
 import { type AttemptContext, followUpRerun, settleOrphan } from './attempts.js';
 import { redeliveryWindowMs, sweepDeliveries } from './deliveries.js';
+import type { RepoConfig } from '../config/repo-config.js';
+import { RepoConfigSource } from '../github/repo-config-source.js';
+import type { QueuedJobLog, RerunPacing } from '../ledger/ports.js';
+import type { EventPublisher } from '../ports.js';
+import { sweepStuck } from './stuck.js';
 
 export interface ReconcileLimits {
   /** Items read per ledger scan page. */
@@ -44,6 +49,15 @@ export interface ReconcilerDeps {
   readonly queue: RunQueue;
   /** Records a re-run that completed green without a delivery as `recovered`. */
   readonly outcomes?: Pick<RerunOutcomeLog, 'recordIfRerun'>;
+  /** Jobs waiting for a runner, and the defaults (`stuck_after`) the repositories' files apply over; no stuck sweep without. */
+  readonly stuck?: {
+    readonly queuedJobs: QueuedJobLog;
+    readonly defaults: RepoConfig;
+    /** The installations' shared pace, which a stuck report's check run keeps. */
+    readonly pacing?: RerunPacing;
+  };
+  /** Where re-run outcomes and stuck-queued jobs are published. */
+  readonly events?: EventPublisher;
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now?: () => number;
@@ -62,6 +76,9 @@ export interface SweepCounts {
   deliveryPages: number;
   deliveriesExamined: number;
   redelivered: number;
+  /** Jobs reported stuck in the queue, and queued jobs GitHub says have started or ended. */
+  stuckReported: number;
+  stuckCleared: number;
   /** Items or parts that failed; the next sweep takes them up again. */
   errors: number;
   failed: boolean;
@@ -87,6 +104,8 @@ const emptyCounts = (): SweepCounts => ({
   deliveryPages: 0,
   deliveriesExamined: 0,
   redelivered: 0,
+  stuckReported: 0,
+  stuckCleared: 0,
   errors: 0,
   failed: false,
 });
@@ -116,6 +135,7 @@ export class Reconciler {
       graphqlUrl: deps.graphqlUrl,
       queue: deps.queue,
       ...(deps.outcomes && { outcomes: deps.outcomes }),
+      ...(deps.events && { events: deps.events }),
       log: deps.log,
       metrics: deps.metrics,
       now: this.now,
@@ -136,6 +156,7 @@ export class Reconciler {
     };
     await part('ledger', () => this.sweepLedger(counts));
     if (this.deps.appClient) await part('deliveries', () => this.sweepDeliveries(this.deps.appClient!, counts));
+    if (this.deps.stuck) await part('stuck', () => this.sweepStuck(this.deps.stuck!, counts));
     counts.failed = counts.errors > 0;
     try {
       if (counts.failed) {
@@ -195,6 +216,31 @@ export class Reconciler {
     }
     await this.store.saveCursor(LEDGER_CURSOR, start ? { start } : {});
   }
+
+  private async sweepStuck(stuck: NonNullable<ReconcilerDeps['stuck']>, counts: SweepCounts): Promise<void> {
+    const c = { stuckReported: 0, stuckCleared: 0, stuckErrors: 0 };
+    await sweepStuck(
+      {
+        queuedJobs: stuck.queuedJobs,
+        ledger: this.deps.ledger,
+        client: this.deps.client,
+        graphqlUrl: this.deps.graphqlUrl,
+        configSource: this.configSource,
+        defaults: stuck.defaults,
+        ...(this.deps.events && { events: this.deps.events }),
+        ...(stuck.pacing && { pacing: stuck.pacing }),
+        log: this.deps.log,
+        metrics: this.deps.metrics,
+        now: this.now,
+      },
+      c,
+    );
+    counts.stuckReported += c.stuckReported;
+    counts.stuckCleared += c.stuckCleared;
+    counts.errors += c.stuckErrors;
+  }
+
+  private readonly configSource = new RepoConfigSource();
 
   private async sweepDeliveries(app: AppClient, counts: SweepCounts): Promise<void> {
     const d = await sweepDeliveries({

@@ -27,7 +27,9 @@ export interface DeliveryRegistry {
   markSeen(guid: string, event: string): Promise<void>;
 }
 
-import type { RerunOutcomeLog, RunQueue } from '../ports.js';
+import type { EventPublisher, QueuedJobLog, RerunOutcomeLog, RunQueue } from '../ports.js';
+import { outcomeEvent, publishQuietly } from '../events/build.js';
+import { queuedJobFrom } from './queued-job.js';
 
 export type { RunQueue };
 
@@ -43,8 +45,13 @@ export interface IntakeDeps {
     started(job: JobOnRunner): Promise<void>;
     finished(job: JobOnRunner): Promise<void>;
   };
+  /** Records jobs waiting for a runner (`queued`) and forgets them (`in_progress`, `completed`), for the stuck-queued sweep. */
+  readonly queuedJobs?: Pick<QueuedJobLog, 'queued' | 'clear'>;
   /** Records green completions of re-runs reprise made (`recovered`); green runs are ignored without it. */
   readonly outcomes?: Pick<RerunOutcomeLog, 'recordIfRerun'>;
+  /** Where a recorded `recovered` outcome is published. */
+  readonly events?: EventPublisher;
+  readonly now?: () => number;
 }
 
 const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
@@ -109,14 +116,32 @@ async function recordRecovered(deps: IntakeDeps, payload: Record<string, unknown
       run_attempt: attempt.runAttempt,
       outcome: 'recovered',
     });
+    await publishQuietly(deps.events, outcomeEvent(attempt, 'recovered', (deps.now ?? Date.now)()), deps.log, {
+      delivery: guid,
+      run_id: attempt.runId,
+    });
   }
   return answer(202, { ok: true, reason: 'outcome recorded: recovered', run_id: attempt.runId });
 }
 
-/** `in_progress` records the job on its runner; `completed` forgets it; the rest is ignored. */
-async function recordJob(jobs: NonNullable<IntakeDeps['jobs']>, payload: Record<string, unknown>): Promise<HttpAnswer> {
+/**
+ * `queued` records the job as waiting for a runner; `in_progress` and `completed` forget it, then
+ * `in_progress` records the job on its runner and `completed` forgets that too; the rest is ignored.
+ */
+async function recordJob(deps: IntakeDeps, payload: Record<string, unknown>): Promise<HttpAnswer> {
   const action = payload.action;
-  if (action !== 'in_progress' && action !== 'completed')
+  const waiting = deps.queuedJobs;
+  if (waiting && (action === 'queued' || action === 'in_progress' || action === 'completed')) {
+    const q = queuedJobFrom(payload);
+    if (typeof q === 'string') return answer(400, { error: q });
+    if (action === 'queued') {
+      await waiting.queued(q);
+      return answer(202, { ok: true, reason: 'job recorded as queued' });
+    }
+    await waiting.clear(q.repoId, q.jobId);
+  }
+  const jobs = deps.jobs;
+  if (!jobs || (action !== 'in_progress' && action !== 'completed'))
     return answer(202, { ok: true, reason: `ignored: action ${String(action)}` });
   const job = jobOnRunnerFrom(payload);
   if (typeof job === 'string') {
@@ -159,7 +184,9 @@ export function createIntake(deps: IntakeDeps): (req: HttpRequest) => Promise<Ht
       return answer(400, { error: 'body is not a JSON object' });
     }
     if (event === 'ping') return answer(200, { ok: true, pong: guid });
-    if (event === 'workflow_job' && deps.jobs) return recordJob(deps.jobs, payload as Record<string, unknown>);
+    if (event === 'workflow_job' && (deps.jobs || deps.queuedJobs)) {
+      return recordJob(deps, payload as Record<string, unknown>);
+    }
 
     if (deps.outcomes && isGreenRerun(event, payload as Record<string, unknown>)) {
       return recordRecovered(deps, payload as Record<string, unknown>, guid);

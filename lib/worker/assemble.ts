@@ -10,6 +10,7 @@ import type { Log, MetricSink } from '../obs/ports.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { SignalStore } from '../signals/signal-store.js';
 import type { WorkerDeps } from './decide-run.js';
+import type { EventPublisher } from '../ports.js';
 
 export interface WorkerParts {
   readonly dynamo: DynamoDBClient;
@@ -25,6 +26,8 @@ export interface WorkerParts {
   readonly signals?: SignalStore;
   /** The clock of the pace, the ledger, the breaker and its outcomes (tests move it); Date.now when absent. */
   readonly now?: () => number;
+  /** Where decisions and re-run outcomes are published; nothing published when absent. */
+  readonly events?: EventPublisher;
 }
 
 /** The worker's dependencies from the deployment's settings: one assembly for Lambda and the local runtime. */
@@ -55,6 +58,7 @@ export function workerDeps(settings: RuntimeSettings, parts: WorkerParts): Worke
     ...(parts.now && { now: parts.now }),
     outcomes,
     breaker: outcomes,
+    ...(parts.events && { events: parts.events }),
     log: parts.log,
     metrics: parts.metrics,
     owner: parts.owner,

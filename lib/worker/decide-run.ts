@@ -22,6 +22,8 @@ import {
   type SignalWindow,
 } from '../model.js';
 import type { Log, MetricSink } from '../obs/ports.js';
+import { decisionEvent, outcomeEvent, publishQuietly } from '../events/build.js';
+import type { EventPublisher } from '../ports.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
@@ -49,6 +51,8 @@ export interface WorkerDeps {
   readonly outcomes?: RerunOutcomeLog;
   /** Pauses an installation's re-runs while they keep being lost; never paused when absent. */
   readonly breaker?: RerunBreaker;
+  /** Where each decision and re-run outcome is published; nothing published when absent. */
+  readonly events?: EventPublisher;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Identifies this worker's claims. */
@@ -83,6 +87,12 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
       : 'attempt is being decided by another worker';
     deps.log.info('decision', { ...base, decision: 'duplicate', reason, requests: 0 });
     deps.metrics.count('Decision', 1, { name: 'decision', value: 'duplicate' });
+    await publishQuietly(
+      deps.events,
+      decisionEvent(msg, { decision: 'duplicate', reason, verdicts: [] }, (deps.now ?? Date.now)()),
+      deps.log,
+      base,
+    );
     return { decision: 'duplicate', reason, requests: 0, verdicts: [] };
   }
 
@@ -329,6 +339,7 @@ async function recordOutcome(
     if ((await deps.outcomes.recordIfRerun(ref, outcome)) !== 'recorded') return;
     deps.log.info('re-run outcome', { ...base, outcome });
     deps.metrics.count('RerunOutcome', 1, { name: 'outcome', value: outcome });
+    await publishQuietly(deps.events, outcomeEvent(ref, outcome, (deps.now ?? Date.now)()), deps.log, base);
   } catch (e) {
     deps.log.warn('could not record the re-run outcome', { ...base, error: (e as Error).message });
   }
@@ -387,5 +398,7 @@ async function record(
     })),
   });
   if (!kept) deps.log.warn('claim was lost before the decision was recorded', line);
+  // Published once the decision is recorded (or its claim found lost), so a consumer never acts on one undone.
+  await publishQuietly(deps.events, decisionEvent(msg, o, (deps.now ?? Date.now)()), deps.log, line);
   return { decision: o.decision, reason: o.reason, requests: api.requests, verdicts: o.verdicts };
 }

@@ -127,6 +127,27 @@ describe('reprise explain', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('with --table: the outcome of each re-run attempt of the run, one line per attempt', async () => {
+    const run = h.sim.addRun({
+      repo: 'acme/explain',
+      onRerun: 'same',
+      jobs: [{ name: 'build', conclusion: 'failure', annotations: [LOST] }],
+    });
+    // Attempt 1 re-run, attempt 2 lost again and re-run, attempt 3 lost again.
+    const worker = h.worker({ defaults: { maxAttempts: 5, textOnlyMaxAttempts: 5 } });
+    await worker(h.sqsEvent([h.message(run.id)]));
+    await worker(h.sqsEvent([h.message(run.id)]));
+    await worker(h.sqsEvent([h.message(run.id)]));
+    expect(h.sim.run(run.id).runAttempt).toBe(4);
+    const io = captureIo(appEnv(h.sim.url), { dynamodb: h.dynamo.client });
+    expect(await explain(['acme/explain', String(run.id), '--attempt', '1', '--table', TABLE, '--json'], io)).toBe(0);
+    const x = JSON.parse(io.out()) as Explanation;
+    expect(x.outcomes).toEqual([
+      'attempt 2 was a re-run by reprise: lost_again (its re-run)',
+      'attempt 3 was a re-run by reprise: lost_again',
+    ]);
+  });
+
   it('unknown run: exit 1 with the URL tried', async () => {
     const io = captureIo(appEnv(h.sim.url));
     expect(await explain(['acme/explain', '999999'], io)).toBe(1);

@@ -26,6 +26,7 @@ describe('defaults', () => {
       staleCheck: 'pull_request',
       report: 'log',
       requireExactSignal: false,
+      stuckAfterMinutes: 15,
     });
   });
 
@@ -68,6 +69,7 @@ describe('every key of issue 3’s configuration list is parsed', () => {
     ['report: check_run', 'report: check_run', { report: 'check_run' }],
     ['report: log', 'report: log', { report: 'log' }],
     ['require_exact_signal', 'require_exact_signal: true', { requireExactSignal: true }],
+    ['stuck_after', 'stuck_after: 30', { stuckAfterMinutes: 30 }],
   ] as const)('%s', (_key, text, expected) => {
     const res = parseRepoConfig(BUILT_IN_DEFAULTS, text);
     expect(res.error).toBeUndefined();
@@ -113,6 +115,7 @@ describe('every key of issue 3’s configuration list is parsed', () => {
       'stale_check: all',
       'report: check_run',
       'require_exact_signal: true',
+      'stuck_after: 20',
     ].join('\n');
     const res = parseRepoConfig(BUILT_IN_DEFAULTS, text);
     expect(res.error).toBeUndefined();
@@ -128,6 +131,7 @@ describe('every key of issue 3’s configuration list is parsed', () => {
       staleCheck: 'all',
       report: 'check_run',
       requireExactSignal: true,
+      stuckAfterMinutes: 20,
     });
   });
 });
@@ -242,5 +246,13 @@ describe('empty keys', () => {
     expect(error).toBeUndefined();
     expect(c.extraPatterns).toEqual([]);
     expect(c.workflows).toBeNull();
+  });
+});
+
+describe('stuck_after', () => {
+  it.each([['0'], ['1441'], ['"15m"'], ['2.5']])('stuck_after: %s is refused, naming the key', (v) => {
+    const res = parseRepoConfig(BUILT_IN_DEFAULTS, `stuck_after: ${v}\n`);
+    expect(res.error).toMatch(/stuck_after: expected whole minutes from 1 to 1440/);
+    expect(res.config.stuckAfterMinutes).toBe(15);
   });
 });

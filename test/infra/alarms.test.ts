@@ -61,6 +61,39 @@ describe('alarms with default thresholds', () => {
     expect(expression).toMatch(/^IF\(\(.+\) >= 10, 100 \* \(FILL\(retried, 0\) \+ FILL\(retried_all, 0\)/);
   });
 
+  it('alarms when under 50% of re-run attempts recover in an hour, with metric math above a minimum of 5 outcomes', () => {
+    const low = alarm(t, 'RecoveryShareLow');
+    expect(low).toMatchObject({
+      Threshold: 50,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    const metrics = low.Metrics ?? [];
+    const stats = metrics.filter((m) => m.MetricStat);
+    expect(stats.length).toBeLessThanOrEqual(10);
+    for (const m of stats) expect(m.MetricStat?.Metric.MetricName).toBe('RerunOutcome');
+    const dims = stats.map(
+      (m) => (m.MetricStat?.Metric as unknown as { Dimensions: { Name: string; Value: string }[] }).Dimensions,
+    );
+    const pairs = dims.map(
+      (d) => `${d.find((x) => x.Name === 'service')?.Value}:${d.find((x) => x.Name === 'outcome')?.Value}`,
+    );
+    expect(pairs.sort()).toEqual(
+      [
+        'reprise-intake:recovered',
+        'reprise-reconciler:recovered',
+        'reprise-worker:lost_again',
+        'reprise-worker:failed',
+        'reprise-worker:cancelled',
+      ].sort(),
+    );
+    const expression = metrics.find((m) => m.Expression)?.Expression ?? '';
+    expect(expression).toMatch(
+      /^IF\(\(.+\) >= 5, 100 \* \(FILL\(recovered_intake, 0\) \+ FILL\(recovered_reconciler, 0\)\) \/ \(.+\), 100\)$/,
+    );
+    for (const m of stats) expect((m.MetricStat as unknown as { Period: number }).Period).toBe(3600);
+  });
+
   it('uses the decision names the worker logs', () => {
     const ids = (alarm(t, 'ReRunShare').Metrics ?? []).filter((m) => m.MetricStat).map((m) => m.Id);
     for (const id of ids) expect(DECISIONS as readonly string[]).toContain(id);
@@ -97,6 +130,7 @@ describe('alarms with default thresholds', () => {
     ['Expired', 'Expired', 'reprise-worker', 0, 300],
     ['BreakerOpen', 'BreakerOpen', 'reprise-worker', 0, 300],
     ['SweepFailures', 'SweepFailed', 'reprise-reconciler', 1, 900],
+    ['StuckQueued', 'StuckQueued', 'reprise-reconciler', 0, 900],
   ])('%s watches %s of %s above %i per %i s', (prefix, metric, service, threshold, period) => {
     expect(alarm(t, prefix)).toMatchObject({
       Namespace: 'Reprise',
@@ -121,6 +155,8 @@ describe('alarms with default thresholds', () => {
     const names = [
       ...['ReRunsPerHour', 'ReRunShare', 'SignatureFailures', 'RateLimitLow', 'BudgetExhausted', 'Expired'],
       ...['BreakerOpen', 'SweepFailures', 'QueueAge', 'WorkDeadLetters', 'SignalDeadLetters'],
+      'RecoveryShareLow',
+      'StuckQueued',
       ...fns.flatMap((f) => [`${f}Errors`, `${f}Throttles`]),
     ];
     // Every alarm is one of these, and each of these is one alarm.
@@ -171,6 +207,8 @@ describe('dashboard', () => {
       'RerunWaiting',
       'RerunOutcome',
       'BreakerOpen',
+      'StuckQueued',
+      'Re-run attempts that recovered (%)',
     ]) {
       expect(body).toContain(expected);
     }
@@ -193,6 +231,8 @@ describe('non-default props flow through', () => {
         signatureFailures: 2,
         rateLimitRemaining: 1500,
         sweepFailures: 3,
+        recoverySharePercent: 30,
+        recoveryShareMinOutcomes: 8,
       },
     }).template;
   });
@@ -203,6 +243,7 @@ describe('non-default props flow through', () => {
     ['SignatureFailures', 2],
     ['RateLimitLow', 1500],
     ['SweepFailures', 3],
+    ['RecoveryShareLow', 30],
   ])('%s threshold is %i', (prefix, threshold) => {
     expect(alarm(alt, prefix).Threshold).toBe(threshold);
   });
@@ -210,6 +251,7 @@ describe('non-default props flow through', () => {
   it('applies the minimum number of decisions and the namespace', () => {
     const share = alarm(alt, 'ReRunShare');
     expect(share.Metrics?.find((m) => m.Expression)?.Expression).toMatch(/>= 4,/);
+    expect(alarm(alt, 'RecoveryShareLow').Metrics?.find((m) => m.Expression)?.Expression).toMatch(/>= 8,/);
     expect(alarm(alt, 'ReRunsPerHour').Namespace).toBe('RepriseTest');
     alt.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ POWERTOOLS_METRICS_NAMESPACE: 'RepriseTest' }) },

@@ -69,6 +69,19 @@ describe('worker and signal settings from props', () => {
     }
   });
 
+  it('passes stuck_after to the reconciler: 15 minutes by default, as the props say otherwise', () => {
+    const reconcilerEnv = (tpl: Template) =>
+      (
+        Object.entries(resourcesOf(tpl, 'AWS::Lambda::Function')).find(([id]) =>
+          id.startsWith('RepriseReconcilerFunction'),
+        )?.[1].Properties as { Environment: { Variables: Record<string, unknown> } }
+      ).Environment.Variables;
+    expect(reconcilerEnv(synthReprise().template).STUCK_AFTER_MINUTES).toBe('15');
+    expect(reconcilerEnv(synthReprise({ stuckAfter: Duration.minutes(40) }).template).STUCK_AFTER_MINUTES).toBe('40');
+    expect(() => resolveProps({ stuckAfter: Duration.seconds(30) })).toThrow(/stuckAfter must be/);
+    expect(() => resolveProps({ stuckAfter: Duration.hours(25) })).toThrow(/stuckAfter must be/);
+  });
+
   it('refuses a breaker share outside 1..100 and a zero cool-down', () => {
     expect(() => resolveProps({ breakerLostSharePercent: 0 })).toThrow(/breakerLostSharePercent/);
     expect(() => resolveProps({ breakerLostSharePercent: 101 })).toThrow(/breakerLostSharePercent/);
@@ -157,8 +170,17 @@ describe('context (-c key=value)', () => {
       pacePerMinute: '40',
       pacePerHour: '300',
       maxWaitMinutes: '90',
+      stuckAfterMinutes: '20',
+      eventBusName: 'ci-events',
+      recoveryShareThreshold: '40',
+      recoveryShareMinOutcomes: '6',
     });
     expect(stackName).toBe('RepriseStaging');
+    expect(props.stuckAfter?.toMinutes()).toBe(20);
+    expect(props).toMatchObject({
+      eventBusName: 'ci-events',
+      alarms: { recoverySharePercent: 40, recoveryShareMinOutcomes: 6 },
+    });
     expect(props).toMatchObject({ pacePerMinute: 40, pacePerHour: 300 });
     expect(props.maxWait?.toMinutes()).toBe(90);
     expect(props).toMatchObject({

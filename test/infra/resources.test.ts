@@ -160,7 +160,20 @@ describe('functions', () => {
     ],
     ['Ec2Signal', ['TABLE_NAME', 'RUNNER_TAG_KEYS', 'SIGNAL_TTL_HOURS']],
     ['SignalIntake', ['TABLE_NAME', 'SIGNAL_SECRET_ARN', 'SIGNAL_TTL_HOURS']],
-    ['Reconciler', ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN', 'GITHUB_API_URL', 'GITHUB_GRAPHQL_URL']],
+    [
+      'Reconciler',
+      [
+        'TABLE_NAME',
+        'QUEUE_URL',
+        'GITHUB_APP_SECRET_ARN',
+        'GITHUB_API_URL',
+        'GITHUB_GRAPHQL_URL',
+        'STUCK_AFTER_MINUTES',
+        'EVENT_BUS_NAME',
+        'PACE_PER_MINUTE',
+        'PACE_PER_HOUR',
+      ],
+    ],
   ])('%s gets its configuration', (name, keys) => {
     const env = (
       resourcesOf(t, 'AWS::Lambda::Function')[fnId(name)]?.Properties?.Environment as {

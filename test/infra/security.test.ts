@@ -102,6 +102,31 @@ describe('IAM', () => {
     expect(onQueue('sqs:ReceiveMessage')).toEqual([roleOf('Worker')]);
   });
 
+  it('lets the intake, the worker and the reconciler put events on the default bus only, and no other function', () => {
+    const onBus = [...policiesByRole()]
+      .filter(([, st]) => st.some((s) => actions(s).includes('events:PutEvents')))
+      .map(([role]) => role);
+    expect(onBus.sort()).toEqual([roleOf('Intake'), roleOf('Worker'), roleOf('Reconciler')].sort());
+    for (const role of onBus) {
+      const st = (policiesByRole().get(role) ?? []).filter((s) => actions(s).includes('events:PutEvents'));
+      expect(st.map((s) => actions(s))).toEqual([['events:PutEvents']]);
+      expect(JSON.stringify(st[0]!.Resource)).toContain(':event-bus/default');
+    }
+  });
+
+  it('grants PutEvents on the bus eventBusName names, with EVENT_BUS_NAME set to it', () => {
+    const alt = synthReprise({ eventBusName: 'ci-events' }).template;
+    const json = JSON.stringify(resourcesOf(alt, 'AWS::IAM::Policy'));
+    expect(json).toContain(':event-bus/ci-events');
+    expect(json).not.toContain(':event-bus/default');
+    for (const fn of ['Intake', 'Worker', 'Reconciler']) {
+      const props = Object.entries(resourcesOf(alt, 'AWS::Lambda::Function')).find(([id]) =>
+        id.startsWith(`Reprise${fn}Function`),
+      )?.[1].Properties as { Environment: { Variables: Record<string, unknown> } };
+      expect(props.Environment.Variables.EVENT_BUS_NAME).toBe('ci-events');
+    }
+  });
+
   it('lets each function write to its own log group only', () => {
     for (const fn of ['Intake', 'Worker', 'Ec2Signal', 'SignalIntake', 'Reconciler']) {
       const logs = (policiesByRole().get(roleOf(fn)) ?? []).filter((s) => actions(s).includes('logs:PutLogEvents'));

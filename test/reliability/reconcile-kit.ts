@@ -1,3 +1,4 @@
+import type { RepriseEvent } from '../../lib/ports.js';
 import { createAppClient } from '../../lib/github/client.js';
 import type { Ledger } from '../../lib/ledger/ledger.js';
 import { QueuePoller } from '../../lib/local/queue-poller.js';
@@ -18,6 +19,8 @@ export interface Kit {
   readonly reconciler: Reconciler;
   readonly queue: EmbeddedFifoQueue;
   readonly metrics: MemoryMetrics;
+  /** Events the reconciler published, in order. */
+  readonly events: RepriseEvent[];
   /** Messages the reconciler enqueued, parsed. */
   enqueued(): RunMessage[];
   /** Lets the harness's worker decide everything in the kit's queue. */
@@ -41,7 +44,9 @@ export function kit(
   const runQueue = embeddedRunQueue(queue);
   const metrics = new MemoryMetrics();
   const sent: RunMessage[] = [];
+  const events: RepriseEvent[] = [];
   const reconciler = new Reconciler({
+    events: { publish: async (e) => void events.push(e) },
     ledger: opts.ledger ?? h.ledger,
     client: h.deps().client,
     graphqlUrl: h.sim.graphqlUrl,
@@ -68,6 +73,7 @@ export function kit(
     ...(opts.limits && { limits: opts.limits }),
   });
   return {
+    events,
     reconciler,
     queue,
     metrics,

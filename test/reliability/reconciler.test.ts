@@ -71,6 +71,10 @@ describe('reconciler: orphaned claims', () => {
     expect(k.enqueued()).toEqual([]);
     expect(reruns(h, run.id)).toBe(1);
     expect(k.metrics.get('OrphanRecorded')).toBe(1);
+    // Its worker died before publishing: the one decision event comes from the reconciler.
+    expect(k.events).toMatchObject([
+      { kind: 'decision', run_id: run.id, run_attempt: 1, decision: 'retried', rerun: true, next_attempt: 2 },
+    ]);
   });
 
   it('a claim still within its lease is left alone', async () => {

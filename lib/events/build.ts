@@ -1,0 +1,65 @@
+import { isRerunDecision, type DecisionKind, type JobVerdict, type RerunOutcome, type RunMessage } from '../model.js';
+import type { AttemptRef, DecisionEvent, EventPublisher, RepriseEvent, RerunOutcomeEvent } from '../ports.js';
+import type { Log } from '../obs/ports.js';
+
+/** Decisions that leave a red run red for good: reprise will not re-run it, and a person should know. */
+const FINAL_FAILURES: ReadonlySet<DecisionKind> = new Set<DecisionKind>([
+  'genuine_failure',
+  'no_infra_evidence',
+  'attempt_cap',
+  'budget_exhausted',
+  'vetoed',
+  'rerun_rejected',
+  'expired',
+]);
+
+export function decisionEvent(
+  msg: RunMessage,
+  o: { decision: DecisionKind; reason: string; verdicts: readonly JobVerdict[] },
+  nowMs: number,
+): DecisionEvent {
+  const rerun = isRerunDecision(o.decision);
+  return {
+    version: 1,
+    kind: 'decision',
+    time: new Date(nowMs).toISOString(),
+    installation_id: msg.installationId,
+    repository: `${msg.repository.owner}/${msg.repository.name}`,
+    run_id: msg.runId,
+    run_attempt: msg.runAttempt,
+    workflow_name: msg.workflow.name || null,
+    head_sha: msg.headSha,
+    decision: o.decision,
+    reason: o.reason,
+    rerun,
+    next_attempt: rerun ? msg.runAttempt + 1 : null,
+    lost_jobs: o.verdicts.filter((v) => v.verdict === 'infra').map((v) => v.job.name),
+    final_failure: FINAL_FAILURES.has(o.decision),
+  };
+}
+
+export const outcomeEvent = (ref: AttemptRef, outcome: RerunOutcome, nowMs: number): RerunOutcomeEvent => ({
+  version: 1,
+  kind: 'rerun_outcome',
+  time: new Date(nowMs).toISOString(),
+  installation_id: ref.installationId,
+  repository: ref.repository,
+  run_id: ref.runId,
+  run_attempt: ref.runAttempt,
+  outcome,
+});
+
+/** Publishes, and logs a failure: an event lost is never the decision's fault. */
+export async function publishQuietly(
+  events: EventPublisher | undefined,
+  event: RepriseEvent,
+  log: Log,
+  line: Record<string, unknown>,
+): Promise<void> {
+  if (!events) return;
+  try {
+    await events.publish(event);
+  } catch (err) {
+    log.warn(`could not publish the ${event.kind} event`, { ...line, error: (err as Error).message });
+  }
+}
