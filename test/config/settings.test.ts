@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Duration } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { breakerSettings, runtimeSettings } from '../../lib/config/env.js';
+import { breakerSettings, eventSettings, runtimeSettings } from '../../lib/config/env.js';
 import { applyConfig, BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
 import { FUNCTION_NAMES, SETTING_NAMES, SETTINGS, settingOf } from '../../lib/config/settings-schema.js';
 import { signalSettings } from '../../lib/config/signal-settings.js';
@@ -161,7 +161,10 @@ describe('the functions read only what the schema declares', () => {
   it.each([
     ['worker', runtimeSettings],
     ['reconciler', runtimeSettings],
-    ['intake', (env: Record<string, string | undefined>) => [breakerSettings(env), signalSettings(env)]],
+    [
+      'intake',
+      (env: Record<string, string | undefined>) => [breakerSettings(env), signalSettings(env), eventSettings(env)],
+    ],
     ['signalIntake', signalSettings],
     ['ec2Signal', signalSettings],
   ] as const)(

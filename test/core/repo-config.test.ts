@@ -252,7 +252,7 @@ describe('empty keys', () => {
 describe('stuck_after', () => {
   it.each([['0'], ['1441'], ['"15m"'], ['2.5']])('stuck_after: %s is refused, naming the key', (v) => {
     const res = parseRepoConfig(BUILT_IN_DEFAULTS, `stuck_after: ${v}\n`);
-    expect(res.error).toMatch(/stuck_after: expected whole minutes from 1 to 1440/);
+    expect(res.error).toMatch(/stuck_after: expected a whole number of minutes from 1 to 1440/);
     expect(res.config.stuckAfterMinutes).toBe(15);
   });
 });
