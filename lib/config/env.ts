@@ -1,7 +1,7 @@
 import type { BreakerSettings } from '../decide/breaker.js';
 import { ConfigError } from '../errors.js';
 import type { SignalWindow } from '../model.js';
-import { DEFAULT_LOG_WINDOW_BYTES, defaultLogHosts, graphqlUrlFor } from './github-settings.js';
+import { DEFAULT_LOG_WINDOW_BYTES, graphqlUrlFor, logHostsFor } from './github-settings.js';
 import type { RepoConfig } from './repo-config.js';
 import { applyConfig, BUILT_IN_DEFAULTS } from './repo-config.js';
 import { signalSettings } from './signal-settings.js';
@@ -136,7 +136,7 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
       afterMs: int(env, 'SIGNAL_WINDOW_AFTER_SECONDS', SIGNAL_WINDOW_SECONDS.after) * 1000,
     },
     signalTtlSeconds: signalSettings(env).ttlSeconds,
-    logHosts: list(env, 'LOG_HOSTS') ?? defaultLogHosts(apiUrl),
+    logHosts: logHostsFor(apiUrl, list(env, 'LOG_HOSTS')),
     logWindowBytes: int(env, 'LOG_WINDOW_BYTES', DEFAULT_LOG_WINDOW_BYTES, 1024),
     retryBudgetPerHour: int(env, 'RETRY_BUDGET_PER_HOUR', 0),
     pace: {
