@@ -25,10 +25,10 @@ function requestTimeout(octokit: Octokit, options: Record<string, unknown>) {
   if (!t) return {};
   octokit.hook.wrap('request', async (request, opts) => {
     const timeout = t.signal(t.ms);
-    const given = (opts.request as { signal?: AbortSignal } | undefined)?.signal;
-    const signal = given ? AbortSignal.any([given, timeout]) : timeout;
+    // The hooks inside this one read the options object they were bound to: set, not copied.
+    opts.request = { ...opts.request, signal: timeout };
     try {
-      return await request({ ...opts, request: { ...opts.request, signal } });
+      return await request(opts);
     } catch (err) {
       if (!timeout.aborted) throw err;
       throw new RequestTimeoutError(`GitHub did not answer ${opts.method} ${opts.url} within ${t.ms} ms`, {
