@@ -190,6 +190,16 @@ describe('time-bounded batches', () => {
     expect(clock.now() - time.deadline).toBeGreaterThan(0);
   });
 
+  it('a message handed back on its last receive is logged as going to the dead-letter queue', async () => {
+    const clock = new VirtualClock();
+    const { queue } = tenLostRuns(clock, 'last-receive');
+    // Every record arrives on the receive the worker is told is its last.
+    const worker = h.worker({ client: slowGitHub(clock), maxReceiveCount: 1 });
+    const res = await worker({ Records: queue.receive(10) }, clock.invocation(1_000));
+    expect(res.batchItemFailures).toHaveLength(9);
+    expect(h.log.named('message handed back on its last receive; it goes to the dead-letter queue')).toHaveLength(9);
+  });
+
   it('the first message of a batch is always taken, however little time is left', async () => {
     const clock = new VirtualClock();
     const { queue } = tenLostRuns(clock, 'little-time');

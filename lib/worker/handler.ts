@@ -129,6 +129,15 @@ export function createWorkerHandler(
         decision_need_ms: needMs,
       });
       deps.metrics.count('HandedBack', back.length);
+      for (const r of back) {
+        const received = Number(r.attributes.ApproximateReceiveCount ?? '1');
+        if (deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount) {
+          deps.log.error('message handed back on its last receive; it goes to the dead-letter queue', {
+            message_id: r.messageId,
+            receive_count: received,
+          });
+        }
+      }
       if (deps.defer) await Promise.all(back.map((r) => deps.defer!(r, 0).catch(() => undefined)));
     }
     return res;
