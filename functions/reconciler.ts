@@ -6,7 +6,7 @@ import { runtimeSettings } from '../lib/config/env.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { DynamoQueuedJobs } from '../lib/ledger/queued-jobs.js';
 import { DynamoPacing } from '../lib/ledger/pacing.js';
-import { parseAppSecret, requireEnv } from '../lib/config/secrets.js';
+import { parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
 import { createAppClient, createClientFactory } from '../lib/github/client.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../lib/ledger/outcomes.js';
@@ -22,40 +22,39 @@ const dynamo = new DynamoDBClient({});
 const sqs = new SQSClient({});
 const ledger = new Ledger(dynamo, env.TABLE_NAME);
 
-let reconciler: Promise<Reconciler> | undefined;
-
-/** Built on first use: the App's key comes from Secrets Manager, never from the environment. */
-async function build(): Promise<Reconciler> {
-  const secret = await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 900 });
-  const credentials = parseAppSecret(secret ?? '', 'GitHub App secret');
-  return new Reconciler({
-    ledger,
-    client: createClientFactory({ apiUrl: settings.apiUrl, credentials, log }),
-    graphqlUrl: settings.graphqlUrl,
-    apiUrl: settings.apiUrl,
-    ...(credentials.kind === 'app' && { appClient: createAppClient({ apiUrl: settings.apiUrl, credentials, log }) }),
-    queue: sqsRunQueue(sqs, env.QUEUE_URL),
-    outcomes: new DynamoRerunOutcomes(dynamo, env.TABLE_NAME, settings.breaker),
-    stuck: {
-      queuedJobs: new DynamoQueuedJobs(dynamo, env.TABLE_NAME),
-      defaults: settings.defaults,
-      pacing: new DynamoPacing(dynamo, env.TABLE_NAME, settings.pace),
-    },
-    events: new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName),
-    log,
-    metrics,
-    limits: limitsFrom(settings.reconcile),
-  });
-}
+/**
+ * The App's key comes from Secrets Manager, never from the environment. Read with a five-minute
+ * cache, as the worker reads it, so a rotated key reaches a warm reconciler within that time.
+ */
+const reconciler = rebuiltOnRotation(
+  async () => (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300 })) ?? '',
+  (secret) => {
+    const credentials = parseAppSecret(secret, 'GitHub App secret');
+    return new Reconciler({
+      ledger,
+      client: createClientFactory({ apiUrl: settings.apiUrl, credentials, log }),
+      graphqlUrl: settings.graphqlUrl,
+      apiUrl: settings.apiUrl,
+      ...(credentials.kind === 'app' && { appClient: createAppClient({ apiUrl: settings.apiUrl, credentials, log }) }),
+      queue: sqsRunQueue(sqs, env.QUEUE_URL),
+      outcomes: new DynamoRerunOutcomes(dynamo, env.TABLE_NAME, settings.breaker),
+      stuck: {
+        queuedJobs: new DynamoQueuedJobs(dynamo, env.TABLE_NAME),
+        defaults: settings.defaults,
+        pacing: new DynamoPacing(dynamo, env.TABLE_NAME, settings.pace),
+      },
+      events: new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName),
+      log,
+      metrics,
+      limits: limitsFrom(settings.reconcile),
+    });
+  },
+);
 
 /** Invoked by the schedule. A sweep never throws; only a missing secret or setting fails the invocation. */
 export const handler = async () => {
-  reconciler ??= build().catch((err: unknown) => {
-    reconciler = undefined;
-    throw err;
-  });
   try {
-    return await (await reconciler).sweep();
+    return await (await reconciler()).sweep();
   } finally {
     metrics.flush();
   }

@@ -9,6 +9,7 @@ import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DECISION_NEED_MS } from '../lib/config/github-settings.js';
 import { RepriseAlarms } from './alarms.js';
 import { RepriseDashboard } from './dashboard.js';
 import { Ec2SignalRules } from './ec2-signals.js';
@@ -23,10 +24,15 @@ import { Storage } from './storage.js';
 export { type RepriseAlarmThresholds, type RepriseProps } from './props.js';
 export { WebhookAccess, type HttpApiAccessOptions } from './webhook-access.js';
 
-/** Sized to the work: the intake answers GitHub (10 s budget) without calling out; the worker waits on GitHub. */
+/**
+ * Sized to the work: the intake answers GitHub (10 s budget) without calling out; the worker waits
+ * on GitHub. The worker takes new messages of a batch while a decision's need is left, so its
+ * timeout is two such needs (every request's timeout times the round trips of a decision); the
+ * queue's visibility timeout is six times the worker's (`WorkQueues`).
+ */
 export const TIMEOUTS = {
   intake: Duration.seconds(5),
-  worker: Duration.seconds(60),
+  worker: Duration.millis(2 * DECISION_NEED_MS),
   ec2Signal: Duration.seconds(10),
   signalIntake: Duration.seconds(5),
   reconciler: Duration.minutes(2),
@@ -141,6 +147,8 @@ export class Reprise extends Construct {
       memorySize: 512,
       environment: {
         TABLE_NAME: tableName,
+        // Where a failed message's visibility is changed: the stack's URL is right in every partition.
+        QUEUE_URL: this.workQueue.queueUrl,
         GITHUB_APP_SECRET_ARN: this.githubAppSecret.secretArn,
         // MAX_RECEIVE_COUNT among them lets the worker tell the last receive before the redrive.
         ...settingsOf('worker'),

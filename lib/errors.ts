@@ -108,3 +108,8 @@ export class IncompleteListingError extends TransientError {
 export class LogHostError extends TransientError {
   override name = 'LogHostError';
 }
+
+/** A GitHub request (a log read too) that did not answer within its timeout: a retry may find GitHub faster. */
+export class RequestTimeoutError extends TransientError {
+  override name = 'RequestTimeoutError';
+}

@@ -2,7 +2,7 @@ import type { BreakerSettings } from '../decide/breaker.js';
 import { ConfigError } from '../errors.js';
 import { fromEnv, SETTING_NAMES, settingOf } from './settings-schema.js';
 import type { SignalWindow } from '../model.js';
-import { DEFAULT_LOG_WINDOW_BYTES, defaultLogHosts, graphqlUrlFor } from './github-settings.js';
+import { DEFAULT_LOG_WINDOW_BYTES, graphqlUrlFor, logHostsFor } from './github-settings.js';
 import type { RepoConfig } from './repo-config.js';
 import { applyConfig, BUILT_IN_DEFAULTS } from './repo-config.js';
 import { signalSettings } from './signal-settings.js';
@@ -107,7 +107,7 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
       afterMs: fromEnv(env, 'signalWindowAfter') * 1000,
     },
     signalTtlSeconds: signalSettings(env).ttlSeconds,
-    logHosts: fromEnv(env, 'logHosts') ?? defaultLogHosts(apiUrl),
+    logHosts: logHostsFor(apiUrl, fromEnv(env, 'logHosts')),
     logWindowBytes: DEFAULT_LOG_WINDOW_BYTES,
     retryBudgetPerHour: fromEnv(env, 'retryBudgetPerHour'),
     pace: {

@@ -99,6 +99,21 @@ export function parseAppSecret(value: string, name: string): GitHubCredentials {
   return appCredentials(doc.appId, doc.privateKey, { appId: `${name}: "appId"`, privateKey: `${name}: "privateKey"` });
 }
 
+/**
+ * A value built from a secret and built again when the secret changes. `read` is a cached read
+ * (Powertools' getSecret with a maxAge), so a rotated secret reaches a warm function within that
+ * age without a restart, while an unchanged one keeps what was built (clients and their token
+ * caches). A read or build that fails fails that call only; the next call tries again.
+ */
+export function rebuiltOnRotation<T>(read: () => Promise<string>, build: (secret: string) => T): () => Promise<T> {
+  let last: { readonly secret: string; readonly value: T } | undefined;
+  return async () => {
+    const secret = await read();
+    if (last?.secret !== secret) last = { secret, value: build(secret) };
+    return last.value;
+  };
+}
+
 /** Reads required environment variables once, naming every missing one. */
 export function requireEnv<K extends string>(
   env: Readonly<Record<string, string | undefined>>,

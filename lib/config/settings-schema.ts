@@ -215,7 +215,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: ['logs.example.com', '*.blob.example.net'],
-    doc: 'comma-separated hosts a job-log redirect may go to (`*.` wildcards)',
+    doc: "comma-separated hosts a job-log redirect may go to (`*.` wildcards); the API's own host is always allowed",
   }),
 
   // Decision defaults: a repository's `.github/reprise.yml` overrides them.

@@ -4,22 +4,55 @@ import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import Bottleneck from 'bottleneck/light.js';
+import { GITHUB_REQUEST_TIMEOUT_MS } from '../config/github-settings.js';
 import type { AppCredentials, GitHubCredentials } from '../config/secrets.js';
-import { RateLimitedError, UnknownInstallationError } from '../errors.js';
+import { RateLimitedError, RequestTimeoutError, UnknownInstallationError } from '../errors.js';
 import type { Log } from '../obs/ports.js';
 
-const RepriseOctokit = Octokit.plugin(paginateRest, throttling, retry);
+/** How long one request may take, and the signal that says it has run out (tests drive their own clock). */
+export interface RequestTimeout {
+  readonly ms: number;
+  readonly signal: (ms: number) => AbortSignal;
+}
+
+/**
+ * Innermost on every client, so each attempt plugin-retry makes gets its own timeout, and the
+ * body's read is inside it. A timed-out request is a RequestTimeoutError, which carries no
+ * `request`, so plugin-retry leaves it alone: the message is retried later, not in-process.
+ */
+function requestTimeout(octokit: Octokit, options: Record<string, unknown>) {
+  const t = options.requestTimeout as RequestTimeout | undefined;
+  if (!t) return {};
+  octokit.hook.wrap('request', async (request, opts) => {
+    const timeout = t.signal(t.ms);
+    // The hooks inside this one read the options object they were bound to: set, not copied.
+    opts.request = { ...opts.request, signal: timeout };
+    try {
+      return await request(opts);
+    } catch (err) {
+      if (!timeout.aborted) throw err;
+      throw new RequestTimeoutError(`GitHub did not answer ${opts.method} ${opts.url} within ${t.ms} ms`, {
+        cause: err,
+      });
+    }
+  });
+  return {};
+}
+
+const RepriseOctokit = Octokit.plugin(requestTimeout, paginateRest, throttling, retry);
 /** An installation's client: throttled, retried, and its faults typed. */
 export type GitHubClient = InstanceType<typeof RepriseOctokit>;
 
 /** The App's own client (a JWT) for the `/app` endpoints: no throttling queue, a short retry on 5xx. */
-const AppOctokit = Octokit.plugin(paginateRest, retry);
+const AppOctokit = Octokit.plugin(requestTimeout, paginateRest, retry);
 export type AppClient = InstanceType<typeof AppOctokit>;
 
 /** REST calls, and GraphQL on its own client so a read query does not queue behind re-run POSTs. */
 export interface GitHubClients {
   readonly rest: GitHubClient;
   readonly graphql: GitHubClient;
+  /** The timeout every request of these clients has; the job log's host is read within it too. */
+  readonly timeout: RequestTimeout;
 }
 
 /**
@@ -40,7 +73,16 @@ interface CommonOptions {
   readonly userAgent?: string;
   /** The fetch every request goes through (the CLI's tests pass their own). */
   readonly fetch?: typeof fetch;
+  /** How long one request may take; GITHUB_REQUEST_TIMEOUT_MS when absent. */
+  readonly requestTimeoutMs?: number;
+  /** Makes the signal that ends a request at its timeout; AbortSignal.timeout when absent (tests pass a clock's). */
+  readonly timeoutSignal?: (ms: number) => AbortSignal;
 }
+
+const timeoutOf = (opts: CommonOptions): RequestTimeout => ({
+  ms: opts.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS,
+  signal: opts.timeoutSignal ?? ((ms) => AbortSignal.timeout(ms)),
+});
 
 export interface ClientOptions extends CommonOptions {
   readonly credentials: GitHubCredentials;
@@ -176,6 +218,7 @@ const common = (opts: CommonOptions, retryBaseMs: number) => ({
   // 429 is a rate limit: plugin-throttling's to judge, never an immediate retry.
   retry: { retryAfterBaseValue: opts.retryBaseMs ?? retryBaseMs, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
   ...(opts.fetch && { request: { fetch: opts.fetch } }),
+  requestTimeout: timeoutOf(opts),
 });
 
 /** A client authenticated as the App itself: auth-app signs a JWT for the `/app` endpoints. */
@@ -265,7 +308,11 @@ export function createClientFactory(opts: ClientOptions): (installationId: numbe
     const key = String(installationId);
     let clients = cache.get(key);
     if (!clients) {
-      clients = { rest: build(installationId, writes), graphql: build(installationId, graphqlReads) };
+      clients = {
+        rest: build(installationId, writes),
+        graphql: build(installationId, graphqlReads),
+        timeout: timeoutOf(opts),
+      };
       cache.set(key, clients);
     }
     return clients;

@@ -1,7 +1,13 @@
 import type { AnnotationEvidence, LogEvidence } from '../classify/classify-job.js';
-import { IncompleteListingError, NotFoundError, RateLimitedError, TransientError } from '../errors.js';
+import {
+  IncompleteListingError,
+  NotFoundError,
+  RateLimitedError,
+  RequestTimeoutError,
+  TransientError,
+} from '../errors.js';
 import type { Annotation, JobFacts, RerunAnswer, RerunCall, RunFacts } from '../model.js';
-import type { GitHubClient, GitHubClients } from './client.js';
+import type { GitHubClient, GitHubClients, RequestTimeout } from './client.js';
 import { meteredRequest } from './client.js';
 import { type JobLogOptions, readLogAt } from './job-log.js';
 
@@ -114,6 +120,7 @@ export class RepoApi {
   private readonly graphql: GitHubClient['request'];
   private readonly paginate: GitHubClient['paginate'];
   private readonly fetchLog: (url: URL, init: RequestInit) => Promise<Response>;
+  private readonly timeout: RequestTimeout;
 
   constructor(
     clients: GitHubClients,
@@ -126,6 +133,7 @@ export class RepoApi {
     this.rest = meteredRequest(clients.rest, count);
     this.graphql = meteredRequest(clients.graphql, count);
     this.paginate = clients.rest.paginate;
+    this.timeout = clients.timeout;
     // The log host is not GitHub's API: a plain fetch, so no installation token goes to it.
     this.fetchLog = (url, init) => {
       count();
@@ -327,7 +335,21 @@ export class RepoApi {
       throw err;
     }
     if (!location) return 'unreadable';
-    return readLogAt(location, jobId, opts, this.fetchLog);
+    // Each read of the log host has the timeout of any GitHub request, its body included.
+    const signals: AbortSignal[] = [];
+    const timed = (url: URL, init: RequestInit): Promise<Response> => {
+      const signal = this.timeout.signal(this.timeout.ms);
+      signals.push(signal);
+      return this.fetchLog(url, { ...init, signal });
+    };
+    try {
+      return await readLogAt(location, jobId, opts, timed);
+    } catch (err) {
+      if (!signals.some((s) => s.aborted)) throw err;
+      throw new RequestTimeoutError(`the log host did not answer for job ${jobId} within ${this.timeout.ms} ms`, {
+        cause: err,
+      });
+    }
   }
 
   /** The workflow's recent runs on a branch, or for a head sha. */

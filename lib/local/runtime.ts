@@ -67,6 +67,8 @@ export interface RuntimeOptions {
   readonly workerConcurrency?: number;
   /** Base of the GitHub client's retry backoff, in ms. */
   readonly retryBaseMs?: number;
+  /** A GitHub request's timeout, in ms; GITHUB_REQUEST_TIMEOUT_MS when absent. */
+  readonly requestTimeoutMs?: number;
   /** How long a worker's claim on a run attempt lasts before the reconciler may take it back. */
   readonly leaseMs?: number;
   /** Milliseconds per second of a worker's deferral (rate limit, backoff); tests shorten it. */
@@ -132,6 +134,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     credentials,
     log,
     ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
+    ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
     ...(opts.writeSpacingMs !== undefined && { writeSpacingMs: opts.writeSpacingMs }),
   });
 
@@ -189,6 +192,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         credentials,
         log,
         ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
+        ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
       }),
     }),
     queue: enqueue,

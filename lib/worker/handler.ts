@@ -1,5 +1,6 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { DECISION_NEED_MS } from '../config/github-settings.js';
 import { PermanentError, RateLimitedError, ShapeError, WaitError } from '../errors.js';
 import type { RunMessage } from '../model.js';
 import { parseRunMessage } from '../webhook/run-message.js';
@@ -16,6 +17,18 @@ export interface WorkerHandlerDeps extends WorkerDeps {
   /** The queue's redrive limit, to say in the log when a message is about to be dead-lettered. */
   readonly maxReceiveCount?: number;
   readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
+  /** What one decision needs: with less time left, a batch takes no new message. DECISION_NEED_MS when absent. */
+  readonly decisionNeedMs?: number;
+}
+
+/** The invocation's time left (Lambda's context); without one, a batch is never cut short. */
+export interface InvocationTime {
+  getRemainingTimeInMillis(): number;
+}
+
+/** A record the batch did not take: too little time was left to decide it. */
+class HandedBack extends Error {
+  override name = 'HandedBack';
 }
 
 /** Exponential backoff of a transient fault: 10 s after the first receive, doubling, at most 15 minutes. */
@@ -33,7 +46,10 @@ export function permanentFault(err: unknown): string | undefined {
  * The worker's SQS handler: one decision per message, partial batch failures reported,
  * FIFO order kept within a run's group. Permanent faults are acknowledged with a reason.
  */
-export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) => Promise<SQSBatchResponse> {
+export function createWorkerHandler(
+  deps: WorkerHandlerDeps,
+): (event: SQSEvent, time?: InvocationTime) => Promise<SQSBatchResponse> {
+  const needMs = deps.decisionNeedMs ?? DECISION_NEED_MS;
   const recordHandler = async (record: SQSRecord): Promise<void> => {
     const received = Number(record.attributes.ApproximateReceiveCount ?? '1');
     let message: RunMessage | undefined;
@@ -85,11 +101,45 @@ export function createWorkerHandler(deps: WorkerHandlerDeps): (event: SQSEvent) 
       throw err;
     }
   };
-  return async (event) => {
+  return async (event, time) => {
     const processor = new SqsFifoPartialProcessorAsync();
-    return processPartialResponse(event, recordHandler, processor, {
+    const started = new Set<string>();
+    let leftMs: number | undefined;
+    // The first record is always taken: a later invocation would have no more time for it.
+    const timed = async (record: SQSRecord): Promise<void> => {
+      if (time && started.size > 0) {
+        leftMs = time.getRemainingTimeInMillis();
+        if (leftMs < needMs) throw new HandedBack();
+      }
+      started.add(record.messageId);
+      await recordHandler(record);
+    };
+    const res = await processPartialResponse(event, timed, processor, {
       skipGroupOnError: true,
       throwOnFullBatchFailure: false,
     });
+    const failed = new Set(res.batchItemFailures.map((f) => f.itemIdentifier));
+    // Never claimed, so nothing is lost or doubled; they are visible again at once for the next invocation.
+    const back = event.Records.filter((r) => failed.has(r.messageId) && !started.has(r.messageId));
+    if (back.length > 0 && leftMs !== undefined && leftMs < needMs) {
+      deps.log.info('batch cut short: the rest is handed back untouched', {
+        decided: started.size,
+        handed_back: back.length,
+        remaining_ms: leftMs,
+        decision_need_ms: needMs,
+      });
+      deps.metrics.count('HandedBack', back.length);
+      for (const r of back) {
+        const received = Number(r.attributes.ApproximateReceiveCount ?? '1');
+        if (deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount) {
+          deps.log.error('message handed back on its last receive; it goes to the dead-letter queue', {
+            message_id: r.messageId,
+            receive_count: received,
+          });
+        }
+      }
+      if (deps.defer) await Promise.all(back.map((r) => deps.defer!(r, 0).catch(() => undefined)));
+    }
+    return res;
   };
 }

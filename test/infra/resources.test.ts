@@ -3,6 +3,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EC2_DETAIL_TYPES, SIGNAL_TARGET_RETRY, TERMINAL_STATES } from '../../infra/ec2-signals.js';
 import { TIMEOUTS } from '../../infra/reprise.js';
+import { DECISION_NEED_MS, DECISION_ROUND_TRIPS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
 import { DEFAULT_BURST_LIMIT, DEFAULT_RATE_LIMIT, WebhookAccess } from '../../infra/webhook-access.js';
 import { logicalId, resourcesOf, synthReprise } from './synth.js';
 
@@ -35,6 +36,24 @@ describe('work queue', () => {
     const queue = resourcesOf(t, 'AWS::SQS::Queue')[logicalId(t, 'AWS::SQS::Queue', 'RepriseWorkQueue')];
     expect(queue?.Properties?.VisibilityTimeout).toBeGreaterThanOrEqual(6 * timeout);
   });
+
+  it("derives the worker's timeout from a decision's need (request timeout × round trips) and the visibility timeout from the worker's", () => {
+    const worker = resourcesOf(t, 'AWS::Lambda::Function')[fnId('Worker')];
+    const timeout = worker?.Properties?.Timeout as number;
+    expect(timeout * 1000).toBe(2 * GITHUB_REQUEST_TIMEOUT_MS * DECISION_ROUND_TRIPS);
+    expect(DECISION_NEED_MS).toBe(GITHUB_REQUEST_TIMEOUT_MS * DECISION_ROUND_TRIPS);
+    const queue = resourcesOf(t, 'AWS::SQS::Queue')[logicalId(t, 'AWS::SQS::Queue', 'RepriseWorkQueue')];
+    expect(queue?.Properties?.VisibilityTimeout).toBe(6 * timeout);
+  });
+
+  it.each(['Intake', 'Worker', 'Reconciler'])(
+    '%s, which sends to or changes messages of the work queue, reads its URL from the environment',
+    (prefix) => {
+      const fn = resourcesOf(t, 'AWS::Lambda::Function')[fnId(prefix)];
+      const vars = (fn?.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables;
+      expect(vars?.QUEUE_URL).toEqual({ Ref: logicalId(t, 'AWS::SQS::Queue', 'RepriseWorkQueue') });
+    },
+  );
 
   it.each(['RepriseWorkQueue', 'RepriseWorkDeadLetterQueue', 'RepriseSignalDeadLetterQueue'])(
     '%s denies requests without TLS',
@@ -120,7 +139,7 @@ describe('functions', () => {
 
   it.each([
     ['Intake', 5, 256, 'reprise-intake'],
-    ['Worker', 60, 512, 'reprise-worker'],
+    ['Worker', 80, 512, 'reprise-worker'],
     ['Ec2Signal', 10, 256, 'reprise-ec2-signal'],
     ['SignalIntake', 5, 256, 'reprise-signal-intake'],
     ['Reconciler', 120, 256, 'reprise-reconciler'],

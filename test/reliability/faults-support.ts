@@ -167,6 +167,8 @@ export async function startFaultRuntime(
     log,
     port: 0,
     retryBaseMs: 5,
+    // A loaded machine must not time a request out: timeouts are tested on a virtual clock.
+    requestTimeoutMs: 10 * 60_000,
     ...rest,
     onOutcome: (message, outcome) => {
       outcomes.push({ message, outcome });

@@ -98,6 +98,11 @@ export class GitHubSimulator {
     this.server.latencyMs = ms;
   }
 
+  /** Lets each answer's latency pass on a test's clock instead of the wall clock. */
+  set latencyWait(wait: (ms: number) => Promise<void>) {
+    this.server.latencyWait = wait;
+  }
+
   addRun(spec: SimRunSpec): SimRun {
     return this.model.addRun(spec);
   }

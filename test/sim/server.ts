@@ -33,6 +33,8 @@ interface Bucket {
 export class SimServer {
   readonly requests: SimRequestRecord[] = [];
   latencyMs: number;
+  /** How the latency passes: on the wall clock unless a test gives its own clock's wait. */
+  latencyWait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms));
   logBytesServed = 0;
   onRedeliver: ((d: { guid: string; event: string; action: string | null }) => number | Promise<number>) | null = null;
   /** GitHub's secondary limit on content-generating requests, when the simulator was given one. */
@@ -195,7 +197,7 @@ export class SimServer {
     query: Record<string, string>,
     body: unknown,
   ): Promise<SimResponse> {
-    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+    if (this.latencyMs > 0) await this.latencyWait(this.latencyMs);
 
     let route: Route | undefined;
     let params: Record<string, string> | null = null;

@@ -47,7 +47,7 @@ export interface Harness {
   deps(over?: Omit<Partial<WorkerHandlerDeps>, 'defaults'> & { defaults?: Partial<RepoConfig> }): WorkerHandlerDeps;
   worker(
     over?: Omit<Partial<WorkerHandlerDeps>, 'defaults'> & { defaults?: Partial<RepoConfig> },
-  ): (e: SQSEvent) => ReturnType<ReturnType<typeof createWorkerHandler>>;
+  ): ReturnType<typeof createWorkerHandler>;
   message(runId: number, deliveryId?: string): RunMessage;
   /** Real SQS records, made by sending through the embedded FIFO queue and receiving them. */
   sqsEvent(messages: readonly RunMessage[]): SQSEvent;
@@ -79,6 +79,8 @@ export async function startHarness(): Promise<Harness> {
     credentials: { kind: 'app', appId: APP_ID, privateKey: testPrivateKey() },
     log,
     retryBaseMs: 1,
+    // A loaded machine must not time a request out: timeouts are tested on a virtual clock (worker.deadline.test.ts).
+    requestTimeoutMs: 10 * 60_000,
   });
   /** The production assembly, then whatever the test overrides; `defaults` are merged, not replaced. */
   const deps = (

@@ -37,6 +37,8 @@ export async function startLocal(
     log,
     port: 0,
     retryBaseMs: 1,
+    // A loaded machine must not time a request out: timeouts are tested on a virtual clock.
+    requestTimeoutMs: 10 * 60_000,
     onOutcome: (message, outcome) => outcomes.push({ message, outcome }),
     ...opts,
   });
