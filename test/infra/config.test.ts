@@ -78,8 +78,12 @@ describe('worker and signal settings from props', () => {
       ).Environment.Variables;
     expect(reconcilerEnv(synthReprise().template).STUCK_AFTER_MINUTES).toBe('15');
     expect(reconcilerEnv(synthReprise({ stuckAfter: Duration.minutes(40) }).template).STUCK_AFTER_MINUTES).toBe('40');
-    expect(() => resolveProps({ stuckAfter: Duration.seconds(30) })).toThrow(/stuckAfter: expected a whole number of minutes from 1 to 1440/);
-    expect(() => resolveProps({ stuckAfter: Duration.hours(25) })).toThrow(/stuckAfter: expected a whole number of minutes from 1 to 1440/);
+    expect(() => resolveProps({ stuckAfter: Duration.seconds(30) })).toThrow(
+      /stuckAfter: expected a whole number of minutes from 1 to 1440/,
+    );
+    expect(() => resolveProps({ stuckAfter: Duration.hours(25) })).toThrow(
+      /stuckAfter: expected a whole number of minutes from 1 to 1440/,
+    );
   });
 
   it('refuses a breaker share outside 1..100 and a zero cool-down', () => {
