@@ -43,11 +43,11 @@ describe('fault injection: GitHub answering errors and rate limits', () => {
     sim.setSeed(20261002);
     // The runtime's visibility timeout (minutes) outlasts the suite, so a message is never
     // decided by two workers at once, however slow the machine. Deferrals are scaled: a
-    // retry-after of 30 s hides a message for 3 s, the first transient backoff (10 s) for 1 s.
+    // retry-after of 30 s hides a message for 1.5 s, the first transient backoff (10 s) for 0.5 s.
     f = await startFaultRuntime(sim, {
       workerConcurrency: 10,
       maxReceiveCount: 10,
-      deferUnitMs: 100,
+      deferUnitMs: 50,
       leaseMs: LEASE_MS,
     });
   });
@@ -107,7 +107,7 @@ describe('fault injection: GitHub answering errors and rate limits', () => {
     // The faults really happened, at about the rates asked for.
     expect(faulted.length / sim.requests.length).toBeGreaterThan(0.1);
     expect(rateLimited.length / sim.requests.length).toBeGreaterThan(0.05);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('transient GitHub faults are retried, never taken as evidence', () => {
