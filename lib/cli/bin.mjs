@@ -4,8 +4,8 @@
 /* global URL */
 import { existsSync } from 'node:fs';
 
-if (existsSync(new URL('../../scripts/ensure-build.mjs', import.meta.url))) {
-  const { ensureBuilt } = await import('../../scripts/ensure-build.mjs');
+if (existsSync(new URL('./ensure-build.mjs', import.meta.url))) {
+  const { ensureBuilt } = await import('./ensure-build.mjs');
   ensureBuilt();
 }
 const { runProcess } = await import('../../dist/lib/cli/main.js');

@@ -7,8 +7,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SOURCES = ['lib', 'infra', 'functions', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SOURCES = ['lib', 'infra', 'functions', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
 function newest(path) {
   const st = statSync(path);

@@ -5,7 +5,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
-import { BUNDLE, HANDLERS, PREBUILT_DIR, PROJECT_ROOT, prebuiltName } from '../infra/functions.js';
+import { BUNDLE, HANDLERS, PREBUILT_DIR, PROJECT_ROOT, prebuiltName } from '../functions.js';
 
 /** Handlers the construct always deploys with their SDK bundled (see infra/reprise.ts). */
 const ALWAYS_WITH_SDK = new Set<string>([HANDLERS.ec2Signal.entry]);
