@@ -1,5 +1,5 @@
 import { Ledger } from '../ledger/ledger.js';
-import type { DecisionFilter, ReportFacts } from '../ledger/ports.js';
+import type { DecisionFilter, ReportFacts } from '../ports.js';
 import { dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo } from './io.js';
 import { localRequest } from './local-runtime.js';

@@ -7,7 +7,7 @@ import Bottleneck from 'bottleneck/light.js';
 import { GITHUB_REQUEST_TIMEOUT_MS } from '../config/github-settings.js';
 import type { AppCredentials, GitHubCredentials } from '../config/secrets.js';
 import { RateLimitedError, RequestTimeoutError, UnknownInstallationError } from '../errors.js';
-import type { Log } from '../obs/ports.js';
+import type { Log } from '../ports.js';
 
 /** How long one request may take, and the signal that says it has run out (tests drive their own clock). */
 export interface RequestTimeout {

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { RetryBudget } from './ports.js';
+import type { RetryBudget } from '../ports.js';
 import { Table } from './table.js';
 
 const HOUR_MS = 60 * 60 * 1000;

@@ -11,7 +11,7 @@ import type {
   ReplayLedger,
   ReportFacts,
   ReportLedger,
-} from './ports.js';
+} from '../ports.js';
 import { TableReconcileStore } from './reconcile-store.js';
 import { readReportFacts } from './report-facts.js';
 import { RunAttempts } from './run-attempts.js';

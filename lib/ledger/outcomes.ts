@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type BreakerFacts, type BreakerSettings, breakerTrips } from '../decide/breaker.js';
 import { isRerunDecision, type RerunOutcome } from '../model.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { AttemptRecord, AttemptRef, OutcomeRecord, RerunBreaker, RerunOutcomeLog } from './ports.js';
+import type { AttemptRecord, AttemptRef, OutcomeRecord, RerunBreaker, RerunOutcomeLog } from '../ports.js';
 import { Table } from './table.js';
 
 interface StoredBreaker {

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransientError } from '../errors.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { RerunPacing } from './ports.js';
+import type { RerunPacing } from '../ports.js';
 import { Table } from './table.js';
 
 const MINUTE_MS = 60_000;

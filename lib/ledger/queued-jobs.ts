@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { QueuedJob, QueuedJobLog, QueuedJobRecord } from './ports.js';
+import type { QueuedJob, QueuedJobLog, QueuedJobRecord } from '../ports.js';
 import { Table } from './table.js';
 
 /**

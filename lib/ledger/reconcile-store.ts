@@ -1,6 +1,6 @@
 import type { DecisionKind } from '../model.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { FollowUp, ReconcileStore, StoredAttempt } from './ports.js';
+import type { FollowUp, ReconcileStore, StoredAttempt } from '../ports.js';
 import type { RunAttempts } from './run-attempts.js';
 import type { ScanStart, Table } from './table.js';
 

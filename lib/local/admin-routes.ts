@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda
 import { ShapeError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
-import type { Log } from '../obs/ports.js';
+import type { Log } from '../ports.js';
 import { replayGuard, withoutMessage } from '../replay/replay-guard.js';
 import type { RunQueue } from '../webhook/intake.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';

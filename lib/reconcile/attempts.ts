@@ -4,9 +4,9 @@ import type { EventPublisher } from '../ports.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoApi } from '../github/repo-api.js';
 import { STATE } from '../ledger/attributes.js';
-import type { AttemptReader, FollowUp, ReconcileStore, RerunOutcomeLog, StoredAttempt } from '../ledger/ports.js';
+import type { AttemptReader, FollowUp, ReconcileStore, RerunOutcomeLog, StoredAttempt } from '../ports.js';
 import type { RunFacts, RunMessage } from '../model.js';
-import type { Log, MetricSink } from '../obs/ports.js';
+import type { Log, MetricSink } from '../ports.js';
 import type { RunQueue } from '../webhook/intake.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 

@@ -1,6 +1,6 @@
 import type { AppClient } from '../github/client.js';
-import type { ReconcileLedger, ReconcileStore } from '../ledger/ports.js';
-import type { Log, MetricSink } from '../obs/ports.js';
+import type { ReconcileLedger, ReconcileStore } from '../ports.js';
+import type { Log, MetricSink } from '../ports.js';
 import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
 
 const DAY_MS = 86_400_000;

@@ -1,15 +1,15 @@
 import type { ReconcileSettings } from '../config/env.js';
 import type { GitHubClients } from '../github/client.js';
 import { STATE } from '../ledger/attributes.js';
-import type { ReconcileLedger, ReconcileStore, RerunOutcomeLog } from '../ledger/ports.js';
-import type { Log, MetricSink } from '../obs/ports.js';
+import type { ReconcileLedger, ReconcileStore, RerunOutcomeLog } from '../ports.js';
+import type { Log, MetricSink } from '../ports.js';
 import type { RunQueue } from '../webhook/intake.js';
 import type { AppClient } from '../github/client.js';
 import { type AttemptContext, followUpRerun, settleOrphan } from './attempts.js';
 import { redeliveryWindowMs, sweepDeliveries } from './deliveries.js';
 import type { RepoConfig } from '../config/repo-config.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
-import type { QueuedJobLog, RerunPacing } from '../ledger/ports.js';
+import type { QueuedJobLog, RerunPacing } from '../ports.js';
 import type { EventPublisher } from '../ports.js';
 import { sweepStuck } from './stuck.js';
 

@@ -4,9 +4,9 @@ import { stuckJobMarkdown } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import { NotFoundError } from '../errors.js';
-import type { AttemptReader, QueuedJobLog, QueuedJobRecord, RerunPacing } from '../ledger/ports.js';
+import type { AttemptReader, QueuedJobLog, QueuedJobRecord, RerunPacing } from '../ports.js';
 import { isRerunDecision } from '../model.js';
-import type { Log, MetricSink } from '../obs/ports.js';
+import type { Log, MetricSink } from '../ports.js';
 import type { EventPublisher, StuckQueuedEvent } from '../ports.js';
 
 /** No repository may ask for less: a sweep never reads a configuration for a job younger than this. */

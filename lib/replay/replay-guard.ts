@@ -1,5 +1,5 @@
 import { STATE } from '../ledger/attributes.js';
-import type { AttemptRecord, ReplayLedger } from '../ledger/ports.js';
+import type { AttemptRecord, ReplayLedger } from '../ports.js';
 import { type DecisionKind, isRerunDecision, type RunMessage } from '../model.js';
 
 /** What a replay of one run attempt may do, given the ledger. */

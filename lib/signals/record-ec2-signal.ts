@@ -1,4 +1,4 @@
-import type { Log, MetricSink } from '../obs/ports.js';
+import type { Log, MetricSink } from '../ports.js';
 import type { Ec2Event } from './ec2-events.js';
 import { parseEc2Event } from './ec2-events.js';
 import type { DescribeInstance } from './runner-identities.js';

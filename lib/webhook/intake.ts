@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { ShapeError } from '../errors.js';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
-import type { Log, MetricSink } from '../obs/ports.js';
+import type { Log, MetricSink } from '../ports.js';
 import type { JobOnRunner } from '../signals/job-runners.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
 import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from './run-message.js';

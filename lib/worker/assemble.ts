@@ -6,7 +6,7 @@ import { DynamoRetryBudget } from '../ledger/budget.js';
 import { DynamoPacing } from '../ledger/pacing.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import type { Log, MetricSink } from '../obs/ports.js';
+import type { Log, MetricSink } from '../ports.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { SignalStore } from '../signals/signal-store.js';
 import type { WorkerDeps } from './decide-run.js';

@@ -11,7 +11,7 @@ import { reportCheckRun } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { ClaimResult, RerunBreaker, RerunOutcomeLog, RerunPacing, RetryBudget } from '../ledger/ports.js';
+import type { ClaimResult, RerunBreaker, RerunOutcomeLog, RerunPacing, RetryBudget } from '../ports.js';
 import {
   type DecisionKind,
   isRerunDecision,
@@ -21,7 +21,7 @@ import {
   type RunMessage,
   type SignalWindow,
 } from '../model.js';
-import type { Log, MetricSink } from '../obs/ports.js';
+import type { Log, MetricSink } from '../ports.js';
 import { decisionEvent, outcomeEvent, publishQuietly } from '../events/build.js';
 import type { EventPublisher } from '../ports.js';
 import type { EvidenceSources } from './gather-verdicts.js';

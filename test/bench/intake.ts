@@ -9,7 +9,7 @@ import { httpLambda } from '../../lib/http/lambda-http.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
 import { startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
-import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { createIntake, type DeliveryRegistry } from '../../lib/webhook/intake.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { webhookEvent, workflowRunPayload } from '../support/webhooks.js';

@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { httpLambda } from '../../lib/http/lambda-http.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
-import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { JobOnRunner } from '../../lib/signals/job-runners.js';
 import { createIntake, MAX_BODY_BYTES } from '../../lib/webhook/intake.js';
 import { parseRunMessage } from '../../lib/webhook/run-message.js';

@@ -4,7 +4,7 @@ import type { Ledger } from '../../lib/ledger/ledger.js';
 import { QueuePoller } from '../../lib/local/queue-poller.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
-import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { type ReconcileLimits, Reconciler } from '../../lib/reconcile/reconciler.js';
 import type { RunQueue } from '../../lib/webhook/intake.js';
 import type { Harness } from '../support/harness.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
-import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { Ec2Event } from '../../lib/signals/ec2-events.js';
 import { parseEc2Event } from '../../lib/signals/ec2-events.js';
 import { createEc2SignalHandler } from '../../lib/signals/record-ec2-signal.js';

@@ -1,7 +1,7 @@
 import { DescribeInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
-import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { ec2Describe } from '../../lib/signals/ec2-describe.js';
 import { createEc2SignalHandler } from '../../lib/signals/record-ec2-signal.js';
 import type { DescribeInstance } from '../../lib/signals/runner-identities.js';

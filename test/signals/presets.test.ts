@@ -7,7 +7,7 @@ import { signalSettings } from '../../lib/config/signal-settings.js';
 import { ConfigError } from '../../lib/errors.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import type { RunnerSignal } from '../../lib/model.js';
-import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { JobRunnerStore } from '../../lib/signals/job-runners.js';
 import { createEc2SignalHandler } from '../../lib/signals/record-ec2-signal.js';
 import type { InstanceFacts } from '../../lib/signals/runner-identities.js';

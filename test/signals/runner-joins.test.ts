@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyJob } from '../../lib/classify/classify-job.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import type { JobFacts, RunnerSignal } from '../../lib/model.js';
-import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { createEc2SignalHandler } from '../../lib/signals/record-ec2-signal.js';
 import type { DescribeInstance } from '../../lib/signals/runner-identities.js';
 import { createSignalIntake } from '../../lib/signals/signal-intake.js';

@@ -6,7 +6,7 @@ import { Ledger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
-import { MemoryMetrics } from '../../lib/obs/ports.js';
+import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { SignalStore } from '../../lib/signals/signal-store.js';
 import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import { workerDeps } from '../../lib/worker/assemble.js';

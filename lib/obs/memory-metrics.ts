@@ -1,7 +1,5 @@
 import type { MetricSink } from '../ports.js';
 
-export type { Log, MetricSink } from '../ports.js';
-
 export const noMetrics: MetricSink = { count: () => undefined };
 
 /** Collects metrics in memory: the local runtime's `/metrics` view and the tests read it. */
