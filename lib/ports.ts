@@ -202,9 +202,11 @@ export interface SignalFact {
   readonly runnerKey: string;
   readonly kind: SignalKind;
   readonly eventTime: string;
+  /** Makes the write idempotent: EventBridge delivers at least once. */
   readonly eventId: string;
   readonly source: string;
   readonly instanceId?: string;
+  /** From DescribeInstances: the EC2 event names the instance only. */
   readonly instanceType?: string;
   readonly availabilityZone?: string;
 }

@@ -1,6 +1,5 @@
 import { describeAwsError } from './aws.js';
 import {
-  CliError,
   isoTime,
   parseCommand,
   parseCount,
@@ -10,10 +9,9 @@ import {
   runCommand,
   table,
   UsageError,
-  withProgress,
   type CliIo,
 } from './io.js';
-import { ledgerSource } from './ledger-source.js';
+import { readLedger } from './ledger-source.js';
 
 const HELP = `reprise decisions: list the decisions recorded in the ledger, newest first.
 
@@ -62,22 +60,17 @@ export async function decisions(argv: readonly string[], io: CliIo): Promise<num
         ...(v.since && { sinceMs: parseSince(v.since) }),
         limit: parseCount(v.limit, 'limit', 20),
       };
-      const source = await ledgerSource(io, { table: v.table, stack: v.stack, local: v.local, dataDir: v['data-dir'] });
-      if (!source) throw new UsageError('pass --stack NAME, --table NAME or --local URL');
-      const list = await withProgress(io, `reading ${source.where}`, async () => {
-        try {
-          return await source.list(filter);
-        } catch (err) {
-          if (err instanceof CliError) throw err;
-          throw new CliError(`cannot read ${source.where}: ${describeAwsError(err) ?? (err as Error).message}`);
-        }
-      });
+      const { value: list, where } = await readLedger(
+        io,
+        { table: v.table, stack: v.stack, local: v.local, dataDir: v['data-dir'] },
+        (source) => source.list(filter),
+      );
       if (v.json) {
         printJson(io, list);
         return 0;
       }
       if (list.length === 0) {
-        println(io.stdout, `No decisions in ${source.where} match.`);
+        println(io.stdout, `No decisions in ${where} match.`);
         return 0;
       }
       const rows = list.map((d) => [

@@ -1,7 +1,7 @@
 import { Ledger } from '../ledger/ledger.js';
 import type { DecisionFilter, ReportFacts } from '../ports.js';
-import { dynamoClient, requireOutput, stackOutputs } from './aws.js';
-import { CliError, type CliIo } from './io.js';
+import { describeAwsError, dynamoClient, requireOutput, stackOutputs } from './aws.js';
+import { CliError, type CliIo, UsageError, withProgress } from './io.js';
 import { localRequest } from './local-runtime.js';
 import { type DecisionRecord, withoutMessage } from '../replay/replay-guard.js';
 
@@ -66,4 +66,25 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
     list: async (f) => (await ledger.listDecisions(f)).map(withoutMessage),
     facts: (sinceMs) => ledger.reportFacts(sinceMs),
   };
+}
+
+/**
+ * Reads from the source the options name, with progress on stderr; a failed read names the source and
+ * the cause. Without a source it is a usage error.
+ */
+export async function readLedger<T>(
+  io: CliIo,
+  o: LedgerOptions,
+  read: (s: LedgerSource) => Promise<T>,
+): Promise<{ readonly value: T; readonly where: string }> {
+  const source = await ledgerSource(io, o);
+  if (!source) throw new UsageError('pass --stack NAME, --table NAME or --local URL');
+  return withProgress(io, `reading ${source.where}`, async () => {
+    try {
+      return { value: await read(source), where: source.where };
+    } catch (err) {
+      if (err instanceof CliError) throw err;
+      throw new CliError(`cannot read ${source.where}: ${describeAwsError(err) ?? (err as Error).message}`);
+    }
+  });
 }

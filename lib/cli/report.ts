@@ -10,10 +10,9 @@ import {
   println,
   runCommand,
   UsageError,
-  withProgress,
   type CliIo,
 } from './io.js';
-import { ledgerSource } from './ledger-source.js';
+import { readLedger } from './ledger-source.js';
 import { DEFAULT_PRICE_PER_MINUTE, DEFAULT_TOP, summarise } from './report-data.js';
 import { reportHtml, reportText } from './report-render.js';
 
@@ -76,28 +75,23 @@ export async function report(argv: readonly string[], io: CliIo): Promise<number
       const pricePerMinute = parsePrice(v['price-per-minute']);
       const top = parseCount(v.top, 'top', DEFAULT_TOP);
       if (v.html !== undefined && v.html.trim() === '') throw new UsageError('--html: expected a file name');
-      const source = await ledgerSource(io, { table: v.table, stack: v.stack, local: v.local, dataDir: v['data-dir'] });
-      if (!source) throw new UsageError('pass --stack NAME, --table NAME or --local URL');
-      const facts = await withProgress(io, `reading ${source.where}`, async () => {
-        try {
-          return await source.facts(sinceMs);
-        } catch (err) {
-          if (err instanceof CliError) throw err;
-          throw new CliError(`cannot read ${source.where}: ${describeAwsError(err) ?? (err as Error).message}`);
-        }
-      });
+      const { value: facts, where } = await readLedger(
+        io,
+        { table: v.table, stack: v.stack, local: v.local, dataDir: v['data-dir'] },
+        (source) => source.facts(sinceMs),
+      );
       const r = summarise(facts, { sinceMs, untilMs, pricePerMinute, top });
       if (v.html !== undefined) {
         const file = resolve(v.html);
         try {
-          await writeFile(file, reportHtml(r, source.where));
+          await writeFile(file, reportHtml(r, where));
         } catch (err) {
           throw new CliError(`cannot write ${file}: ${(err as Error).message}`);
         }
         println(io.stderr, `HTML report written to ${file}`);
       }
       if (v.json) printJson(io, r);
-      else println(io.stdout, reportText(r, source.where));
+      else println(io.stdout, reportText(r, where));
       return 0;
     },
     describeAwsError,

@@ -1,22 +1,14 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { RunnerSignal, SignalKind } from '../model.js';
+import type { SignalFact } from '../ports.js';
 import { keys, ttlFrom } from './keys.js';
 import { Table } from './table.js';
 
-export interface SignalRecordInput {
-  readonly runnerKey: string;
-  readonly kind: SignalKind;
-  readonly eventTime: string;
-  /** Makes the write idempotent: EventBridge delivers at least once. */
-  readonly eventId: string;
-  readonly source: string;
-  readonly instanceId?: string;
+/** A signal as recorded: the facts a report reads, and where the event came from. */
+export interface SignalRecordInput extends SignalFact {
   readonly region?: string;
   readonly account?: string;
   readonly reason?: string;
-  /** From DescribeInstances: the EC2 event names the instance only. */
-  readonly instanceType?: string;
-  readonly availabilityZone?: string;
 }
 
 /** Runner signals (one item per runner key and event) and the first-seen markers of agent posts. */
