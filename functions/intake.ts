@@ -2,7 +2,7 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { breakerSettings, eventSettings } from '../lib/config/env.js';
+import { breakerSettings, eventSettings } from '../lib/config/function-settings.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { DynamoQueuedJobs } from '../lib/ledger/queued-jobs.js';
 import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';

@@ -1,6 +1,9 @@
 import type { BreakerSettings } from '../decide/breaker.js';
 import { ConfigError } from '../errors.js';
+import { breakerSettings, eventSettings, type EventSettings } from './function-settings.js';
 import { fromEnv, SETTING_NAMES, settingOf } from './settings-schema.js';
+
+export { breakerSettings, eventSettings, type EventSettings };
 import type { SignalWindow } from '../model.js';
 import { DEFAULT_LOG_WINDOW_BYTES, graphqlUrlFor, logHostsFor } from './github-settings.js';
 import type { RepoConfig } from './repo-config.js';
@@ -52,19 +55,6 @@ export interface RuntimeSettings {
   readonly events: EventSettings;
 }
 
-/** EventBridge's bus when deployed; a JSON-lines file in the local runtime (none when unset). */
-export interface EventSettings {
-  /** `EVENT_BUS_NAME`: a bus name or ARN; the account's default bus unless set. */
-  readonly busName: string;
-  /** `EVENTS_FILE`: the local runtime appends each event here as one JSON line. */
-  readonly file?: string;
-}
-
-export function eventSettings(env: Env = process.env): EventSettings {
-  const file = fromEnv(env, 'eventsFile');
-  return { busName: fromEnv(env, 'eventBusName'), ...(file && { file }) };
-}
-
 /** Read by no one and needed by no one: fixed here rather than offered as settings. */
 export const RECONCILE_PAGES_PER_SWEEP = 4;
 
@@ -83,16 +73,6 @@ function decisionDefaults(env: Env): RepoConfig {
   } catch (err) {
     throw new ConfigError(`deployment defaults: ${(err as Error).message}`);
   }
-}
-
-/** When an installation's re-runs pause: read by the worker, the intake and the reconciler. */
-export function breakerSettings(env: Env = process.env): BreakerSettings {
-  return {
-    minOutcomes: fromEnv(env, 'breakerMinOutcomes'),
-    windowMs: fromEnv(env, 'breakerWindow') * 1000,
-    lostShare: fromEnv(env, 'breakerLostSharePercent') / 100,
-    coolDownMs: fromEnv(env, 'breakerCoolDown') * 1000,
-  };
 }
 
 export function runtimeSettings(env: Env = process.env): RuntimeSettings {

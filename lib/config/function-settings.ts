@@ -1,0 +1,32 @@
+import type { BreakerSettings } from '../decide/breaker.js';
+import { fromEnv } from './settings-schema.js';
+
+/*
+ * Settings the intake reads besides its secret. Kept apart from `runtimeSettings` so the intake's
+ * bundle never pulls in the repository-config parser or the pattern engine.
+ */
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** EventBridge's bus when deployed; a JSON-lines file in the local runtime (none when unset). */
+export interface EventSettings {
+  /** `EVENT_BUS_NAME`: a bus name or ARN; the account's default bus unless set. */
+  readonly busName: string;
+  /** `EVENTS_FILE`: the local runtime appends each event here as one JSON line. */
+  readonly file?: string;
+}
+
+export function eventSettings(env: Env = process.env): EventSettings {
+  const file = fromEnv(env, 'eventsFile');
+  return { busName: fromEnv(env, 'eventBusName'), ...(file && { file }) };
+}
+
+/** When an installation's re-runs pause: read by the worker, the intake and the reconciler. */
+export function breakerSettings(env: Env = process.env): BreakerSettings {
+  return {
+    minOutcomes: fromEnv(env, 'breakerMinOutcomes'),
+    windowMs: fromEnv(env, 'breakerWindow') * 1000,
+    lostShare: fromEnv(env, 'breakerLostSharePercent') / 100,
+    coolDownMs: fromEnv(env, 'breakerCoolDown') * 1000,
+  };
+}
