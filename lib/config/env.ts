@@ -78,6 +78,7 @@ function decisionDefaults(env: Env): RepoConfig {
 export function runtimeSettings(env: Env = process.env): RuntimeSettings {
   const apiUrl = fromEnv(env, 'githubApiUrl');
   const allow = fromEnv(env, 'repositoryAllowList');
+  const signals = signalSettings(env);
   return {
     apiUrl,
     graphqlUrl: fromEnv(env, 'githubGraphqlUrl') ?? graphqlUrlFor(apiUrl),
@@ -86,7 +87,7 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
       beforeMs: fromEnv(env, 'signalWindowBefore') * 1000,
       afterMs: fromEnv(env, 'signalWindowAfter') * 1000,
     },
-    signalTtlSeconds: signalSettings(env).ttlSeconds,
+    signalTtlSeconds: signals.ttlSeconds,
     logHosts: logHostsFor(apiUrl, fromEnv(env, 'logHosts')),
     logWindowBytes: DEFAULT_LOG_WINDOW_BYTES,
     retryBudgetPerHour: fromEnv(env, 'retryBudgetPerHour'),
@@ -103,8 +104,8 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
     },
     maxReceiveCount: fromEnv(env, 'maxReceiveCount'),
     ...(allow && { repositoryAllowList: allow }),
-    runnerTagKeys: signalSettings(env).tagKeys,
-    runnerNamePatterns: signalSettings(env).namePatterns,
+    runnerTagKeys: signals.tagKeys,
+    runnerNamePatterns: signals.namePatterns,
     events: eventSettings(env),
   };
 }

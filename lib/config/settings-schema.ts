@@ -129,6 +129,19 @@ export const text: Parser<string> = (raw, where) => {
   return raw.trim();
 };
 
+/** Regular expressions, one per line; one that does not compile is refused with the engine's reason. */
+const regexpLines: Parser<string[]> = (raw, where) => {
+  const patterns = list(/\n/)(raw, where);
+  for (const p of patterns) {
+    try {
+      new RegExp(p);
+    } catch (err) {
+      throw new ConfigError(`${where}: ${(err as Error).message}`);
+    }
+  }
+  return patterns;
+};
+
 /** An EventBridge bus: its name, or its ARN (a bus of another account). */
 const eventBus: Parser<string> = (raw, where) => {
   const v = typeof raw === 'string' ? raw.trim() : '';
@@ -526,7 +539,7 @@ export const SETTINGS = {
     envSeparator: '\n',
     default: [],
     defaultText: 'none',
-    parse: list(/\n/),
+    parse: regexpLines,
     readBy: [],
     local: true,
     doc: 'local runtime: regular expressions, one per line, whose first group taken from a runner name is another key of its signals',

@@ -1,4 +1,3 @@
-import { ConfigError } from '../errors.js';
 import { RUNNER_PRESETS } from './runner-presets.js';
 import { fromEnv, SETTINGS } from './settings-schema.js';
 
@@ -24,13 +23,6 @@ export function signalSettings(env: Env): SignalSettings {
   const presetName = fromEnv(env, 'runnerPreset');
   const preset = presetName === undefined ? undefined : RUNNER_PRESETS[presetName];
   const namePatterns = fromEnv(env, 'runnerNamePatterns');
-  for (const p of namePatterns) {
-    try {
-      new RegExp(p);
-    } catch (err) {
-      throw new ConfigError(`RUNNER_NAME_PATTERNS: ${(err as Error).message}`);
-    }
-  }
   return {
     ttlSeconds: fromEnv(env, 'signalTtl') * 3600,
     tagKeys: [...new Set([...(preset?.tagKeys ?? []), ...fromEnv(env, 'runnerTagKeys')])],
