@@ -32,7 +32,12 @@ const reconciler = rebuiltOnRotation(
     const credentials = parseAppSecret(secret, 'GitHub App secret');
     return new Reconciler({
       ledger,
-      client: createClientFactory({ apiUrl: settings.apiUrl, credentials, log }),
+      client: createClientFactory({
+        apiUrl: settings.apiUrl,
+        credentials,
+        log,
+        writeSpacingMs: settings.pace.spacingMs,
+      }),
       graphqlUrl: settings.graphqlUrl,
       apiUrl: settings.apiUrl,
       ...(credentials.kind === 'app' && { appClient: createAppClient({ apiUrl: settings.apiUrl, credentials, log }) }),

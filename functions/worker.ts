@@ -39,6 +39,7 @@ const worker = rebuiltOnRotation(
           apiUrl: settings.apiUrl,
           credentials,
           log,
+          writeSpacingMs: settings.pace.spacingMs,
           onRateLimitRemaining: (remaining) => metrics.count('RateLimitRemaining', remaining),
         }),
         log,

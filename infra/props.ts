@@ -153,6 +153,12 @@ export interface RepriseProps {
    */
   readonly pacePerHour?: number;
   /**
+   * Least time in ms between two of an installation's re-run and report POSTs: each process spaces its own
+   * writes by it, and it is the pace's only spacing while an installation is below its limits.
+   * @default 350
+   */
+  readonly writeSpacingMs?: number;
+  /**
    * How long a run may wait in the queue for its re-run turn before it is `expired` (1 minute to 12 hours).
    * @default Duration.hours(6)
    */
@@ -389,6 +395,7 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     retryBudgetPerHour: v.retryBudgetPerHour,
     pacePerMinute: v.pacePerMinute,
     pacePerHour: v.pacePerHour,
+    writeSpacingMs: v.writeSpacing,
     maxWait: Duration.seconds(v.maxWait),
     breakerMinOutcomes: v.breakerMinOutcomes,
     breakerWindow: Duration.seconds(v.breakerWindow),

@@ -31,42 +31,6 @@ export class RateLimitedError extends TransientError {
   }
 }
 
-/**
- * Not a fault: the run must wait and be decided again after `delayMs`, so its message goes back
- * to the queue hidden that long, never dropped. The message says why; `metric` names what to count.
- */
-export class WaitError extends TransientError {
-  override name = 'WaitError';
-  constructor(
-    readonly delayMs: number,
-    reason: string,
-    readonly metric?: string,
-  ) {
-    super(reason);
-  }
-
-  /** The delay in whole seconds, at least one: the message never comes back before its time. */
-  get delaySeconds(): number {
-    return Math.max(1, Math.ceil(this.delayMs / 1000));
-  }
-}
-
-/** A run that earned a re-run waits for its turn in the installation's pace (it keeps its slot). */
-export class WaitForTurnError extends WaitError {
-  override name = 'WaitForTurnError';
-  constructor(delayMs: number) {
-    super(delayMs, `waiting for a re-run turn in ${Math.ceil(delayMs / 1000)}s`, 'RerunWaiting');
-  }
-}
-
-/** A run whose installation's automatic re-runs are paused by the breaker waits out the pause. */
-export class PausedError extends WaitError {
-  override name = 'PausedError';
-  constructor(delayMs: number, reason: string) {
-    super(delayMs, reason, 'RerunPaused');
-  }
-}
-
 /** A setting that cannot be used; the message names the setting at fault. */
 export class ConfigError extends PermanentError {
   override name = 'ConfigError';

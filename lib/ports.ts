@@ -49,6 +49,8 @@ export interface AttemptRecord {
   readonly slotAt?: number;
   /** When the attempt first had to wait for its turn (epoch ms); kept across the wait. */
   readonly waitingSince?: number;
+  /** While waiting: the facts gathered before the wait (JSON), so the turn need not gather them again. */
+  readonly kept?: string;
 }
 
 /** A run attempt item as stored, with its keys. */
@@ -56,7 +58,7 @@ export type StoredAttempt = AttemptRecord & { readonly pk: string; readonly sk: 
 
 export type ClaimResult =
   /** With `slotAt`: the claim took over a waiting attempt, which keeps the re-run slot it reserved. */
-  | { readonly claimed: true; readonly slotAt?: number; readonly waitingSince?: number }
+  | { readonly claimed: true; readonly slotAt?: number; readonly waitingSince?: number; readonly kept?: string }
   | { readonly claimed: false; readonly existing?: AttemptRecord };
 
 /** What became of a run attempt re-run by reprise once the reconciler looked at the next attempt. */

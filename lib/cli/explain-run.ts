@@ -9,7 +9,7 @@ import type { Log } from '../ports.js';
 import { noMetrics } from '../obs/memory-metrics.js';
 import type { EvidenceSources } from '../worker/gather-verdicts.js';
 import { gatherVerdicts } from '../worker/gather-verdicts.js';
-import { type EvaluationDeps, evaluateRun } from '../worker/decide-run.js';
+import { type EvaluationDeps, evaluateRun } from '../worker/evaluate.js';
 import type { LiveRun } from './run-lookup.js';
 
 export interface JobLine {

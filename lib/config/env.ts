@@ -27,6 +27,8 @@ export interface PaceSettings {
   readonly perMinute: number;
   /** 0: no hourly limit. */
   readonly perHour: number;
+  /** Least time between two of an installation's POSTs: the write spacing of each process, and of the slots. */
+  readonly spacingMs: number;
   readonly maxWaitMs: number;
 }
 
@@ -94,6 +96,7 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
     pace: {
       perMinute: fromEnv(env, 'pacePerMinute'),
       perHour: fromEnv(env, 'pacePerHour'),
+      spacingMs: fromEnv(env, 'writeSpacing'),
       maxWaitMs: fromEnv(env, 'maxWait') * 1000,
     },
     breaker: breakerSettings(env),

@@ -422,6 +422,27 @@ export const SETTINGS = {
     sample: 5400,
     doc: 'how long a run may wait for its re-run turn before it is `expired`',
   }),
+  writeSpacing: def({
+    env: 'WRITE_SPACING_MS',
+    prop: 'writeSpacingMs',
+    context: 'writeSpacingMs',
+    default: 350,
+    // GitHub's secondary limit is 900 points a minute per endpoint, a POST costing 5: 180 a minute.
+    parse: int(0, 60_000, '', 'milliseconds'),
+    readBy: ['worker', 'reconciler'],
+    local: true,
+    sample: 500,
+    doc: "least time between two of an installation's re-run and report POSTs, in ms, and the pace's only spacing within its limits",
+  }),
+  workerConcurrency: def({
+    env: 'WORKER_CONCURRENCY',
+    default: 8,
+    parse: int(1, 100),
+    readBy: [],
+    local: true,
+    sample: 4,
+    doc: "the local runtime's worker loops receiving from its queue (Lambda scales its own)",
+  }),
   breakerMinOutcomes: def({
     env: 'BREAKER_MIN_OUTCOMES',
     prop: 'breakerMinOutcomes',

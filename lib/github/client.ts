@@ -6,6 +6,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import Bottleneck from 'bottleneck/light.js';
 import { GITHUB_REQUEST_TIMEOUT_MS } from '../config/github-settings.js';
 import type { AppCredentials, GitHubCredentials } from '../config/secrets.js';
+import { SETTINGS } from '../config/settings-schema.js';
 import { RateLimitedError, RequestTimeoutError, UnknownInstallationError } from '../errors.js';
 import type { Log } from '../ports.js';
 
@@ -57,11 +58,11 @@ export interface GitHubClients {
 
 /**
  * plugin-throttling spaces every non-GET request (GraphQL included) 1 s apart, across the
- * whole process. reprise spaces them per installation instead: POSTs by 350 ms (GitHub's
- * secondary limit is 900 points a minute per endpoint, a POST costing 5), GraphQL reads not
- * at all. Re-run volume is bounded by the retry budget, not by this spacing.
+ * whole process. reprise spaces them per installation instead: POSTs by WRITE_SPACING_MS,
+ * 350 ms by default (GitHub's secondary limit is 900 points a minute per endpoint, a POST
+ * costing 5), GraphQL reads not at all. Re-run volume is bounded by the shared pace.
  */
-export const WRITE_SPACING_MS = 350;
+export const WRITE_SPACING_MS = SETTINGS.writeSpacing.default;
 const restWrites = new Bottleneck.Group({ maxConcurrent: 1, minTime: WRITE_SPACING_MS });
 const graphqlReads = new Bottleneck.Group({ maxConcurrent: 8, minTime: 0 });
 

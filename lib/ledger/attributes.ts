@@ -23,6 +23,8 @@ export const ATTR = {
   // waiting run attempt
   slotAt: 'slotAt',
   waitingSince: 'waitingSince',
+  kept: 'kept',
+  message: 'message',
   // reclaim marker
   claim: 'claim',
   abandonedAt: 'abandonedAt',

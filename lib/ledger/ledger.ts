@@ -63,8 +63,15 @@ export class Ledger implements ReconcileLedger, ReplayLedger, DecisionLog, Repor
   }
 
   /** Turns the claim into a wait for its re-run slot; false when the claim was lost. */
-  wait(msg: RunMessage, owner: string, slotAt: number, waitingSince: number, leaseMs: number): Promise<boolean> {
-    return this.attempts.wait(msg, owner, slotAt, waitingSince, leaseMs);
+  wait(
+    msg: RunMessage,
+    owner: string,
+    slotAt: number,
+    waitingSince: number,
+    leaseMs: number,
+    kept?: string,
+  ): Promise<boolean> {
+    return this.attempts.wait(msg, owner, slotAt, waitingSince, leaseMs, kept);
   }
 
   /** Gives a claim back (a transient fault before any re-run call) so a redelivery decides again. */

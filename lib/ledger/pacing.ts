@@ -21,6 +21,8 @@ export interface PaceLimits {
   readonly perMinute: number;
   /** Per rolling hour (GitHub: 500); 0 sets no hourly limit. */
   readonly perHour: number;
+  /** The least time between two slots: each process's own spacing of its writes (WRITE_SPACING_MS). */
+  readonly spacingMs: number;
 }
 
 interface PaceItem {
@@ -33,8 +35,14 @@ interface PaceItem {
  * installation: the slots reserved within the last hour. A reservation reads the item, takes
  * the first slot that keeps both limits, and writes it back on condition that nobody wrote in
  * between (a single-item conditional write, so the local table runs the same code); a lost race
- * reads again. Slots are `spacingMs` apart, and no slot is closer than an hour to the one
- * `perHour` before it, each widened by the late allowance.
+ * reads again.
+ *
+ * GitHub counts requests in a rolling window, so the pace does too: slots are only the write
+ * spacing apart, and no slot is closer than a minute to the one `perMinute` before it (nor
+ * than an hour to the one `perHour` before it), each widened by the late allowance. Below its
+ * limit an installation waits for nothing; a wave fills each window and waits for the next.
+ * A request that leaves within the allowance after its slot keeps both limits as GitHub counts
+ * them; one later than that must take a new slot (see `isLate`).
  */
 export class DynamoPacing implements RerunPacing {
   readonly spacingMs: number;
@@ -52,7 +60,10 @@ export class DynamoPacing implements RerunPacing {
     if (!Number.isInteger(limits.perHour) || limits.perHour < 0) {
       throw new Error(`pacing: expected a whole number ≥ 0 an hour, got ${limits.perHour}`);
     }
-    this.spacingMs = Math.ceil((MINUTE_MS + LATE_ALLOWANCE_MS) / limits.perMinute);
+    if (!Number.isInteger(limits.spacingMs) || limits.spacingMs < 0) {
+      throw new Error(`pacing: expected a spacing of whole milliseconds ≥ 0, got ${limits.spacingMs}`);
+    }
+    this.spacingMs = limits.spacingMs;
     this.table = new Table(client, tableName);
   }
 
@@ -65,8 +76,9 @@ export class DynamoPacing implements RerunPacing {
       // A slot free now is always taken: the caller's `latest` was counted on its clock before
       // this read, and a turn that is here already cannot be too late.
       if (latest !== undefined && at > Math.max(latest, now)) return undefined;
-      const keep = Math.max(1, this.limits.perHour);
-      const slots = [...(item?.slots ?? []).filter((s) => s > now - HOUR_MS - LATE_ALLOWANCE_MS), at].slice(-keep);
+      const keep = Math.max(1, this.limits.perHour, this.limits.perMinute);
+      const horizon = this.limits.perHour > 0 ? HOUR_MS : MINUTE_MS;
+      const slots = [...(item?.slots ?? []).filter((s) => s > now - horizon - LATE_ALLOWANCE_MS), at].slice(-keep);
       const version = (item?.version ?? 0) + 1;
       const written = await this.table.putIf(
         { ...key, slots, version, ttl: ttlFrom(Math.max(now, at), TTL.pacing) },
@@ -85,10 +97,19 @@ export class DynamoPacing implements RerunPacing {
     let at = now;
     const last = slots.at(-1);
     if (last !== undefined) at = Math.max(at, last + this.spacingMs);
-    const { perHour } = this.limits;
+    const { perMinute, perHour } = this.limits;
+    if (slots.length >= perMinute) {
+      at = Math.max(at, slots[slots.length - perMinute]! + MINUTE_MS + LATE_ALLOWANCE_MS);
+    }
     if (perHour > 0 && slots.length >= perHour) {
       at = Math.max(at, slots[slots.length - perHour]! + HOUR_MS + LATE_ALLOWANCE_MS);
     }
     return at;
   }
 }
+
+/**
+ * True when a request would leave too long after its slot to keep the limits as GitHub counts
+ * them: it must take a new slot instead of going at once with the others that came back late.
+ */
+export const isLate = (slotAt: number, now: number): boolean => now > slotAt + LATE_ALLOWANCE_MS;

@@ -61,18 +61,36 @@ export class RunAttempts {
       claimed: true,
       ...(existing.slotAt !== undefined && { slotAt: existing.slotAt }),
       ...(existing.waitingSince !== undefined && { waitingSince: existing.waitingSince }),
+      ...(existing.kept !== undefined && { kept: existing.kept }),
     };
   }
 
   /**
    * Turns this owner's claim into a wait for the reserved slot: the lease runs to the slot and
    * a lease beyond, so a sweep takes the attempt back only if its message never came back.
+   * `kept` holds the facts gathered before the wait, so the turn does not gather them again.
+   * The waiting message becomes the attempt's own, so the claim knows it from a copy.
    */
-  wait(msg: RunMessage, owner: string, slotAt: number, waitingSince: number, leaseMs: number): Promise<boolean> {
+  wait(
+    msg: RunMessage,
+    owner: string,
+    slotAt: number,
+    waitingSince: number,
+    leaseMs: number,
+    kept?: string,
+  ): Promise<boolean> {
     return this.table.updateIf(
       keyOf(msg),
-      'SET #state = :waiting, #slotAt = :slot, #waitingSince = :since, #leaseUntil = :until',
-      { ':waiting': STATE.waiting, ':slot': slotAt, ':since': waitingSince, ':until': slotAt + leaseMs },
+      // The message that waits becomes the attempt's: a copy that comes back before the turn is told apart by it.
+      `SET #state = :waiting, #slotAt = :slot, #waitingSince = :since, #leaseUntil = :until, #message = :msg${kept === undefined ? '' : ', #kept = :kept'}`,
+      {
+        ':waiting': STATE.waiting,
+        ':msg': JSON.stringify(msg),
+        ':slot': slotAt,
+        ':since': waitingSince,
+        ':until': slotAt + leaseMs,
+        ...(kept !== undefined && { ':kept': kept }),
+      },
       heldBy(owner),
     );
   }
@@ -221,7 +239,8 @@ export class RunAttempts {
   ): Promise<boolean> {
     return this.table.updateIf(
       key,
-      'SET #state = :decided, #decision = :d, #reason = :r, #decidedAt = :t, #details = :x',
+      // The facts kept for a wait are spent once the attempt is decided.
+      'SET #state = :decided, #decision = :d, #reason = :r, #decidedAt = :t, #details = :x REMOVE #kept',
       { ':decided': STATE.decided, ':d': decision, ':r': reason, ':t': this.now(), ':x': details },
       claim,
     );

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RuntimeSettings } from '../config/env.js';
 import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
+import { fromEnv } from '../config/settings-schema.js';
 import { credentialsFromEnv } from '../config/secrets.js';
 import { ConfigError } from '../errors.js';
 import { createAppClient, createClientFactory } from '../github/client.js';
@@ -22,7 +23,7 @@ import { createSignalIntake } from '../signals/signal-intake.js';
 import { SignalStore } from '../signals/signal-store.js';
 import { createIntake } from '../webhook/intake.js';
 import { MAX_RECEIVE_BATCH } from '../webhook/sqs-limits.js';
-import type { RunOutcome } from '../worker/decide-run.js';
+import type { RunOutcome } from '../worker/worker-deps.js';
 import { workerDeps } from '../worker/assemble.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import type { RunMessage } from '../model.js';
@@ -62,8 +63,9 @@ export interface RuntimeOptions {
    * pace; tests move it by hand.
    */
   readonly clock?: () => number;
-  /** Spacing of this process's REST writes per installation, in ms (the pace is shared anyway). */
+  /** Spacing of this process's REST writes per installation, in ms; WRITE_SPACING_MS when absent. */
   readonly writeSpacingMs?: number;
+  /** Worker loops receiving from the queue; WORKER_CONCURRENCY when absent. */
   readonly workerConcurrency?: number;
   /** Base of the GitHub client's retry backoff, in ms. */
   readonly retryBaseMs?: number;
@@ -135,7 +137,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     log,
     ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
     ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
-    ...(opts.writeSpacingMs !== undefined && { writeSpacingMs: opts.writeSpacingMs }),
+    writeSpacingMs: opts.writeSpacingMs ?? settings.pace.spacingMs,
   });
 
   const outcomes = new DynamoRerunOutcomes(dynamo.client, TABLE_NAME, settings.breaker);
@@ -177,7 +179,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   });
   const poller = new QueuePoller(queue, worker, {
     batchSize: MAX_RECEIVE_BATCH,
-    concurrency: opts.workerConcurrency ?? 2,
+    concurrency: opts.workerConcurrency ?? fromEnv(opts.env, 'workerConcurrency'),
     onError: (err) => log.error('worker batch failed', { error: (err as Error).message }),
   });
 

@@ -9,7 +9,8 @@ import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import type { Log, MetricSink } from '../ports.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { SignalStore } from '../signals/signal-store.js';
-import type { WorkerDeps } from './decide-run.js';
+import { INLINE_TURN_WAIT_MS } from './turn.js';
+import type { WorkerDeps } from './worker-deps.js';
 import type { EventPublisher } from '../ports.js';
 
 export interface WorkerParts {
@@ -55,7 +56,9 @@ export function workerDeps(settings: RuntimeSettings, parts: WorkerParts): Worke
     budget: new DynamoRetryBudget(parts.dynamo, parts.table, settings.retryBudgetPerHour, parts.now),
     pacing: new DynamoPacing(parts.dynamo, parts.table, settings.pace, parts.now),
     maxWaitMs: settings.pace.maxWaitMs,
-    ...(parts.now && { now: parts.now }),
+    // A hand-moved clock cannot be slept on: its turns are all deferrals.
+    inlineTurnWaitMs: parts.now ? 0 : INLINE_TURN_WAIT_MS,
+    now: parts.now ?? Date.now,
     outcomes,
     breaker: outcomes,
     ...(parts.events && { events: parts.events }),

@@ -1,70 +1,33 @@
-import type { RepoConfig } from '../config/repo-config.js';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { redOutcome } from '../decide/breaker.js';
-import type { DecisionFacts, DecisionStep, FactName } from '../decide/decide.js';
-import { candidateJobs, decide, type TurnStep, turnStep } from '../decide/decide.js';
-import { afterRerun } from '../decide/rerun-outcome.js';
-import { runFromLatestJobs } from '../decide/run-from-jobs.js';
-import { PausedError, RateLimitedError, TransientError, WaitForTurnError } from '../errors.js';
-import type { GitHubClients } from '../github/client.js';
-import { reportCheckRun } from '../github/report.js';
-import type { RepoConfigSource } from '../github/repo-config-source.js';
+/**
+ * One decision, stage by stage: claim the run attempt, settle a copy, evaluate (or resume a
+ * wait from the facts it kept), take the pace turn, call GitHub, spend the budget, record.
+ * Ordinary outcomes — a decision, a wait — are returned; only faults are thrown.
+ */
+import { candidateJobs, type DecisionFacts, type DecisionStep, staleCheckApplies } from '../decide/decide.js';
+import { RateLimitedError, TransientError } from '../errors.js';
 import { RepoApi } from '../github/repo-api.js';
-import type { Ledger } from '../ledger/ledger.js';
-import type { ClaimResult, RerunBreaker, RerunOutcomeLog, RerunPacing, RetryBudget } from '../ports.js';
-import {
-  type DecisionKind,
-  isRerunDecision,
-  type JobFacts,
-  type JobVerdict,
-  type RerunAnswer,
-  type RunMessage,
-  type SignalWindow,
-} from '../model.js';
-import type { Log, MetricSink } from '../ports.js';
-import { decisionEvent, outcomeEvent, publishQuietly } from '../events/build.js';
-import type { EventPublisher } from '../ports.js';
-import type { EvidenceSources } from './gather-verdicts.js';
-import { gatherVerdicts } from './gather-verdicts.js';
-import { findStaleness } from './staleness.js';
+import type { AttemptRecord } from '../ports.js';
+import { type DecisionKind, isRerunDecision, type JobVerdict, type RepoConfig, type RunMessage } from '../model.js';
+import { decisionEvent, publishQuietly } from '../events/build.js';
+import { evaluateRun } from './evaluate.js';
+import { keepFacts, type KeptFacts, readKeptFacts } from './kept-facts.js';
+import { record, recordOutcome } from './record-decision.js';
+import { rerunCalls } from './rerun-calls.js';
+import { takeTurn } from './turn.js';
+import type { RunOutcome, RunResult, WorkerDeps } from './worker-deps.js';
 
-export interface WorkerDeps {
-  readonly ledger: Ledger;
-  readonly client: (installationId: number | null) => GitHubClients;
-  readonly graphqlUrl: string;
-  readonly configSource: RepoConfigSource;
-  readonly defaults: RepoConfig;
-  readonly signals?: EvidenceSources['signals'];
-  readonly signalWindow: SignalWindow;
-  readonly logHosts: readonly string[];
-  readonly logWindowBytes: number;
-  /** When set, only these `owner/name` repositories are ever re-run. */
-  readonly repositoryAllowList?: readonly string[];
-  readonly budget?: RetryBudget;
-  /** The installation's shared pace of re-runs and reports; absent, re-runs go at once. */
-  readonly pacing?: RerunPacing;
-  /** How long a run may wait for its re-run turn before it is expired. */
-  readonly maxWaitMs?: number;
-  /** The clock the pace, the ledger and the breaker keep (tests move it). */
-  readonly now?: () => number;
-  /** Where the outcome of each re-run attempt is recorded; none recorded when absent. */
-  readonly outcomes?: RerunOutcomeLog;
-  /** Pauses an installation's re-runs while they keep being lost; never paused when absent. */
-  readonly breaker?: RerunBreaker;
-  /** Where each decision and re-run outcome is published; nothing published when absent. */
-  readonly events?: EventPublisher;
-  readonly log: Log;
-  readonly metrics: MetricSink;
-  /** Identifies this worker's claims. */
-  readonly owner: string;
-  readonly leaseMs: number;
-}
+type Line = Record<string, unknown>;
 
-export interface RunOutcome {
-  readonly decision: DecisionKind;
-  readonly reason: string;
-  readonly requests: number;
+/** What the decision knows once it is final or asks for a re-run. */
+interface Judged {
+  readonly config: RepoConfig;
+  readonly configError?: string;
+  readonly step: Exclude<DecisionStep, { kind: 'need' }>;
+  readonly facts: DecisionFacts;
   readonly verdicts: readonly JobVerdict[];
+  readonly unexamined: number;
+  /** GitHub requests made before a wait, when this is the turn after one. */
+  readonly priorRequests: number;
 }
 
 /**
@@ -73,332 +36,188 @@ export interface RunOutcome {
  * the claim back and rethrows, so the message is retried; after any other fault of the call the
  * claim stays for the reconciler.
  */
-export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunOutcome> {
+export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunResult> {
   const repository = `${msg.repository.owner}/${msg.repository.name}`;
-  const base = { run_id: msg.runId, run_attempt: msg.runAttempt, repository, delivery: msg.deliveryId };
+  const base: Line = { run_id: msg.runId, run_attempt: msg.runAttempt, repository, delivery: msg.deliveryId };
   const claim = await deps.ledger.claim(msg, deps.owner, deps.leaseMs);
-  if (!claim.claimed) {
-    const prior = claim.existing;
-    const now = (deps.now ?? Date.now)();
-    // A copy that comes back before the turn of its waiting attempt goes back to wait for it too.
-    if (prior?.state === 'waiting' && (prior.slotAt ?? 0) > now) throw new WaitForTurnError(prior.slotAt! - now);
-    const reason = prior?.decision
-      ? `attempt already decided: ${prior.decision}`
-      : 'attempt is being decided by another worker';
-    deps.log.info('decision', { ...base, decision: 'duplicate', reason, requests: 0 });
-    deps.metrics.count('Decision', 1, { name: 'decision', value: 'duplicate' });
-    await publishQuietly(
-      deps.events,
-      decisionEvent(msg, { decision: 'duplicate', reason, verdicts: [] }, (deps.now ?? Date.now)()),
-      deps.log,
-      base,
-    );
-    return { decision: 'duplicate', reason, requests: 0, verdicts: [] };
-  }
+  if (!claim.claimed) return settleUnclaimed(msg, claim.existing, deps, base);
 
   const api = new RepoApi(deps.client(msg.installationId), msg.repository.owner, msg.repository.name, deps.graphqlUrl);
   let rerunCalled = false;
+  let waiting = false;
   try {
-    const allowed = deps.repositoryAllowList ? deps.repositoryAllowList.includes(repository) : undefined;
-    // The configuration and the run's latest jobs are read at once: one round trip, not two.
-    const latest = allowed !== false && msg.createdAt ? api.listLatestJobs(msg.runId) : undefined;
-    latest?.catch(() => undefined);
-    const cfg = await deps.configSource.load(api, msg.repository.owner, msg.repository.name, deps.defaults);
-    if (cfg.error) deps.log.error('configuration error; deciding with defaults', { ...base, error: cfg.error });
-    const config = cfg.config;
-
-    const { step, facts, verdicts, unexamined } = await evaluateRun(
-      { message: msg, config, ...(allowed !== undefined && { repositoryAllowed: allowed }) },
-      api,
-      { ...deps, ...(latest && { latest }) },
-    );
-    await recordOutcome(msg, deps, repository, verdicts, base);
+    const kept = readKeptFacts(claim.kept);
+    const judged = kept ? await resume(msg, kept, api, deps) : await evaluateAfresh(msg, repository, api, deps, base);
+    const { step, config } = judged;
     if (step.kind === 'wait') {
-      // Nothing was called on GitHub: the claim goes back (below) and the message waits its turn.
+      // The breaker's pause: nothing was called on GitHub, so the claim goes back (below).
       deps.log.info('decision deferred', { ...base, reason: step.reason, until: new Date(step.untilMs).toISOString() });
       deps.metrics.count('BreakerDeferred');
-      throw new PausedError(Math.max(1000, step.untilMs - (deps.now ?? Date.now)()), step.reason);
+      await release(msg, deps, base);
+      return { kind: 'deferred', untilMs: step.untilMs, reason: step.reason, metric: 'RerunPaused' };
     }
     let decision: DecisionKind;
     let reason: string;
     if (step.kind === 'final') {
       ({ decision, reason } = step);
     } else {
-      const candidates = candidateJobs(facts.jobs ?? [], msg, config);
-      const turn = await takeTurn(msg, claim, deps);
+      const turn = await takeTurn(msg.installationId, claim, { ...deps, inlineWaitMs: deps.inlineTurnWaitMs });
+      if (turn.kind === 'wait') {
+        await waitForTurn(msg, judged, api, deps, turn);
+        waiting = true;
+        const reason = `waiting for a re-run turn in ${Math.ceil((turn.until - deps.now()) / 1000)}s`;
+        return { kind: 'deferred', untilMs: turn.until, reason, metric: 'RerunWaiting' };
+      }
       if (turn.kind === 'final') {
         ({ decision, reason } = turn);
         deps.metrics.count('Expired');
       } else {
-        let answer: RerunAnswer;
-        let next: ReturnType<typeof afterRerun>;
         rerunCalled = true;
-        answer = await api.rerunFailedJobs(msg.runId);
-        for (;;) {
-          next = afterRerun(answer, candidates, step.cancelledOnly, config);
-          if (next.kind === 'final') break;
-          answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
-        }
-        decision = next.decision;
-        reason = isRerunDecision(decision) ? `${step.reason}; ${next.reason}` : next.reason;
+        const candidates = candidateJobs(judged.facts.jobs ?? [], msg, config);
+        ({ decision, reason } = await rerunCalls(api, msg, candidates, step, config));
       }
-      if (isRerunDecision(decision)) {
-        deps.metrics.count('Rerun');
-        deps.metrics.count(step.evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
-        // The re-run went through: a budget write that fails must not keep the decision from being recorded.
-        await deps.budget
-          ?.spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`)
-          .catch((e: Error) =>
-            deps.log.warn('could not count the re-run against the budget', { ...base, error: e.message }),
-          );
-      }
+      if (isRerunDecision(decision)) await spend(msg, deps, step.evidence, base);
     }
     // The repository's owners read the decision (log line, check run), so a broken file is named there.
-    if (cfg.error) reason = `configuration error, decided with defaults: ${cfg.error}; ${reason}`;
-    const line = cfg.error ? { ...base, config_error: cfg.error } : base;
-    return await record(msg, deps, api, config, line, { decision, reason, verdicts, unexamined });
+    const error = judged.configError;
+    if (error) reason = `configuration error, decided with defaults: ${error}; ${reason}`;
+    const line = error ? { ...base, config_error: error } : base;
+    const outcome = await record(msg, deps, api, config, line, {
+      decision,
+      reason,
+      verdicts: judged.verdicts,
+      unexamined: judged.unexamined,
+      priorRequests: judged.priorRequests,
+    });
+    return { kind: 'decided', outcome };
   } catch (err) {
     // A rate-limited re-run call was turned away before GitHub acted on it, so the claim goes
-    // back as well; a re-decision that finds the run at a later attempt answers duplicate. A
-    // run waiting for its turn keeps its attempt, marked waiting.
-    if ((!rerunCalled || err instanceof RateLimitedError) && !(err instanceof WaitForTurnError)) {
-      await deps.ledger
-        .release(msg, deps.owner)
-        .catch((e: Error) => deps.log.warn('could not release claim', { ...base, error: e.message }));
-    }
+    // back as well; a re-decision that finds the run at a later attempt answers duplicate.
+    if (!waiting && (!rerunCalled || err instanceof RateLimitedError)) await release(msg, deps, base);
     throw err;
   }
 }
 
-const DEFAULT_MAX_WAIT_MS = 6 * 60 * 60_000;
+/** The first look at an attempt: configuration, then the facts `decide()` asks for. */
+async function evaluateAfresh(
+  msg: RunMessage,
+  repository: string,
+  api: RepoApi,
+  deps: WorkerDeps,
+  base: Line,
+): Promise<Judged> {
+  const allowed = deps.repositoryAllowList ? deps.repositoryAllowList.includes(repository) : undefined;
+  // The configuration and the run's latest jobs are read at once: one round trip, not two.
+  const latest = allowed !== false && msg.createdAt ? api.listLatestJobs(msg.runId) : undefined;
+  latest?.catch(() => undefined);
+  const cfg = await deps.configSource.load(api, msg.repository.owner, msg.repository.name, deps.defaults);
+  if (cfg.error) deps.log.error('configuration error; deciding with defaults', { ...base, error: cfg.error });
+  const ev = await evaluateRun(
+    { message: msg, config: cfg.config, ...(allowed !== undefined && { repositoryAllowed: allowed }) },
+    api,
+    { ...deps, ...(latest && { latest }) },
+  );
+  await recordOutcome(msg, deps, repository, ev.verdicts, base);
+  return { config: cfg.config, ...(cfg.error && { configError: cfg.error }), ...ev, priorRequests: 0 };
+}
 
 /**
- * The run's turn in its installation's pace: the slot it kept while waiting, or a new one. A
- * slot still ahead turns the claim into a wait and sends the message back until then; a run
- * with no slot free within `maxWaitMs` of when it started waiting is expired.
+ * The turn after a wait: the verdicts and the configuration are the ones kept; the run is read
+ * again (one listing: moved on? running again?) and the ledger's budget and breaker afresh. The
+ * staleness check ran before the wait and is not repeated.
  */
-async function takeTurn(
+async function resume(msg: RunMessage, kept: KeptFacts, api: RepoApi, deps: WorkerDeps): Promise<Judged> {
+  const ev = await evaluateRun(
+    {
+      message: msg,
+      config: kept.config,
+      ...(staleCheckApplies(kept.config, msg) && { stale: {} }),
+      jobs: kept.verdicts.map((v) => v.job),
+      verdicts: kept.verdicts,
+    },
+    api,
+    deps,
+  );
+  return {
+    config: kept.config,
+    ...(kept.configError && { configError: kept.configError }),
+    ...ev,
+    unexamined: kept.unexamined,
+    priorRequests: kept.requests,
+  };
+}
+
+/** Turns the claim into a wait for the slot, keeping what the turn will need. */
+async function waitForTurn(
   msg: RunMessage,
-  claim: Extract<ClaimResult, { claimed: true }>,
+  judged: Judged,
+  api: RepoApi,
   deps: WorkerDeps,
-): Promise<Exclude<TurnStep, { kind: 'wait' }>> {
-  if (!deps.pacing) return { kind: 'go' };
-  const clock = deps.now ?? Date.now;
-  const waitingSince = claim.waitingSince ?? clock();
-  const maxWaitMs = deps.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
-  const slotAt = claim.slotAt ?? (await deps.pacing.reserve(msg.installationId, waitingSince + maxWaitMs));
-  const now = clock();
-  const turn = turnStep({ slotAt, now, waitingSince, maxWaitMs });
-  if (turn.kind !== 'wait') return turn;
-  if (!(await deps.ledger.wait(msg, deps.owner, turn.until, waitingSince, deps.leaseMs))) {
+  turn: { readonly until: number; readonly waitingSince: number },
+): Promise<void> {
+  const kept = keepFacts({
+    config: judged.config,
+    ...(judged.configError && { configError: judged.configError }),
+    verdicts: judged.verdicts,
+    unexamined: judged.unexamined,
+    requests: judged.priorRequests + api.requests,
+  });
+  if (!(await deps.ledger.wait(msg, deps.owner, turn.until, turn.waitingSince, deps.leaseMs, kept))) {
     throw new TransientError('the claim was lost before the run could wait for its turn');
   }
-  throw new WaitForTurnError(turn.until - now);
-}
-
-/** A report waits in-process for its slot at most this long. */
-const REPORT_MAX_WAIT_MS = 1_000;
-
-/**
- * With the pace, a report takes a slot only when one is free within a slot's spacing (and a
- * second): when re-runs of the installation are waiting for their turn, the report yields and
- * is skipped.
- */
-async function reportTurn(msg: RunMessage, deps: WorkerDeps): Promise<boolean> {
-  if (!deps.pacing) return true;
-  const clock = deps.now ?? Date.now;
-  const latest = clock() + Math.min(deps.pacing.spacingMs, REPORT_MAX_WAIT_MS);
-  const slot = await deps.pacing.reserve(msg.installationId, latest);
-  if (slot === undefined) return false;
-  const wait = slot - clock();
-  if (wait > 0) await sleep(wait);
-  return true;
-}
-
-/** What evaluating a run reads: no ledger, and nothing that writes to GitHub. */
-export type EvaluationDeps = Pick<
-  WorkerDeps,
-  'budget' | 'breaker' | 'signals' | 'signalWindow' | 'logHosts' | 'logWindowBytes' | 'log' | 'metrics'
-> & {
-  /** The run's latest jobs, already asked for. */
-  readonly latest?: Promise<JobFacts[]>;
-};
-
-export interface Evaluation {
-  /** The decision, or the re-run it asks for. */
-  readonly step: Exclude<DecisionStep, { kind: 'need' }>;
-  readonly facts: DecisionFacts;
-  readonly verdicts: JobVerdict[];
-  readonly unexamined: number;
-}
-
-/** Gathers the facts `decide()` asks for until it is final or asks for a re-run. Reads only. */
-export async function evaluateRun(start: DecisionFacts, api: RepoApi, deps: EvaluationDeps): Promise<Evaluation> {
-  let facts = start;
-  let unexamined = 0;
-  let verdicts: JobVerdict[] = [];
-  for (;;) {
-    const step = decide(facts);
-    if (step.kind !== 'need') return { step, facts, verdicts, unexamined };
-    facts = await gather(step.what, facts, api, deps, facts.config, (v, u) => {
-      verdicts = v;
-      unexamined = u;
-    });
-  }
-}
-
-async function gather(
-  what: FactName,
-  facts: DecisionFacts,
-  api: RepoApi,
-  deps: EvaluationDeps,
-  config: RepoConfig,
-  keep: (v: JobVerdict[], unexamined: number) => void,
-): Promise<DecisionFacts> {
-  const msg = facts.message;
-  switch (what) {
-    case 'run':
-      return { ...facts, ...(await readRun(msg, api, deps.latest)) };
-    case 'stale':
-      return { ...facts, stale: await findStaleness(api, msg, facts.run!) };
-    case 'budget':
-      return { ...facts, budget: deps.budget ? await deps.budget.usage(msg.installationId) : { limit: 0, used: 0 } };
-    case 'jobs':
-      return { ...facts, jobs: await api.listAttemptJobs(msg.runId, msg.runAttempt) };
-    case 'breaker': {
-      if (!deps.breaker) return { ...facts, breaker: { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 0 } };
-      const { tripped, ...breaker } = await deps.breaker.state(msg.installationId);
-      if (tripped) {
-        deps.log.warn('breaker opened: automatic re-runs of this installation pause', {
-          installation_id: msg.installationId,
-          until: new Date(breaker.openUntil ?? 0).toISOString(),
-          outcomes: breaker.outcomes,
-          lost_again: breaker.lostAgain,
-        });
-        deps.metrics.count('BreakerOpen');
-      }
-      return { ...facts, breaker };
-    }
-    case 'verdicts': {
-      const g = await gatherVerdicts(candidateJobs(facts.jobs ?? [], msg, config), {
-        api,
-        ...(deps.signals && { signals: deps.signals }),
-        signalWindow: deps.signalWindow,
-        extraPatterns: config.extraPatterns,
-        logHosts: deps.logHosts,
-        logWindowBytes: deps.logWindowBytes,
-        log: deps.log,
-      });
-      keep(g.verdicts, g.unexamined);
-      const matched = g.verdicts.filter((v) => v.source === 'signal').length;
-      if (matched > 0) deps.metrics.count('SignalMatched', matched);
-      return { ...facts, verdicts: g.verdicts };
-    }
-  }
 }
 
 /**
- * The run's state, from its latest jobs when they can answer for it: one listing then serves
- * both the run and its jobs. Otherwise the run itself is read, and the jobs later.
+ * An attempt this worker could not claim. Its own waiting message, back early, waits out the
+ * rest of its turn; a copy of a waiting attempt is settled, since the waiting message comes
+ * back at the turn itself; anything else is a duplicate of a decided or claimed attempt.
  */
-async function readRun(
+async function settleUnclaimed(
   msg: RunMessage,
-  api: RepoApi,
-  asked?: Promise<JobFacts[]>,
-): Promise<Pick<DecisionFacts, 'run' | 'jobs'>> {
-  if (msg.createdAt) {
-    const latest = await (asked ?? api.listLatestJobs(msg.runId));
-    const run = runFromLatestJobs(msg, latest);
-    // Jobs listed for a newer attempt are not this attempt's: the decision is duplicate anyway.
-    if (run) return run.runAttempt === msg.runAttempt ? { run, jobs: latest } : { run };
-  }
-  return { run: await api.getRun(msg.runId) };
-}
-
-/**
- * The outcome of this attempt when it is a re-run reprise made: the red attempt's own
- * evidence says whether it was lost again. A failed write is logged, never the decision's fault.
- */
-async function recordOutcome(
-  msg: RunMessage,
+  prior: AttemptRecord | undefined,
   deps: WorkerDeps,
-  repository: string,
-  verdicts: readonly JobVerdict[],
-  base: Record<string, unknown>,
-): Promise<void> {
-  if (!deps.outcomes || msg.runAttempt < 2) return;
-  const outcome = redOutcome(msg.conclusion, verdicts);
-  const ref = {
-    installationId: msg.installationId,
-    repoId: msg.repository.id,
-    repository,
-    runId: msg.runId,
-    runAttempt: msg.runAttempt,
-  };
+  base: Line,
+): Promise<RunResult> {
+  const now = deps.now();
+  let reason: string;
+  if (prior?.state === 'waiting' && (prior.slotAt ?? 0) > now) {
+    if (waitedBy(prior) === msg.deliveryId) {
+      const reason = `waiting for a re-run turn in ${Math.ceil((prior.slotAt! - now) / 1000)}s`;
+      return { kind: 'deferred', untilMs: prior.slotAt!, reason, metric: 'RerunWaiting' };
+    }
+    reason = `attempt waits for its re-run turn at ${new Date(prior.slotAt!).toISOString()} under another delivery`;
+  } else {
+    reason = prior?.decision
+      ? `attempt already decided: ${prior.decision}`
+      : 'attempt is being decided by another worker';
+  }
+  deps.log.info('decision', { ...base, decision: 'duplicate', reason, requests: 0 });
+  deps.metrics.count('Decision', 1, { name: 'decision', value: 'duplicate' });
+  const outcome: RunOutcome = { decision: 'duplicate', reason, requests: 0, verdicts: [] };
+  await publishQuietly(deps.events, decisionEvent(msg, outcome, now), deps.log, base);
+  return { kind: 'decided', outcome };
+}
+
+/** The delivery whose message waits for the attempt's turn. */
+function waitedBy(prior: AttemptRecord): string | undefined {
   try {
-    if ((await deps.outcomes.recordIfRerun(ref, outcome)) !== 'recorded') return;
-    deps.log.info('re-run outcome', { ...base, outcome });
-    deps.metrics.count('RerunOutcome', 1, { name: 'outcome', value: outcome });
-    await publishQuietly(deps.events, outcomeEvent(ref, outcome, (deps.now ?? Date.now)()), deps.log, base);
-  } catch (e) {
-    deps.log.warn('could not record the re-run outcome', { ...base, error: (e as Error).message });
+    return (JSON.parse(prior.message) as Partial<RunMessage>).deliveryId;
+  } catch {
+    return undefined;
   }
 }
 
-async function record(
-  msg: RunMessage,
-  deps: WorkerDeps,
-  api: RepoApi,
-  config: RepoConfig,
-  base: Record<string, unknown>,
-  o: { decision: DecisionKind; reason: string; verdicts: JobVerdict[]; unexamined: number },
-): Promise<RunOutcome> {
-  for (const v of o.verdicts) {
-    deps.log.info('job', {
-      ...base,
-      job_id: v.job.id,
-      name: v.job.name,
-      conclusion: v.job.conclusion,
-      runner_name: v.job.runnerName,
-      verdict: v.verdict,
-      source: v.source,
-      evidence: v.evidence,
-    });
-  }
-  if (config.report === 'check_run' && o.verdicts.length > 0) {
-    const go = await reportTurn(msg, deps).catch((e: Error) => {
-      deps.log.warn('could not reserve a turn for the check run', { ...base, error: e.message });
-      return false;
-    });
-    if (go) {
-      await reportCheckRun(api, msg.headSha, o, o.verdicts).catch((e: Error) =>
-        deps.log.warn('could not create the reprise check run', { ...base, error: e.message }),
-      );
-    } else {
-      deps.log.info('check run skipped: re-runs of this installation are waiting for their turn', base);
-      deps.metrics.count('ReportYielded');
-    }
-  }
-  const line = { ...base, decision: o.decision, reason: o.reason, requests: api.requests, unexamined: o.unexamined };
-  if (o.decision === 'no_infra_evidence' || o.decision === 'rerun_rejected' || o.decision === 'expired')
-    deps.log.warn('decision', line);
-  else deps.log.info('decision', line);
-  deps.metrics.count('Decision', 1, { name: 'decision', value: o.decision });
-  if (o.decision === 'budget_exhausted') deps.metrics.count('BudgetExhausted');
-  const kept = await deps.ledger.finalise(msg, deps.owner, o.decision, o.reason, {
-    requests: api.requests,
-    // The workflow and each job's own times: `reprise report` counts the minutes lost from them.
-    workflow: msg.workflow.name,
-    jobs: o.verdicts.map((v) => ({
-      name: v.job.name,
-      verdict: v.verdict,
-      source: v.source,
-      ...(v.job.startedAt && { startedAt: v.job.startedAt }),
-      ...(v.job.completedAt && { completedAt: v.job.completedAt }),
-    })),
-  });
-  if (!kept) deps.log.warn('claim was lost before the decision was recorded', line);
-  // Published once the decision is recorded (or its claim found lost), so a consumer never acts on one undone.
-  await publishQuietly(deps.events, decisionEvent(msg, o, (deps.now ?? Date.now)()), deps.log, line);
-  return { decision: o.decision, reason: o.reason, requests: api.requests, verdicts: o.verdicts };
+/** The re-run went through: a budget write that fails must not keep the decision from being recorded. */
+async function spend(msg: RunMessage, deps: WorkerDeps, evidence: 'exact' | 'text', base: Line): Promise<void> {
+  deps.metrics.count('Rerun');
+  deps.metrics.count(evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
+  await deps.budget
+    ?.spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`)
+    .catch((e: Error) => deps.log.warn('could not count the re-run against the budget', { ...base, error: e.message }));
+}
+
+async function release(msg: RunMessage, deps: WorkerDeps, base: Line): Promise<void> {
+  await deps.ledger
+    .release(msg, deps.owner)
+    .catch((e: Error) => deps.log.warn('could not release claim', { ...base, error: e.message }));
 }

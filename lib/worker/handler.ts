@@ -1,12 +1,12 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DECISION_NEED_MS } from '../config/github-settings.js';
-import { PermanentError, RateLimitedError, ShapeError, WaitError } from '../errors.js';
+import { PermanentError, RateLimitedError, ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
 import { parseRunMessage } from '../webhook/run-message.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
-import type { RunOutcome, WorkerDeps } from './decide-run.js';
 import { decideRun } from './decide-run.js';
+import type { RunOutcome, RunResult, WorkerDeps } from './worker-deps.js';
 
 export interface WorkerHandlerDeps extends WorkerDeps {
   /**
@@ -50,13 +50,42 @@ export function createWorkerHandler(
   deps: WorkerHandlerDeps,
 ): (event: SQSEvent, time?: InvocationTime) => Promise<SQSBatchResponse> {
   const needMs = deps.decisionNeedMs ?? DECISION_NEED_MS;
-  const recordHandler = async (record: SQSRecord): Promise<void> => {
+  const last = (received: number): boolean => deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount;
+
+  /** A run that waits: its message goes back hidden until its time, and is no failure of the batch. */
+  const deferRecord = async (
+    record: SQSRecord,
+    wait: Extract<RunResult, { kind: 'deferred' }>,
+    where: Record<string, unknown>,
+    received: number,
+  ): Promise<void> => {
+    const seconds = Math.min(
+      Math.max(1, Math.ceil((wait.untilMs - deps.now()) / 1000)),
+      MAX_VISIBILITY_TIMEOUT_SECONDS,
+    );
+    const line = { ...where, reason: wait.reason, wait_seconds: seconds, receive_count: received };
+    // The redrive counts every receive: after this one the message goes to the dead-letter queue,
+    // and the waiting attempt is taken back by the reconciler once its lease past the turn ends.
+    if (last(received))
+      deps.log.error('run waits on its last receive; its message goes to the dead-letter queue', line);
+    else deps.log.info('run waits', line);
+    deps.metrics.count(wait.metric);
+    if (deps.defer) await deps.defer(record, seconds).catch(() => undefined);
+  };
+
+  const recordHandler = async (record: SQSRecord, deferred: Set<string>): Promise<void> => {
     const received = Number(record.attributes.ApproximateReceiveCount ?? '1');
     let message: RunMessage | undefined;
     try {
       message = parseRunMessage(record.body);
-      const outcome = await decideRun(message, deps);
-      deps.onOutcome?.(message, outcome);
+      const result = await decideRun(message, deps);
+      if (result.kind === 'deferred') {
+        const where = { message_id: record.messageId, run_id: message.runId, run_attempt: message.runAttempt };
+        await deferRecord(record, result, where, received);
+        deferred.add(record.messageId);
+        return;
+      }
+      deps.onOutcome?.(message, result.outcome);
     } catch (err) {
       const permanent = permanentFault(err);
       const where = { message_id: record.messageId, run_id: message?.runId, run_attempt: message?.runAttempt };
@@ -65,23 +94,15 @@ export function createWorkerHandler(
         deps.metrics.count('PoisonMessage');
         return;
       }
-      if (err instanceof WaitError && !(deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount)) {
-        // Not a fault: the run waits (for its re-run turn, or out a pause) and its message comes back then.
-        const seconds = Math.min(err.delaySeconds, MAX_VISIBILITY_TIMEOUT_SECONDS);
-        deps.log.info('run waits', { ...where, reason: err.message, wait_seconds: seconds, receive_count: received });
-        if (err.metric) deps.metrics.count(err.metric);
-        if (deps.defer) await deps.defer(record, seconds).catch(() => undefined);
-        throw err;
-      }
-      const wait = err instanceof RateLimitedError || err instanceof WaitError ? err.delaySeconds : undefined;
+      const wait = err instanceof RateLimitedError ? err.delaySeconds : undefined;
       const reason = (err as Error).message;
-      const last = deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount;
+      const final = last(received);
       // The last receive is not deferred: the redrive policy moves it to the DLQ at its next receive.
-      const retryIn = last
+      const retryIn = final
         ? undefined
         : Math.min(wait ?? transientBackoffSeconds(received), MAX_VISIBILITY_TIMEOUT_SECONDS);
-      deps.log[last ? 'error' : 'warn'](
-        last ? 'message failed; it goes to the dead-letter queue' : 'message failed; it will be retried',
+      deps.log[final ? 'error' : 'warn'](
+        final ? 'message failed; it goes to the dead-letter queue' : 'message failed; it will be retried',
         {
           ...where,
           reason,
@@ -90,13 +111,7 @@ export function createWorkerHandler(
           ...(retryIn !== undefined && { retry_in_seconds: retryIn }),
         },
       );
-      deps.metrics.count(
-        err instanceof RateLimitedError
-          ? 'RateLimited'
-          : err instanceof WaitError
-            ? (err.metric ?? 'RerunWaiting')
-            : 'TransientFault',
-      );
+      deps.metrics.count(err instanceof RateLimitedError ? 'RateLimited' : 'TransientFault');
       if (retryIn !== undefined && deps.defer) await deps.defer(record, retryIn).catch(() => undefined);
       throw err;
     }
@@ -104,6 +119,7 @@ export function createWorkerHandler(
   return async (event, time) => {
     const processor = new SqsFifoPartialProcessorAsync();
     const started = new Set<string>();
+    const deferred = new Set<string>();
     let leftMs: number | undefined;
     // The first record is always taken: a later invocation would have no more time for it.
     const timed = async (record: SQSRecord): Promise<void> => {
@@ -112,26 +128,31 @@ export function createWorkerHandler(
         if (leftMs < needMs) throw new HandedBack();
       }
       started.add(record.messageId);
-      await recordHandler(record);
+      await recordHandler(record, deferred);
     };
     const res = await processPartialResponse(event, timed, processor, {
       skipGroupOnError: true,
       throwOnFullBatchFailure: false,
     });
     const failed = new Set(res.batchItemFailures.map((f) => f.itemIdentifier));
-    // Never claimed, so nothing is lost or doubled; they are visible again at once for the next invocation.
+    // Never claimed, so nothing is lost or doubled. They are visible again at once: a record
+    // skipped behind a failure of its group must not stay in flight for the queue's whole
+    // visibility timeout, holding the group long after the failed one is back.
     const back = event.Records.filter((r) => failed.has(r.messageId) && !started.has(r.messageId));
-    if (back.length > 0 && leftMs !== undefined && leftMs < needMs) {
-      deps.log.info('batch cut short: the rest is handed back untouched', {
-        decided: started.size,
-        handed_back: back.length,
-        remaining_ms: leftMs,
-        decision_need_ms: needMs,
-      });
-      deps.metrics.count('HandedBack', back.length);
+    if (back.length > 0) {
+      const cutShort = leftMs !== undefined && leftMs < needMs;
+      if (cutShort) {
+        deps.log.info('batch cut short: the rest is handed back untouched', {
+          decided: started.size,
+          handed_back: back.length,
+          remaining_ms: leftMs,
+          decision_need_ms: needMs,
+        });
+        deps.metrics.count('HandedBack', back.length);
+      }
       for (const r of back) {
         const received = Number(r.attributes.ApproximateReceiveCount ?? '1');
-        if (deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount) {
+        if (last(received)) {
           deps.log.error('message handed back on its last receive; it goes to the dead-letter queue', {
             message_id: r.messageId,
             receive_count: received,
@@ -140,6 +161,8 @@ export function createWorkerHandler(
       }
       if (deps.defer) await Promise.all(back.map((r) => deps.defer!(r, 0).catch(() => undefined)));
     }
-    return res;
+    // A run that waits stays in the queue, hidden until its turn: reported as an item failure, never deleted.
+    const waits = [...deferred].filter((id) => !failed.has(id)).map((id) => ({ itemIdentifier: id }));
+    return { batchItemFailures: [...res.batchItemFailures, ...waits] };
   };
 }

@@ -191,6 +191,7 @@ describe('functions', () => {
         'EVENT_BUS_NAME',
         'PACE_PER_MINUTE',
         'PACE_PER_HOUR',
+        'WRITE_SPACING_MS',
       ],
     ],
   ])('%s gets its configuration', (name, keys) => {
@@ -216,6 +217,7 @@ describe('functions', () => {
           RETRY_BUDGET_PER_HOUR: '0',
           PACE_PER_MINUTE: '80',
           PACE_PER_HOUR: '500',
+          WRITE_SPACING_MS: '350',
           MAX_WAIT_SECONDS: '21600',
           SIGNAL_WINDOW_BEFORE_SECONDS: '600',
           SIGNAL_WINDOW_AFTER_SECONDS: '300',

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeSettings } from '../../lib/config/env.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
-import { DynamoPacing, LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
+import { DynamoPacing, isLate, LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
 import type { StoredAttempt } from '../../lib/ports.js';
 import { replayGuard } from '../../lib/replay/replay-guard.js';
-import type { RunOutcome } from '../../lib/worker/decide-run.js';
+import type { RunOutcome } from '../../lib/worker/worker-deps.js';
 import { startHarness, TABLE, type Harness } from '../support/harness.js';
 import { kit, lostRun } from './reconcile-kit.js';
 
@@ -20,19 +20,45 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
   });
   afterAll(async () => h.close());
 
-  it('80 a minute: slots a little over 750 ms apart, the first one at once', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 80, perHour: 500 }, clock);
-    expect(pace.spacingMs).toBe(Math.ceil((MINUTE + LATE_ALLOWANCE_MS) / 80));
+  const limits = (perMinute: number, perHour: number, spacingMs = 350) => ({ perMinute, perHour, spacingMs });
+
+  it('below its limit an installation waits for nothing: slots only the write spacing apart, the first at once', async () => {
+    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 500), clock);
+    expect(pace.spacingMs).toBe(350);
     const slots = [await pace.reserve(1), await pace.reserve(1), await pace.reserve(1)];
-    expect(slots).toEqual([now, now + pace.spacingMs, now + 2 * pace.spacingMs]);
+    expect(slots).toEqual([now, now + 350, now + 700]);
     // Another installation keeps its own pace.
     expect(await pace.reserve(2)).toBe(now);
-    // Any 81 slots span more than the minute and the allowance.
-    expect(80 * pace.spacingMs).toBeGreaterThanOrEqual(MINUTE + LATE_ALLOWANCE_MS);
+  });
+
+  it('the minute limit: the slot after `perMinute` slots waits a minute and the late allowance after the first of them', async () => {
+    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(5, 0, 100), clock);
+    const slots = [];
+    for (let i = 0; i < 6; i++) slots.push((await pace.reserve(11))!);
+    expect(slots.slice(0, 5)).toEqual([0, 1, 2, 3, 4].map((i) => now + i * 100));
+    expect(slots[5]).toBe(now + MINUTE + LATE_ALLOWANCE_MS);
+  });
+
+  it('a wave of 250 at 80 a minute: no window of a minute and the allowance holds more than 80 slots, and each window fills', async () => {
+    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 0), clock);
+    const slots: number[] = [];
+    for (let i = 0; i < 250; i++) slots.push((await pace.reserve(12))!);
+    const most = Math.max(
+      ...slots.map((t) => slots.filter((s) => s >= t && s < t + MINUTE + LATE_ALLOWANCE_MS).length),
+    );
+    expect(most).toBe(80);
+    // Three full windows and a part: the wave drains at the limit, not at a spacing of the minute ÷ 80.
+    expect(slots.at(-1)! - now).toBe(3 * (MINUTE + LATE_ALLOWANCE_MS) + 9 * 350);
+  });
+
+  it('a request later than the allowance after its slot is late: it takes a new slot', () => {
+    expect(isLate(now, now + LATE_ALLOWANCE_MS)).toBe(false);
+    expect(isLate(now, now + LATE_ALLOWANCE_MS + 1)).toBe(true);
+    expect(isLate(now, now - 5)).toBe(false);
   });
 
   it('a reservation bounded by `latest` takes nothing when the next slot is later', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 60, perHour: 0 }, clock);
+    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(60, 0), clock);
     expect(await pace.reserve(3)).toBe(now);
     expect(await pace.reserve(3, now + 10)).toBeUndefined();
     expect(await pace.reserve(3)).toBe(now + pace.spacingMs);
@@ -40,7 +66,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
 
   it('a slot free now is taken even when `latest` has passed: time moves between the caller and the read', async () => {
     let t = now;
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 60, perHour: 0 }, () => t);
+    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(60, 0), () => t);
     const latest = t + 1;
     t += 50; // the table read took longer than the caller's allowance
     expect(await pace.reserve(6, latest)).toBe(t);
@@ -48,7 +74,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
   });
 
   it('the hourly limit: the slot after `perHour` slots waits an hour after the first of them', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 6000, perHour: 3 }, clock);
+    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(6000, 3), clock);
     const first = await pace.reserve(4);
     await pace.reserve(4);
     await pace.reserve(4);
@@ -56,14 +82,15 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
   });
 
   it('20 workers reserving at once get 20 distinct slots, each a spacing apart', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 80, perHour: 500 }, clock);
+    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 500), clock);
     const slots = (await Promise.all(Array.from({ length: 20 }, () => pace.reserve(5)))) as number[];
     expect([...slots].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => now + i * pace.spacingMs));
   });
 
   it.each([
-    [{ perMinute: 0, perHour: 1 }, /a minute/],
-    [{ perMinute: 1, perHour: -1 }, /an hour/],
+    [limits(0, 1), /a minute/],
+    [limits(1, -1), /an hour/],
+    [limits(1, 1, -1), /spacing/],
   ])('refuses %j', (limits, message) => {
     expect(() => new DynamoPacing(h.dynamo.client, TABLE, limits)).toThrow(message);
   });
@@ -94,7 +121,12 @@ describe('a run that must wait for its turn waits in the queue', () => {
   const paced = (perMinute: number, over: Parameters<Harness['worker']>[0] = {}) => {
     const deferred: number[] = [];
     const outcomes: RunOutcome[] = [];
-    const pacing = new DynamoPacing(h.dynamo.client, TABLE, { perMinute, perHour: 0 }, clock);
+    const pacing = new DynamoPacing(
+      h.dynamo.client,
+      TABLE,
+      { perMinute, perHour: 0, spacingMs: Math.ceil(62_000 / perMinute) },
+      clock,
+    );
     const worker = h.worker({
       ledger,
       pacing,
@@ -121,18 +153,87 @@ describe('a run that must wait for its turn waits in the queue', () => {
     expect(waiting).toMatchObject({ state: 'waiting', slotAt: now + w.pacing.spacingMs });
     expect(waiting!.leaseUntil).toBe(waiting!.slotAt! + 60_000);
 
-    // A second copy that arrives before the turn goes back to wait as well, and re-runs nothing.
-    expect((await w.worker(h.sqsEvent([copyB]))).batchItemFailures).toHaveLength(1);
+    // A copy under another delivery that arrives before the turn is settled: the waiting message comes back itself.
+    expect((await w.worker(h.sqsEvent([copyB]))).batchItemFailures).toEqual([]);
+    expect(w.outcomes.at(-1)).toMatchObject({
+      decision: 'duplicate',
+      reason: expect.stringMatching(/waits for its re-run turn/),
+    });
+    expect(w.deferred).toEqual([1]);
+    // The waiting message itself, back before its turn (a clock a little ahead), waits out the rest.
+    now += 500;
+    expect((await w.worker(h.sqsEvent([msgB]))).batchItemFailures).toHaveLength(1);
     expect(w.deferred).toEqual([1, 1]);
 
-    now += 1000;
+    now += 500;
     expect((await w.worker(h.sqsEvent([msgB]))).batchItemFailures).toEqual([]);
-    expect(w.outcomes.map((o) => o.decision)).toEqual(['retried', 'retried']);
+    expect(w.outcomes.map((o) => o.decision)).toEqual(['retried', 'duplicate', 'retried']);
     expect(h.sim.reruns.filter((r) => r.runId === b.id)).toHaveLength(1);
-    // The copy, back at its turn too, finds the attempt decided.
-    expect((await w.worker(h.sqsEvent([copyB]))).batchItemFailures).toEqual([]);
-    expect(w.outcomes.at(-1)?.decision).toBe('duplicate');
     expect(h.metrics.get('RerunWaiting')).toBe(2);
+  });
+
+  it('two copies of a run in one batch: the first waits, the second is settled at once, and nothing holds the group', async () => {
+    const i = installation();
+    const [a, b] = [lostRun(h, i.repo), lostRun(h, i.repo)];
+    const w = paced(80);
+    await w.worker(h.sqsEvent([i.message(a.id)]));
+    const [first, copy] = [i.message(b.id, 'first'), i.message(b.id, 'copy')];
+    const event = h.sqsEvent([first, copy]);
+    const res = await w.worker(event);
+    // Only the waiting message stays in the queue; the copy is acknowledged, never skipped in flight.
+    expect(res.batchItemFailures).toEqual([{ itemIdentifier: event.Records[0]!.messageId }]);
+    expect(w.deferred).toEqual([1]);
+    expect(w.outcomes.at(-1)?.decision).toBe('duplicate');
+    now += 1000;
+    await w.worker(h.sqsEvent([first]));
+    expect(w.outcomes.at(-1)?.decision).toBe('retried');
+    expect(h.sim.reruns.filter((r) => r.runId === b.id)).toHaveLength(1);
+  });
+
+  it('a decision that waited costs one listing and the call at its turn: its line counts both halves', async () => {
+    const i = installation();
+    const [a, b] = [lostRun(h, i.repo), lostRun(h, i.repo)];
+    const w = paced(80);
+    await w.worker(h.sqsEvent([i.message(a.id)]));
+    const before = h.sim.requests.length;
+    const msg = i.message(b.id);
+    await w.worker(h.sqsEvent([msg]));
+    const firstHalf = h.sim.requests.slice(before).map((r) => `${r.method} ${r.path}`);
+    now += 1000;
+    const mid = h.sim.requests.length;
+    await w.worker(h.sqsEvent([msg]));
+    const turn = h.sim.requests.slice(mid).map((r) => `${r.method} ${r.path}`);
+    expect(turn).toEqual([
+      `GET /repos/${i.repo}/actions/runs/${b.id}/jobs`,
+      `POST /repos/${i.repo}/actions/runs/${b.id}/rerun-failed-jobs`,
+    ]);
+    // The repository file is cached by then: the listing and the annotations before the wait.
+    expect(firstHalf.filter((r) => !r.includes('/contents/'))).toHaveLength(2);
+    expect(w.outcomes.at(-1)).toMatchObject({ decision: 'retried', requests: firstHalf.length + 2 });
+    expect(firstHalf.length + turn.length).toBeLessThanOrEqual(4);
+  });
+
+  it('a turn that comes back later than the allowance takes a new slot instead of bursting with the others', async () => {
+    const i = installation();
+    const [a, b] = [lostRun(h, i.repo), lostRun(h, i.repo)];
+    const w = paced(1);
+    await w.worker(h.sqsEvent([i.message(a.id)]));
+    const msg = i.message(b.id);
+    await w.worker(h.sqsEvent([msg]));
+    const rec = await ledger.get(h.sim.repoId(i.repo), b.id, 1);
+    // Back long after its slot (a queue that held it): the slot is given up for a new one, a window on.
+    now = rec!.slotAt! + LATE_ALLOWANCE_MS + 1;
+    const res = await w.worker(h.sqsEvent([msg]));
+    expect(res.batchItemFailures).toHaveLength(1);
+    expect(h.metrics.get('LateTurn')).toBe(1);
+    expect(h.sim.reruns.filter((r) => r.runId === b.id)).toHaveLength(0);
+    const again = await ledger.get(h.sim.repoId(i.repo), b.id, 1);
+    expect(again).toMatchObject({ state: 'waiting', waitingSince: rec!.waitingSince });
+    expect(again!.slotAt!).toBeGreaterThanOrEqual(rec!.slotAt! + 60_000 + LATE_ALLOWANCE_MS);
+    now = again!.slotAt!;
+    await w.worker(h.sqsEvent([msg]));
+    expect(w.outcomes.at(-1)?.decision).toBe('retried');
+    expect(h.sim.reruns.filter((r) => r.runId === b.id)).toHaveLength(1);
   });
 
   it('the orphan sweep leaves a waiting run alone until its lease past the slot ends, then enqueues it again', async () => {
@@ -201,11 +302,15 @@ describe('a run that must wait for its turn waits in the queue', () => {
 
 describe('settings', () => {
   it('pace defaults follow GitHub: 80 a minute, 500 an hour; a run waits 6 hours at most; no budget ceiling', () => {
-    expect(runtimeSettings({}).pace).toEqual({ perMinute: 80, perHour: 500, maxWaitMs: 6 * HOUR });
+    expect(runtimeSettings({}).pace).toEqual({ perMinute: 80, perHour: 500, spacingMs: 350, maxWaitMs: 6 * HOUR });
     expect(runtimeSettings({}).retryBudgetPerHour).toBe(0);
-    expect(runtimeSettings({ PACE_PER_MINUTE: '20', PACE_PER_HOUR: '0', MAX_WAIT_SECONDS: '600' }).pace).toEqual({
+    expect(
+      runtimeSettings({ PACE_PER_MINUTE: '20', PACE_PER_HOUR: '0', MAX_WAIT_SECONDS: '600', WRITE_SPACING_MS: '100' })
+        .pace,
+    ).toEqual({
       perMinute: 20,
       perHour: 0,
+      spacingMs: 100,
       maxWaitMs: 600_000,
     });
   });
@@ -215,6 +320,8 @@ describe('settings', () => {
     ['PACE_PER_HOUR', '-1'],
     ['MAX_WAIT_SECONDS', '43201'],
     ['MAX_WAIT_SECONDS', '10'],
+    ['WRITE_SPACING_MS', '-1'],
+    ['WRITE_SPACING_MS', '60001'],
   ])('refuses %s=%s', (key, value) => {
     expect(() => runtimeSettings({ [key]: value })).toThrow(new RegExp(key));
   });

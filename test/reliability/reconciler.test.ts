@@ -7,7 +7,7 @@ import { startDynamo } from '../../lib/local/dynamo.js';
 import { settleOrphan } from '../../lib/reconcile/attempts.js';
 import { nextCursor, redeliveryWindowMs } from '../../lib/reconcile/deliveries.js';
 import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
-import type { RunOutcome } from '../../lib/worker/decide-run.js';
+import type { RunOutcome } from '../../lib/worker/worker-deps.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { workflowRunPayload } from '../support/webhooks.js';

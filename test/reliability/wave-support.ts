@@ -18,8 +18,13 @@ export interface WaveResult {
   readonly runs: number;
   /** Simulated time from the first delivery to the last re-run. */
   readonly drainMs: number;
-  /** runs ÷ limit: the fastest GitHub's limit allows. */
+  /** runs ÷ limit: the drain at the limit's average rate. */
   readonly floorMs: number;
+  /**
+   * The fastest GitHub's rolling window allows: each full window of `limit` requests goes at
+   * once, so the last request can leave (⌈runs ÷ limit⌉ − 1) minutes after the first.
+   */
+  readonly windowFloorMs: number;
   readonly rerunPosts: number;
   readonly refusals: number;
   readonly duplicates: number;
@@ -41,19 +46,26 @@ export async function startWaveRuntime(
     clock: () => clock.now,
     // The shared pace spaces the re-runs; this process's own spacing would only slow the test down.
     writeSpacingMs: 0,
-    env: { PACE_PER_MINUTE: String(opts.perMinute), PACE_PER_HOUR: String(opts.perHour ?? 0) },
+    // The slots keep the default spacing of an installation's POSTs, as deployed.
+    env: { PACE_PER_MINUTE: String(opts.perMinute), PACE_PER_HOUR: String(opts.perHour ?? 0), WRITE_SPACING_MS: '350' },
   });
   await f.rt.poller.stop();
   return f;
 }
 
 /** Adds `count` red runs of one installation, each with one job lost to a reclaimed runner. */
-export function planWave(sim: GitHubSimulator, count: number, prefix = 'wave'): number[] {
-  sim.addInstallation({ id: WAVE_INSTALLATION, account: `${prefix}-org` });
+export function planWave(
+  sim: GitHubSimulator,
+  count: number,
+  prefix = 'wave',
+  installation = WAVE_INSTALLATION,
+  repos = 12,
+): number[] {
+  sim.addInstallation({ id: installation, account: `${prefix}-org` });
   return Array.from({ length: count }, (_, n) => {
     const runner = `spot-${n}-i-0abc${n.toString(16).padStart(6, '0')}`;
     return sim.addRun({
-      repo: `${prefix}-org/service-${n % 12}`,
+      repo: `${prefix}-org/service-${n % repos}`,
       jobs: [
         { name: 'build', conclusion: 'success' },
         {
@@ -114,6 +126,7 @@ export async function runWave(
     runs: runIds.length,
     drainMs: lastRerun - start,
     floorMs: (runIds.length / opts.perMinute) * 60_000,
+    windowFloorMs: (Math.ceil(runIds.length / opts.perMinute) - 1) * 60_000,
     rerunPosts: limit?.received ?? sim.reruns.length,
     refusals: limit?.refused ?? 0,
     duplicates: [...perRun.values()].filter((n) => n > 1).length,

@@ -49,9 +49,10 @@ describe('the spot wave: one installation, every lost run re-run once, paced und
     expect(w.decisions.expired).toBeUndefined();
     expect(w.decisions.budget_exhausted).toBeUndefined();
     expect(w.drainMs).toBeLessThanOrEqual(w.floorMs * 1.1);
-    expect(w.drainMs).toBeGreaterThanOrEqual(w.floorMs * ((RUNS - 1) / RUNS));
-    // Each run waited once at most: two receives for all but the first few.
-    expect(w.receives).toBeLessThanOrEqual(2 * RUNS);
+    // Never faster than GitHub's rolling window allows.
+    expect(w.drainMs).toBeGreaterThanOrEqual(w.windowFloorMs);
+    // Each run waited once at most, and its copy was settled at once: three receives a run at most.
+    expect(w.receives).toBeLessThanOrEqual(3 * RUNS);
     for (const r of await f.rt.ledger.listDecisions({ limit: RUNS })) expect(r.state).toBe('decided');
     expect(f.rt.metrics.get('RerunWaiting')).toBeGreaterThan(RUNS - 10);
   }, 240_000);

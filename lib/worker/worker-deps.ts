@@ -1,0 +1,64 @@
+import type { RepoConfig } from '../config/repo-config.js';
+import type { GitHubClients } from '../github/client.js';
+import type { RepoConfigSource } from '../github/repo-config-source.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { DecisionKind, JobVerdict, SignalWindow } from '../model.js';
+import type {
+  EventPublisher,
+  Log,
+  MetricSink,
+  RerunBreaker,
+  RerunOutcomeLog,
+  RerunPacing,
+  RetryBudget,
+} from '../ports.js';
+import type { EvidenceSources } from './gather-verdicts.js';
+
+export interface WorkerDeps {
+  readonly ledger: Ledger;
+  readonly client: (installationId: number | null) => GitHubClients;
+  readonly graphqlUrl: string;
+  readonly configSource: RepoConfigSource;
+  readonly defaults: RepoConfig;
+  readonly signals?: EvidenceSources['signals'];
+  readonly signalWindow: SignalWindow;
+  readonly logHosts: readonly string[];
+  readonly logWindowBytes: number;
+  /** When set, only these `owner/name` repositories are ever re-run. */
+  readonly repositoryAllowList?: readonly string[];
+  readonly budget?: RetryBudget;
+  /** The installation's shared pace of re-runs and reports; absent, re-runs go at once. */
+  readonly pacing?: RerunPacing;
+  /** How long a run may wait for its re-run turn before it is expired. */
+  readonly maxWaitMs: number;
+  /** A turn this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
+  readonly inlineTurnWaitMs: number;
+  /** The clock the pace, the ledger and the breaker keep (tests move it). */
+  readonly now: () => number;
+  /** Where the outcome of each re-run attempt is recorded; none recorded when absent. */
+  readonly outcomes?: RerunOutcomeLog;
+  /** Pauses an installation's re-runs while they keep being lost; never paused when absent. */
+  readonly breaker?: RerunBreaker;
+  /** Where each decision and re-run outcome is published; nothing published when absent. */
+  readonly events?: EventPublisher;
+  readonly log: Log;
+  readonly metrics: MetricSink;
+  /** Identifies this worker's claims. */
+  readonly owner: string;
+  readonly leaseMs: number;
+}
+
+export interface RunOutcome {
+  readonly decision: DecisionKind;
+  readonly reason: string;
+  readonly requests: number;
+  readonly verdicts: readonly JobVerdict[];
+}
+
+/**
+ * What became of one message: a decision, or a wait. A wait is no fault: the message goes back
+ * to the queue hidden until `untilMs` and is decided then; `metric` names what to count.
+ */
+export type RunResult =
+  | { readonly kind: 'decided'; readonly outcome: RunOutcome }
+  | { readonly kind: 'deferred'; readonly untilMs: number; readonly reason: string; readonly metric: string };
