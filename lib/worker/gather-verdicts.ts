@@ -33,6 +33,15 @@ export interface GatheredVerdicts {
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * The process's CPU time in ms: a classification runs synchronously, so the CPU time between
+ * two checks is its own work, and a machine loaded by other processes does not cut it short.
+ */
+export const processCpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
 const settles = (v: JobVerdict): boolean => v.verdict === 'genuine' || v.verdict === 'vetoed';
 
 /**
@@ -41,7 +50,7 @@ const settles = (v: JobVerdict): boolean => v.verdict === 'genuine' || v.verdict
  * jobs the annotations cannot settle, and nothing more once one job is genuine.
  */
 export async function gatherVerdicts(candidates: readonly JobFacts[], src: EvidenceSources): Promise<GatheredVerdicts> {
-  const budget = src.scanBudget ?? new ScanBudget(undefined, () => performance.now());
+  const budget = src.scanBudget ?? new ScanBudget(undefined, processCpuMs);
   let signalLookupFailed = false;
   const signals = new Map<number, RunnerSignal[]>();
   if (src.signals) {

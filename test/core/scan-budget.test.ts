@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyJob } from '../../lib/classify/classify-job.js';
 import { SCAN_LIMITS, ScanBudget, type ScanLimits } from '../../lib/classify/scan-budget.js';
 import { decide } from '../../lib/decide/decide.js';
+import { processCpuMs } from '../../lib/worker/gather-verdicts.js';
 import { TEXT } from '../support/evidence.js';
 import { ann, cancelledJob, config, evidence, failedJob, logErrors, runFacts, runMessage } from './fixtures.js';
 
@@ -92,5 +93,29 @@ describe('a time budget per decision', () => {
     });
     expect(step).toMatchObject({ kind: 'final', decision: 'no_infra_evidence' });
     if (step.kind === 'final') expect(step.reason).toMatch(/not read to the end.*left alone/);
+  });
+});
+
+describe('the budget counts the process’s CPU time, not the wall clock', () => {
+  /** Holds the thread for `ms` of wall time without using the CPU, as a descheduled process would. */
+  const stall = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+  it('a machine that stalls this process for longer than the window does not cut the classification short', () => {
+    const meter = new ScanBudget(limits({ windowMs: 50 }), processCpuMs).window();
+    stall(150);
+    expect(() => meter.check()).not.toThrow();
+  });
+
+  it('control: on the wall clock the same stall passes the window', () => {
+    const meter = new ScanBudget(limits({ windowMs: 50 }), () => performance.now()).window();
+    stall(150);
+    expect(() => meter.check()).toThrow(/50 ms budget/);
+  });
+
+  it('work on the CPU still counts', () => {
+    const meter = new ScanBudget(limits({ windowMs: 50 }), processCpuMs).window();
+    const until = processCpuMs() + 80;
+    while (processCpuMs() < until) Math.sqrt(Math.random());
+    expect(() => meter.check()).toThrow(/50 ms budget/);
   });
 });
