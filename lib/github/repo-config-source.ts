@@ -1,8 +1,8 @@
 import type { RepoConfig } from '../config/repo-config.js';
-import { parseRepoConfig } from '../config/repo-config.js';
-import type { RepoApi } from './repo-api.js';
+import { CONFIG_PATH, parseRepoConfig } from '../config/repo-config.js';
 
-export const CONFIG_PATH = '.github/reprise.yml';
+export { CONFIG_PATH };
+import type { RepoApi } from './repo-api.js';
 
 interface Cached {
   readonly etag?: string;
@@ -15,6 +15,15 @@ export interface ConfigResult {
   /** Where it came from: the repository, the owner's `.github` repository, or the defaults. */
   readonly origin: string;
   readonly error?: string;
+  /** With an error: the narrowing entries kept (empty: the runs are left alone). */
+  readonly kept?: readonly string[];
+}
+
+/** A broken file, in the words a decision's reason gives its owners. */
+export function configErrorNote(cfg: Pick<ConfigResult, 'error' | 'kept'>): string {
+  const kept = cfg.kept ?? [];
+  const what = kept.length > 0 ? `kept only what narrows re-runs (${kept.join(', ')})` : 'runs are left alone';
+  return `configuration error, ${what}: ${cfg.error}`;
 }
 
 /**
@@ -36,7 +45,11 @@ export class RepoConfigSource {
       const text = await this.read(api, owner, r);
       if (text !== null) {
         const parsed = parseRepoConfig(defaults, text);
-        return { config: parsed.config, origin: `${owner}/${r}`, ...(parsed.error && { error: parsed.error }) };
+        return {
+          config: parsed.config,
+          origin: `${owner}/${r}`,
+          ...(parsed.error !== undefined && { error: parsed.error, kept: parsed.kept ?? [] }),
+        };
       }
     }
     return { config: defaults, origin: 'defaults' };

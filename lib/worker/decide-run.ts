@@ -8,7 +8,7 @@ import { runFromLatestJobs } from '../decide/run-from-jobs.js';
 import { PausedError, RateLimitedError, TransientError, WaitForTurnError } from '../errors.js';
 import type { GitHubClients } from '../github/client.js';
 import { reportCheckRun } from '../github/report.js';
-import type { RepoConfigSource } from '../github/repo-config-source.js';
+import { configErrorNote, type RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { ClaimResult, RerunBreaker, RerunOutcomeLog, RerunPacing, RetryBudget } from '../ports.js';
@@ -104,7 +104,7 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
     const latest = allowed !== false && msg.createdAt ? api.listLatestJobs(msg.runId) : undefined;
     latest?.catch(() => undefined);
     const cfg = await deps.configSource.load(api, msg.repository.owner, msg.repository.name, deps.defaults);
-    if (cfg.error) deps.log.error('configuration error; deciding with defaults', { ...base, error: cfg.error });
+    if (cfg.error) deps.log.error('configuration error; failing closed', { ...base, error: cfg.error, kept: cfg.kept });
     const config = cfg.config;
 
     const { step, facts, verdicts, unexamined } = await evaluateRun(
@@ -154,7 +154,7 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
       }
     }
     // The repository's owners read the decision (log line, check run), so a broken file is named there.
-    if (cfg.error) reason = `configuration error, decided with defaults: ${cfg.error}; ${reason}`;
+    if (cfg.error) reason = `${configErrorNote(cfg)}; ${reason}`;
     const line = cfg.error ? { ...base, config_error: cfg.error } : base;
     return await record(msg, deps, api, config, line, { decision, reason, verdicts, unexamined });
   } catch (err) {
@@ -365,7 +365,8 @@ async function record(
       evidence: v.evidence,
     });
   }
-  if (config.report === 'check_run' && o.verdicts.length > 0) {
+  // A file that fails closed reads no job, but its owners still see its error where they asked.
+  if (config.report === 'check_run' && (o.verdicts.length > 0 || base.config_error !== undefined)) {
     const go = await reportTurn(msg, deps).catch((e: Error) => {
       deps.log.warn('could not reserve a turn for the check run', { ...base, error: e.message });
       return false;

@@ -85,7 +85,7 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
     return times;
   }
 
-  it('while the hostile repository is decided, /healthz answers within 100 ms, another installation’s lost run is re-run within its usual latency, and the hostile decision ends with a clear configuration error', async () => {
+  it('while the hostile repository is decided, /healthz answers within 100 ms, another installation’s lost run is re-run within its usual latency, and the hostile run is decided on its evidence', async () => {
     // The other organisation's usual latency, measured on this machine, now.
     const alone = await otherLostRun();
     const usualMs = await alone.rerunMs;
@@ -94,7 +94,7 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
     sim.setRepoFile(
       'acme/hostile',
       '.github/reprise.yml',
-      ['report: check_run', 'extra_patterns: |', ...[...CATASTROPHIC, '(a+)+\\1'].map((p) => `  ${p}`)].join('\n'),
+      ['report: check_run', 'extra_patterns: |', ...CATASTROPHIC.map((p) => `  ${p}`)].join('\n'),
     );
     // One job with the bait annotation, one whose log's last error line is a megabyte of bait.
     const hostile = sim.addRun({
@@ -136,13 +136,32 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
     const outcome = decisionOf(hostile.id);
     expect(outcome?.decision).toBe('genuine_failure');
     expect(sim.rerunTally(hostile.id).received).toBe(0);
-    const clear =
-      /configuration error, decided with defaults: \.github\/reprise\.yml: extra_patterns line 5: .*backreferences and lookaround are not supported/;
-    expect(outcome?.reason).toMatch(clear);
-    const line = local.log.named('decision').find((l) => l.run_id === hostile.id);
-    expect(line?.config_error).toMatch(/extra_patterns line 5/);
-    // The owners asked for a check run; a broken file still gets them one, naming the fault.
+    expect(outcome?.reason).toMatch(/job "bait" failed for a real reason/);
     const check = sim.checkRuns.find((c) => c.repo === 'acme/hostile' && c.name === 'reprise');
+    expect(check?.output.title).toBe('reprise: genuine_failure');
+  });
+
+  it('a hostile file with a pattern RE2 refuses fails closed: the run is left alone with a clear configuration error, on the check run its owners asked for', async () => {
+    sim.setRepoFile(
+      'acme/broken',
+      '.github/reprise.yml',
+      ['report: check_run', 'extra_patterns: |', ...[...CATASTROPHIC, '(a+)+\\1'].map((p) => `  ${p}`)].join('\n'),
+    );
+    const run = sim.addRun({
+      repo: 'acme/broken',
+      jobs: [{ name: 'lost', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    expect((await deliver(run.id)).status).toBe(202);
+    await local.rt.poller.drain(10_000);
+    const outcome = decisionOf(run.id);
+    expect(outcome?.decision).toBe('ignored');
+    expect(sim.rerunTally(run.id).received).toBe(0);
+    const clear =
+      /configuration error, runs are left alone: \.github\/reprise\.yml: extra_patterns line 5: .*backreferences and lookaround are not supported/;
+    expect(outcome?.reason).toMatch(clear);
+    const line = local.log.named('decision').find((l) => l.run_id === run.id);
+    expect(line?.config_error).toMatch(/extra_patterns line 5/);
+    const check = sim.checkRuns.find((c) => c.repo === 'acme/broken' && c.name === 'reprise');
     expect(check?.output.summary).toMatch(clear);
   });
 
