@@ -49,6 +49,8 @@ export interface AttemptRecord {
   readonly slotAt?: number;
   /** When the attempt first had to wait for its turn (epoch ms); kept across the wait. */
   readonly waitingSince?: number;
+  /** Set on a claim whose re-run call failed with no answer to tell whether GitHub acted. */
+  readonly callError?: string;
 }
 
 /** A run attempt item as stored, with its keys. */

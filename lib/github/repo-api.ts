@@ -8,7 +8,7 @@ import {
 } from '../errors.js';
 import type { Annotation, JobFacts, RerunAnswer, RerunCall, RunFacts } from '../model.js';
 import type { GitHubClient, GitHubClients, RequestTimeout } from './client.js';
-import { meteredRequest } from './client.js';
+import { meteredRequest, ONE_SHOT } from './client.js';
 import { type JobLogOptions, readLogAt } from './job-log.js';
 
 interface RestJob {
@@ -427,11 +427,14 @@ export class RepoApi {
     return this.rerun('run', 'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun', { run_id: runId });
   }
 
-  /** A refusal (403/404/409/422) is an answer; any other failure propagates and the message is retried. */
+  /**
+   * A refusal (403/404/409/422) is an answer; any other failure propagates and the message is
+   * retried. Each call is one POST: never sent again in-process (see ONE_SHOT).
+   */
   private async rerun(call: RerunCall, route: string, params: Record<string, number>): Promise<RerunAnswer> {
     let status: number;
     try {
-      ({ status } = await this.rest(route, { owner: this.owner, repo: this.repo, ...params }));
+      ({ status } = await this.rest(route, { owner: this.owner, repo: this.repo, ...params, request: ONE_SHOT }));
     } catch (err) {
       const refused = statusOf(err);
       if (refused === undefined || !RERUN_REFUSALS.has(refused)) throw err;

@@ -23,6 +23,8 @@ export const ATTR = {
   // waiting run attempt
   slotAt: 'slotAt',
   waitingSince: 'waitingSince',
+  // a claim whose re-run call failed, its outcome unknown
+  callError: 'callError',
   // reclaim marker
   claim: 'claim',
   abandonedAt: 'abandonedAt',

@@ -97,6 +97,15 @@ export class RunAttempts {
     return this.decide(storedKey(rec), heldBy(rec.owner, rec.leaseUntil, rec.state), decision, reason, details);
   }
 
+  /**
+   * Notes on this owner's claim that its re-run call failed without an answer (a 5xx, a
+   * timeout): whether GitHub acted is unknown, so the claim stays for the reconciler, and a
+   * redelivery meanwhile says so instead of naming another worker.
+   */
+  noteCallFailed(msg: RunMessage, owner: string, error: string): Promise<boolean> {
+    return this.table.updateIf(keyOf(msg), 'SET #callError = :e', { ':e': error }, heldBy(owner));
+  }
+
   /** Gives a claim back (a transient fault before any re-run call) so a redelivery decides again. */
   release(msg: RunMessage, owner: string): Promise<boolean> {
     return this.table.deleteIf(keyOf(msg), heldBy(owner));

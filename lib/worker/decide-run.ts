@@ -27,6 +27,7 @@ import type { EventPublisher } from '../ports.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
+import { callFailure, priorClaim } from './prior-claim.js';
 
 export interface WorkerDeps {
   readonly ledger: Ledger;
@@ -82,9 +83,13 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
     const now = (deps.now ?? Date.now)();
     // A copy that comes back before the turn of its waiting attempt goes back to wait for it too.
     if (prior?.state === 'waiting' && (prior.slotAt ?? 0) > now) throw new WaitForTurnError(prior.slotAt! - now);
-    const reason = prior?.decision
-      ? `attempt already decided: ${prior.decision}`
-      : 'attempt is being decided by another worker';
+    const { reason, unsettled } = priorClaim(prior);
+    if (unsettled) {
+      // Nothing was decided: the failed call's claim is the reconciler's, and no second call is made.
+      deps.log.warn('re-run call unsettled', { ...base, reason, requests: 0 });
+      deps.metrics.count('RerunCallUnsettled');
+      return { decision: 'duplicate', reason, requests: 0, verdicts: [] };
+    }
     deps.log.info('decision', { ...base, decision: 'duplicate', reason, requests: 0 });
     deps.metrics.count('Decision', 1, { name: 'decision', value: 'duplicate' });
     await publishQuietly(
@@ -165,6 +170,11 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
       await deps.ledger
         .release(msg, deps.owner)
         .catch((e: Error) => deps.log.warn('could not release claim', { ...base, error: e.message }));
+    }
+    if (rerunCalled && !(err instanceof RateLimitedError)) {
+      await deps.ledger
+        .noteCallFailed(msg, deps.owner, callFailure(err))
+        .catch((e: Error) => deps.log.warn('could not note the failed re-run call', { ...base, error: e.message }));
     }
     throw err;
   }
