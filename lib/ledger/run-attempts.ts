@@ -3,6 +3,7 @@ import { type AttemptState, STATE } from './attributes.js';
 import { type Key, keys, TTL, ttlFrom } from './keys.js';
 import type { AttemptRecord, ClaimResult, DecisionFilter, FollowUp, StoredAttempt } from '../ports.js';
 import type { Expression, ScanStart, Table } from './table.js';
+import { clip, TEXT_CAPS } from '../util/clip.js';
 
 const keyOf = (msg: RunMessage): Key => keys.runAttempt(msg.repository.id, msg.runId, msg.runAttempt);
 const storedKey = (rec: StoredAttempt): Key => ({ pk: rec.pk, sk: rec.sk });
@@ -12,6 +13,23 @@ const RERUN_IN = {
   expression: `#decision IN (${RERUN_DECISIONS.map((_, i) => `:rerun${i}`).join(', ')})`,
   values: Object.fromEntries(RERUN_DECISIONS.map((d, i) => [`:rerun${i}`, d])),
 };
+
+/** Jobs a decision item lists at most: with names capped, the item stays far below DynamoDB's 400 KB. */
+export const STORED_JOBS_LIMIT = 300;
+
+/** A decision's details as stored: at most STORED_JOBS_LIMIT jobs (the rest counted), each name capped. */
+function boundedDetails(details: object): object {
+  const d = details as { jobs?: unknown; workflow?: unknown };
+  const out: Record<string, unknown> = { ...details };
+  if (typeof d.workflow === 'string') out.workflow = clip(d.workflow, TEXT_CAPS.name);
+  if (Array.isArray(d.jobs)) {
+    out.jobs = d.jobs
+      .slice(0, STORED_JOBS_LIMIT)
+      .map((j: { name?: unknown }) => (typeof j?.name === 'string' ? { ...j, name: clip(j.name, TEXT_CAPS.name) } : j));
+    if (d.jobs.length > STORED_JOBS_LIMIT) out.jobsOmitted = d.jobs.length - STORED_JOBS_LIMIT;
+  }
+  return out;
+}
 
 /** Still claimed (or waiting) by this owner; with `leaseUntil`, still the very claim a sweep read. */
 function heldBy(owner: string, leaseUntil?: number, state: AttemptState = STATE.claimed): Expression {
@@ -231,7 +249,13 @@ export class RunAttempts {
     return this.table.updateIf(
       key,
       'SET #state = :decided, #decision = :d, #reason = :r, #decidedAt = :t, #details = :x',
-      { ':decided': STATE.decided, ':d': decision, ':r': reason, ':t': this.now(), ':x': details },
+      {
+        ':decided': STATE.decided,
+        ':d': decision,
+        ':r': clip(reason, TEXT_CAPS.reason),
+        ':t': this.now(),
+        ':x': boundedDetails(details),
+      },
       claim,
     );
   }

@@ -28,6 +28,7 @@ import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
 import { callFailure, priorClaim } from './prior-claim.js';
+import { boundedOutcome } from './bounded-outcome.js';
 
 export interface WorkerDeps {
   readonly ledger: Ledger;
@@ -361,8 +362,9 @@ async function record(
   api: RepoApi,
   config: RepoConfig,
   base: Record<string, unknown>,
-  o: { decision: DecisionKind; reason: string; verdicts: JobVerdict[]; unexamined: number },
+  given: { decision: DecisionKind; reason: string; verdicts: JobVerdict[]; unexamined: number },
 ): Promise<RunOutcome> {
+  const o = boundedOutcome(given);
   for (const v of o.verdicts) {
     deps.log.info('job', {
       ...base,

@@ -165,6 +165,49 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
     expect(check?.output.summary).toMatch(clear);
   });
 
+  it('a 60,000-key .github/reprise.yml (857 KiB): refused unread, its run left alone with a short recorded reason, /healthz and another installation’s lost run unaffected', async () => {
+    const alone = await otherLostRun();
+    const usualMs = await alone.rerunMs;
+    await local.rt.poller.drain(10_000);
+
+    const file = Array.from({ length: 60_000 }, (_, i) => `key_${i}: ${i}`).join('\n');
+    expect(file.length).toBeGreaterThan(800 * 1024);
+    sim.setRepoFile('acme/huge', '.github/reprise.yml', file);
+    const huge = sim.addRun({
+      repo: 'acme/huge',
+      jobs: [{ name: 'lost', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    expect((await deliver(huge.id)).status).toBe(202);
+    const other = await otherLostRun();
+    const healthz = await probeHealthz(
+      () => decisionOf(huge.id) !== undefined && decisionOf(other.runId) !== undefined,
+    );
+    const otherMs = await other.rerunMs;
+    await local.rt.poller.drain(15_000);
+    printSummary('huge repository file', {
+      'healthz probes': healthz.length,
+      'healthz max ms': Math.round(Math.max(...healthz)),
+      'other re-run ms': Math.round(otherMs),
+      'other re-run alone ms': Math.round(usualMs),
+    });
+    expect(Math.max(...healthz)).toBeLessThan(HEALTHZ_MS);
+    expect(otherMs).toBeLessThan(Math.max(2_000, 3 * usualMs));
+    expect(decisionOf(other.runId)?.decision).toBe('retried');
+
+    const outcome = decisionOf(huge.id);
+    expect(outcome?.decision).toBe('ignored');
+    expect(outcome?.reason).toMatch(/more than the 65536 a repository file may hold; not read/);
+    expect(outcome!.reason.length).toBeLessThan(500);
+    expect(sim.rerunTally(huge.id).received).toBe(0);
+    // Recorded, so a redelivery is a duplicate of a decision, not of a worker that never finished.
+    const item = await local.rt.ledger.get(sim.repoId('acme/huge'), huge.id, 1);
+    expect(item).toMatchObject({ state: 'decided', decision: 'ignored' });
+    const lines = local.log.lines.filter((l) => l.run_id === huge.id);
+    expect(lines.length).toBeGreaterThan(0);
+    const longest = Math.max(...lines.map((l) => JSON.stringify(l).length));
+    expect(longest).toBeLessThan(16 * 1024);
+  });
+
   it('catastrophic shapes RE2 accepts are decided normally, in linear time', async () => {
     sim.setRepoFile(
       'acme/nested',
