@@ -28,6 +28,8 @@ export const ATTR = {
   // reclaim marker
   claim: 'claim',
   abandonedAt: 'abandonedAt',
+  releasedAt: 'releasedAt',
+  releases: 'releases',
   // redelivery, re-run outcome
   outcome: 'outcome',
   recordedAt: 'recordedAt',

@@ -14,6 +14,9 @@ const RERUN_IN = {
   values: Object.fromEntries(RERUN_DECISIONS.map((d, i) => [`:rerun${i}`, d])),
 };
 
+/** How often an attempt whose re-run calls failed (5xx, timeout) may be released and decided again. */
+export const CALL_FAILED_RELEASES = 3;
+
 /** Jobs a decision item lists at most: with names capped, the item stays far below DynamoDB's 400 KB. */
 export const STORED_JOBS_LIMIT = 300;
 
@@ -163,14 +166,23 @@ export class RunAttempts {
 
   /**
    * Marks that this run attempt's claim is being released. Succeeds for the first claim ever
-   * released, and again for that same claim (a sweep that stopped half-way); fails for any other.
+   * released, and again for that same claim (a sweep that stopped half-way); fails for any other,
+   * unless the claim's re-run call failed and fewer than CALL_FAILED_RELEASES were released.
    */
   markReclaim(rec: StoredAttempt, repoId: number): Promise<boolean> {
     const claim = `${rec.owner}@${rec.leaseUntil}`;
     const now = this.now();
-    return this.table.putIf(
-      { ...keys.reclaim(repoId, rec.runId, rec.runAttempt), claim, releasedAt: now, ttl: ttlFrom(now, TTL.runAttempt) },
-      { expression: 'attribute_not_exists(#pk) OR #claim = :claim', values: { ':claim': claim } },
+    // A claim whose worker saw its re-run call fail (callError) did not die: its attempt may be
+    // released a few times, each after the run was seen not to have moved.
+    const allowed = rec.callError === undefined ? 1 : CALL_FAILED_RELEASES;
+    return this.table.updateIf(
+      keys.reclaim(repoId, rec.runId, rec.runAttempt),
+      'SET #claim = :claim, #releasedAt = :now, #ttl = :ttl ADD #releases :one',
+      { ':claim': claim, ':now': now, ':ttl': ttlFrom(now, TTL.runAttempt), ':one': 1 },
+      {
+        expression: 'attribute_not_exists(#pk) OR #claim = :claim OR #releases < :allowed',
+        values: { ':claim': claim, ':allowed': allowed },
+      },
     );
   }
 
