@@ -140,9 +140,11 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
         let next: ReturnType<typeof afterRerun>;
         rerunCalled = true;
         answer = await api.rerunFailedJobs(msg.runId);
+        const refused: RerunAnswer[] = [];
         for (;;) {
-          next = afterRerun(answer, candidates, step.cancelledOnly, config);
+          next = afterRerun(answer, candidates, step.cancelledOnly, config, refused);
           if (next.kind === 'final') break;
+          refused.push(answer);
           answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
         }
         decision = next.decision;
