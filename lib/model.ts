@@ -170,4 +170,6 @@ export interface RepoConfig {
   readonly requireExactSignal: boolean;
   /** Minutes a job may wait for a runner before it is reported stuck; 15 when absent. */
   readonly stuckAfterMinutes?: number;
+  /** Why `enabled` is false when no `enabled: false` said so (a file that fails closed). */
+  readonly disabledReason?: string;
 }

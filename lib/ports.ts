@@ -51,6 +51,8 @@ export interface AttemptRecord {
   readonly waitingSince?: number;
   /** While waiting: the facts gathered before the wait (JSON), so the turn need not gather them again. */
   readonly kept?: string;
+  /** Set on a claim whose re-run call failed with no answer to tell whether GitHub acted. */
+  readonly callError?: string;
 }
 
 /** A run attempt item as stored, with its keys. */

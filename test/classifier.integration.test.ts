@@ -325,14 +325,15 @@ describe('staleness and races', () => {
 });
 
 describe('configuration', () => {
-  it('a malformed .github/reprise.yml: decided with defaults, the error reported', async () => {
+  it('a malformed .github/reprise.yml that keeps no narrowing key: the run is left alone, the error reported', async () => {
     const repo = newRepo();
     h.sim.setRepoFile(repo, '.github/reprise.yml', 'max_attempts: [not, a, number\n');
     const run = h.sim.addRun({ repo, jobs: [{ name: 't', conclusion: 'failure', annotations: [LOST] }] });
     const res = await h.worker()(h.sqsEvent([h.message(run.id)]));
     expect(res.batchItemFailures).toEqual([]);
-    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried' });
-    expect(h.log.named('configuration error; deciding with defaults')[0]?.error).toMatch(/reprise\.yml/);
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'ignored' });
+    expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(0);
+    expect(h.log.named('configuration error; failing closed')[0]?.error).toMatch(/reprise\.yml/);
   });
 
   it('an invalid extra pattern is reported as a configuration error', async () => {
@@ -340,7 +341,7 @@ describe('configuration', () => {
     h.sim.setRepoFile(repo, '.github/reprise.yml', 'extra_patterns: |\n  runner (vanished\n');
     const run = h.sim.addRun({ repo, jobs: [{ name: 't', conclusion: 'failure', annotations: [EXIT] }] });
     await h.worker()(h.sqsEvent([h.message(run.id)]));
-    expect(h.log.named('configuration error; deciding with defaults')[0]?.error).toMatch(/invalid regular expression/);
+    expect(h.log.named('configuration error; failing closed')[0]?.error).toMatch(/invalid regular expression/);
   });
 
   it('extra patterns from the repository make a custom text infrastructure', async () => {

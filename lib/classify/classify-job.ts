@@ -4,7 +4,12 @@ import { CANCELLATION_ECHO, EXIT_CODE, FAIL_FAST, matches, matchLoss, matchVeto 
 import { BudgetSpent, ScanBudget, scanned, type ScanMeter } from './scan-budget.js';
 
 /** Annotations as read from GitHub, or the status that made them unreadable. */
-export type AnnotationEvidence = readonly Annotation[] | { readonly unavailable: number };
+/**
+ * A job's annotations; `unavailable` when GitHub would not show them (its status), `tooMany`
+ * when there were more than are read (how many were), which cuts the job short.
+ */
+export type AnnotationEvidence =
+  readonly Annotation[] | { readonly unavailable: number } | { readonly tooMany: number };
 /** `##[error]` lines from the job log's head and tail, or why there are none. */
 export type LogEvidence = { readonly errors: readonly string[] } | 'missing' | 'unreadable';
 
@@ -94,7 +99,7 @@ export function classifyJob(
     return classifyWithin(job, ev, extra, meter);
   } catch (err) {
     if (!(err instanceof BudgetSpent)) throw err;
-    const readable = Array.isArray(ev.annotations);
+    const readable = Array.isArray(ev.annotations) || 'tooMany' in ev.annotations;
     const source: EvidenceSource =
       ev.log === undefined ? (readable ? 'annotations' : 'unreadable') : readable ? 'annotations+logs' : 'logs';
     return verdict(job, 'inconclusive', source, `evidence not read to the end: ${err.message}`, undefined, true);
@@ -108,6 +113,10 @@ function classifyWithin(
   meter: ScanMeter,
 ): Classification {
   const cancelled = job.conclusion === 'cancelled';
+  if ('tooMany' in ev.annotations) {
+    // What was left unread could be a real failure beside the loss.
+    throw new BudgetSpent(`more than ${ev.annotations.tooMany} annotations; the rest were not read`);
+  }
   const readable = Array.isArray(ev.annotations);
   const failing = readable
     ? (ev.annotations as readonly Annotation[]).filter((a) => a.level.toLowerCase() === 'failure')

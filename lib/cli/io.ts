@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { stripControls } from '../util/inert-text.js';
 
 export interface Writer {
   write(chunk: string): unknown;
@@ -49,8 +50,9 @@ export class UsageError extends CliError {
   }
 }
 
+/** One line to a terminal. Names and reasons come from GitHub and workflow authors: no control character or escape sequence in them reaches the terminal. */
 export const println = (w: Writer, line = ''): void => {
-  w.write(`${line}\n`);
+  w.write(`${stripControls(line)}\n`);
 };
 
 export const printJson = (io: CliIo, value: unknown): void => println(io.stdout, JSON.stringify(value, null, 2));

@@ -1,10 +1,15 @@
-import { parse as parseYaml } from 'yaml';
+import { isMap, isNode, isScalar, parseDocument } from 'yaml';
 import { compileExtraPatterns } from '../classify/patterns.js';
 import type { RepoConfig } from '../model.js';
 import { ConfigError } from '../errors.js';
+import { clip, TEXT_CAPS } from '../util/clip.js';
+import { failClosed } from './fail-closed.js';
 import { MAX_ATTEMPTS_LIMIT, SETTING_NAMES, SETTINGS, settingOf } from './settings-schema.js';
 
 export type { RepoConfig };
+
+/** Where a repository (or its owner's `.github` repository) keeps its settings. */
+export const CONFIG_PATH = '.github/reprise.yml';
 
 const S = SETTINGS;
 
@@ -119,25 +124,74 @@ export function applyConfig(base: RepoConfig, raw: Raw): RepoConfig {
   return cfg;
 }
 
+/** A repository file larger than this is refused unread: its parse would cost every installation's decisions. */
+export const REPO_CONFIG_MAX_BYTES = 64 * 1024;
+
+export interface ParsedRepoConfig {
+  readonly config: RepoConfig;
+  /** What is wrong with the file; the config then keeps only what narrows re-runs. */
+  readonly error?: string;
+  /** With an error: the narrowing entries kept (empty: the runs are left alone). */
+  readonly kept?: readonly string[];
+}
+
+type Entry = readonly [string, unknown];
+
 /**
- * Parses a `.github/reprise.yml`. A malformed file never crashes a decision: the caller
- * gets the base settings back together with the error to report. Only a valid `report`
- * survives from a malformed file, so the error reaches the check run its owners asked for.
+ * The file's top-level entries, in order, as far as they parsed, and its first fault. Keys
+ * are checked for repeats with a set: linear in the file, where the YAML parser's own check
+ * compares every pair.
  */
-export function parseRepoConfig(base: RepoConfig, text: string): { config: RepoConfig; error?: string } {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-    if (doc === null || doc === undefined) return { config: base };
-    if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError('expected a mapping of settings');
-    return { config: applyConfig(base, doc as Raw) };
-  } catch (err) {
-    const error = `.github/reprise.yml: ${(err as Error).message}`;
-    const report = (doc as Raw | undefined)?.report;
-    if (report === 'check_run' && base.report !== 'check_run') {
-      return { config: { ...base, report }, error };
+function readEntries(text: string): { entries: Entry[]; fault?: string } {
+  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+  const entries: Entry[] = [];
+  let fault = doc.errors[0]?.message.split('\n')[0];
+  const contents = doc.contents;
+  if (contents === null || (isScalar(contents) && (contents.value === null || contents.value === ''))) {
+    return { entries, ...(fault !== undefined && { fault }) };
+  }
+  if (!isMap(contents)) return { entries, fault: fault ?? 'expected a mapping of settings' };
+  const seen = new Set<string>();
+  for (const pair of contents.items) {
+    const key = isScalar(pair.key) ? pair.key.value : pair.key;
+    if (typeof key !== 'string') {
+      fault ??= `a key that is not a setting name: ${JSON.stringify(String(key))}`;
+      continue;
     }
-    return { config: base, error };
+    if (seen.has(key)) fault ??= `${key}: set more than once`;
+    seen.add(key);
+    const value: unknown = isNode(pair.value) ? pair.value.toJSON() : pair.value;
+    entries.push([key, value ?? null]);
+  }
+  return { entries, ...(fault !== undefined && { fault }) };
+}
+
+/**
+ * Parses a `.github/reprise.yml`; never throws. A file that is too large, does not parse or
+ * holds an invalid entry fails closed (see `failClosed`): the error comes back with settings
+ * that keep only what narrows re-runs, or that leave the runs alone.
+ */
+export function parseRepoConfig(base: RepoConfig, text: string): ParsedRepoConfig {
+  const fail = (message: string, entries: Entry[] = []): ParsedRepoConfig => {
+    const closed = failClosed(base, entries, (raw) => applyConfig(base, raw));
+    return { ...closed, error: clip(`${CONFIG_PATH}: ${message}`, TEXT_CAPS.error) };
+  };
+  const bytes = text.length > REPO_CONFIG_MAX_BYTES ? Buffer.byteLength(text) : 0;
+  if (bytes > REPO_CONFIG_MAX_BYTES) {
+    return fail(`${bytes} bytes, more than the ${REPO_CONFIG_MAX_BYTES} a repository file may hold; not read`);
+  }
+  let read: ReturnType<typeof readEntries>;
+  try {
+    read = readEntries(text);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  if (read.fault !== undefined) return fail(read.fault, read.entries);
+  if (read.entries.length === 0) return { config: base };
+  try {
+    return { config: applyConfig(base, Object.fromEntries(read.entries)) };
+  } catch (err) {
+    return fail((err as Error).message, read.entries);
   }
 }
 

@@ -67,7 +67,7 @@ export const staleCheckApplies = (cfg: RepoConfig, msg: RunMessage): boolean =>
 export function decide(f: DecisionFacts): DecisionStep {
   const { message: msg, config: cfg } = f;
   if (f.repositoryAllowed === false) return final('ignored', 'repository is not in the deployment allow-list');
-  if (!cfg.enabled) return final('ignored', 'disabled by configuration (enabled: false)');
+  if (!cfg.enabled) return final('ignored', cfg.disabledReason ?? 'disabled by configuration (enabled: false)');
   if (cfg.workflows && !cfg.workflows.includes(msg.workflow.name)) {
     return final('ignored', `workflow "${msg.workflow.name}" is not listed in workflows`);
   }

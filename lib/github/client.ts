@@ -144,6 +144,17 @@ function graphqlRateLimitDelayMs(data: unknown, headers: Headers, nowMs = Date.n
   return untilReset(headers, nowMs);
 }
 
+/**
+ * The request option of a call that must reach GitHub at most once per call: a re-run POST
+ * creates content, and a retry GitHub cannot tell from the first may re-run twice. Neither
+ * plugin-retry (`retries: 0`, 4xx and 5xx alike) nor plugin-throttling (a rate limit, however
+ * short) sends it again in-process; the queue and the reconciler decide what comes next.
+ */
+export const ONE_SHOT = { retries: 0, oneShot: true } as const;
+
+const isOneShot = (options: unknown): boolean =>
+  (options as { request?: { oneShot?: unknown } } | undefined)?.request?.oneShot === true;
+
 /** The request option through which a call names what counts it (see `meteredRequest`). */
 interface MeterOption {
   readonly onSent?: () => void;
@@ -274,8 +285,8 @@ export function createClientFactory(opts: ClientOptions): (installationId: numbe
   const app = c.kind === 'app' ? createAppClient({ ...opts, credentials: c }) : undefined;
   const maxWait = opts.maxInlineWaitSeconds ?? 5;
   // Declining a retry lets the 403/429 surface; the outermost hook then turns it into RateLimitedError.
-  const waitInline = (retryAfter: number, _o: unknown, _k: unknown, retryCount: number): boolean =>
-    retryAfter <= maxWait && retryCount < 1;
+  const waitInline = (retryAfter: number, options: unknown, _k: unknown, retryCount: number): boolean =>
+    retryAfter <= maxWait && retryCount < 1 && !isOneShot(options);
   const build = (installationId: number | null, write: InstanceType<typeof Bottleneck.Group>): GitHubClient => {
     const base = {
       ...common(opts, 1000),

@@ -1,4 +1,5 @@
 import type { AnnotationEvidence, LogEvidence } from '../classify/classify-job.js';
+import { SCAN_LIMITS } from '../classify/scan-budget.js';
 import {
   IncompleteListingError,
   NotFoundError,
@@ -8,7 +9,7 @@ import {
 } from '../errors.js';
 import type { Annotation, JobFacts, RerunAnswer, RerunCall, RunFacts } from '../model.js';
 import type { GitHubClient, GitHubClients, RequestTimeout } from './client.js';
-import { meteredRequest } from './client.js';
+import { meteredRequest, ONE_SHOT } from './client.js';
 import { type JobLogOptions, readLogAt } from './job-log.js';
 
 interface RestJob {
@@ -39,6 +40,8 @@ const toJob = (j: RestJob, attempt: number | undefined): JobFacts => ({
 const NODES_PER_FIELD = 100;
 /** Keeps one query's cost modest: 5 × 100 check runs × 50 annotations. */
 const FIELDS_PER_QUERY = 5;
+/** Annotations one query reads per job; a job with more is read again over REST, all of it. */
+export const ANNOTATIONS_PER_JOB = 50;
 
 export function annotationsQuery(fields: number): string {
   const vars = Array.from({ length: fields }, (_, i) => `$ids${i}: [ID!]!`).join(', ');
@@ -46,7 +49,10 @@ export function annotationsQuery(fields: number): string {
   return `query(${vars}) {
 ${body}
 }
-fragment Annotated on CheckRun { databaseId annotations(first: 50) { nodes { annotationLevel title message } } }`;
+fragment Annotated on CheckRun {
+  databaseId
+  annotations(first: ${ANNOTATIONS_PER_JOB}) { pageInfo { hasNextPage } nodes { annotationLevel title message } }
+}`;
 }
 
 /** Statuses GitHub uses to refuse a re-run; anything else is a fault and is retried. */
@@ -279,11 +285,17 @@ export class RepoApi {
         const nodes = data[`b${i}`] ?? [];
         batch.forEach((job, k) => {
           const node = nodes[k] as
-            | { annotations?: { nodes?: { annotationLevel: string; title: string | null; message: string }[] } }
+            | {
+                annotations?: {
+                  pageInfo?: { hasNextPage?: boolean };
+                  nodes?: { annotationLevel: string; title: string | null; message: string }[];
+                };
+              }
             | null
             | undefined;
           const list = node?.annotations?.nodes;
-          if (!list) return;
+          // A full page may not be all of them (a runner-loss annotation often comes last): REST reads the rest.
+          if (!list || node?.annotations?.pageInfo?.hasNextPage !== false) return;
           out.set(
             job.id,
             list.map((a) => ({ level: a.annotationLevel.toLowerCase(), title: a.title, message: a.message })),
@@ -294,8 +306,12 @@ export class RepoApi {
     return out;
   }
 
-  /** One job's annotations over REST; 403 (unless rate-limited), 404 and 410 mean "unreadable", not a fault. */
-  async annotationsByRest(jobId: number): Promise<AnnotationEvidence> {
+  /**
+   * One job's annotations over REST, paged until more than `cap` are read: a job with more is
+   * `tooMany` (cut short), so its cost stays at `cap / 100 + 1` requests however many it has.
+   * 403 (unless rate-limited), 404 and 410 mean "unreadable", not a fault.
+   */
+  async annotationsByRest(jobId: number, cap = SCAN_LIMITS.textsPerWindow): Promise<AnnotationEvidence> {
     const out: Annotation[] = [];
     try {
       for await (const page of this.pages('GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations', {
@@ -304,6 +320,7 @@ export class RepoApi {
         for (const a of page.data as { annotation_level?: string; title?: string | null; message?: string }[]) {
           out.push({ level: a.annotation_level ?? 'notice', title: a.title ?? null, message: a.message ?? '' });
         }
+        if (out.length > cap) return { tooMany: cap };
       }
       return out;
     } catch (err) {
@@ -427,11 +444,14 @@ export class RepoApi {
     return this.rerun('run', 'POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun', { run_id: runId });
   }
 
-  /** A refusal (403/404/409/422) is an answer; any other failure propagates and the message is retried. */
+  /**
+   * A refusal (403/404/409/422) is an answer; any other failure propagates and the message is
+   * retried. Each call is one POST: never sent again in-process (see ONE_SHOT).
+   */
   private async rerun(call: RerunCall, route: string, params: Record<string, number>): Promise<RerunAnswer> {
     let status: number;
     try {
-      ({ status } = await this.rest(route, { owner: this.owner, repo: this.repo, ...params }));
+      ({ status } = await this.rest(route, { owner: this.owner, repo: this.repo, ...params, request: ONE_SHOT }));
     } catch (err) {
       const refused = statusOf(err);
       if (refused === undefined || !RERUN_REFUSALS.has(refused)) throw err;

@@ -1,13 +1,15 @@
 import type { RepoConfig } from '../config/repo-config.js';
-import { parseRepoConfig } from '../config/repo-config.js';
-import type { RepoApi } from './repo-api.js';
+import { CONFIG_PATH, type ParsedRepoConfig, parseRepoConfig } from '../config/repo-config.js';
 
-export const CONFIG_PATH = '.github/reprise.yml';
+export { CONFIG_PATH };
+import type { RepoApi } from './repo-api.js';
 
 interface Cached {
   readonly etag?: string;
   readonly text: string | null;
   readonly checkedAt: number;
+  /** The text parsed over `defaults`: an unchanged file (a 304) is not parsed again. */
+  parsed?: { readonly defaults: RepoConfig; readonly result: ParsedRepoConfig };
 }
 
 export interface ConfigResult {
@@ -15,11 +17,21 @@ export interface ConfigResult {
   /** Where it came from: the repository, the owner's `.github` repository, or the defaults. */
   readonly origin: string;
   readonly error?: string;
+  /** With an error: the narrowing entries kept (empty: the runs are left alone). */
+  readonly kept?: readonly string[];
+}
+
+/** A broken file, in the words a decision's reason gives its owners. */
+export function configErrorNote(cfg: Pick<ConfigResult, 'error' | 'kept'>): string {
+  const kept = cfg.kept ?? [];
+  const what = kept.length > 0 ? `kept only what narrows re-runs (${kept.join(', ')})` : 'runs are left alone';
+  return `configuration error, ${what}: ${cfg.error}`;
 }
 
 /**
  * Reads `.github/reprise.yml` (repository, then the owner's `.github` repository). The last
- * copy is kept with its ETag so an unchanged file costs a 304, which GitHub does not count;
+ * copy is kept with its ETag and its parse, so an unchanged file costs a 304 (which GitHub does
+ * not count) and no parse;
  * an absent file is remembered for `absentTtlMs` so a repository without one costs nothing.
  */
 export class RepoConfigSource {
@@ -33,29 +45,45 @@ export class RepoConfigSource {
   /** `api` is the door to `owner/repo`; the owner's `.github` repository is read through it too. */
   async load(api: RepoApi, owner: string, repo: string, defaults: RepoConfig): Promise<ConfigResult> {
     for (const r of [repo, '.github']) {
-      const text = await this.read(api, owner, r);
-      if (text !== null) {
-        const parsed = parseRepoConfig(defaults, text);
-        return { config: parsed.config, origin: `${owner}/${r}`, ...(parsed.error && { error: parsed.error }) };
+      const cached = await this.read(api, owner, r);
+      if (cached?.text != null) {
+        const parsed = this.parse(cached, defaults);
+        return {
+          config: parsed.config,
+          origin: `${owner}/${r}`,
+          ...(parsed.error !== undefined && { error: parsed.error, kept: parsed.kept ?? [] }),
+        };
       }
     }
     return { config: defaults, origin: 'defaults' };
   }
 
-  private async read(api: RepoApi, owner: string, repo: string): Promise<string | null> {
+  private parse(cached: Cached, defaults: RepoConfig): ParsedRepoConfig {
+    if (cached.parsed?.defaults === defaults) return cached.parsed.result;
+    const result = parseRepoConfig(defaults, cached.text ?? '');
+    cached.parsed = { defaults, result };
+    return result;
+  }
+
+  /** The file's cache entry, brought up to date; undefined when there is none. */
+  private async read(api: RepoApi, owner: string, repo: string): Promise<Cached | undefined> {
     const key = `${owner}/${repo}`.toLowerCase();
     const cached = this.cache.get(key);
-    if (cached && cached.text === null && this.now() - cached.checkedAt < this.absentTtlMs) return null;
+    if (cached && cached.text === null && this.now() - cached.checkedAt < this.absentTtlMs) return cached;
     const got = await api.readFile(CONFIG_PATH, { repo, ...(cached?.etag && { etag: cached.etag }) });
     switch (got.kind) {
       case 'unchanged':
-        return cached?.text ?? null;
-      case 'absent':
-        this.cache.set(key, { text: null, checkedAt: this.now() });
-        return null;
-      case 'found':
-        this.cache.set(key, { ...(got.etag && { etag: got.etag }), text: got.text, checkedAt: this.now() });
-        return got.text;
+        return cached;
+      case 'absent': {
+        const absent = { text: null, checkedAt: this.now() };
+        this.cache.set(key, absent);
+        return absent;
+      }
+      case 'found': {
+        const found = { ...(got.etag && { etag: got.etag }), text: got.text, checkedAt: this.now() };
+        this.cache.set(key, found);
+        return found;
+      }
     }
   }
 }

@@ -25,9 +25,13 @@ export const ATTR = {
   waitingSince: 'waitingSince',
   kept: 'kept',
   message: 'message',
+  // a claim whose re-run call failed, its outcome unknown
+  callError: 'callError',
   // reclaim marker
   claim: 'claim',
   abandonedAt: 'abandonedAt',
+  releasedAt: 'releasedAt',
+  releases: 'releases',
   // redelivery, re-run outcome
   outcome: 'outcome',
   recordedAt: 'recordedAt',

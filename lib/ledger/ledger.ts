@@ -74,6 +74,11 @@ export class Ledger implements ReconcileLedger, ReplayLedger, DecisionLog, Repor
     return this.attempts.wait(msg, owner, slotAt, waitingSince, leaseMs, kept);
   }
 
+  /** Notes that the claim's re-run call failed with its outcome unknown; false when the claim was lost. */
+  noteCallFailed(msg: RunMessage, owner: string, error: string): Promise<boolean> {
+    return this.attempts.noteCallFailed(msg, owner, error);
+  }
+
   /** Gives a claim back (a transient fault before any re-run call) so a redelivery decides again. */
   release(msg: RunMessage, owner: string): Promise<boolean> {
     return this.attempts.release(msg, owner);

@@ -3,6 +3,7 @@ import { type AttemptState, STATE } from './attributes.js';
 import { type Key, keys, TTL, ttlFrom } from './keys.js';
 import type { AttemptRecord, ClaimResult, DecisionFilter, FollowUp, StoredAttempt } from '../ports.js';
 import type { Expression, ScanStart, Table } from './table.js';
+import { clip, TEXT_CAPS } from '../util/clip.js';
 
 const keyOf = (msg: RunMessage): Key => keys.runAttempt(msg.repository.id, msg.runId, msg.runAttempt);
 const storedKey = (rec: StoredAttempt): Key => ({ pk: rec.pk, sk: rec.sk });
@@ -12,6 +13,26 @@ const RERUN_IN = {
   expression: `#decision IN (${RERUN_DECISIONS.map((_, i) => `:rerun${i}`).join(', ')})`,
   values: Object.fromEntries(RERUN_DECISIONS.map((d, i) => [`:rerun${i}`, d])),
 };
+
+/** How often an attempt whose re-run calls failed (5xx, timeout) may be released and decided again. */
+export const CALL_FAILED_RELEASES = 3;
+
+/** Jobs a decision item lists at most: with names capped, the item stays far below DynamoDB's 400 KB. */
+export const STORED_JOBS_LIMIT = 300;
+
+/** A decision's details as stored: at most STORED_JOBS_LIMIT jobs (the rest counted), each name capped. */
+function boundedDetails(details: object): object {
+  const d = details as { jobs?: unknown; workflow?: unknown };
+  const out: Record<string, unknown> = { ...details };
+  if (typeof d.workflow === 'string') out.workflow = clip(d.workflow, TEXT_CAPS.name);
+  if (Array.isArray(d.jobs)) {
+    out.jobs = d.jobs
+      .slice(0, STORED_JOBS_LIMIT)
+      .map((j: { name?: unknown }) => (typeof j?.name === 'string' ? { ...j, name: clip(j.name, TEXT_CAPS.name) } : j));
+    if (d.jobs.length > STORED_JOBS_LIMIT) out.jobsOmitted = d.jobs.length - STORED_JOBS_LIMIT;
+  }
+  return out;
+}
 
 /** Still claimed (or waiting) by this owner; with `leaseUntil`, still the very claim a sweep read. */
 function heldBy(owner: string, leaseUntil?: number, state: AttemptState = STATE.claimed): Expression {
@@ -115,6 +136,15 @@ export class RunAttempts {
     return this.decide(storedKey(rec), heldBy(rec.owner, rec.leaseUntil, rec.state), decision, reason, details);
   }
 
+  /**
+   * Notes on this owner's claim that its re-run call failed without an answer (a 5xx, a
+   * timeout): whether GitHub acted is unknown, so the claim stays for the reconciler, and a
+   * redelivery meanwhile says so instead of naming another worker.
+   */
+  noteCallFailed(msg: RunMessage, owner: string, error: string): Promise<boolean> {
+    return this.table.updateIf(keyOf(msg), 'SET #callError = :e', { ':e': error }, heldBy(owner));
+  }
+
   /** Gives a claim back (a transient fault before any re-run call) so a redelivery decides again. */
   release(msg: RunMessage, owner: string): Promise<boolean> {
     return this.table.deleteIf(keyOf(msg), heldBy(owner));
@@ -154,14 +184,23 @@ export class RunAttempts {
 
   /**
    * Marks that this run attempt's claim is being released. Succeeds for the first claim ever
-   * released, and again for that same claim (a sweep that stopped half-way); fails for any other.
+   * released, and again for that same claim (a sweep that stopped half-way); fails for any other,
+   * unless the claim's re-run call failed and fewer than CALL_FAILED_RELEASES were released.
    */
   markReclaim(rec: StoredAttempt, repoId: number): Promise<boolean> {
     const claim = `${rec.owner}@${rec.leaseUntil}`;
     const now = this.now();
-    return this.table.putIf(
-      { ...keys.reclaim(repoId, rec.runId, rec.runAttempt), claim, releasedAt: now, ttl: ttlFrom(now, TTL.runAttempt) },
-      { expression: 'attribute_not_exists(#pk) OR #claim = :claim', values: { ':claim': claim } },
+    // A claim whose worker saw its re-run call fail (callError) did not die: its attempt may be
+    // released a few times, each after the run was seen not to have moved.
+    const allowed = rec.callError === undefined ? 1 : CALL_FAILED_RELEASES;
+    return this.table.updateIf(
+      keys.reclaim(repoId, rec.runId, rec.runAttempt),
+      'SET #claim = :claim, #releasedAt = :now, #ttl = :ttl ADD #releases :one',
+      { ':claim': claim, ':now': now, ':ttl': ttlFrom(now, TTL.runAttempt), ':one': 1 },
+      {
+        expression: 'attribute_not_exists(#pk) OR #claim = :claim OR #releases < :allowed',
+        values: { ':claim': claim, ':allowed': allowed },
+      },
     );
   }
 
@@ -241,7 +280,13 @@ export class RunAttempts {
       key,
       // The facts kept for a wait are spent once the attempt is decided.
       'SET #state = :decided, #decision = :d, #reason = :r, #decidedAt = :t, #details = :x REMOVE #kept',
-      { ':decided': STATE.decided, ':d': decision, ':r': reason, ':t': this.now(), ':x': details },
+      {
+        ':decided': STATE.decided,
+        ':d': decision,
+        ':r': clip(reason, TEXT_CAPS.reason),
+        ':t': this.now(),
+        ':x': boundedDetails(details),
+      },
       claim,
     );
   }

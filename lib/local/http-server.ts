@@ -1,26 +1,56 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MAX_BODY_BYTES } from '../webhook/intake.js';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
 
-/** Reads at most `limit + 1` bytes, so an oversized body is known without buffering it all. */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const b = chunk as Buffer;
-    size += b.length;
-    if (size > limit) {
-      chunks.push(b.subarray(0, limit + 1 - (size - b.length)));
-      req.resume();
-      break;
-    }
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The body, or `undefined` once it passes `limit`: reading stops there (a declared length past
+ * it is refused before a byte is read), so an oversized body is never buffered nor read on.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', reject);
+      req.pause();
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        stop();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', reject);
+  });
+}
+
+/** The answer to a body past the limit: 413, and the connection closed instead of reading the rest. */
+function refuseOversized(req: IncomingMessage, res: ServerResponse, limit: number): void {
+  const body = JSON.stringify({ error: `payload too large: more than ${limit} bytes` });
+  res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+  // Half-close first: destroying a socket with the client's bytes unread resets it, and the
+  // client may lose the answer; the rest of the body is never read, and the socket goes soon.
+  res.end(body, () => {
+    req.socket.end();
+    setTimeout(() => req.socket.destroy(), 1_000).unref();
+  });
 }
 
 /** The API Gateway HTTP API (payload v2) event the deployed functions receive. */
@@ -81,6 +111,10 @@ export async function serveRoutes(
         return;
       }
       const body = await readBody(req, MAX_BODY_BYTES);
+      if (body === undefined) {
+        refuseOversized(req, res, MAX_BODY_BYTES);
+        return;
+      }
       const result = await handler(toApiGatewayEvent(req, body));
       const r = typeof result === 'string' ? { statusCode: 200, body: result } : result;
       res.writeHead(r.statusCode ?? 200, {

@@ -31,6 +31,7 @@ import { adminRoutes } from './admin-routes.js';
 import { adminTokenPath, loadOrCreateAdminToken, requireToken } from './admin-token.js';
 import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
 import { type Routes, serveRoutes } from './http-server.js';
+import { secureDataDir } from './data-dir.js';
 import { QueuePoller } from './queue-poller.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from './queue.js';
 
@@ -118,7 +119,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const log = opts.log;
   const metrics = new MemoryMetrics();
 
+  // Private before the ledger opens in it, and again once LevelDB has made its first files.
+  if (opts.dataDir) await secureDataDir(opts.dataDir);
   const dynamo = await startDynamo({ table: TABLE_NAME, ...(opts.dataDir && { path: opts.dataDir }) });
+  if (opts.dataDir) await secureDataDir(opts.dataDir);
   const ledger = new Ledger(dynamo.client, TABLE_NAME, opts.clock);
   const runnerKeys = new RunnerKeys(settings.runnerNamePatterns);
   const signals = new SignalStore(dynamo.client, TABLE_NAME, settings.signalTtlSeconds, undefined, runnerKeys);

@@ -65,7 +65,8 @@ function storedMessage(rec: StoredAttempt, ctx: AttemptContext): RunMessage | un
  * claimed attempt, the re-run call went through and `retried` is recorded; otherwise the
  * claim is released and its message enqueued again, so the attempt is decided afresh. Each
  * write is conditional on the same owner and lease, so a late worker or a parallel sweep
- * cannot be overruled, and each attempt is released at most once, ever.
+ * cannot be overruled, and each attempt is released at most once, ever, unless its worker saw
+ * its re-run call fail (then up to CALL_FAILED_RELEASES times).
  */
 export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext): Promise<OrphanOutcome> {
   const msg = storedMessage(scanned, ctx);
@@ -114,7 +115,8 @@ export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext):
   }
   if (!(await ctx.store.releaseOrphan(rec))) return 'skipped';
   try {
-    await ctx.queue.send(msg, messageGroupId(msg), deduplicationId(msg.deliveryId, 'reclaim'));
+    // One id per released claim: an attempt released again (its calls failed) is enqueued again.
+    await ctx.queue.send(msg, messageGroupId(msg), deduplicationId(msg.deliveryId, 'reclaim', rec.claimedAt));
   } catch (err) {
     // Without its message the released attempt would never be decided: put the claim back.
     const restored = await ctx.store.restoreClaim(rec).catch(() => false);

@@ -1,6 +1,6 @@
 import type { RepoConfig } from '../config/repo-config.js';
 import type { GitHubClients } from '../github/client.js';
-import { stuckJobMarkdown } from '../github/report.js';
+import { stuckJobMarkdown, summaryMarkdown } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import { NotFoundError } from '../errors.js';
@@ -179,7 +179,7 @@ async function report(
         headSha: job.headSha,
         conclusion: 'neutral',
         title: `reprise: job stuck queued${rerun ? ' (re-run by reprise)' : ''}`,
-        summary: reason,
+        summary: summaryMarkdown(reason),
         text: stuckJobMarkdown(job, reason),
       })
       .catch((e: Error) => ctx.log.warn('could not create the reprise check run', { ...line, error: e.message }));

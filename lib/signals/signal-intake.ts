@@ -3,6 +3,7 @@ import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { SignalKind } from '../model.js';
 import type { Log, MetricSink } from '../ports.js';
 import { mapBounded } from '../util/bounded.js';
+import { parseInstant } from '../util/iso-time.js';
 import type { SignalRecorder } from './record-ec2-signal.js';
 
 export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
@@ -42,7 +43,6 @@ export type SignalPostParse =
   { readonly post: SignalPost } | { readonly status: 400 | 413; readonly field: string; readonly error: string };
 
 const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 const bad = (field: string, error: string, status: 400 | 413 = 400): SignalPostParse => ({ status, field, error });
 
@@ -79,9 +79,12 @@ export function parseSignalPost(body: unknown, nowMs: number): SignalPostParse {
     return bad('event_id', `expected a non-empty string of at most ${MAX_NAME_LENGTH} characters`);
   }
   if (b.time !== undefined) {
-    const at = typeof b.time === 'string' && ISO_TIME.test(b.time) ? Date.parse(b.time) : NaN;
-    if (Number.isNaN(at)) return bad('time', 'expected an ISO 8601 time with a zone, e.g. 2026-10-02T16:15:05Z');
-    if (at > nowMs + MAX_CLOCK_AHEAD_MS) return bad('time', 'more than an hour in the future');
+    const at =
+      typeof b.time === 'string'
+        ? parseInstant(b.time)
+        : { error: 'expected an ISO 8601 time with a zone, e.g. 2026-10-02T16:15:05Z' };
+    if ('error' in at) return bad('time', at.error);
+    if (at.ms > nowMs + MAX_CLOCK_AHEAD_MS) return bad('time', 'more than an hour in the future');
   }
 
   return {

@@ -5,6 +5,7 @@
  */
 import { candidateJobs, type DecisionFacts, type DecisionStep, staleCheckApplies } from '../decide/decide.js';
 import { RateLimitedError, TransientError } from '../errors.js';
+import { configErrorNote } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import type { AttemptRecord } from '../ports.js';
 import { type DecisionKind, isRerunDecision, type JobVerdict, type RepoConfig, type RunMessage } from '../model.js';
@@ -12,6 +13,7 @@ import { decisionEvent, publishQuietly } from '../events/build.js';
 import { evaluateRun } from './evaluate.js';
 import { keepFacts, type KeptFacts, readKeptFacts } from './kept-facts.js';
 import { record, recordOutcome } from './record-decision.js';
+import { callFailure, priorClaim } from './prior-claim.js';
 import { rerunCalls } from './rerun-calls.js';
 import { takeTurn } from './turn.js';
 import type { RunOutcome, RunResult, WorkerDeps } from './worker-deps.js';
@@ -21,7 +23,9 @@ type Line = Record<string, unknown>;
 /** What the decision knows once it is final or asks for a re-run. */
 interface Judged {
   readonly config: RepoConfig;
+  /** The configuration error as the decision's reason says it, and as the log line's `config_error`. */
   readonly configError?: string;
+  readonly configErrorRaw?: string;
   readonly step: Exclude<DecisionStep, { kind: 'need' }>;
   readonly facts: DecisionFacts;
   readonly verdicts: readonly JobVerdict[];
@@ -79,9 +83,8 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
       if (isRerunDecision(decision)) await spend(msg, deps, step.evidence, base);
     }
     // The repository's owners read the decision (log line, check run), so a broken file is named there.
-    const error = judged.configError;
-    if (error) reason = `configuration error, decided with defaults: ${error}; ${reason}`;
-    const line = error ? { ...base, config_error: error } : base;
+    if (judged.configError) reason = `${judged.configError}; ${reason}`;
+    const line = judged.configErrorRaw ? { ...base, config_error: judged.configErrorRaw } : base;
     const outcome = await record(msg, deps, api, config, line, {
       decision,
       reason,
@@ -94,6 +97,11 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
     // A rate-limited re-run call was turned away before GitHub acted on it, so the claim goes
     // back as well; a re-decision that finds the run at a later attempt answers duplicate.
     if (!waiting && (!rerunCalled || err instanceof RateLimitedError)) await release(msg, deps, base);
+    if (rerunCalled && !(err instanceof RateLimitedError)) {
+      await deps.ledger
+        .noteCallFailed(msg, deps.owner, callFailure(err))
+        .catch((e: Error) => deps.log.warn('could not note the failed re-run call', { ...base, error: e.message }));
+    }
     throw err;
   }
 }
@@ -111,14 +119,20 @@ async function evaluateAfresh(
   const latest = allowed !== false && msg.createdAt ? api.listLatestJobs(msg.runId) : undefined;
   latest?.catch(() => undefined);
   const cfg = await deps.configSource.load(api, msg.repository.owner, msg.repository.name, deps.defaults);
-  if (cfg.error) deps.log.error('configuration error; deciding with defaults', { ...base, error: cfg.error });
+  if (cfg.error) deps.log.error('configuration error; failing closed', { ...base, error: cfg.error, kept: cfg.kept });
   const ev = await evaluateRun(
     { message: msg, config: cfg.config, ...(allowed !== undefined && { repositoryAllowed: allowed }) },
     api,
     { ...deps, ...(latest && { latest }) },
   );
   await recordOutcome(msg, deps, repository, ev.verdicts, base);
-  return { config: cfg.config, ...(cfg.error && { configError: cfg.error }), ...ev, priorRequests: 0 };
+  const configError = cfg.error ? configErrorNote(cfg) : undefined;
+  return {
+    config: cfg.config,
+    ...(configError && { configError, configErrorRaw: cfg.error }),
+    ...ev,
+    priorRequests: 0,
+  };
 }
 
 /**
@@ -141,6 +155,7 @@ async function resume(msg: RunMessage, kept: KeptFacts, api: RepoApi, deps: Work
   return {
     config: kept.config,
     ...(kept.configError && { configError: kept.configError }),
+    ...(kept.configErrorRaw && { configErrorRaw: kept.configErrorRaw }),
     ...ev,
     unexamined: kept.unexamined,
     priorRequests: kept.requests,
@@ -158,6 +173,7 @@ async function waitForTurn(
   const kept = keepFacts({
     config: judged.config,
     ...(judged.configError && { configError: judged.configError }),
+    ...(judged.configErrorRaw && { configErrorRaw: judged.configErrorRaw }),
     verdicts: judged.verdicts,
     unexamined: judged.unexamined,
     requests: judged.priorRequests + api.requests,
@@ -187,9 +203,14 @@ async function settleUnclaimed(
     }
     reason = `attempt waits for its re-run turn at ${new Date(prior.slotAt!).toISOString()} under another delivery`;
   } else {
-    reason = prior?.decision
-      ? `attempt already decided: ${prior.decision}`
-      : 'attempt is being decided by another worker';
+    const settled = priorClaim(prior);
+    reason = settled.reason;
+    if (settled.unsettled) {
+      // Nothing was decided: the failed call's claim is the reconciler's, and no second call is made.
+      deps.log.warn('re-run call unsettled', { ...base, reason, requests: 0 });
+      deps.metrics.count('RerunCallUnsettled');
+      return { kind: 'decided', outcome: { decision: 'duplicate', reason, requests: 0, verdicts: [] } };
+    }
   }
   deps.log.info('decision', { ...base, decision: 'duplicate', reason, requests: 0 });
   deps.metrics.count('Decision', 1, { name: 'decision', value: 'duplicate' });

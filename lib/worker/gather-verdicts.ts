@@ -46,7 +46,8 @@ const settles = (v: JobVerdict): boolean => v.verdict === 'genuine' || v.verdict
 
 /**
  * Gathers evidence for the candidates as cheaply as the verdicts allow: signals from the
- * table, every annotation in one GraphQL query (REST for what it misses), logs only for
+ * table, annotations in one GraphQL query (REST for the jobs it misses and those with more than
+ * a page, read in full up to the classifier's cap), logs only for
  * jobs the annotations cannot settle, and nothing more once one job is genuine.
  */
 export async function gatherVerdicts(candidates: readonly JobFacts[], src: EvidenceSources): Promise<GatheredVerdicts> {
@@ -103,7 +104,7 @@ export async function gatherVerdicts(candidates: readonly JobFacts[], src: Evide
   const rest = await mapBounded(
     viaRest,
     JOB_CONCURRENCY,
-    async (job) => classifyWith(job, await src.api.annotationsByRest(job.id)),
+    async (job) => classifyWith(job, await src.api.annotationsByRest(job.id, budget.limits.textsPerWindow)),
     () => settled,
   );
 

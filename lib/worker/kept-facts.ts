@@ -7,7 +7,9 @@ import type { JobVerdict, RepoConfig } from '../model.js';
  */
 export interface KeptFacts {
   readonly config: RepoConfig;
+  /** The configuration error as the reason says it, and as the log line's `config_error`. */
   readonly configError?: string;
+  readonly configErrorRaw?: string;
   readonly verdicts: readonly JobVerdict[];
   readonly unexamined: number;
   /** GitHub requests the decision made before it waited. */
@@ -32,6 +34,7 @@ export function readKeptFacts(text: string | undefined): KeptFacts | undefined {
     return {
       config: { ...k.config, extraPatterns: [] },
       ...(typeof k.configError === 'string' && { configError: k.configError }),
+      ...(typeof k.configErrorRaw === 'string' && { configErrorRaw: k.configErrorRaw }),
       verdicts: k.verdicts,
       unexamined: typeof k.unexamined === 'number' ? k.unexamined : 0,
       requests: typeof k.requests === 'number' ? k.requests : 0,

@@ -8,6 +8,7 @@ import { reportCheckRun } from '../github/report.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { DecisionKind, JobVerdict, RepoConfig, RunMessage } from '../model.js';
 import type { RunOutcome, WorkerDeps } from './worker-deps.js';
+import { boundedOutcome } from './bounded-outcome.js';
 import { reportTurn } from './turn.js';
 
 /**
@@ -46,7 +47,7 @@ export async function record(
   api: RepoApi,
   config: RepoConfig,
   base: Record<string, unknown>,
-  o: {
+  given: {
     decision: DecisionKind;
     reason: string;
     verdicts: readonly JobVerdict[];
@@ -55,6 +56,7 @@ export async function record(
     priorRequests: number;
   },
 ): Promise<RunOutcome> {
+  const o = { ...boundedOutcome({ ...given, verdicts: [...given.verdicts] }), priorRequests: given.priorRequests };
   for (const v of o.verdicts) {
     deps.log.info('job', {
       ...base,
@@ -67,7 +69,8 @@ export async function record(
       evidence: v.evidence,
     });
   }
-  if (config.report === 'check_run' && o.verdicts.length > 0) {
+  // A file that fails closed reads no job, but its owners still see its error where they asked.
+  if (config.report === 'check_run' && (o.verdicts.length > 0 || base.config_error !== undefined)) {
     const go = await reportTurn(msg.installationId, deps).catch((e: Error) => {
       deps.log.warn('could not reserve a turn for the check run', { ...base, error: e.message });
       return false;

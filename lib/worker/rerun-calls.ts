@@ -1,6 +1,13 @@
 import { afterRerun } from '../decide/rerun-outcome.js';
 import type { RepoApi } from '../github/repo-api.js';
-import { type DecisionKind, isRerunDecision, type JobFacts, type RepoConfig, type RunMessage } from '../model.js';
+import {
+  type DecisionKind,
+  isRerunDecision,
+  type JobFacts,
+  type RepoConfig,
+  type RerunAnswer,
+  type RunMessage,
+} from '../model.js';
 
 export interface RerunStep {
   readonly reason: string;
@@ -19,12 +26,15 @@ export async function rerunCalls(
   config: RepoConfig,
 ): Promise<{ decision: DecisionKind; reason: string }> {
   let answer = await api.rerunFailedJobs(msg.runId);
+  // The refusals so far, so a final refusal names every refused call.
+  const refused: RerunAnswer[] = [];
   for (;;) {
-    const next = afterRerun(answer, candidates, step.cancelledOnly, config);
+    const next = afterRerun(answer, candidates, step.cancelledOnly, config, refused);
     if (next.kind === 'final') {
       const reason = isRerunDecision(next.decision) ? `${step.reason}; ${next.reason}` : next.reason;
       return { decision: next.decision, reason };
     }
+    refused.push(answer);
     answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
   }
 }

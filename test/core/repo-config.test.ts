@@ -136,9 +136,25 @@ describe('every key of issue 3’s configuration list is parsed', () => {
   });
 });
 
-describe('malformed config: the base settings are returned with an error naming the fault', () => {
+/** Whether `c` does nothing `base` would not: no switch turned on, no cap raised, no job or workflow added. */
+function noWider(c: RepoConfig, base: RepoConfig): boolean {
+  if (!c.enabled) return true;
+  return (
+    base.enabled &&
+    (c.dryRun || !base.dryRun) &&
+    (c.requireExactSignal || !base.requireExactSignal) &&
+    c.maxAttempts <= base.maxAttempts &&
+    c.textOnlyMaxAttempts <= base.textOnlyMaxAttempts &&
+    base.ignoreJobs.every((g) => c.ignoreJobs.includes(g)) &&
+    (base.workflows === null || (c.workflows ?? []).every((w) => base.workflows!.includes(w))) &&
+    (!c.rerunAllFallback || base.rerunAllFallback) &&
+    c.extraPatterns === base.extraPatterns
+  );
+}
+
+describe('malformed config: an error naming the fault, and settings no wider than the base', () => {
   it.each([
-    ['a YAML syntax error', 'enabled: [true\nmax_attempts: 3', /reprise\.yml/],
+    ['a YAML syntax error', 'enabled: [true\nmax_attempts: 5', /reprise\.yml/],
     ['a list instead of a mapping', '- enabled\n- dry_run', /expected a mapping/],
     ['a scalar instead of a mapping', 'just text', /expected a mapping/],
     ['enabled not a boolean', 'enabled: "yes"', /^\.github\/reprise\.yml: enabled:/],
@@ -181,20 +197,33 @@ describe('malformed config: the base settings are returned with an error naming 
   ])('%s', (_label, text, error) => {
     const base = config({ maxAttempts: 4, dryRun: true });
     const res = parseRepoConfig(base, text);
-    expect(res.config).toBe(base);
+    // Nothing in these files narrows: the runs are left alone.
+    expect(res.config).toEqual({ ...base, enabled: false, disabledReason: expect.stringMatching(/left alone/) });
+    expect(res.kept).toEqual([]);
     expect(res.error).toMatch(error);
   });
 
   it('a malformed file that asks for report: check_run keeps it, so its owners see the error there', () => {
     const res = parseRepoConfig(BUILT_IN_DEFAULTS, 'report: check_run\nextra_patterns: |\n  (?=lookahead)\n');
     expect(res.error).toMatch(/extra_patterns line 1/);
-    expect(res.config).toEqual({ ...BUILT_IN_DEFAULTS, report: 'check_run' });
+    expect(res.config).toMatchObject({ report: 'check_run', enabled: false });
   });
 
-  it('one bad key voids the whole file: no partial settings', () => {
-    const res = parseRepoConfig(BUILT_IN_DEFAULTS, 'dry_run: true\nmax_attempts: 99\n');
-    expect(res.config).toBe(BUILT_IN_DEFAULTS);
-    expect(res.config.dryRun).toBe(false);
+  it('one bad key keeps only what narrows: dry_run: true holds beside an invalid max_attempts', () => {
+    const res = parseRepoConfig(BUILT_IN_DEFAULTS, 'dry_run: true\nmax_attempts: 99\nrerun_all_fallback: true\n');
+    expect(res.error).toMatch(/max_attempts:/);
+    expect(res.kept).toEqual(['dry_run: true']);
+    expect(res.config).toEqual({ ...BUILT_IN_DEFAULTS, dryRun: true });
+  });
+
+  it('a narrowing key widens nothing: a higher cap, enabled: true and dry_run: false are set aside', () => {
+    const base = config({ maxAttempts: 4, textOnlyMaxAttempts: 2, dryRun: true, ignoreJobs: ['lint'] });
+    const res = parseRepoConfig(
+      base,
+      'max_attempts: 2\nmax_attempts: 9\ntext_only_max_attempts: 5\ndry_run: false\nignore_jobs: [docs]\nenabled: true\n',
+    );
+    expect(res.error).toMatch(/max_attempts: set more than once/);
+    expect(res.config).toEqual({ ...base, maxAttempts: 2, ignoreJobs: ['lint', 'docs'] });
   });
 
   it('applyConfig throws a ConfigError naming the key (for callers that layer settings)', () => {
@@ -202,14 +231,14 @@ describe('malformed config: the base settings are returned with an error naming 
     expect(() => applyConfig(BUILT_IN_DEFAULTS, { report: 'email' })).toThrow(/^report:/);
   });
 
-  it('no text ever makes parseRepoConfig throw', () => {
+  it('no text ever makes parseRepoConfig throw, and a file with an error is never wider than the base', () => {
     // The YAML parser reports odd directives and tags as process warnings; keep the output quiet.
     const quiet = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     onTestFinished(() => quiet.mockRestore());
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), (text) => {
         const res = parseRepoConfig(BUILT_IN_DEFAULTS, text);
-        return res.error === undefined || res.config === BUILT_IN_DEFAULTS;
+        return res.error === undefined || noWider(res.config, BUILT_IN_DEFAULTS);
       }),
       { numRuns: 300 },
     );

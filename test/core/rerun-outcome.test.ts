@@ -72,7 +72,7 @@ describe('403/404/409/422 on rerun-failed-jobs → rerun_rejected with GitHub’
 
   it('without a message from GitHub the status is still reported', () => {
     const next = afterRerun(answer('failed_jobs', 404), [lost], false, config());
-    expect(next.kind === 'final' && next.reason).toMatch(/^GitHub answered 404;/);
+    expect(next.kind === 'final' && next.reason).toMatch(/^rerun-failed-jobs refused \(GitHub answered 404\);/);
   });
 
   it.each([403, 404, 409, 422])('%i is a refusal the adapter answers with', (status) => {
@@ -176,5 +176,34 @@ describe('cancelled-only runs: fallback when rerun-failed-jobs is refused', () =
       calls: ['failed_jobs'],
       decision: 'rerun_rejected',
     });
+  });
+});
+
+describe('a refused fallback: the reason names every refused call', () => {
+  /** The final reason after rerun-failed-jobs and then the fallback `call` were both refused. */
+  function refusedTwice(call: 'job' | 'run', candidates: readonly JobFacts[]): string {
+    const cfg = config({ rerunAllFallback: true });
+    const first = answer('failed_jobs', 422, 'There are no failed jobs to re-run');
+    const next = afterRerun(first, candidates, true, cfg);
+    expect(next).toMatchObject({ kind: 'call', call });
+    const last = afterRerun(answer(call, 403, 'This run is too old to be re-run'), candidates, true, cfg, [first]);
+    expect(last.kind).toBe('final');
+    return (last as { decision: DecisionKind; reason: string }).reason;
+  }
+
+  it('the whole-run fallback refused too: both refusals named, and no "(rerun_all_fallback re-runs the whole run)"', () => {
+    const reason = refusedTwice('run', [cancelledA, cancelledB]);
+    expect(reason).toMatch(
+      /^rerun-failed-jobs refused \(GitHub said 422: There are no failed jobs to re-run\); the whole-run fallback refused \(GitHub said 403: This run is too old to be re-run\); the whole run could not be re-run either/,
+    );
+    expect(reason).not.toMatch(/rerun_all_fallback re-runs the whole run/);
+  });
+
+  it('the single-job fallback refused too: both refusals named', () => {
+    const reason = refusedTwice('job', [cancelledA]);
+    expect(reason).toMatch(
+      /^rerun-failed-jobs refused \(GitHub said 422: .*\); the single-job fallback refused \(GitHub said 403: .*\); the cancelled job could not be re-run either/,
+    );
+    expect(reason).not.toMatch(/rerun_all_fallback/);
   });
 });

@@ -85,7 +85,7 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
     return times;
   }
 
-  it('while the hostile repository is decided, /healthz answers within 100 ms, another installation’s lost run is re-run within its usual latency, and the hostile decision ends with a clear configuration error', async () => {
+  it('while the hostile repository is decided, /healthz answers within 100 ms, another installation’s lost run is re-run within its usual latency, and the hostile run is decided on its evidence', async () => {
     // The other organisation's usual latency, measured on this machine, now.
     const alone = await otherLostRun();
     const usualMs = await alone.rerunMs;
@@ -94,7 +94,7 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
     sim.setRepoFile(
       'acme/hostile',
       '.github/reprise.yml',
-      ['report: check_run', 'extra_patterns: |', ...[...CATASTROPHIC, '(a+)+\\1'].map((p) => `  ${p}`)].join('\n'),
+      ['report: check_run', 'extra_patterns: |', ...CATASTROPHIC.map((p) => `  ${p}`)].join('\n'),
     );
     // One job with the bait annotation, one whose log's last error line is a megabyte of bait.
     const hostile = sim.addRun({
@@ -136,14 +136,76 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
     const outcome = decisionOf(hostile.id);
     expect(outcome?.decision).toBe('genuine_failure');
     expect(sim.rerunTally(hostile.id).received).toBe(0);
-    const clear =
-      /configuration error, decided with defaults: \.github\/reprise\.yml: extra_patterns line 5: .*backreferences and lookaround are not supported/;
-    expect(outcome?.reason).toMatch(clear);
-    const line = local.log.named('decision').find((l) => l.run_id === hostile.id);
-    expect(line?.config_error).toMatch(/extra_patterns line 5/);
-    // The owners asked for a check run; a broken file still gets them one, naming the fault.
+    expect(outcome?.reason).toMatch(/job "bait" failed for a real reason/);
     const check = sim.checkRuns.find((c) => c.repo === 'acme/hostile' && c.name === 'reprise');
+    expect(check?.output.title).toBe('reprise: genuine_failure');
+  });
+
+  it('a hostile file with a pattern RE2 refuses fails closed: the run is left alone with a clear configuration error, on the check run its owners asked for', async () => {
+    sim.setRepoFile(
+      'acme/broken',
+      '.github/reprise.yml',
+      ['report: check_run', 'extra_patterns: |', ...[...CATASTROPHIC, '(a+)+\\1'].map((p) => `  ${p}`)].join('\n'),
+    );
+    const run = sim.addRun({
+      repo: 'acme/broken',
+      jobs: [{ name: 'lost', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    expect((await deliver(run.id)).status).toBe(202);
+    await local.rt.poller.drain(10_000);
+    const outcome = decisionOf(run.id);
+    expect(outcome?.decision).toBe('ignored');
+    expect(sim.rerunTally(run.id).received).toBe(0);
+    const clear =
+      /configuration error, runs are left alone: \.github\/reprise\.yml: extra_patterns line 5: .*backreferences and lookaround are not supported/;
+    expect(outcome?.reason).toMatch(clear);
+    const line = local.log.named('decision').find((l) => l.run_id === run.id);
+    expect(line?.config_error).toMatch(/extra_patterns line 5/);
+    const check = sim.checkRuns.find((c) => c.repo === 'acme/broken' && c.name === 'reprise');
     expect(check?.output.summary).toMatch(clear);
+  });
+
+  it('a 60,000-key .github/reprise.yml (857 KiB): refused unread, its run left alone with a short recorded reason, /healthz and another installation’s lost run unaffected', async () => {
+    const alone = await otherLostRun();
+    const usualMs = await alone.rerunMs;
+    await local.rt.poller.drain(10_000);
+
+    const file = Array.from({ length: 60_000 }, (_, i) => `key_${i}: ${i}`).join('\n');
+    expect(file.length).toBeGreaterThan(800 * 1024);
+    sim.setRepoFile('acme/huge', '.github/reprise.yml', file);
+    const huge = sim.addRun({
+      repo: 'acme/huge',
+      jobs: [{ name: 'lost', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+    });
+    expect((await deliver(huge.id)).status).toBe(202);
+    const other = await otherLostRun();
+    const healthz = await probeHealthz(
+      () => decisionOf(huge.id) !== undefined && decisionOf(other.runId) !== undefined,
+    );
+    const otherMs = await other.rerunMs;
+    await local.rt.poller.drain(15_000);
+    printSummary('huge repository file', {
+      'healthz probes': healthz.length,
+      'healthz max ms': Math.round(Math.max(...healthz)),
+      'other re-run ms': Math.round(otherMs),
+      'other re-run alone ms': Math.round(usualMs),
+    });
+    expect(Math.max(...healthz)).toBeLessThan(HEALTHZ_MS);
+    expect(otherMs).toBeLessThan(Math.max(2_000, 3 * usualMs));
+    expect(decisionOf(other.runId)?.decision).toBe('retried');
+
+    const outcome = decisionOf(huge.id);
+    expect(outcome?.decision).toBe('ignored');
+    expect(outcome?.reason).toMatch(/more than the 65536 a repository file may hold; not read/);
+    expect(outcome!.reason.length).toBeLessThan(500);
+    expect(sim.rerunTally(huge.id).received).toBe(0);
+    // Recorded, so a redelivery is a duplicate of a decision, not of a worker that never finished.
+    const item = await local.rt.ledger.get(sim.repoId('acme/huge'), huge.id, 1);
+    expect(item).toMatchObject({ state: 'decided', decision: 'ignored' });
+    const lines = local.log.lines.filter((l) => l.run_id === huge.id);
+    expect(lines.length).toBeGreaterThan(0);
+    const longest = Math.max(...lines.map((l) => JSON.stringify(l).length));
+    expect(longest).toBeLessThan(16 * 1024);
   });
 
   it('catastrophic shapes RE2 accepts are decided normally, in linear time', async () => {

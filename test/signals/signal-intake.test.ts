@@ -146,6 +146,13 @@ describe('POST /signals: validation', () => {
     ['a time that is not ISO 8601', { ...ok, time: 'yesterday' }, 'time'],
     ['a time without a zone', { ...ok, time: '2026-10-02T16:14:00' }, 'time'],
     ['a time hours ahead', { ...ok, time: '2026-10-02T20:00:00Z' }, 'time'],
+    ['30 February (no such date)', { ...ok, time: '2026-02-30T10:00:00Z' }, 'time'],
+    ['29 February of a common year', { ...ok, time: '2026-02-29T10:00:00Z' }, 'time'],
+    ['month 13', { ...ok, time: '2026-13-01T10:00:00Z' }, 'time'],
+    ['31 September', { ...ok, time: '2026-09-31T10:00:00Z' }, 'time'],
+    ['hour 24', { ...ok, time: '2026-10-02T24:00:00Z' }, 'time'],
+    ['second 60', { ...ok, time: '2026-10-02T16:14:60Z' }, 'time'],
+    ['a zone offset of 25 hours', { ...ok, time: '2026-10-02T16:14:00+25:00' }, 'time'],
   ])('refuses %s with 400 naming the field, and writes nothing', async (_name, body, field) => {
     const { intake, items } = await setup();
     const res = await intake(bearer(body));
@@ -153,6 +160,22 @@ describe('POST /signals: validation', () => {
     expect(res.body.field).toBe(field);
     expect(String(res.body.error)).toMatch(new RegExp(`^${field}`));
     expect(await items()).toEqual([]);
+  });
+
+  it('an impossible date is refused with a clear error, never stored as another date', async () => {
+    const { intake, items } = await setup();
+    const res = await intake(bearer({ ...ok, time: '2026-02-30T10:00:00Z' }));
+    expect(res).toMatchObject({ status: 400, body: { field: 'time' } });
+    expect(res.body.error).toBe('time: 2026-02-30T10:00:00Z: month 2 of 2026 has 28 days');
+    expect(await items()).toEqual([]);
+  });
+
+  it('real calendar instants are accepted: 29 February of a leap year, an offset zone', async () => {
+    const { intake } = await setup();
+    const leap = await intake(bearer({ ...ok, event_id: 'leap', time: '2024-02-29T10:00:00Z' }));
+    expect(leap.status).not.toBe(400);
+    const zoned = await intake(bearer({ ...ok, event_id: 'zoned', time: '2026-10-02T18:14:00+02:00' }));
+    expect(zoned.body).toMatchObject({ event_time: '2026-10-02T16:14:00.000Z' });
   });
 
   it('refuses a body that is not JSON with 400', async () => {

@@ -32,10 +32,20 @@ type CheckBody = Partial<{
   output: { title?: string; summary?: string; text?: string };
 }>;
 
+/** The longest `output.summary` or `output.text` GitHub takes. */
+export const OUTPUT_MAX_CHARS = 65_535;
+
 /** Applies a create/update body; returns a validation message when GitHub would answer 422. */
 function apply(c: SimCheckRun, b: CheckBody): string | null {
   if (b.status !== undefined && !(STATUSES as readonly string[]).includes(b.status)) return 'Invalid status';
   if (b.conclusion !== undefined && !CONCLUSIONS.includes(b.conclusion)) return 'Invalid conclusion';
+  // GitHub's limits on the output fields (its REST reference: "Maximum length: 65535 characters").
+  for (const field of ['summary', 'text'] as const) {
+    const value = b.output?.[field];
+    if (value !== undefined && value.length > OUTPUT_MAX_CHARS) {
+      return `Invalid request.\n\nOnly ${OUTPUT_MAX_CHARS} characters are allowed; ${value.length} were supplied.`;
+    }
+  }
   if (b.name !== undefined) c.name = b.name;
   if (b.details_url !== undefined) c.detailsUrl = b.details_url;
   if (b.external_id !== undefined) c.externalId = b.external_id;
