@@ -53,6 +53,8 @@ export interface MergeGroupFacts {
   readonly pull: QueuedPullFacts | null;
   /** Parents of the run's head commit (the group's commit); null when GitHub knows no such commit. */
   readonly parents: readonly string[] | null;
+  /** GitHub's words when it would not show the pull request. */
+  readonly error?: string;
 }
 
 /** The loop guard's answer: this head may be queued again, this group was handled, or the head's re-enqueues are spent. */
@@ -110,7 +112,7 @@ export function decideRequeue(f: RequeueFacts): RequeueStep {
   const pr = `pull request #${ref.pullRequest}`;
   if (!f.group) return { kind: 'need', what: 'group' };
   const { pull, parents } = f.group;
-  if (!pull) return fallback(`${pr} was not found`);
+  if (!pull) return fallback(`${pr} could not be read${f.group.error ? ` (${f.group.error})` : ''}`);
   if (pull.state !== 'OPEN') {
     return { kind: 'final', decision: 'stale', reason: `${pr} is ${pull.state.toLowerCase()}` };
   }

@@ -26,6 +26,7 @@ import { decisionEvent, outcomeEvent, publishQuietly } from '../events/build.js'
 import type { EventPublisher } from '../ports.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
+import { actOnMergeGroup } from './requeue.js';
 import { findStaleness } from './staleness.js';
 
 export interface WorkerDeps {
@@ -126,9 +127,16 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
     } else {
       const candidates = candidateJobs(facts.jobs ?? [], msg, config);
       const turn = await takeTurn(msg, claim, deps);
+      // A merge-group run puts its pull request back in the queue instead (lib/worker/requeue.ts).
+      const queued =
+        turn.kind === 'go'
+          ? await actOnMergeGroup(msg, config, api, deps, step.reason, () => (rerunCalled = true))
+          : undefined;
       if (turn.kind === 'final') {
         ({ decision, reason } = turn);
         deps.metrics.count('Expired');
+      } else if (queued?.kind === 'final') {
+        ({ decision, reason } = queued);
       } else {
         let answer: RerunAnswer;
         let next: ReturnType<typeof afterRerun>;
@@ -141,6 +149,7 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
         }
         decision = next.decision;
         reason = isRerunDecision(decision) ? `${step.reason}; ${next.reason}` : next.reason;
+        if (queued?.kind === 'rerun' && queued.note) reason = `${reason}; ${queued.note}`;
       }
       if (isRerunDecision(decision)) {
         deps.metrics.count('Rerun');
