@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideRequeue,
+  type MergeGroupFacts,
+  parseMergeGroupBranch,
+  type RequeueFacts,
+  testedHead,
+} from '../../lib/decide/merge-group.js';
+import { config, deepFreeze, runMessage } from './fixtures.js';
+
+const BASE = '1'.repeat(40);
+const HEAD = '2'.repeat(40);
+const GROUP = '3'.repeat(40);
+const branch = `gh-readonly-queue/main/pr-42-${BASE}`;
+const msg = runMessage({ event: 'merge_group', headBranch: branch, headSha: GROUP, pullRequests: [] });
+const open = { id: 'PR_42', state: 'OPEN' as const, headSha: HEAD, inMergeQueue: false };
+const group = (over: Partial<MergeGroupFacts> = {}): MergeGroupFacts => ({
+  pull: open,
+  parents: [BASE, HEAD],
+  ...over,
+});
+const facts = (over: Partial<RequeueFacts> = {}): RequeueFacts =>
+  deepFreeze({ message: msg, config: config(), rerunReason: '1 job(s) lost to infrastructure: test', ...over });
+
+describe('merge-group head branches', () => {
+  it.each([
+    [branch, { base: 'main', pullRequest: 42, sha: BASE }],
+    [`refs/heads/gh-readonly-queue/release/2.x/pr-7-${BASE}`, { base: 'release/2.x', pullRequest: 7, sha: BASE }],
+    ['main', undefined],
+    [`gh-readonly-queue/main/pr-42-${BASE.slice(1)}`, undefined],
+    [`gh-readonly-queue/main/pr-0-${BASE}`, undefined],
+    [null, undefined],
+  ])('%s names %o', (name, expected) => {
+    expect(parseMergeGroupBranch(name)).toEqual(expected);
+  });
+
+  it('reads the tested head from the merge commit, never from the branch name', () => {
+    expect(testedHead([BASE, HEAD])).toBe(HEAD);
+    expect(testedHead([BASE])).toBeUndefined();
+    expect(testedHead([])).toBeUndefined();
+  });
+});
+
+describe('what a merge-group run that would be re-run gets', () => {
+  it.each<[string, RequeueFacts, ReturnType<typeof decideRequeue>['kind'], string?, RegExp?]>([
+    ['a run that is not a merge group: the re-run', facts({ message: runMessage({ event: 'pull_request' }) }), 'rerun'],
+    ['merge_queue: rerun: the re-run, nothing read', facts({ config: config({ mergeQueue: 'rerun' }) }), 'rerun'],
+    [
+      'merge_queue: off: left alone',
+      facts({ config: config({ mergeQueue: 'off' }) }),
+      'final',
+      'ignored',
+      /merge_queue: off/,
+    ],
+    ['first, the group is read', facts(), 'need'],
+    [
+      'a branch that names no pull request: the re-run, with why',
+      facts({ message: { ...msg, headBranch: 'gh-readonly-queue/main' } }),
+      'rerun',
+      undefined,
+      /names no pull request/,
+    ],
+    [
+      'a pull request GitHub would not show: the re-run',
+      facts({ group: group({ pull: null, error: 'FORBIDDEN: x' }) }),
+      'rerun',
+      undefined,
+      /could not be read \(FORBIDDEN: x\)/,
+    ],
+    [
+      'a closed pull request: stale',
+      facts({ group: group({ pull: { ...open, state: 'CLOSED' } }) }),
+      'final',
+      'stale',
+      /is closed/,
+    ],
+    [
+      'a merged pull request: stale',
+      facts({ group: group({ pull: { ...open, state: 'MERGED' } }) }),
+      'final',
+      'stale',
+      /is merged/,
+    ],
+    [
+      'the head moved: stale',
+      facts({ group: group({ pull: { ...open, headSha: '9'.repeat(40) } }) }),
+      'final',
+      'stale',
+      /head moved from 2222222/,
+    ],
+    [
+      'already back in the queue: stale',
+      facts({ group: group({ pull: { ...open, inMergeQueue: true } }) }),
+      'final',
+      'stale',
+      /in the merge queue again/,
+    ],
+    [
+      'a one-parent group commit: the re-run, with why',
+      facts({ group: group({ parents: [BASE] }) }),
+      'rerun',
+      undefined,
+      /squash or rebase/,
+    ],
+    [
+      'no such commit: the re-run, with why',
+      facts({ group: group({ parents: null }) }),
+      'rerun',
+      undefined,
+      /knows no commit/,
+    ],
+    ['then the loop guard is asked', facts({ group: group() }), 'need'],
+    [
+      'the head queued again max_requeues times: attempt_cap',
+      facts({ group: group(), claim: 'cap' }),
+      'final',
+      'attempt_cap',
+      /max_requeues 1/,
+    ],
+    ['the group already handled: duplicate', facts({ group: group(), claim: 'group_handled' }), 'final', 'duplicate'],
+    ['claimed: the mutation', facts({ group: group(), claim: 'claimed' }), 'enqueue'],
+    [
+      'accepted: requeued',
+      facts({ group: group(), claim: 'claimed', answer: { accepted: true } }),
+      'final',
+      'requeued',
+      /lost to infrastructure: test; pull request #42 queued again with head 2222222/,
+    ],
+    [
+      'refused: the re-run, with the refusal',
+      facts({ group: group(), claim: 'claimed', answer: { accepted: false, refusal: 'UNPROCESSABLE: not mergeable' } }),
+      'rerun',
+      undefined,
+      /enqueuePullRequest refused: UNPROCESSABLE: not mergeable; re-ran instead/,
+    ],
+  ])('%s', (_rule, f, kind, decision, reason) => {
+    const step = decideRequeue(f);
+    expect(step.kind).toBe(kind);
+    if (decision) expect(step).toMatchObject({ decision });
+    if (reason) expect(step.kind === 'rerun' ? step.note : step.kind === 'final' ? step.reason : '').toMatch(reason);
+  });
+
+  it('asks for the group, then the claim, then sends with the tested head and never jumps the queue', () => {
+    expect(decideRequeue(facts())).toEqual({ kind: 'need', what: 'group' });
+    expect(decideRequeue(facts({ group: group() }))).toEqual({ kind: 'need', what: 'claim' });
+    expect(decideRequeue(facts({ group: group(), claim: 'claimed' }))).toEqual({
+      kind: 'enqueue',
+      pullRequest: 42,
+      pullRequestId: 'PR_42',
+      expectedHeadOid: HEAD,
+    });
+  });
+});
