@@ -93,3 +93,33 @@ async function requeued(msg: RunMessage, deps: RequeueDeps, base: Record<string,
       deps.log.warn('could not count the re-enqueue against the budget', { ...base, error: e.message }),
     );
 }
+
+/**
+ * What the worker would do with a merge-group run that earned a re-run, read only (for
+ * `reprise explain`): it reads the pull request and the group's commit, never the loop guard,
+ * and sends nothing. Undefined for a run that is not a merge group.
+ */
+export async function previewMergeGroup(
+  msg: RunMessage,
+  config: RepoConfig,
+  api: RepoApi,
+  rerunReason: string,
+): Promise<string | undefined> {
+  let facts: RequeueFacts = { message: msg, config, rerunReason };
+  const ref = parseMergeGroupBranch(msg.headBranch);
+  if (msg.event !== 'merge_group') return undefined;
+  for (;;) {
+    const step = decideRequeue(facts);
+    if (step.kind === 'rerun') return step.note ?? 'merge_queue: rerun: the failed jobs are re-run as for any run';
+    if (step.kind === 'final') return `${step.decision}: ${step.reason}`;
+    if (step.kind === 'need' && step.what === 'group') {
+      facts = { ...facts, group: await readMergeGroup(api, msg.repository, ref!.pullRequest, msg.headSha) };
+      continue;
+    }
+    const head = facts.group?.parents?.at(-1)?.slice(0, 7) ?? '?';
+    return (
+      `would put pull request #${ref!.pullRequest} back in the merge queue with head ${head} ` +
+      `(enqueuePullRequest; attempt_cap instead once that head was queued again max_requeues ${maxRequeues(config)} time(s))`
+    );
+  }
+}
