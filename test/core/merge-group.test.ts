@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { BUILT_IN_DEFAULTS, parseRepoConfig } from '../../lib/config/repo-config.js';
 import {
   decideRequeue,
+  maxRequeues,
   type MergeGroupFacts,
+  mergeQueueMode,
   parseMergeGroupBranch,
   type RequeueFacts,
   testedHead,
@@ -149,5 +152,26 @@ describe('what a merge-group run that would be re-run gets', () => {
       pullRequestId: 'PR_42',
       expectedHeadOid: HEAD,
     });
+  });
+});
+
+describe('merge_queue and max_requeues in .github/reprise.yml', () => {
+  it('reads each value, and leaves the defaults (requeue, 1) when absent', () => {
+    expect(parseRepoConfig(BUILT_IN_DEFAULTS, 'merge_queue: rerun\nmax_requeues: 3\n')).toMatchObject({
+      config: { mergeQueue: 'rerun', maxRequeues: 3 },
+    });
+    expect(parseRepoConfig(BUILT_IN_DEFAULTS, 'merge_queue: off\n').config.mergeQueue).toBe('off');
+    const none = parseRepoConfig(BUILT_IN_DEFAULTS, 'max_attempts: 2\n').config;
+    expect([mergeQueueMode(none), maxRequeues(none)]).toEqual(['requeue', 1]);
+  });
+
+  it.each([
+    ['merge_queue: sometimes\n', /merge_queue: expected one of requeue, rerun, off/],
+    ['max_requeues: 0\n', /max_requeues: expected a whole number from 1 to 10/],
+    ['max_requeues: 11\n', /max_requeues/],
+  ])('a bad value (%s) is a configuration error that names the key, decided with the layer below', (text, message) => {
+    const res = parseRepoConfig(BUILT_IN_DEFAULTS, text);
+    expect(res.error).toMatch(message);
+    expect(res.config).toBe(BUILT_IN_DEFAULTS);
   });
 });
