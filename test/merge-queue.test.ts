@@ -201,7 +201,7 @@ describe('merge queues: once only', () => {
     }
   });
 
-  it('two required workflows of one merge group lost at once: one mutation, the other run a duplicate', async () => {
+  it('two required workflows of one merge group lost at once: one mutation', async () => {
     const first = lostGroup({ workflowName: 'CI', workflowPath: '.github/workflows/ci.yml' });
     const second = lostGroup({
       pullRequest: pr,
@@ -216,11 +216,11 @@ describe('merge queues: once only', () => {
       h.worker()(h.sqsEvent([h.message(second.run.id)])),
     ]);
     expect([...ra.batchItemFailures, ...rb.batchItemFailures]).toEqual([]);
-    const decisions = h.log
-      .named('decision')
-      .map((l) => l.decision)
-      .sort();
-    expect(decisions).toEqual(['duplicate', 'requeued']);
+    const decisions = h.log.named('decision').map((l) => String(l.decision));
+    expect(decisions.filter((d) => d === 'requeued')).toHaveLength(1);
+    // The other finds the group handled (the loop guard), or, when it reads after the mutation,
+    // the pull request already back in the queue.
+    expect(decisions.filter((d) => d !== 'requeued')).toEqual([expect.stringMatching(/^(duplicate|stale)$/)]);
     expect(sentFor(pr)).toHaveLength(1);
   });
 });
