@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Ledger } from '../lib/ledger/ledger.js';
+import { DynamoPacing } from '../lib/ledger/pacing.js';
 import { runMessageFromPayload } from '../lib/webhook/run-message.js';
 import { exitAnnotation, lostJob } from './support/evidence.js';
-import { INSTALLATION_ID, startHarness, type Harness } from './support/harness.js';
+import { INSTALLATION_ID, startHarness, TABLE, type Harness } from './support/harness.js';
 import { workflowRunPayload } from './support/webhooks.js';
 import type { SimMergeGroupSpec } from './sim/index.js';
 
@@ -222,5 +224,40 @@ describe('merge queues: once only', () => {
     // the pull request already back in the queue.
     expect(decisions.filter((d) => d !== 'requeued')).toEqual([expect.stringMatching(/^(duplicate|stale)$/)]);
     expect(sentFor(pr)).toHaveLength(1);
+  });
+});
+
+describe('merge queues: the pace', () => {
+  it('covers the mutation: a second merge-group run waits for its turn before enqueuePullRequest is sent', async () => {
+    const PACED = 6262;
+    h.sim.addInstallation({ id: PACED, account: 'paced', permissions: MERGE_QUEUE_PERMISSIONS });
+    let now = Date.parse('2026-12-03T10:00:00Z');
+    const clock = () => now;
+    const pacing = new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 1, perHour: 0 }, clock);
+    const deferred: number[] = [];
+    const worker = h.worker({
+      ledger: new Ledger(h.dynamo.client, TABLE, clock),
+      pacing,
+      now: clock,
+      defer: async (_r, seconds) => void deferred.push(seconds),
+    });
+    const message = (runId: number) => runMessageFromPayload(workflowRunPayload(h.sim, runId, PACED), `paced-${runId}`);
+    const [a, b] = [
+      h.sim.addMergeGroupRun({ repo: 'paced/app', pullRequest: 1, jobs: [lostJob('test', 'spot-1')] }),
+      h.sim.addMergeGroupRun({ repo: 'paced/app', pullRequest: 2, jobs: [lostJob('test', 'spot-2')] }),
+    ];
+    const sent = (n: number) => h.sim.enqueueRequests.filter((r) => r.pullRequest === n);
+    expect((await worker(h.sqsEvent([message(a.run.id)]))).batchItemFailures).toEqual([]);
+    expect(sent(1)).toHaveLength(1);
+
+    expect((await worker(h.sqsEvent([message(b.run.id)]))).batchItemFailures).toHaveLength(1);
+    expect(deferred).toHaveLength(1);
+    expect(h.sim.pullRequest('paced/app', 2)?.inMergeQueue).toBe(false);
+    const beforeTurn = h.sim.enqueueRequests.length;
+
+    now += pacing.spacingMs;
+    expect((await worker(h.sqsEvent([message(b.run.id)]))).batchItemFailures).toEqual([]);
+    expect(h.sim.enqueueRequests.length).toBe(beforeTurn + 1);
+    expect(h.sim.pullRequest('paced/app', 2)?.inMergeQueue).toBe(true);
   });
 });

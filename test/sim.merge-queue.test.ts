@@ -142,6 +142,27 @@ describe('the simulator knows merge queues', () => {
     expect(sim.pullRequest('plain/app', n)?.inMergeQueue).toBe(false);
   });
 
+  it('counts a mutation against the content-creation limit, as a re-run POST; a GraphQL read does not count', async () => {
+    sim.setSecondaryLimit({ limit: 1 });
+    try {
+      const g = group();
+      const read = await pullId('mq/app', n, g.groupSha);
+      const id = (read.data!.repository as { pullRequest: { id: string } }).pullRequest.id;
+      await pullId('mq/app', n, g.groupSha);
+      expect((await gql(FULL, ENQUEUE_MUTATION, { id, head: g.testedHead })).errors).toBeUndefined();
+      const res = await fetch(`${sim.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `token ${sim.issueToken(FULL)}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: ENQUEUE_MUTATION, variables: { id, head: g.testedHead } }),
+      });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('retry-after')).not.toBeNull();
+      expect(sim.contentLimit).toMatchObject({ received: 2, accepted: 1, refused: 1 });
+    } finally {
+      sim.setSecondaryLimit(null);
+    }
+  });
+
   it.each([
     [
       'an input field GitHub does not have',
