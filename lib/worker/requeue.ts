@@ -1,4 +1,11 @@
-import { decideRequeue, maxRequeues, parseMergeGroupBranch, type RequeueFacts } from '../decide/merge-group.js';
+import {
+  decideRequeue,
+  isMergeGroupRun,
+  maxRequeues,
+  parseMergeGroupBranch,
+  type RequeueFacts,
+  testedHead,
+} from '../decide/merge-group.js';
 import { RateLimitedError } from '../errors.js';
 import { enqueuePullRequest, readMergeGroup } from '../github/merge-queue.js';
 import type { RepoApi } from '../github/repo-api.js';
@@ -52,7 +59,7 @@ export async function actOnMergeGroup(
         if (step.what === 'group') {
           facts = { ...facts, group: await readMergeGroup(api, msg.repository, ref!.pullRequest, msg.headSha) };
         } else {
-          const tested = facts.group!.parents!.at(-1)!;
+          const tested = testedHead(facts.group!.parents ?? [])!;
           claimed = {
             repoId: msg.repository.id,
             pullRequest: ref!.pullRequest,
@@ -105,9 +112,9 @@ export async function previewMergeGroup(
   api: RepoApi,
   rerunReason: string,
 ): Promise<string | undefined> {
+  if (!isMergeGroupRun(msg)) return undefined;
   let facts: RequeueFacts = { message: msg, config, rerunReason };
   const ref = parseMergeGroupBranch(msg.headBranch);
-  if (msg.event !== 'merge_group') return undefined;
   for (;;) {
     const step = decideRequeue(facts);
     if (step.kind === 'rerun') return step.note ?? 'merge_queue: rerun: the failed jobs are re-run as for any run';
@@ -116,7 +123,7 @@ export async function previewMergeGroup(
       facts = { ...facts, group: await readMergeGroup(api, msg.repository, ref!.pullRequest, msg.headSha) };
       continue;
     }
-    const head = facts.group?.parents?.at(-1)?.slice(0, 7) ?? '?';
+    const head = testedHead(facts.group?.parents ?? [])?.slice(0, 7) ?? '?';
     return (
       `would put pull request #${ref!.pullRequest} back in the merge queue with head ${head} ` +
       `(enqueuePullRequest; attempt_cap instead once that head was queued again max_requeues ${maxRequeues(config)} time(s))`
