@@ -1,3 +1,4 @@
+import examples from '@octokit/webhooks-examples';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DEFAULTS, parseRepoConfig } from '../../lib/config/repo-config.js';
 import {
@@ -173,5 +174,28 @@ describe('merge_queue and max_requeues in .github/reprise.yml', () => {
     const res = parseRepoConfig(BUILT_IN_DEFAULTS, text);
     expect(res.error).toMatch(message);
     expect(res.config).toBe(BUILT_IN_DEFAULTS);
+  });
+});
+
+describe("GitHub's merge_group webhook example (@octokit/webhooks-examples)", () => {
+  interface Group {
+    name: string;
+    examples: { merge_group?: { head_ref: string; head_sha: string; base_sha: string } }[];
+  }
+  const example = (examples as unknown as Group[]).find((g) => g.name === 'merge_group')?.examples[0]?.merge_group;
+
+  it('has a head ref the branch rule reads: the pull request number and a sha', () => {
+    expect(example).toBeDefined();
+    expect(parseMergeGroupBranch(example!.head_ref)).toEqual({
+      base: 'main',
+      pullRequest: 104,
+      sha: '929f8209d40f77f4abc622a499c93a83babdbe64',
+    });
+  });
+
+  it("cannot settle what the branch's sha is: it is neither the group's head nor its base, so the head is read from the commit", () => {
+    const { sha } = parseMergeGroupBranch(example!.head_ref)!;
+    expect(sha).not.toBe(example!.head_sha);
+    expect(sha).not.toBe(example!.base_sha);
   });
 });
