@@ -105,6 +105,16 @@ describe('merge queues: a pull request ejected by a lost runner', () => {
     expect(rerunsOf(again.run.id)).toBe(0);
   });
 
+  it('control: with a loop guard that always says yes, the same head ejected again is sent twice, and the count shows it', async () => {
+    const yes = { claim: async () => 'claimed' as const, release: async () => undefined };
+    const ledger = Object.assign(Object.create(h.ledger) as typeof h.ledger, { requeues: yes });
+    const first = lostGroup();
+    expect(await decide(first.run.id, { ledger })).toMatchObject({ decision: 'requeued' });
+    const again = lostGroup({ pullRequest: pr, prHead: first.testedHead });
+    expect(await decide(again.run.id, { ledger })).toMatchObject({ decision: 'requeued' });
+    expect(sentFor(pr)).toHaveLength(2);
+  });
+
   it('max_requeues 2 lets the same head back twice, then attempt_cap', async () => {
     const defaults = { maxRequeues: 2 };
     const first = lostGroup();
