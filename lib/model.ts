@@ -111,6 +111,8 @@ export type DecisionKind =
   | 'retried'
   | 'retried_all'
   | 'rerun_rejected'
+  /** A merge-group run lost to infrastructure: its pull request was put back in the merge queue. */
+  | 'requeued'
   | 'duplicate'
   /** The run waited for its turn past `max_wait` and was left alone. */
   | 'expired';
@@ -172,4 +174,14 @@ export interface RepoConfig {
   readonly stuckAfterMinutes?: number;
   /** Why `enabled` is false when no `enabled: false` said so (a file that fails closed). */
   readonly disabledReason?: string;
+  /** What a merge-group run lost to infrastructure gets; `requeue` when absent. */
+  readonly mergeQueue?: MergeQueueMode;
+  /** Re-enqueues allowed per pull-request head; 1 when absent. */
+  readonly maxRequeues?: number;
 }
+
+/**
+ * `requeue`: put the pull request back in the merge queue (a refusal falls back to the re-run);
+ * `rerun`: re-run the failed jobs, as for any run; `off`: leave merge-group runs alone.
+ */
+export type MergeQueueMode = 'requeue' | 'rerun' | 'off';

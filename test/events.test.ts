@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decisionEvent } from '../lib/events/build.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { DETAIL_TYPES, type EventEnvelope } from '../lib/events/kinds.js';
 import type { RepriseEvent } from '../lib/ports.js';
@@ -146,6 +147,28 @@ describe('decision events: the local runtime writes one JSON line per event, of 
     expect(shapeErrors({ ...ok, outcome: 'maybe' })).not.toBe('');
     expect(shapeErrors({ ...ok, kind: 'verdict' })).not.toBe('');
     expect(shapeErrors({ ...ok, extra: true })).not.toBe('');
+  });
+});
+
+describe('a merge-group run put back in the queue', () => {
+  it('is a requeued decision of the documented shape: no re-run, no next attempt, not a final failure', () => {
+    const msg = {
+      v: 1 as const,
+      deliveryId: 'd-1',
+      installationId: 4242,
+      repository: { id: 1, owner: 'acme', name: 'queue' },
+      runId: 9,
+      runAttempt: 1,
+      workflow: { id: 3, name: 'CI', path: '.github/workflows/ci.yml' },
+      event: 'merge_group',
+      headSha: 'a'.repeat(40),
+      headBranch: `gh-readonly-queue/main/pr-4-${'b'.repeat(40)}`,
+      conclusion: 'failure' as const,
+      pullRequests: [],
+    };
+    const event = decisionEvent(msg, { decision: 'requeued', reason: 'pull request #4 queued again', verdicts: [] }, 0);
+    expect(shapeErrors(event)).toBe('');
+    expect(event).toMatchObject({ decision: 'requeued', rerun: false, next_attempt: null, final_failure: false });
   });
 });
 

@@ -239,7 +239,12 @@ describe("GraphQL queries are validated against GitHub's schema and priced by it
       'query($ids:[ID!]!){ nodes(ids: $ids) { ...F } } fragment F on Job { id }',
       /No such type Job/,
     ],
-    ['a mutation', 'mutation { rerequestCheckSuite(input: {}) { clientMutationId } }', /not configured for mutations/],
+    [
+      'a mutation the simulator does not serve',
+      'mutation { rerequestCheckSuite(input: {}) { clientMutationId } }',
+      /Field 'rerequestCheckSuite' doesn't exist on type 'Mutation'/,
+    ],
+    ['a subscription', 'subscription { x }', /not configured for subscriptions/],
     [
       'an argument of the wrong type (caught by the whole published schema)',
       'query($ids:[ID!]!){ nodes(ids: $ids) { ... on CheckRun { annotations(first: "x") { nodes { message } } } } }',

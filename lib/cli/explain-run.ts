@@ -10,6 +10,7 @@ import { noMetrics } from '../obs/memory-metrics.js';
 import type { EvidenceSources } from '../worker/gather-verdicts.js';
 import { gatherVerdicts } from '../worker/gather-verdicts.js';
 import { type EvaluationDeps, evaluateRun } from '../worker/evaluate.js';
+import { previewMergeGroup } from '../worker/requeue.js';
 import type { LiveRun } from './run-lookup.js';
 
 export interface JobLine {
@@ -45,6 +46,8 @@ export interface Explanation {
   readonly outcomes?: readonly string[];
   /** The installation's breaker, read with --table. */
   readonly breaker?: string;
+  /** For a merge-group run that would be re-run: what the worker does about its pull request instead. */
+  readonly mergeQueue?: string;
   readonly notes: readonly string[];
 }
 
@@ -165,12 +168,16 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
   });
   // dry_run was forced: it means "would re-run" unless the configuration itself says dry_run.
   const wouldRerun = decision === 'dry_run' && !cfg.config.dryRun;
+  const mergeQueue = wouldRerun
+    ? await previewMergeGroup(msg, cfg.config, api, reason.replace(/^would re-run: /, ''))
+    : undefined;
   const recorded = deps.outcomes && (await recordedOutcomes(deps.outcomes, msg, live.latestAttempt));
   return {
     ...base,
     decision,
     reason,
     wouldRerun,
+    ...(mergeQueue && { mergeQueue }),
     verdictsDecided,
     jobs: lines,
     requests: api.requests,

@@ -73,7 +73,11 @@ function printExplanation(io: CliIo, x: Explanation): void {
   const what = x.wouldRerun ? 'would re-run the failed jobs' : x.decision;
   println(out, `Decision: ${what}`);
   println(out, `Reason:   ${x.wouldRerun ? x.reason.replace(/^would re-run: /, '') : x.reason}`);
-  if (x.wouldRerun) println(out, '          (the worker calls rerun-failed-jobs here; explain never does)');
+  if (x.wouldRerun) {
+    const call = x.mergeQueue?.startsWith('would put') ? 'sends enqueuePullRequest' : 'calls rerun-failed-jobs';
+    println(out, `          (the worker ${call} here; explain never does)`);
+  }
+  if (x.mergeQueue) println(out, `Merge queue: ${x.mergeQueue}`);
   const origin =
     x.configOrigin === 'defaults' ? 'defaults (no .github/reprise.yml)' : `${x.configOrigin}/.github/reprise.yml`;
   println(out, `Config:   ${origin}${x.configError ? ` (error: ${x.configError}; defaults used)` : ''}`);

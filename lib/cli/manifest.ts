@@ -8,6 +8,8 @@ export interface ManifestOptions {
   readonly redirectUrl: string;
   /** `check_run` reports need `checks: write`. */
   readonly report: 'log' | 'check_run';
+  /** Ask for what `enqueuePullRequest` needs (the default: `merge_queue: requeue` is). */
+  readonly mergeQueue?: boolean;
 }
 
 export interface AppManifest {
@@ -35,6 +37,24 @@ export function appPermissions(report: 'log' | 'check_run'): Record<string, 'rea
   };
 }
 
+/**
+ * What putting a pull request back in the merge queue (`enqueuePullRequest`) needs: write on
+ * pull requests and contents, as merging does, and on merge queues (GitHub's App permission
+ * "merge queues": manage a repository's merge queues). GitHub documents no per-mutation App
+ * permissions, so all three are asked for. No `merge_group` event is needed: the
+ * `workflow_run` event already says a run is a merge group's.
+ */
+export const MERGE_QUEUE_PERMISSIONS: Readonly<Record<string, 'write'>> = {
+  pull_requests: 'write',
+  contents: 'write',
+  merge_queues: 'write',
+};
+
+export const manifestPermissions = (o: Pick<ManifestOptions, 'report' | 'mergeQueue'>) => ({
+  ...appPermissions(o.report),
+  ...(o.mergeQueue !== false && MERGE_QUEUE_PERMISSIONS),
+});
+
 export function buildManifest(o: ManifestOptions): AppManifest {
   return {
     name: o.name,
@@ -43,7 +63,7 @@ export function buildManifest(o: ManifestOptions): AppManifest {
     hook_attributes: { url: o.webhookUrl, active: true },
     redirect_url: o.redirectUrl,
     public: false,
-    default_permissions: appPermissions(o.report),
+    default_permissions: manifestPermissions(o),
     default_events: ['workflow_run', 'workflow_job'],
   };
 }

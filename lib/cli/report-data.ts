@@ -32,6 +32,8 @@ export interface Report {
   readonly decisions: { readonly total: number; readonly byDecision: readonly Count[] };
   /** Re-runs reprise made in the period and how their attempts ended (`pending`: not yet). */
   readonly reruns: { readonly total: number; readonly outcomes: Readonly<Record<OutcomeShare, number>> };
+  /** Merge-group runs lost to infrastructure whose pull request reprise put back in the merge queue. */
+  readonly requeued: number;
   /** Jobs judged lost to infrastructure and their own running time. */
   readonly lost: {
     readonly jobs: number;
@@ -170,6 +172,7 @@ export function summarise(facts: ReportFacts, o: ReportOptions): Report {
     period: { since: new Date(o.sinceMs).toISOString(), until: new Date(o.untilMs).toISOString(), bucket },
     decisions: { total: decisions.length, byDecision: counted(byDecision) },
     reruns: { total: reruns.length, outcomes },
+    requeued: byDecision.get('requeued') ?? 0,
     lost: {
       jobs,
       jobsWithoutTimes: withoutTimes,

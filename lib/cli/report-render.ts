@@ -34,6 +34,7 @@ export function reportText(r: Report, where: string): string {
     ),
     '',
   );
+  if (r.requeued > 0) out.push(`Pull requests put back in the merge queue: ${r.requeued}`, '');
   const untimed = r.lost.jobsWithoutTimes > 0 ? `, ${r.lost.jobsWithoutTimes} without times` : '';
   out.push(
     `Runner minutes lost to infrastructure: ${minutes(r.lost.minutes)} over ${r.lost.jobs} job(s)${untimed}`,
@@ -205,6 +206,7 @@ export function reportHtml(r: Report, where: string): string {
   const cards = [
     card('runs decided', String(r.decisions.total)),
     card('re-runs', String(r.reruns.total), `${percent(share)} recovered of those finished`),
+    ...(r.requeued > 0 ? [card('back in the merge queue', String(r.requeued), 'pull requests queued again')] : []),
     card('runner minutes lost', minutes(r.lost.minutes), `${r.lost.jobs} job(s) lost to infrastructure`),
     card('estimated cost', money(r.lost.cost), `at ${price(r.lost.pricePerMinute)} per minute`),
     card('interruptions', String(r.interruptions.total), 'spot interruption warnings'),

@@ -2,7 +2,7 @@ import type { GitHubClients } from '../github/client.js';
 import type { AppClient } from './github.js';
 import { isoTime } from './io.js';
 import type { LedgerSource } from './ledger-source.js';
-import { appPermissions } from './manifest.js';
+import { appPermissions, MERGE_QUEUE_PERMISSIONS } from './manifest.js';
 import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
 
 export interface Check {
@@ -124,6 +124,38 @@ export function checkInstallations(installations: readonly Installation[], facts
   }
   return { name: 'installations', status: 'ok', detail: summary };
 }
+
+/** The permissions `enqueuePullRequest` needs; without them merge-group runs fall back to the re-run. */
+export function checkMergeQueuePermissions(installations: readonly Installation[]): Check {
+  const name = 'merge queue';
+  if (installations.length === 0) return { name, status: 'skip', detail: 'no installation' };
+  const lacking = installations
+    .map((i) => ({ i, missing: missingOf(i, MERGE_QUEUE_PERMISSIONS) }))
+    .filter((x) => x.missing.length > 0);
+  const needed = Object.entries(MERGE_QUEUE_PERMISSIONS)
+    .map(([k, level]) => `${k}: ${level}`)
+    .join(', ');
+  if (lacking.length === 0) {
+    return { name, status: 'ok', detail: `every installation grants what enqueuePullRequest needs (${needed})` };
+  }
+  return {
+    name,
+    status: 'warn',
+    detail:
+      lacking
+        .map(({ i, missing }) => `${i.account?.login ?? `installation ${i.id}`} lacks ${missing.join(', ')}`)
+        .join('; ') +
+      `: a pull request ejected from its merge queue by a lost runner is not put back (its run is re-run instead)`,
+    fix:
+      `add ${needed} to the App's permissions, then an owner accepts them at ${lacking.map(({ i }) => i.html_url).join(', ')}; ` +
+      'or set merge_queue: rerun in .github/reprise.yml to keep re-running merge-group runs',
+  };
+}
+
+const missingOf = (i: Installation, needed: Readonly<Record<string, string>>): string[] =>
+  Object.entries(needed)
+    .filter(([k, level]) => (RANK[i.permissions[k] ?? ''] ?? 0) < (RANK[level] ?? 0))
+    .map(([k, level]) => `${k}: ${level}`);
 
 type Delivery = HookDelivery;
 

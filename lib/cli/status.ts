@@ -8,6 +8,7 @@ import {
   checkDecisions,
   checkDeliveries,
   checkInstallations,
+  checkMergeQueuePermissions,
   checkRateLimit,
   checkWebhook,
   listInstallations,
@@ -97,6 +98,7 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
           return checkInstallations(installations, facts);
         }),
       );
+      checks.push(await run(io, 'merge queue', async () => checkMergeQueuePermissions(installations)));
       checks.push(await run(io, 'deliveries', () => checkDeliveries(app)));
       const clients = workerClients(settings, creds);
       checks.push(await run(io, 'rate limit', () => checkRateLimit(installations, clients)));

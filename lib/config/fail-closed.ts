@@ -25,6 +25,8 @@ const NARROWING_KEYS = new Set([
   'ignore_jobs',
   'workflows',
   'stale_check',
+  'merge_queue',
+  'max_requeues',
 ]);
 
 const STALE_ORDER: readonly RepoConfig['staleCheck'][] = ['off', 'pull_request', 'all'];
@@ -74,6 +76,11 @@ function narrowing(
       return STALE_ORDER.indexOf(one.staleCheck) > STALE_ORDER.indexOf(cfg.staleCheck)
         ? { staleCheck: one.staleCheck }
         : undefined;
+    // Leaving merge-group runs alone narrows; a lower count of re-enqueues narrows too.
+    case 'merge_queue':
+      return one.mergeQueue === 'off' ? { mergeQueue: 'off' } : undefined;
+    case 'max_requeues':
+      return (one.maxRequeues ?? 1) < (cfg.maxRequeues ?? 1) ? { maxRequeues: one.maxRequeues! } : undefined;
     default:
       return undefined;
   }

@@ -118,6 +118,12 @@ export function applyConfig(base: RepoConfig, raw: Raw): RepoConfig {
   };
   const stuck = stuckAfter(raw, base.stuckAfterMinutes);
   if (stuck !== undefined) Object.assign(cfg, { stuckAfterMinutes: stuck });
+  const mergeQueue =
+    raw.merge_queue === undefined ? base.mergeQueue : S.mergeQueue.parse(raw.merge_queue, 'merge_queue');
+  if (mergeQueue !== undefined) Object.assign(cfg, { mergeQueue });
+  const requeues =
+    raw.max_requeues === undefined ? base.maxRequeues : S.maxRequeues.parse(raw.max_requeues, 'max_requeues');
+  if (requeues !== undefined) Object.assign(cfg, { maxRequeues: requeues });
   if (cfg.textOnlyMaxAttempts > cfg.maxAttempts) {
     return { ...cfg, textOnlyMaxAttempts: cfg.maxAttempts };
   }

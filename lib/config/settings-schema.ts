@@ -373,6 +373,24 @@ export const SETTINGS = {
     values: 'list of names or globs',
     doc: 'job names or globs never examined (comma separated outside the repository file)',
   }),
+  mergeQueue: def({
+    repoKey: 'merge_queue',
+    default: 'requeue',
+    parse: oneOf(['requeue', 'rerun', 'off'] as const),
+    readBy: [],
+    local: false,
+    values: '`requeue`, `rerun`, `off`',
+    doc: 'a merge-group run lost to infrastructure: its pull request queued again, the run re-run, or left alone',
+  }),
+  maxRequeues: def({
+    repoKey: 'max_requeues',
+    default: 1,
+    parse: int(1, 10),
+    readBy: [],
+    local: false,
+    values: '1–10',
+    doc: 'times one pull-request head is queued again; its next ejection by a lost runner is `attempt_cap`',
+  }),
 
   // Pace, budget and breaker.
   retryBudgetPerHour: def({

@@ -81,6 +81,12 @@ export interface RunRecord {
   readonly repository: { readonly id: number };
 }
 
+/** A GraphQL answer: its data, and GitHub's errors in its own words. */
+export interface GraphqlAnswer {
+  readonly data?: Record<string, unknown> | null;
+  readonly errors?: readonly { readonly type?: string; readonly message?: string }[];
+}
+
 /** A file read with its ETag: an unchanged file costs a 304, which GitHub does not count. */
 export type FileRead =
   | { readonly kind: 'found'; readonly text: string; readonly etag?: string }
@@ -304,6 +310,15 @@ export class RepoApi {
       });
     }
     return out;
+  }
+
+  /**
+   * One GraphQL document of this repository's, answered as GitHub sends it: `data` and any
+   * `errors` (a refused mutation is an answer, not a fault). Rate limits and HTTP faults throw.
+   */
+  async graphqlDocument(query: string, variables: Record<string, unknown>): Promise<GraphqlAnswer> {
+    const res = await this.graphql(`POST ${this.graphqlUrl}`, { query, variables });
+    return (res.data ?? {}) as GraphqlAnswer;
   }
 
   /**

@@ -45,6 +45,8 @@ export const ATTR = {
   reportedAt: 'reportedAt',
   // pacing of an installation
   slots: 'slots',
+  // re-enqueues of a pull-request head
+  requeues: 'requeues',
   version: 'version',
 } as const;
 

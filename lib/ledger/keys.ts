@@ -19,6 +19,8 @@ export const TTL = {
   rerunOutcome: 35 * DAY,
   /** GitHub fails a job queued for 24 hours: a queued job never outlives two days here. */
   queuedJob: 2 * DAY,
+  /** A pull request's re-enqueues live as long as a run attempt's record. */
+  requeue: 35 * DAY,
 } as const;
 
 export interface Key {
@@ -102,6 +104,16 @@ export const keys = {
    */
   queuedJob: (repoId: number, jobId: number): Key => ({ pk: 'QUEUED', sk: `JOB#${repoId}#${jobId}` }),
   queuedJobs: (): KeyRange => ({ pk: 'QUEUED' }),
+  /** How often a pull request's head was put back in the merge queue: one counter per head. */
+  requeueHead: (repoId: number, pullRequest: number, headSha: string): Key => ({
+    pk: `REQUEUE#${repoId}#${pullRequest}`,
+    sk: `HEAD#${headSha}`,
+  }),
+  /** One per merge group whose ejection was handled, so its other workflows' runs do not queue it twice. */
+  requeueGroup: (repoId: number, pullRequest: number, groupSha: string): Key => ({
+    pk: `REQUEUE#${repoId}#${pullRequest}`,
+    sk: `GROUP#${groupSha}`,
+  }),
   /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
   reconcileCursor: (name: string): Key => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),
   /** One per delivery GUID the reconciler asked GitHub to redeliver. */

@@ -11,9 +11,11 @@ import type {
   ReplayLedger,
   ReportFacts,
   ReportLedger,
+  RequeueLog,
 } from '../ports.js';
 import { TableReconcileStore } from './reconcile-store.js';
 import { readReportFacts } from './report-facts.js';
+import { TableRequeues } from './requeues.js';
 import { RunAttempts } from './run-attempts.js';
 import { Table } from './table.js';
 
@@ -24,6 +26,8 @@ import { Table } from './table.js';
 export class Ledger implements ReconcileLedger, ReplayLedger, DecisionLog, ReportLedger {
   private readonly table: Table;
   private readonly attempts: RunAttempts;
+  /** The merge-queue loop guard, on the same table. */
+  readonly requeues: RequeueLog;
 
   constructor(
     client: DynamoDBClient,
@@ -32,6 +36,7 @@ export class Ledger implements ReconcileLedger, ReplayLedger, DecisionLog, Repor
   ) {
     this.table = new Table(client, tableName);
     this.attempts = new RunAttempts(this.table, now);
+    this.requeues = new TableRequeues(this.table, now);
   }
 
   async isSeen(guid: string): Promise<boolean> {

@@ -14,6 +14,7 @@ import { evaluateRun } from './evaluate.js';
 import { keepFacts, type KeptFacts, readKeptFacts } from './kept-facts.js';
 import { record, recordOutcome } from './record-decision.js';
 import { callFailure, priorClaim } from './prior-claim.js';
+import { actOnMergeGroup } from './requeue.js';
 import { rerunCalls } from './rerun-calls.js';
 import { takeTurn } from './turn.js';
 import type { RunOutcome, RunResult, WorkerDeps } from './worker-deps.js';
@@ -76,9 +77,16 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
         ({ decision, reason } = turn);
         deps.metrics.count('Expired');
       } else {
-        rerunCalled = true;
-        const candidates = candidateJobs(judged.facts.jobs ?? [], msg, config);
-        ({ decision, reason } = await rerunCalls(api, msg, candidates, step, config));
+        // A merge-group run puts its pull request back in the queue instead (lib/worker/requeue.ts).
+        const queued = await actOnMergeGroup(msg, config, api, deps, step.reason, () => (rerunCalled = true));
+        if (queued.kind === 'final') {
+          ({ decision, reason } = queued);
+        } else {
+          rerunCalled = true;
+          const candidates = candidateJobs(judged.facts.jobs ?? [], msg, config);
+          ({ decision, reason } = await rerunCalls(api, msg, candidates, step, config));
+          if (queued.note) reason = `${reason}; ${queued.note}`;
+        }
       }
       if (isRerunDecision(decision)) await spend(msg, deps, step.evidence, base);
     }

@@ -50,6 +50,24 @@ describe('reprise explain', () => {
     expect(h.sim.run(run.id).runAttempt).toBe(1);
   });
 
+  it('a merge-group run lost to a runner: explain says the pull request would go back in the queue, and sends no mutation', async () => {
+    const g = h.sim.addMergeGroupRun({
+      repo: 'acme/explain',
+      pullRequest: 31,
+      jobs: [lostJob('test', 'runner-17')],
+    });
+    const io = captureIo(appEnv(h.sim.url));
+    expect(await explain(['acme/explain', String(g.run.id)], io)).toBe(0);
+    const out = io.out();
+    expect(out).toContain('Decision: would re-run the failed jobs');
+    expect(out).toContain('(the worker sends enqueuePullRequest here; explain never does)');
+    expect(out).toContain(
+      `Merge queue: would put pull request #31 back in the merge queue with head ${g.testedHead.slice(0, 7)}`,
+    );
+    expect(h.sim.enqueueRequests).toHaveLength(0);
+    expect(writes()).toEqual([]);
+  });
+
   it('success with GITHUB_TOKEN and --json: a genuine failure, its evidence, zero POSTs of any kind', async () => {
     const run = h.sim.addRun({
       repo: 'acme/explain',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubUrls } from '../../lib/cli/setup.js';
-import { appPermissions, buildManifest } from '../../lib/cli/manifest.js';
+import { appPermissions, buildManifest, MERGE_QUEUE_PERMISSIONS } from '../../lib/cli/manifest.js';
 import { setup } from '../../lib/cli/setup.js';
 import { parseAppSecret, privateKeyFrom } from '../../lib/config/secrets.js';
 import { GitHubSimulator } from '../sim/index.js';
@@ -170,18 +170,33 @@ describe('reprise setup: the GitHub App manifest flow', () => {
         redirectUrl: 'http://127.0.0.1:1/callback',
         report,
       });
+      // What enqueuePullRequest needs comes on top: merge_queue: requeue is the default.
       expect(m.default_permissions).toEqual({
         actions: 'write',
         checks,
-        contents: 'read',
-        pull_requests: 'read',
+        contents: 'write',
+        pull_requests: 'write',
+        merge_queues: 'write',
         metadata: 'read',
       });
-      expect(m.default_permissions).toEqual(appPermissions(report));
+      expect(m.default_permissions).toEqual({ ...appPermissions(report), ...MERGE_QUEUE_PERMISSIONS });
       expect(m.default_events).toEqual(['workflow_run', 'workflow_job']);
       expect(m.public).toBe(false);
     },
   );
+
+  it('--no-merge-queue leaves out the write permissions enqueuePullRequest needs', () => {
+    const m = buildManifest({
+      name: 'reprise',
+      homepageUrl: 'https://github.com',
+      webhookUrl: 'https://h.example.com/webhook',
+      redirectUrl: 'http://127.0.0.1:1/callback',
+      report: 'log',
+      mergeQueue: false,
+    });
+    expect(m.default_permissions).toEqual(appPermissions('log'));
+    expect(m.default_permissions).not.toHaveProperty('merge_queues');
+  });
 
   it('--report check_run reaches the served manifest as checks: write', async () => {
     const io = captureIo({ GITHUB_API_URL: sim.url });

@@ -50,6 +50,33 @@ describe('reprise status', () => {
     expect(h.sim.count('POST', new RegExp(`/app/installations/${INSTALLATION_ID}/access_tokens$`))).toBeGreaterThan(0);
   });
 
+  it('warns, without failing, when an installation lacks what putting a pull request back in the merge queue needs', async () => {
+    const io = captureIo(appEnv(h.sim.url), aws());
+    expect(await status(['--webhook-url', HOOK, '--json'], io)).toBe(0);
+    const report = JSON.parse(io.out()) as { checks: { name: string; status: string; detail: string; fix?: string }[] };
+    const mq = report.checks.find((c) => c.name === 'merge queue');
+    // The simulator's installation has contents: read and pull_requests: read, no merge_queues.
+    expect(mq).toMatchObject({ status: 'warn' });
+    expect(mq?.detail).toMatch(/acme lacks pull_requests: write, contents: write, merge_queues: write/);
+    expect(mq?.fix).toMatch(/merge_queue: rerun/);
+
+    h.sim.addInstallation({
+      id: INSTALLATION_ID,
+      account: 'acme',
+      permissions: {
+        actions: 'write',
+        checks: 'read',
+        contents: 'write',
+        metadata: 'read',
+        pull_requests: 'write',
+        merge_queues: 'write',
+      },
+    });
+    const again = captureIo(appEnv(h.sim.url), aws());
+    expect(await status(['--webhook-url', HOOK], again)).toBe(0);
+    expect(again.out()).toMatch(/^OK +merge queue +every installation grants what enqueuePullRequest needs/m);
+  });
+
   it('failure: a wrong webhook URL and a lost delivery each say what is wrong and the fix, exit 1', async () => {
     h.sim.hookConfig = { url: 'https://old.example.com/webhook', content_type: 'json', insecure_ssl: '0' };
     const lost = randomUUID();

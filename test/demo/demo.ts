@@ -23,6 +23,8 @@ interface Scenario {
   readonly expect: string;
   readonly run: Omit<SimRunSpec, 'repo'>;
   readonly deliveries?: number;
+  /** A merge-group run of this pull request: GitHub removed it from the queue when the run failed. */
+  readonly mergeGroupOf?: number;
 }
 
 const SCENARIOS: Scenario[] = [
@@ -61,12 +63,27 @@ const SCENARIOS: Scenario[] = [
     run: { runAttempt: 3, jobs: [{ name: 'test', conclusion: 'failure', annotations: [lostAnnotation('spot-9')] }] },
   },
   {
+    title: 'a merge-queue run lost its runner',
+    expect: 'requeued',
+    mergeGroupOf: 42,
+    run: { jobs: [{ name: 'build', conclusion: 'success' }, lostJob('test', 'spot-i-0f1e2d3c4b5a69788')] },
+  },
+  {
     title: 'the same delivery sent twice',
     expect: 'retried + duplicate',
     deliveries: 2,
     run: { jobs: [{ name: 'test', conclusion: 'failure', annotations: [lostAnnotation('spot-4')] }] },
   },
 ];
+
+/** What a GraphQL call asked for: the annotations, the merge group, or the mutation. */
+function graphqlLabel(body: unknown): string {
+  const query = String((body as { query?: unknown } | undefined)?.query ?? '');
+  if (/\benqueuePullRequest\b/.test(query)) return ' (enqueuePullRequest)';
+  if (/\brepository\s*\(/.test(query)) return ' (pull request, group commit)';
+  if (/\bnodes\s*\(/.test(query)) return ' (annotations)';
+  return '';
+}
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
@@ -75,7 +92,7 @@ function table(rows: string[][]): string {
 }
 
 /** Minutes a lost job ran before its runner went away, so the report has losses to show. */
-const RAN_MINUTES = [42, 17, 25, 8, 31, 12];
+const RAN_MINUTES = [42, 17, 25, 8, 31, 23, 12];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { report: { type: 'string' } } });
@@ -84,13 +101,30 @@ async function main(): Promise<void> {
     : join(mkdtempSync(join(tmpdir(), 'reprise-demo-')), 'report.html');
   const { sim, rt, outcomes, close } = await startLocal({ secret: SECRET, retryBaseMs: 1000 });
   console.log(`reprise demo: local runtime at ${rt.url}, GitHub simulator at ${sim.url}\n`);
+  // The App was granted what putting a pull request back in the merge queue needs (reprise setup asks for it).
+  sim.addInstallation({
+    id: INSTALLATION_ID,
+    account: 'acme',
+    permissions: {
+      actions: 'write',
+      checks: 'read',
+      contents: 'write',
+      metadata: 'read',
+      pull_requests: 'write',
+      merge_queues: 'write',
+    },
+  });
 
   const rows = [['scenario', 'run', 'verdicts', 'decision', 'expected', 'calls on GitHub']];
   let failures = 0;
   for (const [i, s] of SCENARIOS.entries()) {
     const ranFrom = new Date(Date.now() - (RAN_MINUTES[i] ?? 10) * 60_000).toISOString();
     const jobs = s.run.jobs.map((j) => (j.conclusion === 'failure' ? { ...j, startedAt: ranFrom } : j));
-    const run = sim.addRun({ repo: `acme/service-${i + 1}`, ...s.run, jobs });
+    const repo = `acme/service-${i + 1}`;
+    const run =
+      s.mergeGroupOf === undefined
+        ? sim.addRun({ repo, ...s.run, jobs })
+        : sim.addMergeGroupRun({ repo, pullRequest: s.mergeGroupOf, ...s.run, jobs }).run;
     sim.resetRequests();
     const delivery = await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, run.id, INSTALLATION_ID));
     for (let n = 0; n < (s.deliveries ?? 1); n++) {
@@ -107,7 +141,7 @@ async function main(): Promise<void> {
       .filter((r) => !r.path.includes('access_tokens') && !r.path.startsWith('/_logs'))
       .map(
         (r) =>
-          `${r.method} ${r.path.replace(/^\/repos\/[^/]+\/[^/]+/, '').replace(/\/actions\/runs\/\d+/, '/runs/:id')}`,
+          `${r.method} ${r.path.replace(/^\/repos\/[^/]+\/[^/]+/, '').replace(/\/actions\/runs\/\d+/, '/runs/:id')}${graphqlLabel(r.body)}`,
       );
     const ok = shown === s.expect;
     if (!ok) failures++;
@@ -122,7 +156,10 @@ async function main(): Promise<void> {
   }
   console.log(table(rows));
   const reruns = sim.reruns.length;
-  console.log(`\n${SCENARIOS.length} runs, ${reruns} re-run call(s) made, ${failures} mismatch(es).`);
+  const requeues = sim.enqueueRequests.length;
+  console.log(
+    `\n${SCENARIOS.length} runs, ${reruns} re-run call(s) made, ${requeues} pull request(s) put back in the merge queue, ${failures} mismatch(es).`,
+  );
 
   // The re-runs' completed attempts come back as webhooks: a green one is recorded as recovered.
   for (const runId of new Set(sim.reruns.map((r) => r.runId))) {

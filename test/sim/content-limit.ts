@@ -4,6 +4,10 @@ import { rateLimited, type RateLimitShape } from './rate-limits.js';
 /** Re-run POSTs and check-run POSTs: the content-generating requests reprise makes. */
 export const CONTENT_REQUESTS = /\/actions\/(runs\/\d+\/(rerun|rerun-failed-jobs)|jobs\/\d+\/rerun)$|\/check-runs$/;
 
+/** A GraphQL mutation (`enqueuePullRequest`) creates content as a re-run does. */
+const isMutation = (req: SimRequest): boolean =>
+  /\/graphql$/.test(req.path) && /^\s*mutation\b/.test(String((req.body as { query?: unknown } | null)?.query ?? ''));
+
 export interface ContentLimitOptions {
   /** Requests allowed per installation within any `windowMs` (GitHub: 80 a minute). */
   readonly limit: number;
@@ -50,7 +54,7 @@ export class ContentLimit {
 
   /** Counts a request; answers GitHub's refusal when it is one too many, else null. */
   take(req: SimRequest): SimResponse | null {
-    if (req.method !== 'POST' || !this.paths.test(req.path)) return null;
+    if (req.method !== 'POST' || !(this.paths.test(req.path) || isMutation(req))) return null;
     this.counts.received++;
     const key = req.auth.kind === 'token' ? String(req.auth.installationId ?? 'none') : 'none';
     const now = this.now();

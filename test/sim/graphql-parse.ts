@@ -4,6 +4,8 @@ export type Value =
   | { kind: 'variable'; name: string }
   | { kind: 'int'; value: number }
   | { kind: 'other' }
+  | { kind: 'string'; value: string }
+  | { kind: 'boolean'; value: boolean }
   | { kind: 'list'; values: Value[] }
   | { kind: 'object'; fields: Record<string, Value> };
 
@@ -121,9 +123,15 @@ export function parseDocument(source: string): Definition[] {
       next();
       return Number.isInteger(Number(t.text)) ? { kind: 'int', value: Number(t.text) } : { kind: 'other' };
     }
-    if (t.kind === 'string' || t.kind === 'name') {
+    if (t.kind === 'string') {
       next();
-      return { kind: 'other' };
+      return { kind: 'string', value: JSON.parse(t.text) as string };
+    }
+    if (t.kind === 'name') {
+      next();
+      return t.text === 'true' || t.text === 'false'
+        ? { kind: 'boolean', value: t.text === 'true' }
+        : { kind: 'other' };
     }
     return fail(t);
   };

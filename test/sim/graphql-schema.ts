@@ -26,6 +26,51 @@ const OBJECTS: Readonly<Record<string, Readonly<Record<string, FieldType>>>> = {
     node: { type: 'Node', args: { id: { required: true } } },
     nodes: { type: 'Node', args: { ids: { required: true } } },
     rateLimit: { type: 'RateLimit', args: { dryRun: {} } },
+    repository: {
+      type: 'Repository',
+      args: { owner: { required: true }, name: { required: true }, followRenames: {} },
+    },
+  },
+  Mutation: {
+    enqueuePullRequest: { type: 'EnqueuePullRequestPayload', args: { input: { required: true } } },
+  },
+  Repository: {
+    id: { type: 'ID' },
+    nameWithOwner: { type: 'String' },
+    pullRequest: { type: 'PullRequest', args: { number: { required: true } } },
+    object: { type: 'GitObject', args: { oid: {}, expression: {} } },
+  },
+  PullRequest: {
+    id: { type: 'ID' },
+    number: { type: 'Int' },
+    state: { type: 'PullRequestState' },
+    headRefOid: { type: 'GitObjectID' },
+    isInMergeQueue: { type: 'Boolean' },
+    mergeable: { type: 'MergeableState' },
+    mergeQueueEntry: { type: 'MergeQueueEntry' },
+  },
+  GitObject: { id: { type: 'ID' }, oid: { type: 'GitObjectID' } },
+  Commit: {
+    id: { type: 'ID' },
+    oid: { type: 'GitObjectID' },
+    parents: { type: 'CommitConnection', args: PAGING },
+  },
+  CommitConnection: {
+    nodes: { type: 'Commit' },
+    pageInfo: { type: 'PageInfo' },
+    totalCount: { type: 'Int' },
+  },
+  EnqueuePullRequestPayload: {
+    clientMutationId: { type: 'String' },
+    mergeQueueEntry: { type: 'MergeQueueEntry' },
+  },
+  MergeQueueEntry: {
+    id: { type: 'ID' },
+    position: { type: 'Int' },
+    state: { type: 'MergeQueueEntryState' },
+    jump: { type: 'Boolean' },
+    solo: { type: 'Boolean' },
+    enqueuedAt: { type: 'DateTime' },
   },
   Node: { id: { type: 'ID' } },
   CheckRun: {
@@ -76,7 +121,12 @@ const OBJECTS: Readonly<Record<string, Readonly<Record<string, FieldType>>>> = {
 };
 
 /** Types a fragment on `key` may also be spread into (an interface and what implements it). */
-const IMPLEMENTS: Readonly<Record<string, readonly string[]>> = { CheckRun: ['Node'] };
+const IMPLEMENTS: Readonly<Record<string, readonly string[]>> = {
+  CheckRun: ['Node'],
+  Commit: ['GitObject', 'Node'],
+  PullRequest: ['Node'],
+  MergeQueueEntry: ['Node'],
+};
 const LEAVES = new Set([
   'ID',
   'Int',
@@ -87,6 +137,10 @@ const LEAVES = new Set([
   'CheckStatusState',
   'CheckConclusionState',
   'CheckAnnotationLevel',
+  'GitObjectID',
+  'PullRequestState',
+  'MergeableState',
+  'MergeQueueEntryState',
 ]);
 
 export interface GraphqlError {
@@ -184,13 +238,13 @@ export function validateDocument(defs: readonly Definition[]): GraphqlError[] {
         errors.push({ message: `No such type ${d.on}, so it can't be a fragment condition`, locations: at(d) });
       continue;
     }
-    if (d.operation !== 'query') {
+    if (d.operation !== 'query' && d.operation !== 'mutation') {
       errors.push({ message: `Schema is not configured for ${d.operation}s` });
       continue;
     }
     const used = new Set<string>();
-    walk(d.selections, 'Query', used, new Set());
-    const label = d.name ? `query '${d.name}'` : 'anonymous query';
+    walk(d.selections, d.operation === 'query' ? 'Query' : 'Mutation', used, new Set());
+    const label = d.name ? `${d.operation} '${d.name}'` : `anonymous ${d.operation}`;
     for (const v of used) {
       if (!d.variables.includes(v)) errors.push({ message: `Variable $${v} is used by ${label} but not declared` });
     }

@@ -6,6 +6,7 @@ import { workflowJob, workflowRun } from './render-actions.js';
 import { actionsRoutes } from './routes-actions.js';
 import { appRoutes } from './routes-app.js';
 import { checksRoutes } from './routes-checks.js';
+import { addMergeGroupRun, type SimMergeGroup, type SimMergeGroupSpec } from './merge-queue.js';
 import { graphqlRoutes } from './routes-graphql.js';
 import { logRoutes } from './routes-logs.js';
 import { repoRoutes } from './routes-repos.js';
@@ -16,7 +17,9 @@ import type {
   SimApp,
   SimCheckRun,
   SimDelivery,
+  SimEnqueueRequest,
   SimFault,
+  SimPullRequest,
   SimRequestRecord,
   SimRerunRecord,
   SimRerunRequest,
@@ -25,6 +28,7 @@ import type {
 import { NO_RERUNS, type RerunTally, tallyReruns } from './rerun-requests.js';
 
 export type * from './types.js';
+export type { SimMergeGroup, SimMergeGroupSpec } from './merge-queue.js';
 export { SimRun } from './runs.js';
 export { decodeJwt } from './auth.js';
 export { NO_RERUNS, tallyReruns, type RerunTally } from './rerun-requests.js';
@@ -119,11 +123,23 @@ export class GitHubSimulator {
     this.model.setRepoFile(repo, path, content);
   }
 
-  addPullRequest(
-    repo: string,
-    pr: { number: number; state: 'open' | 'closed'; headSha: string; headRef?: string },
-  ): void {
+  addPullRequest(repo: string, pr: Parameters<SimModel['addPullRequest']>[1]): void {
     this.model.addPullRequest(repo, pr);
+  }
+
+  /** A pull request as GitHub holds it now (its head, whether it is in the merge queue). */
+  pullRequest(repo: string, number: number): Readonly<SimPullRequest> | undefined {
+    return this.model.pull(this.model.repo(repo), number);
+  }
+
+  /** A merge group for a pull request and one of its `merge_group` runs; a failed run removes it from the queue. */
+  addMergeGroupRun(spec: SimMergeGroupSpec): SimMergeGroup {
+    return addMergeGroupRun(this.model, spec);
+  }
+
+  /** Every `enqueuePullRequest` received, accepted or refused: what was sent, not what was taken. */
+  get enqueueRequests(): readonly SimEnqueueRequest[] {
+    return this.model.enqueueRequests;
   }
 
   addDelivery(d: Parameters<SimModel['addDelivery']>[0]): SimDelivery {

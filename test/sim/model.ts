@@ -5,6 +5,7 @@ import type {
   SimApp,
   SimCheckRun,
   SimDelivery,
+  SimEnqueueRequest,
   SimInstallation,
   SimJob,
   SimPullRequest,
@@ -21,6 +22,16 @@ const DEFAULT_PERMISSIONS = {
   metadata: 'read',
   pull_requests: 'read',
 };
+
+/** A pull request as a test describes it; unset fields keep their value (or the default). */
+export interface SimPullRequestSpec {
+  number: number;
+  state: 'open' | 'closed';
+  headSha: string;
+  headRef?: string;
+  inMergeQueue?: boolean;
+  mergeable?: boolean;
+}
 
 export interface IssuedToken {
   installationId: number | null;
@@ -59,6 +70,10 @@ export class SimModel implements JobFactory {
   readonly deliveries: SimDelivery[] = [];
   readonly manifestCodes = new Map<string, SimApp>();
   readonly checkRuns: SimCheckRun[] = [];
+  /** Commits reprise may read over GraphQL (merge groups' commits), by sha: their parents. */
+  readonly commits = new Map<string, { parents: string[] }>();
+  /** Every `enqueuePullRequest` received, accepted or refused, in order of arrival. */
+  readonly enqueueRequests: SimEnqueueRequest[] = [];
   /** Re-runs GitHub accepted (each started a new attempt). */
   readonly reruns: SimRerunRecord[] = [];
   /** Every re-run POST received, accepted or not, in order of arrival. */
@@ -220,15 +235,14 @@ export class SimModel implements JobFactory {
     return run;
   }
 
-  addPullRequest(
-    repo: string,
-    pr: { number: number; state: 'open' | 'closed'; headSha: string; headRef?: string },
-  ): void {
+  addPullRequest(repo: string, pr: SimPullRequestSpec): void {
     const r = this.repo(repo);
     const key = `${r.fullName.toLowerCase()}#${pr.number}`;
     const existing = this.pulls.get(key);
+    const id = existing?.id ?? this.ids.next('pr');
     this.pulls.set(key, {
-      id: existing?.id ?? this.ids.next('pr'),
+      id,
+      nodeId: existing?.nodeId ?? nodeId('PR', r.id, id),
       repo: r.fullName,
       number: pr.number,
       state: pr.state,
@@ -236,6 +250,8 @@ export class SimModel implements JobFactory {
       headRef: pr.headRef ?? `feature/pr-${pr.number}`,
       baseRef: r.defaultBranch,
       createdAt: existing?.createdAt ?? iso(Date.now() - 3_600_000),
+      inMergeQueue: pr.inMergeQueue ?? existing?.inMergeQueue ?? false,
+      mergeable: pr.mergeable ?? existing?.mergeable ?? true,
     });
   }
 

@@ -1,4 +1,5 @@
 import { json, type Route, type SimContext } from './http.js';
+import { answerMergeQueue, isMergeQueueDocument } from './graphql-merge-queue.js';
 import { checkQuery, queryCost } from './graphql-schema.js';
 import { grants, NOT_ACCESSIBLE } from './permissions.js';
 import { graphqlAnnotation } from './render-actions.js';
@@ -74,6 +75,9 @@ export const graphqlRoutes: Route[] = [
       const cost = queryCost(checked.defs, body.variables);
       const granted = req.auth.kind === 'token' ? ctx.model.tokens.get(req.auth.token)?.permissions : undefined;
       // A static token (a personal token) reads whatever its owner can.
+      if (isMergeQueueDocument(checked.defs)) {
+        return { ...json(answerMergeQueue(ctx.model, checked.defs, body.variables, granted)), cost };
+      }
       const readsChecks = granted === undefined || grants(granted, 'checks', 'read');
       // Each `[alias:] nodes(ids: $var)` field is answered under its alias, as GitHub does.
       const fields = [...body.query.matchAll(/(?:(\w+)\s*:\s*)?\bnodes\s*\(\s*ids\s*:\s*\$(\w+)\s*\)/g)].map((m) => ({

@@ -102,6 +102,8 @@ export interface SimRepo {
 
 export interface SimPullRequest {
   id: number;
+  /** The GraphQL node id `enqueuePullRequest` names. */
+  nodeId: string;
   repo: string;
   number: number;
   state: 'open' | 'closed';
@@ -109,6 +111,23 @@ export interface SimPullRequest {
   headRef: string;
   baseRef: string;
   createdAt: string;
+  /** In the base branch's merge queue now. */
+  inMergeQueue: boolean;
+  /** False when it conflicts with its base or branch protection refuses it: the queue will not take it. */
+  mergeable: boolean;
+}
+
+/** One `enqueuePullRequest` mutation as GitHub received it, whatever the answer. */
+export interface SimEnqueueRequest {
+  pullRequestId: string;
+  /** The pull request the id names, when it names one. */
+  pullRequest: number | null;
+  expectedHeadOid: string | null;
+  jump: boolean;
+  at: number;
+  accepted: boolean;
+  /** GitHub's error when it refused. */
+  message: string | null;
 }
 
 export interface SimInstallation {

@@ -1,0 +1,132 @@
+import {
+  decideRequeue,
+  isMergeGroupRun,
+  maxRequeues,
+  parseMergeGroupBranch,
+  type RequeueFacts,
+  testedHead,
+} from '../decide/merge-group.js';
+import { RateLimitedError } from '../errors.js';
+import { enqueuePullRequest, readMergeGroup } from '../github/merge-queue.js';
+import type { RepoApi } from '../github/repo-api.js';
+import type { DecisionKind, RepoConfig, RunMessage } from '../model.js';
+import type { Log, MetricSink, RequeueLog, RequeueRef, RetryBudget } from '../ports.js';
+
+export interface RequeueDeps {
+  readonly ledger: { readonly requeues: RequeueLog };
+  readonly budget?: RetryBudget;
+  readonly log: Log;
+  readonly metrics: MetricSink;
+}
+
+/** What the worker does with a run that earned a re-run: the re-run (with a note when it is a fallback), or a decision. */
+export type MergeQueueAction =
+  | { readonly kind: 'rerun'; readonly note?: string }
+  | { readonly kind: 'final'; readonly decision: DecisionKind; readonly reason: string };
+
+/**
+ * For a merge-group run that would be re-run: reads the pull request and the group's commit,
+ * takes the loop guard's claim, and sends `enqueuePullRequest` once. Any other run, and every
+ * fallback, goes on to the re-run. `onSend` is called just before the mutation leaves: from
+ * then on a fault keeps the run attempt's claim, as after a re-run call.
+ */
+export async function actOnMergeGroup(
+  msg: RunMessage,
+  config: RepoConfig,
+  api: RepoApi,
+  deps: RequeueDeps,
+  rerunReason: string,
+  onSend: () => void,
+): Promise<MergeQueueAction> {
+  let facts: RequeueFacts = { message: msg, config, rerunReason };
+  const ref = parseMergeGroupBranch(msg.headBranch);
+  let claimed: RequeueRef | undefined;
+  const base = {
+    run_id: msg.runId,
+    run_attempt: msg.runAttempt,
+    repository: `${msg.repository.owner}/${msg.repository.name}`,
+  };
+  for (;;) {
+    const step = decideRequeue(facts);
+    switch (step.kind) {
+      case 'rerun':
+        if (step.note) deps.log.warn('merge queue: falling back to the re-run', { ...base, note: step.note });
+        return step;
+      case 'final':
+        if (step.decision === 'requeued') await requeued(msg, deps, base);
+        return step;
+      case 'need':
+        if (step.what === 'group') {
+          facts = { ...facts, group: await readMergeGroup(api, msg.repository, ref!.pullRequest, msg.headSha) };
+        } else {
+          const tested = testedHead(facts.group!.parents ?? [])!;
+          claimed = {
+            repoId: msg.repository.id,
+            pullRequest: ref!.pullRequest,
+            headSha: tested,
+            groupSha: msg.headSha,
+          };
+          facts = { ...facts, claim: await deps.ledger.requeues.claim(claimed, maxRequeues(config)) };
+        }
+        break;
+      case 'enqueue': {
+        onSend();
+        try {
+          facts = { ...facts, answer: await enqueuePullRequest(api, step.pullRequestId, step.expectedHeadOid) };
+        } catch (err) {
+          // Turned away before GitHub acted on it: the retry may take the claim again.
+          if (err instanceof RateLimitedError && claimed) {
+            await deps.ledger.requeues
+              .release(claimed)
+              .catch((e: Error) =>
+                deps.log.warn('could not release the re-enqueue claim', { ...base, error: e.message }),
+              );
+          }
+          throw err;
+        }
+        if (!facts.answer!.accepted) deps.metrics.count('RequeueRefused');
+        break;
+      }
+    }
+  }
+}
+
+async function requeued(msg: RunMessage, deps: RequeueDeps, base: Record<string, unknown>): Promise<void> {
+  deps.metrics.count('Requeue');
+  // Counted as a retry: the optional hard ceiling covers re-enqueues as it covers re-runs.
+  await deps.budget
+    ?.spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`)
+    .catch((e: Error) =>
+      deps.log.warn('could not count the re-enqueue against the budget', { ...base, error: e.message }),
+    );
+}
+
+/**
+ * What the worker would do with a merge-group run that earned a re-run, read only (for
+ * `reprise explain`): it reads the pull request and the group's commit, never the loop guard,
+ * and sends nothing. Undefined for a run that is not a merge group.
+ */
+export async function previewMergeGroup(
+  msg: RunMessage,
+  config: RepoConfig,
+  api: RepoApi,
+  rerunReason: string,
+): Promise<string | undefined> {
+  if (!isMergeGroupRun(msg)) return undefined;
+  let facts: RequeueFacts = { message: msg, config, rerunReason };
+  const ref = parseMergeGroupBranch(msg.headBranch);
+  for (;;) {
+    const step = decideRequeue(facts);
+    if (step.kind === 'rerun') return step.note ?? 'merge_queue: rerun: the failed jobs are re-run as for any run';
+    if (step.kind === 'final') return `${step.decision}: ${step.reason}`;
+    if (step.kind === 'need' && step.what === 'group') {
+      facts = { ...facts, group: await readMergeGroup(api, msg.repository, ref!.pullRequest, msg.headSha) };
+      continue;
+    }
+    const head = testedHead(facts.group?.parents ?? [])?.slice(0, 7) ?? '?';
+    return (
+      `would put pull request #${ref!.pullRequest} back in the merge queue with head ${head} ` +
+      `(enqueuePullRequest; attempt_cap instead once that head was queued again max_requeues ${maxRequeues(config)} time(s))`
+    );
+  }
+}
