@@ -2,7 +2,7 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { runtimeSettings } from '../lib/config/env.js';
+import { reconcilerSettings } from '../lib/config/env.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { DynamoQueuedJobs } from '../lib/ledger/queued-jobs.js';
 import { DynamoPacing } from '../lib/ledger/pacing.js';
@@ -15,7 +15,7 @@ import { limitsFrom, Reconciler } from '../lib/reconcile/reconciler.js';
 import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
 
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
-const settings = runtimeSettings(process.env);
+const settings = reconcilerSettings(process.env);
 const log = createLog('reprise-reconciler', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-reconciler');
 const dynamo = new DynamoDBClient({});

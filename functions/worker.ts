@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { runtimeSettings } from '../lib/config/env.js';
+import { workerSettings } from '../lib/config/env.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
 import { createClientFactory } from '../lib/github/client.js';
@@ -13,7 +13,7 @@ import { workerDeps } from '../lib/worker/assemble.js';
 import { createWorkerHandler } from '../lib/worker/handler.js';
 
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
-const settings = runtimeSettings(process.env);
+const settings = workerSettings(process.env);
 const log = createLog('reprise-worker', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-worker');
 const dynamo = new DynamoDBClient({});
