@@ -29,12 +29,7 @@ const intake = httpLambda(
     secrets: async () =>
       parseRotatingSecret((await getSecret<string>(env.WEBHOOK_SECRET_ARN, { maxAge: 300 })) ?? '', 'webhook secret'),
     deliveries: new Ledger(dynamo, env.TABLE_NAME),
-    jobs: new JobRunnerStore(
-      dynamo,
-      env.TABLE_NAME,
-      undefined,
-      new RunnerKeys(runnerNamePatternsFrom(process.env)),
-    ),
+    jobs: new JobRunnerStore(dynamo, env.TABLE_NAME, undefined, new RunnerKeys(runnerNamePatternsFrom(process.env))),
     queuedJobs: new DynamoQueuedJobs(dynamo, env.TABLE_NAME),
     events: new EventBridgeEvents(new EventBridgeClient({}), eventSettings(process.env).busName),
     outcomes: new DynamoRerunOutcomes(dynamo, env.TABLE_NAME, breakerSettings(process.env)),

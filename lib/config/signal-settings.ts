@@ -19,7 +19,11 @@ export interface SignalSettings {
  * pull in the GitHub client or the YAML parser.
  */
 export function signalSettings(env: Env): SignalSettings {
-  return { ttlSeconds: signalTtlSecondsFrom(env), tagKeys: runnerTagKeysFrom(env), namePatterns: runnerNamePatternsFrom(env) };
+  return {
+    ttlSeconds: signalTtlSecondsFrom(env),
+    tagKeys: runnerTagKeysFrom(env),
+    namePatterns: runnerNamePatternsFrom(env),
+  };
 }
 
 // RUNNER_PRESET names the provisioner; its tag keys and name patterns add to any given by hand.
