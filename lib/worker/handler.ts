@@ -4,9 +4,10 @@ import { DECISION_NEED_MS } from '../config/github-settings.js';
 import { PermanentError, RateLimitedError, ShapeError, WaitError } from '../errors.js';
 import type { RunMessage } from '../model.js';
 import { parseRunMessage } from '../webhook/run-message.js';
-import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
 import type { RunOutcome, WorkerDeps } from './decide-run.js';
 import { decideRun } from './decide-run.js';
+import { expireUnfitWait } from './unfit-wait.js';
+import { firstReceiveMs, fitBackoff, planWait } from './visibility.js';
 
 export interface WorkerHandlerDeps extends WorkerDeps {
   /**
@@ -65,21 +66,32 @@ export function createWorkerHandler(
         deps.metrics.count('PoisonMessage');
         return;
       }
+      // Every deferral is planned inside SQS's 12 hours from the first receive, never refused.
+      const now = (deps.now ?? Date.now)();
+      const firstReceive = firstReceiveMs(record, now);
+      const defer = async (seconds: number) => {
+        await deps.defer?.(record, seconds).catch((e: Error) => {
+          deps.log.error('visibility change refused', { ...where, seconds, error: e.message });
+          deps.metrics.count('DeferRefused');
+        });
+      };
       if (err instanceof WaitError && !(deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount)) {
         // Not a fault: the run waits (for its re-run turn, or out a pause) and its message comes back then.
-        const seconds = Math.min(err.delaySeconds, MAX_VISIBILITY_TIMEOUT_SECONDS);
+        const plan = planWait(err.delaySeconds, firstReceive, now);
+        if (plan.kind === 'cannot_fit' && message) {
+          if (await expireUnfitWait(message, `${err.message}; ${plan.reason}`, deps)) return;
+        }
+        const seconds = plan.kind === 'defer' ? plan.seconds : plan.leftSeconds;
         deps.log.info('run waits', { ...where, reason: err.message, wait_seconds: seconds, receive_count: received });
         if (err.metric) deps.metrics.count(err.metric);
-        if (deps.defer) await deps.defer(record, seconds).catch(() => undefined);
+        await defer(seconds);
         throw err;
       }
       const wait = err instanceof RateLimitedError || err instanceof WaitError ? err.delaySeconds : undefined;
       const reason = (err as Error).message;
       const last = deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount;
       // The last receive is not deferred: the redrive policy moves it to the DLQ at its next receive.
-      const retryIn = last
-        ? undefined
-        : Math.min(wait ?? transientBackoffSeconds(received), MAX_VISIBILITY_TIMEOUT_SECONDS);
+      const retryIn = last ? undefined : fitBackoff(wait ?? transientBackoffSeconds(received), firstReceive, now);
       deps.log[last ? 'error' : 'warn'](
         last ? 'message failed; it goes to the dead-letter queue' : 'message failed; it will be retried',
         {
@@ -97,7 +109,7 @@ export function createWorkerHandler(
             ? (err.metric ?? 'RerunWaiting')
             : 'TransientFault',
       );
-      if (retryIn !== undefined && deps.defer) await deps.defer(record, retryIn).catch(() => undefined);
+      if (retryIn !== undefined) await defer(retryIn);
       throw err;
     }
   };
