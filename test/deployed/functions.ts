@@ -51,7 +51,14 @@ export class LambdaInstance {
       buffered = lines.pop() ?? '';
       for (const line of lines) this.take(line);
     });
-    child.stderr!.on('data', (chunk: Buffer) => this.logs.push({ level: 'stderr', message: chunk.toString() }));
+    // Powertools writes warnings and errors to stderr: both streams carry JSON lines.
+    let errBuffered = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      errBuffered += chunk.toString();
+      const lines = errBuffered.split('\n');
+      errBuffered = lines.pop() ?? '';
+      for (const line of lines) this.take(line, 'stderr');
+    });
     child.on('message', (m: { id?: string; result?: unknown; error?: { name: string; message: string } }) => {
       const p = m.id === undefined ? undefined : this.pending.get(m.id);
       if (!p) return;
@@ -61,12 +68,15 @@ export class LambdaInstance {
     });
   }
 
-  private take(line: string): void {
-    if (!line.trim().startsWith('{')) return;
+  private take(line: string, stream = 'stdout'): void {
+    if (!line.trim().startsWith('{')) {
+      if (stream === 'stderr' && line.trim()) this.logs.push({ level: 'stderr', message: line });
+      return;
+    }
     try {
       const doc = JSON.parse(line) as Record<string, unknown>;
       if (doc._aws) this.metrics.push(doc);
-      else this.logs.push(doc as LogRecord);
+      else this.logs.push({ ...doc, level: String(doc.level ?? '').toLowerCase() } as LogRecord);
     } catch {
       this.logs.push({ level: 'raw', message: line });
     }

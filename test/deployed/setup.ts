@@ -18,6 +18,7 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Template } from 'aws-cdk-lib/assertions';
 import { propsFromContext } from '../../infra/context.js';
 import { RepriseStack } from '../../infra/reprise-stack.js';
@@ -39,6 +40,36 @@ import {
 
 export type FunctionKey = keyof typeof HANDLERS;
 
+export interface TestQueue {
+  readonly url: string;
+  readonly arn: string;
+  /** Every message's JSON body, taken off the queue. */
+  take(): Promise<Record<string, unknown>[]>;
+}
+
+async function testQueue(sqs: SQSClient, name: string): Promise<TestQueue> {
+  const url = (await sqs.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl!;
+  const arn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] })))
+    .Attributes!.QueueArn!;
+  const policy = { Statement: [{ Effect: 'Allow', Principal: '*', Action: 'sqs:SendMessage', Resource: arn }] };
+  await sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { Policy: JSON.stringify(policy) } }));
+  return {
+    url,
+    arn,
+    take: async () => {
+      const out: Record<string, unknown>[] = [];
+      for (;;) {
+        const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }));
+        if (Messages.length === 0) return out;
+        for (const m of Messages) {
+          out.push(JSON.parse(m.Body!) as Record<string, unknown>);
+          await sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
+        }
+      }
+    },
+  };
+}
+
 export interface Deployment {
   readonly moto: MotoServer;
   readonly sim: GitHubSimulator;
@@ -57,6 +88,8 @@ export interface Deployment {
   /** Each function's template Environment, resolved. */
   readonly environments: Record<FunctionKey, Record<string, string>>;
   readonly fn: Record<FunctionKey, LambdaInstance>;
+  /** Each function's logical id in the template. */
+  readonly ids: Record<FunctionKey, string>;
   /** A new instance of a function: a cold start with the same environment. */
   coldStart(key: FunctionKey): Promise<LambdaInstance>;
   putAppSecret(value: string): Promise<void>;
@@ -65,6 +98,8 @@ export interface Deployment {
   pollOnce(worker?: LambdaInstance): ReturnType<typeof pollOnce>;
   /** Events the bus delivered to the test's rule since the last call. */
   busEvents(): Promise<Record<string, unknown>[]>;
+  /** A standard queue that EventBridge may send to, and what it holds. */
+  queue(name: string): Promise<TestQueue>;
   close(): Promise<void>;
 }
 
@@ -115,19 +150,7 @@ export async function deploy(motoPath: string, context: Record<string, string>):
   // that copies reprise's events to a queue the test reads.
   const busName = environments.worker.EVENT_BUS_NAME!;
   if (busName !== 'default') await events.send(new CreateEventBusCommand({ Name: busName }));
-  const sink = (await sqs.send(new CreateQueueCommand({ QueueName: 'test-bus-sink' }))).QueueUrl!;
-  const sinkArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: sink, AttributeNames: ['QueueArn'] })))
-    .Attributes!.QueueArn!;
-  await sqs.send(
-    new SetQueueAttributesCommand({
-      QueueUrl: sink,
-      Attributes: {
-        Policy: JSON.stringify({
-          Statement: [{ Effect: 'Allow', Principal: '*', Action: 'sqs:SendMessage', Resource: sinkArn }],
-        }),
-      },
-    }),
-  );
+  const sink = await testQueue(sqs, 'test-bus-sink');
   await events.send(
     new PutRuleCommand({
       Name: 'test-reprise-events',
@@ -139,7 +162,7 @@ export async function deploy(motoPath: string, context: Record<string, string>):
     new PutTargetsCommand({
       Rule: 'test-reprise-events',
       EventBusName: busName,
-      Targets: [{ Id: 'sink', Arn: sinkArn }],
+      Targets: [{ Id: 'sink', Arn: sink.arn }],
     }),
   );
 
@@ -205,6 +228,7 @@ export async function deploy(motoPath: string, context: Record<string, string>):
     batchSize,
     environments,
     fn,
+    ids,
     coldStart: async (k) => {
       const i = await coldStart(k);
       started.push(i);
@@ -213,27 +237,26 @@ export async function deploy(motoPath: string, context: Record<string, string>):
     putAppSecret,
     pollOnce: poll,
     drain: async (worker) => {
+      // Until nothing is visible or in flight: a run waiting its turn comes back on its own.
       let n = 0;
-      for (let round = 0; round < 50; round++) {
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
         const { records } = await poll(worker);
-        if (records.length === 0) return n;
         n += records.length;
-      }
-      throw new Error('the queue did not drain in 50 receives');
-    },
-    busEvents: async () => {
-      const out: Record<string, unknown>[] = [];
-      for (;;) {
-        const { Messages = [] } = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: sink, MaxNumberOfMessages: 10 }),
+        if (records.length > 0) continue;
+        const { Attributes: a = {} } = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: workQueue.url,
+            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+          }),
         );
-        if (Messages.length === 0) return out;
-        for (const m of Messages) {
-          out.push(JSON.parse(m.Body!) as Record<string, unknown>);
-          await sqs.send(new DeleteMessageCommand({ QueueUrl: sink, ReceiptHandle: m.ReceiptHandle! }));
-        }
+        if (Number(a.ApproximateNumberOfMessages) + Number(a.ApproximateNumberOfMessagesNotVisible) === 0) return n;
+        await sleep(200);
       }
+      throw new Error('the work queue did not drain within a minute');
     },
+    busEvents: () => sink.take(),
+    queue: (name) => testQueue(sqs, name),
     close: async () => {
       await Promise.all(started.map((i) => i.close()));
       await sim.close();
