@@ -5,13 +5,14 @@
  * template Environment, and the journey is played against the GitHub simulator.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { RunInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { EventBridgeClient, PutEventsCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
-import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lostJob } from '../support/evidence.js';
+import { APP_ID, testPrivateKey } from '../support/harness.js';
+import { deployed } from '../infra/settings-support.js';
 import { workflowJobPayload } from '../support/job-events.js';
 import { signedDelivery, webhookEvent, workflowRunPayload } from '../support/webhooks.js';
 import { type Deployment, deploy } from './setup.js';
@@ -241,5 +242,89 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
         detail: expect.objectContaining({ job_id: job.id }),
       }),
     );
+  });
+
+  it('App secret missing, then malformed: alarmed (AppSecretInvalid) with the fix logged, messages deferred, not dead-lettered; fixed, the next invocation re-runs once', async () => {
+    // As the stack creates it, before the operator puts the App's credentials in.
+    await d.putAppSecret(d.appSecretPlaceholder);
+    const worker = await d.coldStart('worker');
+    const { run, payload } = lostRun('moto-secret');
+    expect((await deliver('workflow_run', payload)).status).toBe(202);
+
+    const held = await d.pollOnce(worker);
+    expect(held.failed).toEqual(held.records.map((r) => r.messageId));
+    expect(worker.metric('AppSecretInvalid')).toBe(1);
+    const [fault] = worker.named('GitHub App secret cannot be used: runs wait in the queue until it is fixed');
+    expect(fault).toMatchObject({ level: 'error', secret: d.appSecretArn });
+    expect(String(fault!.fix)).toContain(`put-secret-value --secret-id ${d.appSecretArn}`);
+    expect(worker.named('run waits for the App secret')[0]).toMatchObject({ wait_seconds: 60 });
+    expect(worker.named('visibility change refused')).toEqual([]);
+    // Deferred by the worker: not visible again at once (the failed invocation would leave it 480 s too;
+    // the log line above and no refusal say it was the worker's minute).
+    expect((await d.pollOnce(worker)).records).toHaveLength(0);
+
+    // Malformed: the next invocation reads the secret afresh (no five-minute cache) and holds again.
+    await d.putAppSecret('-----BEGIN RSA PRIVATE KEY----- pasted without its JSON');
+    const back = async () =>
+      d.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: d.workQueue.url,
+          ReceiptHandle: held.records[0]!.receiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      );
+    await back();
+    const again = await d.pollOnce(worker);
+    expect(again.failed).toHaveLength(1);
+    expect(worker.metric('AppSecretInvalid')).toBe(2);
+    expect(worker.named('run waits for the App secret').at(-1)).toMatchObject({ receive_count: 2, wait_seconds: 360 });
+
+    // The reconciler skips its sweep on the same fault, counted and logged, without failing.
+    const reconciler = await d.coldStart('reconciler');
+    expect(await reconciler.invoke({})).toEqual({ skipped: 'the GitHub App secret cannot be used' });
+    expect(reconciler.metric('AppSecretInvalid')).toBe(1);
+
+    // Fixed: the warm worker reads it at its next invocation, and the run is re-run once.
+    await d.putAppSecret(JSON.stringify({ appId: APP_ID, privateKey: testPrivateKey() }));
+    await d.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: d.workQueue.url,
+        ReceiptHandle: again.records[0]!.receiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
+    await d.drain(worker);
+    expect(worker.named('GitHub App secret is usable again')).toHaveLength(1);
+    expect(d.sim.rerunTally(run.id)).toMatchObject({ received: 1, accepted: 1 });
+    expect(await visibleCount(d.deadLetterQueue.url)).toBe(0);
+  });
+
+  it('App secret rotated: a function started after the rotation uses the new credentials', async () => {
+    const token = `ghs_rotated${randomUUID().replace(/-/g, '')}`;
+    d.sim.addToken(token);
+    await d.putAppSecret(JSON.stringify({ token }));
+    const worker = await d.coldStart('worker');
+    const { run, payload } = lostRun('moto-rotated');
+    d.sim.resetRequests();
+    expect((await deliver('workflow_run', payload)).status).toBe(202);
+    await d.drain(worker);
+    expect(decisionOf(run.id, worker)).toEqual([expect.objectContaining({ decision: 'retried' })]);
+    // No JWT exchange: the rotated secret is a token, used as it is.
+    expect(d.sim.count('POST', /\/app\/installations\/\d+\/access_tokens$/)).toBe(0);
+    await d.putAppSecret(JSON.stringify({ appId: APP_ID, privateKey: testPrivateKey() }));
+  });
+
+  it('every deployable setting the running functions read, from cold start to the last invocation, is one the schema gives them (readBy)', async () => {
+    const undeclared: string[] = [];
+    for (const key of Object.keys(d.fn) as (keyof typeof d.fn)[]) {
+      const reads = new Set(await d.fn[key].envReads());
+      for (const { name, s } of deployed) {
+        if (reads.has(s.env as string) && !s.readBy.includes(key)) undeclared.push(`${key} reads ${s.env} (${name})`);
+      }
+    }
+    expect(undeclared).toEqual([]);
+    // The setting of this deployment (-c report=check_run) reached the reconciler that reads it.
+    expect(await d.fn.reconciler.envReads()).toContain('REPORT');
+    expect(d.environments.reconciler.REPORT).toBe('check_run');
   });
 });
