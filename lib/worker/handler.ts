@@ -78,10 +78,12 @@ export function createWorkerHandler(
       if (err instanceof WaitError && !(deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount)) {
         // Not a fault: the run waits (for its re-run turn, or out a pause) and its message comes back then.
         const plan = planWait(err.delaySeconds, firstReceive, now);
-        if (plan.kind === 'cannot_fit' && message) {
-          if (await expireUnfitWait(message, `${err.message}; ${plan.reason}`, deps)) return;
+        if (plan.kind === 'cannot_fit') {
+          // Decided expired here, or left to the message that holds the attempt: either way this one is done.
+          await expireUnfitWait(message!, `${err.message}; ${plan.reason}`, deps);
+          return;
         }
-        const seconds = plan.kind === 'defer' ? plan.seconds : plan.leftSeconds;
+        const seconds = plan.seconds;
         deps.log.info('run waits', { ...where, reason: err.message, wait_seconds: seconds, receive_count: received });
         if (err.metric) deps.metrics.count(err.metric);
         await defer(seconds);
