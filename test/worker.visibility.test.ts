@@ -128,4 +128,17 @@ describe('the worker plans its deferrals inside the window', () => {
       h.sim.clearFaults();
     }
   });
+
+  it('a copy whose wait cannot fit, of an attempt another message waits for, is acknowledged and leaves that wait alone', async () => {
+    const { runs, event } = await twoLostRuns('acme/vis-copy', Date.now());
+    expect(await h.ledger.get(h.sim.repoId('acme/vis-copy'), runs[1]!.id, 1)).toMatchObject({ state: 'waiting' });
+    // A copy of the waiting run's message, first received almost 12 h ago, reaches another worker.
+    const copy = h.sqsEvent([h.message(runs[1]!.id, `${event.Records[1]!.messageId}-copy`)]);
+    const res = await paced()({ Records: receivedAt(copy.Records, Date.now() - (12 * HOUR_S - 30) * 1000) });
+    expect(res.batchItemFailures).toEqual([]);
+    expect(h.log.named('wait past the visibility window left to the message that holds the attempt')).toHaveLength(1);
+    const rec = await h.ledger.get(h.sim.repoId('acme/vis-copy'), runs[1]!.id, 1);
+    expect(rec).toMatchObject({ state: 'waiting' });
+    expect(rec?.decision).toBeUndefined();
+  });
 });
