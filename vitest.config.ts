@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Run by `npm run test:deployed` (vitest.deployed.config.ts): they need moto_server.
+    exclude: ['test/deployed/**', '**/node_modules/**'],
     // Tests that start `npm start`, the `reprise` command or the packed package run the compiled build.
     globalSetup: ['test/support/build.ts'],
     env: {

@@ -10,7 +10,7 @@ import { type HttpEvent, httpLambda } from '../lib/http/lambda-http.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../lib/ledger/outcomes.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
-import { signalSettings } from '../lib/config/signal-settings.js';
+import { runnerNamePatternsFrom } from '../lib/config/signal-settings.js';
 import { JobRunnerStore } from '../lib/signals/job-runners.js';
 import { RunnerKeys } from '../lib/signals/runner-keys.js';
 import { createIntake } from '../lib/webhook/intake.js';
@@ -29,12 +29,7 @@ const intake = httpLambda(
     secrets: async () =>
       parseRotatingSecret((await getSecret<string>(env.WEBHOOK_SECRET_ARN, { maxAge: 300 })) ?? '', 'webhook secret'),
     deliveries: new Ledger(dynamo, env.TABLE_NAME),
-    jobs: new JobRunnerStore(
-      dynamo,
-      env.TABLE_NAME,
-      undefined,
-      new RunnerKeys(signalSettings(process.env).namePatterns),
-    ),
+    jobs: new JobRunnerStore(dynamo, env.TABLE_NAME, undefined, new RunnerKeys(runnerNamePatternsFrom(process.env))),
     queuedJobs: new DynamoQueuedJobs(dynamo, env.TABLE_NAME),
     events: new EventBridgeEvents(new EventBridgeClient({}), eventSettings(process.env).busName),
     outcomes: new DynamoRerunOutcomes(dynamo, env.TABLE_NAME, breakerSettings(process.env)),

@@ -2,11 +2,11 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { runtimeSettings } from '../lib/config/env.js';
+import { reconcilerSettings } from '../lib/config/env.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { DynamoQueuedJobs } from '../lib/ledger/queued-jobs.js';
 import { DynamoPacing } from '../lib/ledger/pacing.js';
-import { parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
+import { appSecretFix, parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
 import { createAppClient, createClientFactory } from '../lib/github/client.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../lib/ledger/outcomes.js';
@@ -15,7 +15,7 @@ import { limitsFrom, Reconciler } from '../lib/reconcile/reconciler.js';
 import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
 
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
-const settings = runtimeSettings(process.env);
+const settings = reconcilerSettings(process.env);
 const log = createLog('reprise-reconciler', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-reconciler');
 const dynamo = new DynamoDBClient({});
@@ -24,10 +24,12 @@ const ledger = new Ledger(dynamo, env.TABLE_NAME);
 
 /**
  * The App's key comes from Secrets Manager, never from the environment. Read with a five-minute
- * cache, as the worker reads it, so a rotated key reaches a warm reconciler within that time.
+ * cache, as the worker reads it, so a rotated key reaches a warm reconciler within that time;
+ * after a failed read the next one skips the cache.
  */
 const reconciler = rebuiltOnRotation(
-  async () => (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300 })) ?? '',
+  async (fresh) =>
+    (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
   (secret) => {
     const credentials = parseAppSecret(secret, 'GitHub App secret');
     return new Reconciler({
@@ -56,10 +58,32 @@ const reconciler = rebuiltOnRotation(
   },
 );
 
-/** Invoked by the schedule. A sweep never throws; only a missing secret or setting fails the invocation. */
+let secretFaulty = false;
+
+/**
+ * Invoked by the schedule. A sweep never throws. A missing or malformed App secret skips the
+ * sweep, counted (AppSecretInvalid, alarmed) and logged with its fix; the next tick tries again.
+ */
 export const handler = async () => {
   try {
-    return await (await reconciler()).sweep();
+    let sweeper: Reconciler;
+    try {
+      sweeper = await reconciler();
+    } catch (err) {
+      metrics.count('AppSecretInvalid');
+      if (!secretFaulty) {
+        log.error('GitHub App secret cannot be used: sweeps are skipped until it is fixed', {
+          secret: env.GITHUB_APP_SECRET_ARN,
+          reason: (err as Error).message,
+          fix: appSecretFix(env.GITHUB_APP_SECRET_ARN),
+        });
+      }
+      secretFaulty = true;
+      return { skipped: 'the GitHub App secret cannot be used' };
+    }
+    if (secretFaulty) log.info('GitHub App secret is usable again', { secret: env.GITHUB_APP_SECRET_ARN });
+    secretFaulty = false;
+    return await sweeper.sweep();
   } finally {
     metrics.flush();
   }

@@ -2,7 +2,7 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';
-import { signalSettings } from '../lib/config/signal-settings.js';
+import { signalTtlSecondsFrom } from '../lib/config/signal-settings.js';
 import { type HttpEvent, httpLambda } from '../lib/http/lambda-http.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { createSignalIntake } from '../lib/signals/signal-intake.js';
@@ -10,7 +10,7 @@ import { SignalStore } from '../lib/signals/signal-store.js';
 
 // Parsed once per cold start: a bad setting fails the init, not every request.
 const env = requireEnv(process.env, ['TABLE_NAME', 'SIGNAL_SECRET_ARN']);
-const { ttlSeconds } = signalSettings(process.env);
+const ttlSeconds = signalTtlSecondsFrom(process.env);
 const log = createLog('reprise-signal-intake', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-signal-intake');
 

@@ -2,18 +2,19 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { Context, SQSEvent } from 'aws-lambda';
-import { runtimeSettings } from '../lib/config/env.js';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { workerSettings } from '../lib/config/env.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
 import { createClientFactory } from '../lib/github/client.js';
 import { Ledger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { workerDeps } from '../lib/worker/assemble.js';
+import { credentialsHold } from '../lib/worker/credentials-hold.js';
 import { createWorkerHandler } from '../lib/worker/handler.js';
 
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
-const settings = runtimeSettings(process.env);
+const settings = workerSettings(process.env);
 const log = createLog('reprise-worker', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-worker');
 const dynamo = new DynamoDBClient({});
@@ -21,13 +22,26 @@ const sqs = new SQSClient({});
 const ledger = new Ledger(dynamo, env.TABLE_NAME);
 const owner = `lambda-${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.pid}`;
 
+// The queue's URL as the stack gave it: right in every partition, never rebuilt from the ARN.
+const defer = async (record: SQSRecord, seconds: number): Promise<void> => {
+  await sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: env.QUEUE_URL,
+      ReceiptHandle: record.receiptHandle,
+      VisibilityTimeout: seconds,
+    }),
+  );
+};
+
 /**
  * The App's key comes from Secrets Manager, never from the environment. Read with a five-minute
  * cache, so a rotated key reaches a warm worker within that time; the handler and its clients
- * are built again only when the secret changed.
+ * are built again only when the secret changed. After a read that failed, the next one skips the
+ * cache, so a fixed secret is used at once.
  */
 const worker = rebuiltOnRotation(
-  async () => (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300 })) ?? '',
+  async (fresh) =>
+    (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
   (secret) => {
     const credentials = parseAppSecret(secret, 'GitHub App secret');
     return createWorkerHandler({
@@ -49,26 +63,32 @@ const worker = rebuiltOnRotation(
         events: new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName),
       }),
       maxReceiveCount: settings.maxReceiveCount,
-      // The queue's URL as the stack gave it: right in every partition, never rebuilt from the ARN.
-      defer: async (record, seconds) => {
-        await sqs.send(
-          new ChangeMessageVisibilityCommand({
-            QueueUrl: env.QUEUE_URL,
-            ReceiptHandle: record.receiptHandle,
-            VisibilityTimeout: seconds,
-          }),
-        );
-      },
+      defer,
     });
   },
 );
 
+/** A missing or malformed App secret holds the batch in the queue, alarmed, instead of failing it. */
+const held = credentialsHold({
+  log,
+  metrics,
+  defer,
+  secretId: env.GITHUB_APP_SECRET_ARN,
+  maxWaitSeconds: settings.pace.maxWaitMs / 1000,
+  maxReceiveCount: settings.maxReceiveCount,
+});
+
 /** The context's time left bounds the batch: records it cannot decide in time go back untouched. */
 export const handler = async (event: SQSEvent, context: Context) => {
   try {
-    return await (
-      await worker()
-    )(event, context);
+    let decide: Awaited<ReturnType<typeof worker>>;
+    try {
+      decide = await worker();
+    } catch (err) {
+      return await held.hold(event, err);
+    }
+    held.recovered();
+    return await decide(event, context);
   } finally {
     metrics.flush();
   }

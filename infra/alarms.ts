@@ -115,6 +115,12 @@ export class RepriseAlarms extends Construct {
         'A job waited for a runner longer than stuck_after (see the reconciler log line "stuck queued"): the ' +
         'runner fleet cannot place its labels, or a retry after a reclaim never started.',
     });
+    this.add('AppSecretInvalid', metrics.appSecretInvalid(Duration.minutes(5)), {
+      threshold: 0,
+      description:
+        'The GitHub App secret is missing or malformed: runs wait in the work queue (up to maxWait) and sweeps are ' +
+        'skipped until it holds {"appId", "privateKey"}. The worker log line says how to fix it.',
+    });
     this.add('SweepFailures', metrics.sweepFailures(Duration.minutes(15)), {
       threshold: t.sweepFailures,
       description:

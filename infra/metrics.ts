@@ -145,6 +145,19 @@ export class RepriseMetrics {
     return this.metric(HANDLERS.reconciler.serviceName, 'StuckQueued', {}, Stats.SUM, period);
   }
 
+  /** Invocations of the worker and the reconciler that found the GitHub App secret missing or malformed. */
+  public appSecretInvalid(period = Duration.minutes(5)): MathExpression {
+    return new MathExpression({
+      expression: 'FILL(worker, 0) + FILL(reconciler, 0)',
+      usingMetrics: {
+        worker: this.metric(HANDLERS.worker.serviceName, 'AppSecretInvalid', {}, Stats.SUM, period),
+        reconciler: this.metric(HANDLERS.reconciler.serviceName, 'AppSecretInvalid', {}, Stats.SUM, period),
+      },
+      period,
+      label: 'Invocations without usable App credentials',
+    });
+  }
+
   /** Reconciler sweeps that failed in part or whole (the next sweep carries on). */
   public sweepFailures(period = Duration.minutes(15)): Metric {
     return this.metric(HANDLERS.reconciler.serviceName, 'SweepFailed', {}, Stats.SUM, period);

@@ -8,7 +8,7 @@ import type { SignalWindow } from '../model.js';
 import { DEFAULT_LOG_WINDOW_BYTES, graphqlUrlFor, logHostsFor } from './github-settings.js';
 import type { RepoConfig } from './repo-config.js';
 import { applyConfig, BUILT_IN_DEFAULTS } from './repo-config.js';
-import { signalSettings } from './signal-settings.js';
+import { runnerNamePatternsFrom, runnerTagKeysFrom, signalTtlSecondsFrom } from './signal-settings.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -77,19 +77,33 @@ function decisionDefaults(env: Env): RepoConfig {
   }
 }
 
-export function runtimeSettings(env: Env = process.env): RuntimeSettings {
+/** What the worker reads: every setting of a decision, and nothing of the reconciler or the EC2 signals. */
+export type WorkerSettings = Omit<RuntimeSettings, 'runnerTagKeys' | 'reconcile'>;
+
+/** What the deployed reconciler reads: where GitHub is, the decision defaults, the pace, the breaker, its bounds. */
+export type ReconcilerSettings = Pick<RuntimeSettings, 'apiUrl' | 'graphqlUrl' | 'defaults' | 'breaker' | 'events'> & {
+  readonly pace: Pick<PaceSettings, 'perMinute' | 'perHour' | 'spacingMs'>;
+  readonly reconcile: ReconcileSettings;
+};
+
+const github = (env: Env) => {
   const apiUrl = fromEnv(env, 'githubApiUrl');
+  return { apiUrl, graphqlUrl: fromEnv(env, 'githubGraphqlUrl') ?? graphqlUrlFor(apiUrl) };
+};
+
+/** Each function reads its own settings once per cold start: the construct gives it exactly those (readBy). */
+export function workerSettings(env: Env = process.env): WorkerSettings {
+  const { apiUrl, graphqlUrl } = github(env);
   const allow = fromEnv(env, 'repositoryAllowList');
-  const signals = signalSettings(env);
   return {
     apiUrl,
-    graphqlUrl: fromEnv(env, 'githubGraphqlUrl') ?? graphqlUrlFor(apiUrl),
+    graphqlUrl,
     defaults: decisionDefaults(env),
     signalWindow: {
       beforeMs: fromEnv(env, 'signalWindowBefore') * 1000,
       afterMs: fromEnv(env, 'signalWindowAfter') * 1000,
     },
-    signalTtlSeconds: signals.ttlSeconds,
+    signalTtlSeconds: signalTtlSecondsFrom(env),
     logHosts: logHostsFor(apiUrl, fromEnv(env, 'logHosts')),
     logWindowBytes: DEFAULT_LOG_WINDOW_BYTES,
     retryBudgetPerHour: fromEnv(env, 'retryBudgetPerHour'),
@@ -100,16 +114,47 @@ export function runtimeSettings(env: Env = process.env): RuntimeSettings {
       maxWaitMs: fromEnv(env, 'maxWait') * 1000,
     },
     breaker: breakerSettings(env),
+    maxReceiveCount: fromEnv(env, 'maxReceiveCount'),
+    ...(allow && { repositoryAllowList: allow }),
+    runnerNamePatterns: runnerNamePatternsFrom(env),
+    events: eventSettings(env),
+  };
+}
+
+/**
+ * The deployed reconciler's settings. It loads repositories' configuration (stuck-queued
+ * reports), so it reads the decision defaults (`REPORT` among them) as the worker does.
+ */
+export function reconcilerSettings(env: Env = process.env): ReconcilerSettings {
+  return {
+    ...github(env),
+    defaults: decisionDefaults(env),
+    pace: {
+      perMinute: fromEnv(env, 'pacePerMinute'),
+      perHour: fromEnv(env, 'pacePerHour'),
+      spacingMs: fromEnv(env, 'writeSpacing'),
+    },
+    breaker: breakerSettings(env),
+    // The schedule sets the cadence; the local timer's interval is not a deployed setting.
+    reconcile: {
+      intervalSeconds: 0,
+      completionGraceSeconds: fromEnv(env, 'lostCompletionGrace'),
+      pagesPerSweep: RECONCILE_PAGES_PER_SWEEP,
+    },
+    events: eventSettings(env),
+  };
+}
+
+/** The local runtime's settings: one process runs every part, so it reads them all. */
+export function runtimeSettings(env: Env = process.env): RuntimeSettings {
+  return {
+    ...workerSettings(env),
+    runnerTagKeys: runnerTagKeysFrom(env),
     reconcile: {
       intervalSeconds: fromEnv(env, 'localReconcileInterval'),
       completionGraceSeconds: fromEnv(env, 'lostCompletionGrace'),
       pagesPerSweep: RECONCILE_PAGES_PER_SWEEP,
     },
-    maxReceiveCount: fromEnv(env, 'maxReceiveCount'),
-    ...(allow && { repositoryAllowList: allow }),
-    runnerTagKeys: signals.tagKeys,
-    runnerNamePatterns: signals.namePatterns,
-    events: eventSettings(env),
   };
 }
 

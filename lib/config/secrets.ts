@@ -103,15 +103,35 @@ export function parseAppSecret(value: string, name: string): GitHubCredentials {
  * A value built from a secret and built again when the secret changes. `read` is a cached read
  * (Powertools' getSecret with a maxAge), so a rotated secret reaches a warm function within that
  * age without a restart, while an unchanged one keeps what was built (clients and their token
- * caches). A read or build that fails fails that call only; the next call tries again.
+ * caches). A read or build that fails fails that call only, and the next call reads afresh
+ * (`fresh`: past the cache), so a fixed secret is used at the next invocation.
  */
-export function rebuiltOnRotation<T>(read: () => Promise<string>, build: (secret: string) => T): () => Promise<T> {
+export function rebuiltOnRotation<T>(
+  read: (fresh: boolean) => Promise<string>,
+  build: (secret: string) => T,
+): () => Promise<T> {
   let last: { readonly secret: string; readonly value: T } | undefined;
+  let failed = false;
   return async () => {
-    const secret = await read();
-    if (last?.secret !== secret) last = { secret, value: build(secret) };
-    return last.value;
+    try {
+      const secret = await read(failed);
+      if (last?.secret !== secret) last = { secret, value: build(secret) };
+      failed = false;
+      return last.value;
+    } catch (err) {
+      failed = true;
+      throw err;
+    }
   };
+}
+
+/** What an operator does about an unusable App secret: said in the log line that reports it. */
+export function appSecretFix(secretId: string): string {
+  return (
+    `put the App's credentials into the secret as JSON {"appId": "<App id>", "privateKey": "<PEM>"}: ` +
+    `aws secretsmanager put-secret-value --secret-id ${secretId} --secret-string file://app-secret.json ` +
+    '(the next invocation reads it again; held messages come back on their own)'
+  );
 }
 
 /** Reads required environment variables once, naming every missing one. */

@@ -19,13 +19,28 @@ export interface SignalSettings {
  * pull in the GitHub client or the YAML parser.
  */
 export function signalSettings(env: Env): SignalSettings {
-  // RUNNER_PRESET names the provisioner; its tag keys and name patterns add to any given by hand.
-  const presetName = fromEnv(env, 'runnerPreset');
-  const preset = presetName === undefined ? undefined : RUNNER_PRESETS[presetName];
-  const namePatterns = fromEnv(env, 'runnerNamePatterns');
   return {
-    ttlSeconds: fromEnv(env, 'signalTtl') * 3600,
-    tagKeys: [...new Set([...(preset?.tagKeys ?? []), ...fromEnv(env, 'runnerTagKeys')])],
-    namePatterns: [...new Set([...(preset?.namePatterns ?? []), ...namePatterns])],
+    ttlSeconds: signalTtlSecondsFrom(env),
+    tagKeys: runnerTagKeysFrom(env),
+    namePatterns: runnerNamePatternsFrom(env),
   };
 }
+
+// RUNNER_PRESET names the provisioner; its tag keys and name patterns add to any given by hand.
+const presetOf = (env: Env) => {
+  const name = fromEnv(env, 'runnerPreset');
+  return name === undefined ? undefined : RUNNER_PRESETS[name];
+};
+
+/** How long a runner signal is kept (SIGNAL_TTL_HOURS), in seconds. */
+export const signalTtlSecondsFrom = (env: Env): number => fromEnv(env, 'signalTtl') * 3600;
+
+/** EC2 tag keys whose values name runners: only the EC2 signal function (and the local runtime) reads them. */
+export const runnerTagKeysFrom = (env: Env): string[] => [
+  ...new Set([...(presetOf(env)?.tagKeys ?? []), ...fromEnv(env, 'runnerTagKeys')]),
+];
+
+/** Patterns whose first group, matched on a runner name, is one more key of its signals. */
+export const runnerNamePatternsFrom = (env: Env): string[] => [
+  ...new Set([...(presetOf(env)?.namePatterns ?? []), ...fromEnv(env, 'runnerNamePatterns')]),
+];

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { RuntimeSettings } from '../config/env.js';
+import type { WorkerSettings } from '../config/env.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { DynamoRetryBudget } from '../ledger/budget.js';
@@ -32,7 +32,7 @@ export interface WorkerParts {
 }
 
 /** The worker's dependencies from the deployment's settings: one assembly for Lambda and the local runtime. */
-export function workerDeps(settings: RuntimeSettings, parts: WorkerParts): WorkerDeps {
+export function workerDeps(settings: WorkerSettings, parts: WorkerParts): WorkerDeps {
   const outcomes = new DynamoRerunOutcomes(parts.dynamo, parts.table, settings.breaker, parts.now);
   return {
     ledger: parts.ledger,

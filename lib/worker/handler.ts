@@ -4,8 +4,9 @@ import { DECISION_NEED_MS } from '../config/github-settings.js';
 import { PermanentError, RateLimitedError, ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
 import { parseRunMessage } from '../webhook/run-message.js';
-import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
 import { decideRun } from './decide-run.js';
+import { expireUnfitWait } from './unfit-wait.js';
+import { firstReceiveMs, fitBackoff, planWait } from './visibility.js';
 import type { RunOutcome, RunResult, WorkerDeps } from './worker-deps.js';
 
 export interface WorkerHandlerDeps extends WorkerDeps {
@@ -52,25 +53,42 @@ export function createWorkerHandler(
   const needMs = deps.decisionNeedMs ?? DECISION_NEED_MS;
   const last = (received: number): boolean => deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount;
 
-  /** A run that waits: its message goes back hidden until its time, and is no failure of the batch. */
+  /** Hides the record for `seconds`; a refusal is logged and counted, never silent. */
+  const deferFor = async (record: SQSRecord, seconds: number, where: Record<string, unknown>): Promise<void> => {
+    await deps.defer?.(record, seconds).catch((e: Error) => {
+      deps.log.error('visibility change refused', { ...where, seconds, error: e.message });
+      deps.metrics.count('DeferRefused');
+    });
+  };
+
+  /**
+   * A run that waits: its message goes back hidden until its time, and is no failure of the
+   * batch. The wait is planned inside SQS's 12 hours from the first receive; one that cannot fit
+   * is decided `expired` (or left to the message that holds the attempt). Answers whether the
+   * record stays in the queue.
+   */
   const deferRecord = async (
     record: SQSRecord,
+    message: RunMessage,
     wait: Extract<RunResult, { kind: 'deferred' }>,
     where: Record<string, unknown>,
     received: number,
-  ): Promise<void> => {
-    const seconds = Math.min(
-      Math.max(1, Math.ceil((wait.untilMs - deps.now()) / 1000)),
-      MAX_VISIBILITY_TIMEOUT_SECONDS,
-    );
-    const line = { ...where, reason: wait.reason, wait_seconds: seconds, receive_count: received };
+  ): Promise<boolean> => {
+    const now = deps.now();
+    const plan = planWait(Math.max(1, Math.ceil((wait.untilMs - now) / 1000)), firstReceiveMs(record, now), now);
+    if (plan.kind === 'cannot_fit') {
+      await expireUnfitWait(message, `${wait.reason}; ${plan.reason}`, deps);
+      return false;
+    }
+    const line = { ...where, reason: wait.reason, wait_seconds: plan.seconds, receive_count: received };
     // The redrive counts every receive: after this one the message goes to the dead-letter queue,
     // and the waiting attempt is taken back by the reconciler once its lease past the turn ends.
     if (last(received))
       deps.log.error('run waits on its last receive; its message goes to the dead-letter queue', line);
     else deps.log.info('run waits', line);
     deps.metrics.count(wait.metric);
-    if (deps.defer) await deps.defer(record, seconds).catch(() => undefined);
+    await deferFor(record, plan.seconds, where);
+    return true;
   };
 
   const recordHandler = async (record: SQSRecord, deferred: Set<string>): Promise<void> => {
@@ -81,8 +99,7 @@ export function createWorkerHandler(
       const result = await decideRun(message, deps);
       if (result.kind === 'deferred') {
         const where = { message_id: record.messageId, run_id: message.runId, run_attempt: message.runAttempt };
-        await deferRecord(record, result, where, received);
-        deferred.add(record.messageId);
+        if (await deferRecord(record, message, result, where, received)) deferred.add(record.messageId);
         return;
       }
       deps.onOutcome?.(message, result.outcome);
@@ -98,9 +115,10 @@ export function createWorkerHandler(
       const reason = (err as Error).message;
       const final = last(received);
       // The last receive is not deferred: the redrive policy moves it to the DLQ at its next receive.
+      const now = deps.now();
       const retryIn = final
         ? undefined
-        : Math.min(wait ?? transientBackoffSeconds(received), MAX_VISIBILITY_TIMEOUT_SECONDS);
+        : fitBackoff(wait ?? transientBackoffSeconds(received), firstReceiveMs(record, now), now);
       deps.log[final ? 'error' : 'warn'](
         final ? 'message failed; it goes to the dead-letter queue' : 'message failed; it will be retried',
         {
@@ -112,7 +130,7 @@ export function createWorkerHandler(
         },
       );
       deps.metrics.count(err instanceof RateLimitedError ? 'RateLimited' : 'TransientFault');
-      if (retryIn !== undefined && deps.defer) await deps.defer(record, retryIn).catch(() => undefined);
+      if (retryIn !== undefined) await deferFor(record, retryIn, where);
       throw err;
     }
   };

@@ -144,6 +144,27 @@ describe('alarms with default thresholds', () => {
     });
   });
 
+  it('AppSecretInvalid fires on one invocation of the worker or the reconciler without usable App credentials', () => {
+    const a = alarm(t, 'AppSecretInvalid') as { Metrics: { Id: string; Expression?: string; MetricStat?: unknown }[] };
+    expect(a).toMatchObject({
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    const sum = a.Metrics.find((m) => m.Expression);
+    expect(sum?.Expression).toBe('FILL(worker, 0) + FILL(reconciler, 0)');
+    for (const [id, service] of [
+      ['worker', 'reprise-worker'],
+      ['reconciler', 'reprise-reconciler'],
+    ]) {
+      expect(a.Metrics.find((m) => m.Id === id)?.MetricStat).toMatchObject({
+        Metric: { MetricName: 'AppSecretInvalid', Dimensions: [{ Name: 'service', Value: service }] },
+        Period: 300,
+        Stat: 'Sum',
+      });
+    }
+  });
+
   it('alarms when the oldest work message is older than 15 minutes', () => {
     expect(alarm(t, 'QueueAge')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Threshold: 900 });
   });
@@ -157,6 +178,7 @@ describe('alarms with default thresholds', () => {
       ...['BreakerOpen', 'SweepFailures', 'QueueAge', 'WorkDeadLetters', 'SignalDeadLetters'],
       'RecoveryShareLow',
       'StuckQueued',
+      'AppSecretInvalid',
       ...fns.flatMap((f) => [`${f}Errors`, `${f}Throttles`]),
     ];
     // Every alarm is one of these, and each of these is one alarm.

@@ -1,0 +1,330 @@
+/**
+ * Issue 23 point 3: what runs on Lambda, tested as deployed against an independent AWS
+ * emulator. The synthesized stack's table, queues and secrets are created in moto from the
+ * template's own properties, the bundled handlers of dist/lambda/ run with each function's
+ * template Environment, and the journey is played against the GitHub simulator.
+ */
+import { randomUUID } from 'node:crypto';
+import { RunInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import { EventBridgeClient, PutEventsCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lostJob } from '../support/evidence.js';
+import { APP_ID, testPrivateKey } from '../support/harness.js';
+import { deployed } from '../infra/settings-support.js';
+import { workflowJobPayload } from '../support/job-events.js';
+import { signedDelivery, webhookEvent, workflowRunPayload } from '../support/webhooks.js';
+import { type Deployment, deploy } from './setup.js';
+import { motoServerPath } from './moto-server.js';
+import { awsConfig } from './stack.js';
+
+const MOTO = motoServerPath();
+const CI = process.env.CI === 'true';
+if (!MOTO && !CI) {
+  console.warn(
+    'test:deployed skipped: moto_server is not on the PATH. Install it with pip install "moto[server]==5.2.*" ' +
+      '(CI installs it and fails without it).',
+  );
+}
+
+describe('the deployed test needs moto_server', () => {
+  it.runIf(CI)('in CI (CI=true), moto_server is installed: its absence fails the run', () => {
+    expect(
+      MOTO,
+      'moto_server is not on the PATH: .ci/run installs it with pip install "moto[server]==5.2.*"',
+    ).toBeDefined();
+  });
+});
+
+const OTHER_INSTALLATION = 4343;
+const LOST_RUNNER = 'runner-i-0abc1234def567890';
+
+describe.skipIf(!MOTO)('deployed: the bundled handlers with their template environments, in moto', () => {
+  let d: Deployment;
+  beforeAll(async () => {
+    // As `cdk synth -c report=check_run -c pacePerMinute=6 -c eventBusName=reprise-events`: a re-run every 10 s per installation.
+    d = await deploy(MOTO!, { report: 'check_run', pacePerMinute: '6', eventBusName: 'reprise-events' });
+    d.sim.addInstallation({ id: OTHER_INSTALLATION, account: 'other' });
+  }, 180_000);
+  afterAll(async () => d?.close());
+
+  let installations = 5000;
+  /** A fresh installation (its own pace of re-runs) and its first lost run. */
+  function lostRun(name: string) {
+    const id = ++installations;
+    const account = `org${id}`;
+    d.sim.addInstallation({ id, account });
+    const run = d.sim.addRun({ repo: `${account}/${name}`, jobs: [lostJob('test', LOST_RUNNER)] });
+    return { run, installationId: id, account, payload: workflowRunPayload(d.sim, run.id, id) };
+  }
+
+  async function deliver(event: string, payload: unknown, guid: string = randomUUID()) {
+    const signed = await signedDelivery(d.webhookSecret, event, payload, guid);
+    const res = await d.fn.intake.invoke<{ statusCode: number; body: string }>(
+      webhookEvent(signed.headers, { body: Buffer.from(signed.body).toString('base64'), isBase64Encoded: true }),
+    );
+    return { status: res.statusCode, body: JSON.parse(res.body) as Record<string, unknown> };
+  }
+  const decisionOf = (runId: number, w = d.fn.worker) => w.named('decision').filter((l) => l.run_id === runId);
+  const visibleCount = async (url: string) =>
+    Number(
+      (
+        await d.sqs.send(
+          new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }),
+        )
+      ).Attributes!.ApproximateNumberOfMessages,
+    );
+
+  it('signed webhook → FIFO queue → worker → exactly one re-run, and its decision event on the bus', async () => {
+    const { run, payload } = lostRun('moto-one');
+    const answer = await deliver('workflow_run', payload);
+    expect(answer.status).toBe(202);
+    expect(await d.drain()).toBe(1);
+    expect(d.sim.rerunTally(run.id)).toMatchObject({ received: 1, accepted: 1 });
+    expect(decisionOf(run.id)).toEqual([expect.objectContaining({ decision: 'retried' })]);
+    const events = await d.busEvents();
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        source: 'reprise',
+        'detail-type': 'Reprise Decision',
+        detail: expect.objectContaining({ run_id: run.id, decision: 'retried' }),
+      }),
+    );
+  });
+
+  it('a duplicate delivery (the same GUID) is taken once, and a second delivery of the run attempt re-runs nothing more', async () => {
+    const { run, payload } = lostRun('moto-dup');
+    const guid = randomUUID();
+    expect((await deliver('workflow_run', payload, guid)).status).toBe(202);
+    // GitHub's redelivery keeps the GUID.
+    const again = await deliver('workflow_run', payload, guid);
+    expect(again.status).toBeLessThan(300);
+    expect(await d.drain()).toBe(1);
+    // The same completion under another GUID reaches the worker, which finds the attempt decided.
+    expect((await deliver('workflow_run', payload)).status).toBe(202);
+    expect(await d.drain()).toBe(1);
+    expect(d.sim.rerunTally(run.id)).toMatchObject({ received: 1, accepted: 1 });
+    expect(decisionOf(run.id).map((l) => l.decision)).toEqual(['retried', 'duplicate']);
+  });
+
+  it('a visibility deferral: the second lost run of an installation waits for its turn hidden in the queue, then is re-run once', async () => {
+    const { run: firstRun, installationId, account } = lostRun('moto-paced');
+    const runs = [firstRun, d.sim.addRun({ repo: `${account}/moto-paced`, jobs: [lostJob('test', LOST_RUNNER)] })];
+    for (const run of runs) {
+      expect((await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId))).status).toBe(202);
+    }
+    const first = await d.pollOnce();
+    expect(first.records).toHaveLength(2);
+    expect(first.failed).toHaveLength(1);
+    const waits = d.fn.worker.named('run waits').filter((l) => l.run_id === runs[1]!.id);
+    expect(waits).toHaveLength(1);
+    expect(Number(waits[0]!.wait_seconds)).toBeGreaterThanOrEqual(1);
+    expect(d.fn.worker.named('visibility change refused')).toEqual([]);
+    // Hidden by the worker's ChangeMessageVisibility, not by the queue's 480 s default: it comes back on its own.
+    expect((await d.pollOnce()).records).toHaveLength(0);
+    await d.drain();
+    for (const run of runs) expect(d.sim.rerunTally(run.id)).toMatchObject({ received: 1, accepted: 1 });
+    expect(decisionOf(runs[1]!.id).map((l) => l.decision)).toEqual(['retried']);
+  });
+
+  it('a rate limit past 12 hours is deferred inside the 12 hours from the first receive, and SQS accepts the deferral', async () => {
+    const { run, payload } = lostRun('moto-late');
+    d.sim.injectFault({ method: 'POST', path: /rerun-failed-jobs$/, status: 403, resetAfter: 50_000, times: 1 });
+    expect((await deliver('workflow_run', payload)).status).toBe(202);
+    const { records, failed } = await d.pollOnce();
+    expect(failed).toEqual([records[0]!.messageId]);
+    const line = d.fn.worker.named('message failed; it will be retried').find((l) => l.run_id === run.id);
+    expect(Number(line?.retry_after_seconds)).toBeGreaterThan(43_200);
+    expect(Number(line?.retry_in_seconds)).toBeLessThanOrEqual(43_200 - 60);
+    expect(Number(line?.retry_in_seconds)).toBeGreaterThan(43_000);
+    expect(d.fn.worker.named('visibility change refused')).toEqual([]);
+    // The time passes: the message comes back, GitHub answers again, one re-run.
+    await d.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: d.workQueue.url,
+        ReceiptHandle: records[0]!.receiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
+    await d.drain();
+    expect(d.sim.rerunTally(run.id)).toMatchObject({ received: 2, accepted: 1 });
+  });
+
+  it("an EC2 spot interruption warning, routed by the template's own rule, is a signal; the run lost on that instance is re-run on it", async () => {
+    const ec2 = new EC2Client(awsConfig(d.moto.url));
+    const instanceId = (await ec2.send(new RunInstancesCommand({ ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1 })))
+      .Instances![0]!.InstanceId!;
+    // The template's rules, put on the default bus with their own patterns; their target is a
+    // queue the test reads and hands to the EC2 signal function, as EventBridge invokes it.
+    const eventBridge = new EventBridgeClient(awsConfig(d.moto.url));
+    const target = await d.queue('test-ec2-signal-target');
+    const ec2FunctionArn = d.stack.resolve({ 'Fn::GetAtt': [d.ids.ec2Signal, 'Arn'] });
+    const rules = Object.entries(d.stack.resources).filter(
+      ([, r]) =>
+        r.Type === 'AWS::Events::Rule' &&
+        (r.Properties?.Targets as { Arn: unknown }[] | undefined)?.some(
+          (t) => d.stack.resolve(t.Arn) === ec2FunctionArn,
+        ),
+    );
+    expect(rules.length).toBeGreaterThan(0);
+    for (const [id, rule] of rules) {
+      await eventBridge.send(
+        new PutRuleCommand({ Name: id, EventPattern: JSON.stringify(rule.Properties!.EventPattern) }),
+      );
+      await eventBridge.send(new PutTargetsCommand({ Rule: id, Targets: [{ Id: 'ec2-signal', Arn: target.arn }] }));
+    }
+    await eventBridge.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            Source: 'aws.ec2',
+            DetailType: 'EC2 Spot Instance Interruption Warning',
+            Resources: [`arn:aws:ec2:eu-west-1:123456789012:instance/${instanceId}`],
+            Detail: JSON.stringify({ 'instance-id': instanceId, 'instance-action': 'terminate' }),
+          },
+        ],
+      }),
+    );
+    const delivered = await target.take();
+    for (const event of delivered) await d.fn.ec2Signal.invoke(event);
+    const matched = delivered.length;
+    expect(matched).toBe(1);
+    // No annotation, no log line: only the signal says the runner was lost.
+    const { installationId, account } = lostRun('moto-spot-other');
+    const run = d.sim.addRun({
+      repo: `${account}/moto-spot`,
+      jobs: [
+        { name: 'test', conclusion: 'failure', runnerName: `gh-runner-${instanceId}`, annotations: [], log: null },
+      ],
+    });
+    expect((await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId))).status).toBe(202);
+    await d.drain();
+    expect(decisionOf(run.id)).toEqual([expect.objectContaining({ decision: 'retried' })]);
+    expect(d.fn.worker.named('job').find((l) => l.run_id === run.id)).toMatchObject({
+      verdict: 'infra',
+      source: 'signal',
+    });
+    expect(d.sim.rerunTally(run.id).accepted).toBe(1);
+  });
+
+  it('the reconciler: with -c report=check_run the deployed reconciler reports a stuck-queued job with a check run', async () => {
+    const run = d.sim.addRun({
+      repo: 'other/moto-stuck',
+      jobs: [{ name: 'build', status: 'queued', conclusion: null }],
+    });
+    const job = d.sim.run(run.id).job('build', 1)!;
+    const payload = {
+      ...workflowJobPayload(d.sim, run.id, job.id, 'queued'),
+      installation: { id: OTHER_INSTALLATION },
+    };
+    expect((await deliver('workflow_job', payload)).body.reason).toBe('job recorded as queued');
+    // Twenty minutes pass for the queued job (its record is backdated in the table).
+    const { Items = [] } = await d.dynamo.send(new ScanCommand({ TableName: d.tableName }));
+    const item = Items.find((i) => i.jobId?.N === String(job.id) && i.queuedAt);
+    expect(item).toBeDefined();
+    await d.dynamo.send(
+      new UpdateItemCommand({
+        TableName: d.tableName,
+        Key: { pk: item!.pk!, sk: item!.sk! },
+        UpdateExpression: 'SET queuedAt = :t',
+        ExpressionAttributeValues: { ':t': { N: String(Date.now() - 20 * 60_000) } },
+      }),
+    );
+    const sweep = await d.fn.reconciler.invoke<{ stuckReported: number }>({});
+    expect(sweep.stuckReported).toBe(1);
+    const reports = d.sim.checkRuns.filter((c) => c.repo === 'other/moto-stuck' && /stuck/.test(c.output.title ?? ''));
+    expect(reports).toHaveLength(1);
+    const events = await d.busEvents();
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        'detail-type': 'Reprise Stuck Queued Job',
+        detail: expect.objectContaining({ job_id: job.id }),
+      }),
+    );
+  });
+
+  it('App secret missing, then malformed: alarmed (AppSecretInvalid) with the fix logged, messages deferred, not dead-lettered; fixed, the next invocation re-runs once', async () => {
+    // As the stack creates it, before the operator puts the App's credentials in.
+    await d.putAppSecret(d.appSecretPlaceholder);
+    const worker = await d.coldStart('worker');
+    const { run, payload } = lostRun('moto-secret');
+    expect((await deliver('workflow_run', payload)).status).toBe(202);
+
+    const held = await d.pollOnce(worker);
+    expect(held.failed).toEqual(held.records.map((r) => r.messageId));
+    expect(worker.metric('AppSecretInvalid')).toBe(1);
+    const [fault] = worker.named('GitHub App secret cannot be used: runs wait in the queue until it is fixed');
+    expect(fault).toMatchObject({ level: 'error', secret: d.appSecretArn });
+    expect(String(fault!.fix)).toContain(`put-secret-value --secret-id ${d.appSecretArn}`);
+    expect(worker.named('run waits for the App secret')[0]).toMatchObject({ wait_seconds: 60 });
+    expect(worker.named('visibility change refused')).toEqual([]);
+    // Deferred by the worker: not visible again at once (the failed invocation would leave it 480 s too;
+    // the log line above and no refusal say it was the worker's minute).
+    expect((await d.pollOnce(worker)).records).toHaveLength(0);
+
+    // Malformed: the next invocation reads the secret afresh (no five-minute cache) and holds again.
+    await d.putAppSecret('-----BEGIN RSA PRIVATE KEY----- pasted without its JSON');
+    const back = async () =>
+      d.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: d.workQueue.url,
+          ReceiptHandle: held.records[0]!.receiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      );
+    await back();
+    const again = await d.pollOnce(worker);
+    expect(again.failed).toHaveLength(1);
+    expect(worker.metric('AppSecretInvalid')).toBe(2);
+    expect(worker.named('run waits for the App secret').at(-1)).toMatchObject({ receive_count: 2, wait_seconds: 360 });
+
+    // The reconciler skips its sweep on the same fault, counted and logged, without failing.
+    const reconciler = await d.coldStart('reconciler');
+    expect(await reconciler.invoke({})).toEqual({ skipped: 'the GitHub App secret cannot be used' });
+    expect(reconciler.metric('AppSecretInvalid')).toBe(1);
+
+    // Fixed: the warm worker reads it at its next invocation, and the run is re-run once.
+    await d.putAppSecret(JSON.stringify({ appId: APP_ID, privateKey: testPrivateKey() }));
+    await d.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: d.workQueue.url,
+        ReceiptHandle: again.records[0]!.receiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
+    await d.drain(worker);
+    expect(worker.named('GitHub App secret is usable again')).toHaveLength(1);
+    expect(d.sim.rerunTally(run.id)).toMatchObject({ received: 1, accepted: 1 });
+    expect(await visibleCount(d.deadLetterQueue.url)).toBe(0);
+  });
+
+  it('App secret rotated: a function started after the rotation uses the new credentials', async () => {
+    const token = `ghs_rotated${randomUUID().replace(/-/g, '')}`;
+    d.sim.addToken(token);
+    await d.putAppSecret(JSON.stringify({ token }));
+    const worker = await d.coldStart('worker');
+    const { run, payload } = lostRun('moto-rotated');
+    d.sim.resetRequests();
+    expect((await deliver('workflow_run', payload)).status).toBe(202);
+    await d.drain(worker);
+    expect(decisionOf(run.id, worker)).toEqual([expect.objectContaining({ decision: 'retried' })]);
+    // No JWT exchange: the rotated secret is a token, used as it is.
+    expect(d.sim.count('POST', /\/app\/installations\/\d+\/access_tokens$/)).toBe(0);
+    await d.putAppSecret(JSON.stringify({ appId: APP_ID, privateKey: testPrivateKey() }));
+  });
+
+  it('every deployable setting the running functions read, from cold start to the last invocation, is one the schema gives them (readBy)', async () => {
+    const undeclared: string[] = [];
+    for (const key of Object.keys(d.fn) as (keyof typeof d.fn)[]) {
+      const reads = new Set(await d.fn[key].envReads());
+      for (const { name, s } of deployed) {
+        if (reads.has(s.env as string) && !s.readBy.includes(key)) undeclared.push(`${key} reads ${s.env} (${name})`);
+      }
+    }
+    expect(undeclared).toEqual([]);
+    // The setting of this deployment (-c report=check_run) reached the reconciler that reads it.
+    expect(await d.fn.reconciler.envReads()).toContain('REPORT');
+    expect(d.environments.reconciler.REPORT).toBe('check_run');
+  });
+});

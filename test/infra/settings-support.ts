@@ -1,0 +1,61 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import {
+  convertTime,
+  type FunctionName,
+  type Setting,
+  SETTING_NAMES,
+  settingOf,
+  type Value,
+} from '../../lib/config/settings-schema.js';
+import { asProp, type RepriseProps } from '../../infra/props.js';
+import type { RepriseStack } from '../../infra/reprise-stack.js';
+
+/** Every setting a deployed function reads, with the function names. */
+export const deployed = SETTING_NAMES.map((name) => ({ name, s: settingOf(name) })).filter(
+  ({ s }) => s.readBy.length > 0,
+);
+
+function setAt(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let o = target;
+  for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+  o[keys[keys.length - 1] as string] = value;
+}
+
+/** The sample of every deployed setting, as construct props. */
+export function sampleProps(): RepriseProps {
+  const props: Record<string, unknown> = {};
+  for (const { s } of deployed) setAt(props, s.prop as string, asProp(s, s.sample));
+  return props as RepriseProps;
+}
+
+/** The same samples as `-c key=value` strings, in each key's own unit. */
+export function sampleContext(): Record<string, string> {
+  const context: Record<string, string> = {};
+  for (const { s } of deployed) context[s.context as string] = asContextString(s, s.sample as Value);
+  return context;
+}
+
+function asContextString(s: Setting, v: Value): string {
+  if (Array.isArray(v)) return v.join(s.envSeparator === '\n' ? '\\n' : ',');
+  if (typeof v === 'number' && s.unit && s.contextUnit) return String(convertTime(v, s.unit, s.contextUnit));
+  return String(v);
+}
+
+export type Env = Record<string, string>;
+
+/** Each function's environment in the synthesized template. */
+export function environments(stack: RepriseStack, template: Template): Record<FunctionName, Env> {
+  const r = stack.reprise;
+  const resources = template.toJSON().Resources as Record<string, { Properties: { Environment: { Variables: Env } } }>;
+  const envOf = (fn: { node: { defaultChild?: unknown } }): Env =>
+    resources[stack.getLogicalId(fn.node.defaultChild as CfnElement)]?.Properties.Environment.Variables ?? {};
+  return {
+    worker: envOf(r.workerFunction),
+    reconciler: envOf(r.reconcilerFunction),
+    intake: envOf(r.intakeFunction),
+    signalIntake: envOf(r.signalIntakeFunction),
+    ec2Signal: envOf(r.ec2SignalFunction),
+  };
+}
