@@ -120,6 +120,15 @@ export class QueuePoller {
   private async handleBatch(): Promise<number> {
     const records = this.queue.receive(this.batchSize);
     if (records.length === 0) return 0;
+    try {
+      // A receive counts toward the redrive only once it is on disk; until then nobody acts on it.
+      await this.queue.persisted(records.map((r) => r.messageId));
+    } catch (err) {
+      this.onError(
+        new Error(`receive not written to the queue's journal; redelivered later: ${(err as Error).message}`),
+      );
+      return records.length;
+    }
     // Kept aside so a handler that mutates the event cannot redirect the deletes.
     const receipts = records.map((r) => ({ messageId: r.messageId, receiptHandle: r.receiptHandle }));
     let response: unknown;
