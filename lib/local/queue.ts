@@ -12,15 +12,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import type { RunMessage } from '../model.js';
 import type { RunQueue } from '../webhook/intake.js';
+import { checkBody, checkId, checkIntegerInRange } from './queue-input.js';
 import type { MessageSnapshot, QueueJournal } from './queue-snapshot.js';
-import {
-  DEDUPLICATION_WINDOW_MS,
-  FIFO_ID,
-  MAX_MESSAGE_BYTES,
-  MAX_RECEIVE_BATCH,
-  MAX_VISIBILITY_TIMEOUT_SECONDS,
-  NOT_XML_CHARACTER,
-} from '../webhook/sqs-limits.js';
+
+export { checkIntegerInRange, type QueueErrorCode, QueueInputError } from './queue-input.js';
+import { DEDUPLICATION_WINDOW_MS, MAX_RECEIVE_BATCH, MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
 
 export interface QueueOptions {
   /** Names the queue in its ARN and in the poller's errors. */
@@ -69,19 +65,6 @@ export interface QueueStats {
   /** Messages accepted by `send` (duplicates excluded). */
   sent: number;
   duplicatesDropped: number;
-}
-
-/** SQS error codes, so callers can map a local failure to what the SDK would throw. */
-export type QueueErrorCode = 'InvalidParameterValue' | 'MissingParameter' | 'InvalidMessageContents';
-
-export class QueueInputError extends Error {
-  constructor(
-    readonly code: QueueErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'QueueInputError';
-  }
 }
 
 const MAX_VISIBILITY_TIMEOUT_MS = MAX_VISIBILITY_TIMEOUT_SECONDS * 1000;
@@ -477,35 +460,4 @@ export const embeddedRunQueue = (queue: EmbeddedFifoQueue): RunQueue => ({
 
 function isInFlight(message: StoredMessage, now: number): boolean {
   return message.receiptHandle !== undefined && message.visibleAt > now;
-}
-
-function checkId(kind: 'MessageGroupId' | 'MessageDeduplicationId', value: string): void {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new QueueInputError('MissingParameter', `${kind} is required for FIFO queues`);
-  }
-  if (!FIFO_ID.test(value)) {
-    throw new QueueInputError('InvalidParameterValue', `${kind} must be 1-128 printable ASCII characters`);
-  }
-}
-
-function checkBody(body: string): void {
-  if (typeof body !== 'string' || body.length === 0) {
-    throw new QueueInputError('MissingParameter', 'MessageBody must not be empty');
-  }
-  const bytes = Buffer.byteLength(body, 'utf8');
-  if (bytes > MAX_MESSAGE_BYTES) {
-    throw new QueueInputError(
-      'InvalidParameterValue',
-      `MessageBody is ${bytes} bytes; the limit is ${MAX_MESSAGE_BYTES}`,
-    );
-  }
-  if (NOT_XML_CHARACTER.test(body)) {
-    throw new QueueInputError('InvalidMessageContents', 'MessageBody contains characters outside XML 1.0');
-  }
-}
-
-export function checkIntegerInRange(what: string, value: number, min: number, max: number): void {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new QueueInputError('InvalidParameterValue', `${what} must be an integer in [${min}, ${max}], got ${value}`);
-  }
 }
