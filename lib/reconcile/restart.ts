@@ -26,6 +26,8 @@ export type RestartOutcome = 'recorded' | 'released' | 'abandoned' | 'kept' | 's
 export type RestartSummary = Record<RestartOutcome, number>;
 
 const PAGE = 100;
+/** After this many faults (GitHub unreachable, most likely) the rest is left to the reconciler, so a start is never held up long. */
+const MAX_FAULTS = 3;
 
 /** Settles every attempt claimed or waiting under another owner; each one's fault is logged and counted, never thrown. */
 export async function sweepAfterRestart(ctx: RestartContext): Promise<RestartSummary> {
@@ -35,6 +37,10 @@ export async function sweepAfterRestart(ctx: RestartContext): Promise<RestartSum
     const page = await ctx.store.scanHeld(start, PAGE);
     for (const rec of page.items) {
       if (rec.owner === ctx.owner) continue;
+      if (summary.failed >= MAX_FAULTS) {
+        summary.failed++;
+        continue;
+      }
       const outcome = await settleAfterRestart(rec, ctx).catch((err: Error) => {
         // The claim stays; the reconciler settles it once its lease ends.
         ctx.log.warn('claim of an earlier process not settled at restart; left to the reconciler', {

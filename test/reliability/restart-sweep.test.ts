@@ -126,4 +126,35 @@ describe('restart sweep: claims of an earlier process of the same data dir', () 
     expect(sent(s.queue)).not.toContain(theirs.id);
     expect(sent(s.queue)).not.toContain(mine.id);
   });
+
+  it('while GitHub cannot be read, a claim stays for the reconciler, and after three faults the rest is not tried: a start is never held up', async () => {
+    const runs = Array.from({ length: 5 }, (_, i) => lostRun(h, `acme/restart-down-${i}`));
+    for (const run of runs) await h.ledger.claim(h.message(run.id), 'local-g1-dead', LEASE_MS);
+    h.sim.injectFault({ method: 'GET', path: /\/repos\/acme\/restart-down-\d\/actions\/runs\/\d+$/, status: 500 });
+    const reads = () => h.sim.count('GET', /\/repos\/acme\/restart-down-\d\/actions\/runs\/\d+$/);
+    const before = reads();
+    try {
+      const s = sweep('local-g2-alive');
+      const summary = await s.run();
+      expect(summary.failed).toBeGreaterThanOrEqual(5);
+      expect(h.log.named('claim of an earlier process not settled at restart; left to the reconciler')).toHaveLength(3);
+      // Three claims tried (each read retried by the client), the other two not read at all.
+      const tried = new Set(
+        h.sim.requests
+          .filter((r) => r.method === 'GET' && /restart-down-\d\/actions\/runs\/\d+$/.test(r.path))
+          .map((r) => r.path),
+      );
+      expect(tried.size).toBe(3);
+      expect(reads()).toBeGreaterThan(before);
+      for (const run of runs) {
+        expect(await h.ledger.get(h.message(run.id).repository.id, run.id, 1)).toMatchObject({
+          state: 'claimed',
+          owner: 'local-g1-dead',
+        });
+      }
+      for (const run of runs) expect(sent(s.queue)).not.toContain(run.id);
+    } finally {
+      h.sim.clearFaults();
+    }
+  });
 });
