@@ -1,6 +1,7 @@
 import type { AnnotationEvidence, JobEvidence } from '../classify/classify-job.js';
 import { classifyJob } from '../classify/classify-job.js';
 import { ScanBudget } from '../classify/scan-budget.js';
+import { heldClock } from '../util/held-clock.js';
 import { RateLimitedError } from '../errors.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { JobFacts, JobVerdict, RunnerSignal, SignalWindow, TextPattern } from '../model.js';
@@ -41,7 +42,8 @@ const settles = (v: JobVerdict): boolean => v.verdict === 'genuine' || v.verdict
  * jobs the annotations cannot settle, and nothing more once one job is genuine.
  */
 export async function gatherVerdicts(candidates: readonly JobFacts[], src: EvidenceSources): Promise<GatheredVerdicts> {
-  const budget = src.scanBudget ?? new ScanBudget(undefined, () => performance.now());
+  // The process's own time, not the wall's: a busy host must not cut a run's evidence short.
+  const budget = src.scanBudget ?? new ScanBudget(undefined, heldClock());
   let signalLookupFailed = false;
   const signals = new Map<number, RunnerSignal[]>();
   if (src.signals) {
