@@ -115,7 +115,9 @@ export type DecisionKind =
   | 'requeued'
   | 'duplicate'
   /** The run waited for its turn past `max_wait` and was left alone. */
-  | 'expired';
+  | 'expired'
+  /** The local runtime stopped twice while deciding it: left alone rather than decided forever. */
+  | 'abandoned';
 
 /** The decisions that re-ran something on GitHub: deciding such an attempt again could re-run it twice. */
 export const RERUN_DECISIONS = ['retried', 'retried_all'] as const satisfies readonly DecisionKind[];

@@ -129,6 +129,11 @@ export interface ReconcileStore {
     limit: number,
     completedBefore: number,
   ): Promise<{ items: StoredAttempt[]; next: Record<string, unknown> | undefined }>;
+  /** One page of every run attempt claimed or waiting, whatever its lease: what a restart looks at. */
+  scanHeld(
+    start: Record<string, unknown> | undefined,
+    limit: number,
+  ): Promise<{ items: StoredAttempt[]; next: Record<string, unknown> | undefined }>;
   /** Records the decision of a claim whose worker died after its re-run call went through. */
   recordOrphan(rec: StoredAttempt, decision: DecisionKind, reason: string, details: object): Promise<boolean>;
   /** Deletes the claim only if it is still the same one: same owner, same lease. */

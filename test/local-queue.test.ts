@@ -1,13 +1,37 @@
+/**
+ * The embedded queue's SQS FIFO semantics, twice: in memory, and journaled to dynalite as
+ * `--data-dir` runs it, where after every case the journal must hold exactly what the queue
+ * holds (every message, receive count, deferral, dead letter and remembered deduplication id).
+ */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type EmbeddedDynamo, startDynamo } from '../lib/local/dynamo.js';
+import { DynamoQueueJournal } from '../lib/local/queue-journal.js';
 import { QueuePoller } from '../lib/local/queue-poller.js';
 import { EmbeddedFifoQueue, QueueInputError, type QueueOptions } from '../lib/local/queue.js';
+import type { MessageSnapshot } from '../lib/local/queue-snapshot.js';
 
 const NAME = 'reprise-runs.fifo';
+const JOURNAL_TABLE = 'queue-journal';
+
+/** Set while the journaled suite runs: each queue a case makes gets its own journal. */
+let journaled:
+  { dynamo: EmbeddedDynamo; made: { queue: EmbeddedFifoQueue; journal: DynamoQueueJournal }[] } | undefined;
+let queues = 0;
+
+function newQueue(opts: QueueOptions): EmbeddedFifoQueue {
+  if (!journaled) return new EmbeddedFifoQueue(opts);
+  const journal = DynamoQueueJournal.onTable(journaled.dynamo.client, JOURNAL_TABLE, `${NAME}#${++queues}`);
+  const queue = new EmbeddedFifoQueue({ ...opts, journal });
+  journaled.made.push({ queue, journal });
+  return queue;
+}
+
+const byId = (snaps: MessageSnapshot[]) => [...snaps].sort((a, b) => a.messageId.localeCompare(b.messageId));
 
 function setup(opts: Partial<QueueOptions> = {}) {
   const clock = { t: 1_700_000_000_000 };
-  const queue = new EmbeddedFifoQueue({
+  const queue = newQueue({
     name: NAME,
     visibilityTimeoutMs: 30_000,
     maxReceiveCount: 5,
@@ -25,445 +49,469 @@ function setup(opts: Partial<QueueOptions> = {}) {
 
 const bodies = (records: SQSRecord[]) => records.map((r) => r.body);
 
-describe('EmbeddedFifoQueue: records', () => {
-  it('delivers the record shape of the Lambda SQS event source, with what the worker reads', () => {
-    const { queue, advance } = setup();
-    const sent = queue.send({ body: '{"v":1,"runId":7}', groupId: 'repo-1', deduplicationId: 'run-7-1' });
-    advance(250);
-    const [record, ...rest] = queue.receive(10);
-    expect(rest).toEqual([]);
-    expect(record).toMatchObject({
-      messageId: sent.messageId,
-      receiptHandle: expect.any(String),
-      body: '{"v":1,"runId":7}',
-      attributes: {
-        ApproximateReceiveCount: '1',
-        MessageGroupId: 'repo-1',
-        MessageDeduplicationId: 'run-7-1',
-      },
-      messageAttributes: {},
-      eventSource: 'aws:sqs',
-      eventSourceARN: `arn:aws:sqs:local:000000000000:${NAME}`,
-      awsRegion: 'local',
+function cases(): void {
+  describe('EmbeddedFifoQueue: records', () => {
+    it('delivers the record shape of the Lambda SQS event source, with what the worker reads', () => {
+      const { queue, advance } = setup();
+      const sent = queue.send({ body: '{"v":1,"runId":7}', groupId: 'repo-1', deduplicationId: 'run-7-1' });
+      advance(250);
+      const [record, ...rest] = queue.receive(10);
+      expect(rest).toEqual([]);
+      expect(record).toMatchObject({
+        messageId: sent.messageId,
+        receiptHandle: expect.any(String),
+        body: '{"v":1,"runId":7}',
+        attributes: {
+          ApproximateReceiveCount: '1',
+          MessageGroupId: 'repo-1',
+          MessageDeduplicationId: 'run-7-1',
+        },
+        messageAttributes: {},
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:local:000000000000:${NAME}`,
+        awsRegion: 'local',
+      });
+    });
+
+    it.each([
+      ['empty body', { body: '', groupId: 'g', deduplicationId: 'd' }, 'MissingParameter'],
+      ['NUL in body', { body: 'a\u0000b', groupId: 'g', deduplicationId: 'd' }, 'InvalidMessageContents'],
+      ['oversized body', { body: 'x'.repeat(262_145), groupId: 'g', deduplicationId: 'd' }, 'InvalidParameterValue'],
+      ['missing group', { body: 'b', groupId: '', deduplicationId: 'd' }, 'MissingParameter'],
+      ['space in group', { body: 'b', groupId: 'a b', deduplicationId: 'd' }, 'InvalidParameterValue'],
+      ['129-char dedup id', { body: 'b', groupId: 'g', deduplicationId: 'x'.repeat(129) }, 'InvalidParameterValue'],
+    ])('rejects a send with %s', (_label, input, code) => {
+      const { queue } = setup();
+      expect(() => queue.send(input)).toThrow(expect.objectContaining({ name: 'QueueInputError', code }));
+      expect(queue.size()).toBe(0);
+    });
+
+    it.each([0, 11, 2.5])('rejects receive(%s) as ReceiveMessage does', (max) => {
+      const { queue } = setup();
+      expect(() => queue.receive(max)).toThrow(QueueInputError);
+    });
+
+    it('defaults to a 30 s visibility timeout and 5 receives', () => {
+      const clock = { t: 0 };
+      const queue = newQueue({ name: NAME, now: () => clock.t });
+      queue.send({ body: 'x', groupId: 'g', deduplicationId: 'd' });
+      for (let i = 0; i < 5; i++) {
+        expect(queue.receive()).toHaveLength(1);
+        clock.t += 29_999;
+        expect(queue.receive()).toEqual([]);
+        clock.t += 1;
+      }
+      expect(queue.receive()).toEqual([]);
+      expect(queue.deadLetters).toHaveLength(1);
     });
   });
 
-  it.each([
-    ['empty body', { body: '', groupId: 'g', deduplicationId: 'd' }, 'MissingParameter'],
-    ['NUL in body', { body: 'a\u0000b', groupId: 'g', deduplicationId: 'd' }, 'InvalidMessageContents'],
-    ['oversized body', { body: 'x'.repeat(262_145), groupId: 'g', deduplicationId: 'd' }, 'InvalidParameterValue'],
-    ['missing group', { body: 'b', groupId: '', deduplicationId: 'd' }, 'MissingParameter'],
-    ['space in group', { body: 'b', groupId: 'a b', deduplicationId: 'd' }, 'InvalidParameterValue'],
-    ['129-char dedup id', { body: 'b', groupId: 'g', deduplicationId: 'x'.repeat(129) }, 'InvalidParameterValue'],
-  ])('rejects a send with %s', (_label, input, code) => {
-    const { queue } = setup();
-    expect(() => queue.send(input)).toThrow(expect.objectContaining({ name: 'QueueInputError', code }));
-    expect(queue.size()).toBe(0);
-  });
+  describe('EmbeddedFifoQueue: deduplication', () => {
+    const WINDOW = 5 * 60 * 1000;
+    it.each([
+      { after: 0, duplicate: true },
+      { after: WINDOW - 1, duplicate: true },
+      { after: WINDOW, duplicate: false },
+      { after: WINDOW + 60_000, duplicate: false },
+    ])('a resend $after ms later is duplicate=$duplicate', ({ after, duplicate }) => {
+      const { queue, advance } = setup();
+      const first = queue.send({ body: 'one', groupId: 'g', deduplicationId: 'delivery-1' });
+      advance(after);
+      const again = queue.send({ body: 'one again', groupId: 'g', deduplicationId: 'delivery-1' });
+      expect(again.duplicate).toBe(duplicate);
+      if (duplicate) {
+        expect(again).toEqual({ ...first, duplicate: true });
+        expect(queue.size()).toBe(1);
+      } else {
+        expect(again.messageId).not.toBe(first.messageId);
+        expect(queue.size()).toBe(2);
+      }
+      expect(queue.stats()).toMatchObject({ sent: duplicate ? 1 : 2, duplicatesDropped: duplicate ? 1 : 0 });
+    });
 
-  it.each([0, 11, 2.5])('rejects receive(%s) as ReceiveMessage does', (max) => {
-    const { queue } = setup();
-    expect(() => queue.receive(max)).toThrow(QueueInputError);
-  });
-
-  it('defaults to a 30 s visibility timeout and 5 receives', () => {
-    const clock = { t: 0 };
-    const queue = new EmbeddedFifoQueue({ name: NAME, now: () => clock.t });
-    queue.send({ body: 'x', groupId: 'g', deduplicationId: 'd' });
-    for (let i = 0; i < 5; i++) {
-      expect(queue.receive()).toHaveLength(1);
-      clock.t += 29_999;
-      expect(queue.receive()).toEqual([]);
-      clock.t += 1;
-    }
-    expect(queue.receive()).toEqual([]);
-    expect(queue.deadLetters).toHaveLength(1);
-  });
-});
-
-describe('EmbeddedFifoQueue: deduplication', () => {
-  const WINDOW = 5 * 60 * 1000;
-  it.each([
-    { after: 0, duplicate: true },
-    { after: WINDOW - 1, duplicate: true },
-    { after: WINDOW, duplicate: false },
-    { after: WINDOW + 60_000, duplicate: false },
-  ])('a resend $after ms later is duplicate=$duplicate', ({ after, duplicate }) => {
-    const { queue, advance } = setup();
-    const first = queue.send({ body: 'one', groupId: 'g', deduplicationId: 'delivery-1' });
-    advance(after);
-    const again = queue.send({ body: 'one again', groupId: 'g', deduplicationId: 'delivery-1' });
-    expect(again.duplicate).toBe(duplicate);
-    if (duplicate) {
-      expect(again).toEqual({ ...first, duplicate: true });
-      expect(queue.size()).toBe(1);
-    } else {
-      expect(again.messageId).not.toBe(first.messageId);
-      expect(queue.size()).toBe(2);
-    }
-    expect(queue.stats()).toMatchObject({ sent: duplicate ? 1 : 2, duplicatesDropped: duplicate ? 1 : 0 });
-  });
-
-  it('deduplicates across groups and after the original was deleted, within the window', () => {
-    const { queue, advance } = setup();
-    queue.send({ body: 'x', groupId: 'g1', deduplicationId: 'same' });
-    const [r] = queue.receive();
-    expect(queue.delete(r!.receiptHandle)).toBe(true);
-    advance(1000);
-    expect(queue.send({ body: 'x', groupId: 'g2', deduplicationId: 'same' }).duplicate).toBe(true);
-    expect(queue.size()).toBe(0);
-  });
-});
-
-describe('EmbeddedFifoQueue: FIFO order', () => {
-  it('returns each group in order, oldest group first, never a message twice', () => {
-    const { queue, send } = setup();
-    for (const g of ['a', 'a', 'b', 'a', 'c', 'b']) send(g);
-    const got = queue.receive(10);
-    expect(bodies(got)).toEqual(['a-1', 'a-2', 'a-4', 'b-3', 'b-6', 'c-5']);
-    expect(new Set(got.map((r) => r.messageId)).size).toBe(got.length);
-    expect(queue.receive(10)).toEqual([]);
-  });
-
-  it('holds back a group while any of its messages is in flight, across receives', () => {
-    const { queue, send } = setup();
-    for (const g of ['a', 'a', 'b', 'a']) send(g);
-    const first = queue.receive(1);
-    expect(bodies(first)).toEqual(['a-1']);
-    expect(bodies(queue.receive(1))).toEqual(['b-3']);
-    expect(queue.receive(10)).toEqual([]);
-    expect(queue.delete(first[0]!.receiptHandle)).toBe(true);
-    expect(bodies(queue.receive(10))).toEqual(['a-2', 'a-4']);
-  });
-
-  it('caps a receive at max, continuing a group on the next receive after deletes', () => {
-    const { queue, send } = setup();
-    for (let i = 0; i < 5; i++) send('a');
-    const first = queue.receive(3);
-    expect(bodies(first)).toEqual(['a-1', 'a-2', 'a-3']);
-    for (const r of first) queue.delete(r.receiptHandle);
-    expect(bodies(queue.receive(3))).toEqual(['a-4', 'a-5']);
-  });
-
-  it('blocks the group again if only part of a multi-message receive is made visible', () => {
-    const { queue, send } = setup();
-    send('a');
-    send('a');
-    const [r1] = queue.receive(2);
-    expect(queue.changeVisibility(r1!.receiptHandle, 0)).toBe(true);
-    // a-2 is still in flight, so a-1 must wait even though it is visible.
-    expect(queue.receive(10)).toEqual([]);
-    expect(queue.stats()).toMatchObject({ visible: 1, inFlight: 1 });
-  });
-});
-
-describe('EmbeddedFifoQueue: visibility timeout and receipt handles', () => {
-  it('redelivers after the timeout with a higher count and a new handle; old handles are refused', () => {
-    const { queue, send, advance } = setup({ visibilityTimeoutMs: 10_000 });
-    send('g');
-    const [first] = queue.receive();
-    advance(9_999);
-    expect(queue.receive()).toEqual([]);
-    expect(queue.stats()).toMatchObject({ visible: 0, inFlight: 1 });
-    advance(1);
-    expect(queue.stats()).toMatchObject({ visible: 1, inFlight: 0 });
-    // Expired but not yet received again: FIFO queues already refuse the handle.
-    expect(queue.delete(first!.receiptHandle)).toBe(false);
-    const [second] = queue.receive();
-    expect(second!.messageId).toBe(first!.messageId);
-    expect(second!.receiptHandle).not.toBe(first!.receiptHandle);
-    expect(second!.attributes.ApproximateReceiveCount).toBe('2');
-    expect(queue.delete(first!.receiptHandle)).toBe(false);
-    expect(queue.changeVisibility(first!.receiptHandle, 0)).toBe(false);
-    expect(queue.delete(second!.receiptHandle)).toBe(true);
-    expect(queue.delete(second!.receiptHandle)).toBe(false);
-    expect(queue.size()).toBe(0);
-  });
-
-  it.each([
-    {
-      label: 'extends',
-      timeoutMs: 60_000,
-      visibleAt: [
-        { at: 30_000, n: 0 },
-        { at: 60_000, n: 1 },
-      ],
-    },
-    {
-      label: 'shortens',
-      timeoutMs: 5_000,
-      visibleAt: [
-        { at: 4_999, n: 0 },
-        { at: 5_000, n: 1 },
-      ],
-    },
-    { label: 'releases at once', timeoutMs: 0, visibleAt: [{ at: 0, n: 1 }] },
-  ])('changeVisibility $label', ({ timeoutMs, visibleAt }) => {
-    const { queue, send, clock } = setup();
-    send('g');
-    const start = clock.t;
-    const [r] = queue.receive();
-    expect(queue.changeVisibility(r!.receiptHandle, timeoutMs)).toBe(true);
-    for (const { at, n } of visibleAt) {
-      clock.t = start + at;
-      expect(queue.stats().visible).toBe(n);
-    }
-  });
-
-  it('with a zero visibility timeout the handle is expired on arrival, as on a FIFO queue', () => {
-    const { queue, send } = setup({ visibilityTimeoutMs: 0 });
-    send('g');
-    const [r] = queue.receive();
-    expect(queue.delete(r!.receiptHandle)).toBe(false);
-    expect(bodies(queue.receive())).toEqual(['g-1']);
-  });
-
-  it('rejects an out-of-range visibility timeout and an unknown handle', () => {
-    const { queue, send } = setup();
-    send('g');
-    const [r] = queue.receive();
-    expect(() => queue.changeVisibility(r!.receiptHandle, -1)).toThrow(QueueInputError);
-    expect(() => queue.changeVisibility(r!.receiptHandle, 12 * 3600_000 + 1)).toThrow(QueueInputError);
-    expect(queue.changeVisibility('nope', 0)).toBe(false);
-    expect(queue.delete('nope')).toBe(false);
-  });
-});
-
-describe('EmbeddedFifoQueue: dead letters', () => {
-  it.each([1, 2, 5])('moves a message on the receive after its %i-th, with a reason', (maxReceiveCount) => {
-    const { queue, send, advance } = setup({ maxReceiveCount, visibilityTimeoutMs: 1000 });
-    const { messageId } = send('g', 'poison');
-    send('g', 'next');
-    for (let i = 1; i <= maxReceiveCount; i++) {
-      const got = queue.receive(1);
-      expect(bodies(got)).toEqual(['poison']);
-      expect(got[0]!.attributes.ApproximateReceiveCount).toBe(String(i));
+    it('deduplicates across groups and after the original was deleted, within the window', () => {
+      const { queue, advance } = setup();
+      queue.send({ body: 'x', groupId: 'g1', deduplicationId: 'same' });
+      const [r] = queue.receive();
+      expect(queue.delete(r!.receiptHandle)).toBe(true);
       advance(1000);
-    }
-    // The receive that would exceed the limit moves it and goes on with the group.
-    expect(bodies(queue.receive(1))).toEqual(['next']);
-    expect(queue.deadLetters).toHaveLength(1);
-    const [dead] = queue.deadLetters;
-    expect(dead!.record.messageId).toBe(messageId);
-    expect(dead!.record.attributes.ApproximateReceiveCount).toBe(String(maxReceiveCount));
-    expect(dead!.reason).toMatch(/maxReceiveCount/);
-    expect(queue.stats()).toMatchObject({ deadLetters: 1, inFlight: 1 });
-    expect(queue.size()).toBe(1);
+      expect(queue.send({ body: 'x', groupId: 'g2', deduplicationId: 'same' }).duplicate).toBe(true);
+      expect(queue.size()).toBe(0);
+    });
   });
 
-  it('redrive puts dead letters back with the receive count reset', () => {
-    const { queue, send, advance } = setup({ maxReceiveCount: 1, visibilityTimeoutMs: 1000 });
-    const { messageId } = send('g', 'poison');
-    queue.receive();
-    advance(1000);
-    expect(queue.receive()).toEqual([]);
-    expect(queue.size()).toBe(0);
-    // A redriven message is not a duplicate, even inside the window.
-    expect(queue.redrive()).toBe(1);
-    expect(queue.deadLetters).toEqual([]);
-    expect(queue.redrive()).toBe(0);
-    const [again] = queue.receive();
-    expect(again).toMatchObject({ messageId, body: 'poison', attributes: { ApproximateReceiveCount: '1' } });
+  describe('EmbeddedFifoQueue: FIFO order', () => {
+    it('returns each group in order, oldest group first, never a message twice', () => {
+      const { queue, send } = setup();
+      for (const g of ['a', 'a', 'b', 'a', 'c', 'b']) send(g);
+      const got = queue.receive(10);
+      expect(bodies(got)).toEqual(['a-1', 'a-2', 'a-4', 'b-3', 'b-6', 'c-5']);
+      expect(new Set(got.map((r) => r.messageId)).size).toBe(got.length);
+      expect(queue.receive(10)).toEqual([]);
+    });
+
+    it('holds back a group while any of its messages is in flight, across receives', () => {
+      const { queue, send } = setup();
+      for (const g of ['a', 'a', 'b', 'a']) send(g);
+      const first = queue.receive(1);
+      expect(bodies(first)).toEqual(['a-1']);
+      expect(bodies(queue.receive(1))).toEqual(['b-3']);
+      expect(queue.receive(10)).toEqual([]);
+      expect(queue.delete(first[0]!.receiptHandle)).toBe(true);
+      expect(bodies(queue.receive(10))).toEqual(['a-2', 'a-4']);
+    });
+
+    it('caps a receive at max, continuing a group on the next receive after deletes', () => {
+      const { queue, send } = setup();
+      for (let i = 0; i < 5; i++) send('a');
+      const first = queue.receive(3);
+      expect(bodies(first)).toEqual(['a-1', 'a-2', 'a-3']);
+      for (const r of first) queue.delete(r.receiptHandle);
+      expect(bodies(queue.receive(3))).toEqual(['a-4', 'a-5']);
+    });
+
+    it('blocks the group again if only part of a multi-message receive is made visible', () => {
+      const { queue, send } = setup();
+      send('a');
+      send('a');
+      const [r1] = queue.receive(2);
+      expect(queue.changeVisibility(r1!.receiptHandle, 0)).toBe(true);
+      // a-2 is still in flight, so a-1 must wait even though it is visible.
+      expect(queue.receive(10)).toEqual([]);
+      expect(queue.stats()).toMatchObject({ visible: 1, inFlight: 1 });
+    });
   });
-});
 
-type Handler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+  describe('EmbeddedFifoQueue: visibility timeout and receipt handles', () => {
+    it('redelivers after the timeout with a higher count and a new handle; old handles are refused', () => {
+      const { queue, send, advance } = setup({ visibilityTimeoutMs: 10_000 });
+      send('g');
+      const [first] = queue.receive();
+      advance(9_999);
+      expect(queue.receive()).toEqual([]);
+      expect(queue.stats()).toMatchObject({ visible: 0, inFlight: 1 });
+      advance(1);
+      expect(queue.stats()).toMatchObject({ visible: 1, inFlight: 0 });
+      // Expired but not yet received again: FIFO queues already refuse the handle.
+      expect(queue.delete(first!.receiptHandle)).toBe(false);
+      const [second] = queue.receive();
+      expect(second!.messageId).toBe(first!.messageId);
+      expect(second!.receiptHandle).not.toBe(first!.receiptHandle);
+      expect(second!.attributes.ApproximateReceiveCount).toBe('2');
+      expect(queue.delete(first!.receiptHandle)).toBe(false);
+      expect(queue.changeVisibility(first!.receiptHandle, 0)).toBe(false);
+      expect(queue.delete(second!.receiptHandle)).toBe(true);
+      expect(queue.delete(second!.receiptHandle)).toBe(false);
+      expect(queue.size()).toBe(0);
+    });
 
-function pollerSetup(handler: Handler, opts: Partial<QueueOptions> = {}) {
-  const base = setup(opts);
-  const errors: unknown[] = [];
-  const poller = new QueuePoller(base.queue, handler, { onError: (e) => errors.push(e), idleDelayMs: 5 });
-  return { ...base, poller, errors };
+    it.each([
+      {
+        label: 'extends',
+        timeoutMs: 60_000,
+        visibleAt: [
+          { at: 30_000, n: 0 },
+          { at: 60_000, n: 1 },
+        ],
+      },
+      {
+        label: 'shortens',
+        timeoutMs: 5_000,
+        visibleAt: [
+          { at: 4_999, n: 0 },
+          { at: 5_000, n: 1 },
+        ],
+      },
+      { label: 'releases at once', timeoutMs: 0, visibleAt: [{ at: 0, n: 1 }] },
+    ])('changeVisibility $label', ({ timeoutMs, visibleAt }) => {
+      const { queue, send, clock } = setup();
+      send('g');
+      const start = clock.t;
+      const [r] = queue.receive();
+      expect(queue.changeVisibility(r!.receiptHandle, timeoutMs)).toBe(true);
+      for (const { at, n } of visibleAt) {
+        clock.t = start + at;
+        expect(queue.stats().visible).toBe(n);
+      }
+    });
+
+    it('with a zero visibility timeout the handle is expired on arrival, as on a FIFO queue', () => {
+      const { queue, send } = setup({ visibilityTimeoutMs: 0 });
+      send('g');
+      const [r] = queue.receive();
+      expect(queue.delete(r!.receiptHandle)).toBe(false);
+      expect(bodies(queue.receive())).toEqual(['g-1']);
+    });
+
+    it('rejects an out-of-range visibility timeout and an unknown handle', () => {
+      const { queue, send } = setup();
+      send('g');
+      const [r] = queue.receive();
+      expect(() => queue.changeVisibility(r!.receiptHandle, -1)).toThrow(QueueInputError);
+      expect(() => queue.changeVisibility(r!.receiptHandle, 12 * 3600_000 + 1)).toThrow(QueueInputError);
+      expect(queue.changeVisibility('nope', 0)).toBe(false);
+      expect(queue.delete('nope')).toBe(false);
+    });
+  });
+
+  describe('EmbeddedFifoQueue: dead letters', () => {
+    it.each([1, 2, 5])('moves a message on the receive after its %i-th, with a reason', (maxReceiveCount) => {
+      const { queue, send, advance } = setup({ maxReceiveCount, visibilityTimeoutMs: 1000 });
+      const { messageId } = send('g', 'poison');
+      send('g', 'next');
+      for (let i = 1; i <= maxReceiveCount; i++) {
+        const got = queue.receive(1);
+        expect(bodies(got)).toEqual(['poison']);
+        expect(got[0]!.attributes.ApproximateReceiveCount).toBe(String(i));
+        advance(1000);
+      }
+      // The receive that would exceed the limit moves it and goes on with the group.
+      expect(bodies(queue.receive(1))).toEqual(['next']);
+      expect(queue.deadLetters).toHaveLength(1);
+      const [dead] = queue.deadLetters;
+      expect(dead!.record.messageId).toBe(messageId);
+      expect(dead!.record.attributes.ApproximateReceiveCount).toBe(String(maxReceiveCount));
+      expect(dead!.reason).toMatch(/maxReceiveCount/);
+      expect(queue.stats()).toMatchObject({ deadLetters: 1, inFlight: 1 });
+      expect(queue.size()).toBe(1);
+    });
+
+    it('redrive puts dead letters back with the receive count reset', () => {
+      const { queue, send, advance } = setup({ maxReceiveCount: 1, visibilityTimeoutMs: 1000 });
+      const { messageId } = send('g', 'poison');
+      queue.receive();
+      advance(1000);
+      expect(queue.receive()).toEqual([]);
+      expect(queue.size()).toBe(0);
+      // A redriven message is not a duplicate, even inside the window.
+      expect(queue.redrive()).toBe(1);
+      expect(queue.deadLetters).toEqual([]);
+      expect(queue.redrive()).toBe(0);
+      const [again] = queue.receive();
+      expect(again).toMatchObject({ messageId, body: 'poison', attributes: { ApproximateReceiveCount: '1' } });
+    });
+  });
+
+  type Handler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+
+  function pollerSetup(handler: Handler, opts: Partial<QueueOptions> = {}) {
+    const base = setup(opts);
+    const errors: unknown[] = [];
+    const poller = new QueuePoller(base.queue, handler, { onError: (e) => errors.push(e), idleDelayMs: 5 });
+    return { ...base, poller, errors };
+  }
+
+  describe('QueuePoller: batch responses', () => {
+    const fail = (...ids: string[]): SQSBatchResponse => ({
+      batchItemFailures: ids.map((itemIdentifier) => ({ itemIdentifier })),
+    });
+
+    it.each<{
+      label: string;
+      respond: (records: SQSRecord[]) => SQSBatchResponse | void;
+      kept: string[];
+      errors: number;
+    }>([
+      { label: 'void: all deleted', respond: () => undefined, kept: [], errors: 0 },
+      { label: 'empty list: all deleted', respond: () => fail(), kept: [], errors: 0 },
+      { label: 'one failure kept', respond: (rs) => fail(rs[1]!.messageId), kept: ['b-2'], errors: 0 },
+      {
+        label: 'unknown id: whole batch kept',
+        respond: () => fail('not-in-batch'),
+        kept: ['a-1', 'b-2', 'c-3'],
+        errors: 1,
+      },
+      {
+        label: 'malformed list: whole batch kept',
+        respond: () => ({ batchItemFailures: 'x' }) as unknown as SQSBatchResponse,
+        kept: ['a-1', 'b-2', 'c-3'],
+        errors: 1,
+      },
+    ])('$label', async ({ respond, kept, errors: errorCount }) => {
+      const { queue, send, poller, errors, advance } = pollerSetup(async (e) => respond(e.Records));
+      send('a');
+      send('b');
+      send('c');
+      expect(await poller.pollOnce()).toBe(3);
+      expect(errors).toHaveLength(errorCount);
+      expect(queue.size()).toBe(kept.length);
+      advance(30_000);
+      const again = queue.receive(10);
+      expect(bodies(again)).toEqual(kept);
+      for (const r of again) expect(r.attributes.ApproximateReceiveCount).toBe('2');
+    });
+
+    it('a handler that throws leaves the whole batch for redelivery', async () => {
+      const boom = new Error('boom');
+      const { queue, send, poller, errors, advance } = pollerSetup(async () => {
+        throw boom;
+      });
+      send('a');
+      send('b');
+      expect(await poller.pollOnce()).toBe(2);
+      expect(errors).toEqual([boom]);
+      expect(queue.stats()).toMatchObject({ inFlight: 2, visible: 0 });
+      advance(30_000);
+      expect(queue.stats()).toMatchObject({ inFlight: 0, visible: 2 });
+    });
+
+    it('keeps FIFO order when a failed record and the rest of its group are reported', async () => {
+      const seen: string[] = [];
+      const { queue, send, poller, advance } = pollerSetup(async ({ Records }) => {
+        const failures: string[] = [];
+        const failedGroups = new Set<string>();
+        for (const r of Records) {
+          const group = r.attributes.MessageGroupId!;
+          seen.push(`${r.body}#${r.attributes.ApproximateReceiveCount}`);
+          // Like the Lambda-side FIFO processor: after a failure, the rest of the group fails too.
+          if (failedGroups.has(group) || (r.body === 'a-2' && r.attributes.ApproximateReceiveCount === '1')) {
+            failedGroups.add(group);
+            failures.push(r.messageId);
+          }
+        }
+        return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+      });
+      for (const g of ['a', 'a', 'b', 'a']) send(g);
+      await poller.pollOnce();
+      expect(queue.size()).toBe(2);
+      expect(await poller.pollOnce()).toBe(0);
+      advance(30_000);
+      await poller.pollOnce();
+      expect(queue.size()).toBe(0);
+      expect(seen).toEqual(['a-1#1', 'a-2#1', 'a-4#1', 'b-3#1', 'a-2#2', 'a-4#2']);
+    });
+
+    it('reports a delete that comes after the visibility timeout', async () => {
+      const { queue, send, poller, errors, advance } = pollerSetup(async () => {
+        advance(31_000);
+      });
+      send('a');
+      await poller.pollOnce();
+      expect(errors).toHaveLength(1);
+      expect(String(errors[0])).toMatch(/expired/);
+      expect(queue.stats().visible).toBe(1);
+    });
+  });
+
+  describe('QueuePoller: running', () => {
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    it('several pollers with concurrency never hold a message or a group twice at once', async () => {
+      // The clock stands still: a message leaves flight only by its delete, however slow the machine.
+      const { queue } = setup();
+      const active = new Set<string>();
+      const activeGroups = new Set<string>();
+      const processed: string[] = [];
+      const violations: string[] = [];
+      const handler: Handler = async ({ Records }) => {
+        const groups = new Set(Records.map((r) => r.attributes.MessageGroupId!));
+        for (const r of Records) {
+          if (active.has(r.messageId)) violations.push(`message ${r.body}`);
+          active.add(r.messageId);
+        }
+        for (const g of groups) {
+          if (activeGroups.has(g)) violations.push(`group ${g}`);
+          activeGroups.add(g);
+        }
+        await sleep(1 + (Records.length % 3));
+        for (const r of Records) {
+          active.delete(r.messageId);
+          processed.push(r.body);
+        }
+        for (const g of groups) activeGroups.delete(g);
+      };
+      const pollers = [
+        new QueuePoller(queue, handler, { concurrency: 4, batchSize: 3, idleDelayMs: 1 }),
+        new QueuePoller(queue, handler, { concurrency: 2, batchSize: 2, idleDelayMs: 1 }),
+      ];
+      pollers.forEach((p) => p.start());
+      const groups = ['g0', 'g1', 'g2', 'g3', 'g4'];
+      for (let i = 0; i < 60; i++) {
+        const g = groups[i % groups.length]!;
+        queue.send({ body: `${g}:${i}`, groupId: g, deduplicationId: `d${i}` });
+        if (i % 7 === 0) await sleep(1);
+      }
+      await pollers[0]!.drain(10_000);
+      await Promise.all(pollers.map((p) => p.stop()));
+      expect(violations).toEqual([]);
+      expect(processed).toHaveLength(60);
+      expect(new Set(processed).size).toBe(60);
+      for (const g of groups) {
+        const order = processed.filter((b) => b.startsWith(`${g}:`)).map((b) => Number(b.split(':')[1]));
+        expect(order).toEqual([...order].sort((x, y) => x - y));
+      }
+    });
+
+    it('stop waits for the batch in the handler', async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let finished = false;
+      const { queue, send, poller } = pollerSetup(async () => {
+        await gate;
+        finished = true;
+      });
+      send('a');
+      poller.start();
+      while (queue.stats().inFlight === 0) await sleep(2);
+      const stopped = poller.stop();
+      await sleep(10);
+      expect(finished).toBe(false);
+      release();
+      await stopped;
+      expect(finished).toBe(true);
+      expect(queue.size()).toBe(0);
+      expect(poller.isRunning).toBe(false);
+    });
+
+    it('drain polls by itself when not started and ignores dead letters', async () => {
+      const { queue } = setup({ maxReceiveCount: 2 });
+      const errors: unknown[] = [];
+      const poller = new QueuePoller(
+        queue,
+        async ({ Records }) => {
+          const bad = Records.filter((r) => r.body === 'bad');
+          // Handed back at once, as the worker's deferral does, rather than after a timeout.
+          for (const r of bad) queue.changeVisibility(r.receiptHandle, 0);
+          return { batchItemFailures: bad.map((r) => ({ itemIdentifier: r.messageId })) };
+        },
+        { onError: (e) => errors.push(e) },
+      );
+      queue.send({ body: 'bad', groupId: 'g1', deduplicationId: '1' });
+      queue.send({ body: 'good', groupId: 'g2', deduplicationId: '2' });
+      await poller.drain(5_000);
+      expect(queue.size()).toBe(0);
+      expect(queue.deadLetters.map((d) => d.record.body)).toEqual(['bad']);
+      expect(errors).toEqual([]);
+    });
+
+    it('drain rejects after its timeout while a message stays in flight', async () => {
+      const { send, poller } = pollerSetup(async () => {
+        throw new Error('always');
+      });
+      send('a');
+      await expect(poller.drain(50)).rejects.toThrow(/did not drain within 50 ms.*"inFlight":1/);
+    });
+  });
 }
 
-describe('QueuePoller: batch responses', () => {
-  const fail = (...ids: string[]): SQSBatchResponse => ({
-    batchItemFailures: ids.map((itemIdentifier) => ({ itemIdentifier })),
+describe('in memory', () => cases());
+
+describe('journaled to dynalite (--data-dir)', () => {
+  beforeAll(async () => {
+    journaled = { dynamo: await startDynamo({ table: JOURNAL_TABLE }), made: [] };
   });
-
-  it.each<{
-    label: string;
-    respond: (records: SQSRecord[]) => SQSBatchResponse | void;
-    kept: string[];
-    errors: number;
-  }>([
-    { label: 'void: all deleted', respond: () => undefined, kept: [], errors: 0 },
-    { label: 'empty list: all deleted', respond: () => fail(), kept: [], errors: 0 },
-    { label: 'one failure kept', respond: (rs) => fail(rs[1]!.messageId), kept: ['b-2'], errors: 0 },
-    {
-      label: 'unknown id: whole batch kept',
-      respond: () => fail('not-in-batch'),
-      kept: ['a-1', 'b-2', 'c-3'],
-      errors: 1,
-    },
-    {
-      label: 'malformed list: whole batch kept',
-      respond: () => ({ batchItemFailures: 'x' }) as unknown as SQSBatchResponse,
-      kept: ['a-1', 'b-2', 'c-3'],
-      errors: 1,
-    },
-  ])('$label', async ({ respond, kept, errors: errorCount }) => {
-    const { queue, send, poller, errors, advance } = pollerSetup(async (e) => respond(e.Records));
-    send('a');
-    send('b');
-    send('c');
-    expect(await poller.pollOnce()).toBe(3);
-    expect(errors).toHaveLength(errorCount);
-    expect(queue.size()).toBe(kept.length);
-    advance(30_000);
-    const again = queue.receive(10);
-    expect(bodies(again)).toEqual(kept);
-    for (const r of again) expect(r.attributes.ApproximateReceiveCount).toBe('2');
-  });
-
-  it('a handler that throws leaves the whole batch for redelivery', async () => {
-    const boom = new Error('boom');
-    const { queue, send, poller, errors, advance } = pollerSetup(async () => {
-      throw boom;
-    });
-    send('a');
-    send('b');
-    expect(await poller.pollOnce()).toBe(2);
-    expect(errors).toEqual([boom]);
-    expect(queue.stats()).toMatchObject({ inFlight: 2, visible: 0 });
-    advance(30_000);
-    expect(queue.stats()).toMatchObject({ inFlight: 0, visible: 2 });
-  });
-
-  it('keeps FIFO order when a failed record and the rest of its group are reported', async () => {
-    const seen: string[] = [];
-    const { queue, send, poller, advance } = pollerSetup(async ({ Records }) => {
-      const failures: string[] = [];
-      const failedGroups = new Set<string>();
-      for (const r of Records) {
-        const group = r.attributes.MessageGroupId!;
-        seen.push(`${r.body}#${r.attributes.ApproximateReceiveCount}`);
-        // Like the Lambda-side FIFO processor: after a failure, the rest of the group fails too.
-        if (failedGroups.has(group) || (r.body === 'a-2' && r.attributes.ApproximateReceiveCount === '1')) {
-          failedGroups.add(group);
-          failures.push(r.messageId);
-        }
-      }
-      return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
-    });
-    for (const g of ['a', 'a', 'b', 'a']) send(g);
-    await poller.pollOnce();
-    expect(queue.size()).toBe(2);
-    expect(await poller.pollOnce()).toBe(0);
-    advance(30_000);
-    await poller.pollOnce();
-    expect(queue.size()).toBe(0);
-    expect(seen).toEqual(['a-1#1', 'a-2#1', 'a-4#1', 'b-3#1', 'a-2#2', 'a-4#2']);
-  });
-
-  it('reports a delete that comes after the visibility timeout', async () => {
-    const { queue, send, poller, errors, advance } = pollerSetup(async () => {
-      advance(31_000);
-    });
-    send('a');
-    await poller.pollOnce();
-    expect(errors).toHaveLength(1);
-    expect(String(errors[0])).toMatch(/expired/);
-    expect(queue.stats().visible).toBe(1);
-  });
-});
-
-describe('QueuePoller: running', () => {
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-  it('several pollers with concurrency never hold a message or a group twice at once', async () => {
-    // The clock stands still: a message leaves flight only by its delete, however slow the machine.
-    const { queue } = setup();
-    const active = new Set<string>();
-    const activeGroups = new Set<string>();
-    const processed: string[] = [];
-    const violations: string[] = [];
-    const handler: Handler = async ({ Records }) => {
-      const groups = new Set(Records.map((r) => r.attributes.MessageGroupId!));
-      for (const r of Records) {
-        if (active.has(r.messageId)) violations.push(`message ${r.body}`);
-        active.add(r.messageId);
-      }
-      for (const g of groups) {
-        if (activeGroups.has(g)) violations.push(`group ${g}`);
-        activeGroups.add(g);
-      }
-      await sleep(1 + (Records.length % 3));
-      for (const r of Records) {
-        active.delete(r.messageId);
-        processed.push(r.body);
-      }
-      for (const g of groups) activeGroups.delete(g);
-    };
-    const pollers = [
-      new QueuePoller(queue, handler, { concurrency: 4, batchSize: 3, idleDelayMs: 1 }),
-      new QueuePoller(queue, handler, { concurrency: 2, batchSize: 2, idleDelayMs: 1 }),
-    ];
-    pollers.forEach((p) => p.start());
-    const groups = ['g0', 'g1', 'g2', 'g3', 'g4'];
-    for (let i = 0; i < 60; i++) {
-      const g = groups[i % groups.length]!;
-      queue.send({ body: `${g}:${i}`, groupId: g, deduplicationId: `d${i}` });
-      if (i % 7 === 0) await sleep(1);
-    }
-    await pollers[0]!.drain(10_000);
-    await Promise.all(pollers.map((p) => p.stop()));
-    expect(violations).toEqual([]);
-    expect(processed).toHaveLength(60);
-    expect(new Set(processed).size).toBe(60);
-    for (const g of groups) {
-      const order = processed.filter((b) => b.startsWith(`${g}:`)).map((b) => Number(b.split(':')[1]));
-      expect(order).toEqual([...order].sort((x, y) => x - y));
+  afterEach(async () => {
+    const made = journaled!.made.splice(0);
+    for (const { queue, journal } of made) {
+      const mine = queue.snapshots();
+      await queue.persisted(mine.map((m) => m.messageId));
+      await journal.settle();
+      expect(byId(await journal.load())).toEqual(byId(queue.snapshots()));
     }
   });
-
-  it('stop waits for the batch in the handler', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let finished = false;
-    const { queue, send, poller } = pollerSetup(async () => {
-      await gate;
-      finished = true;
-    });
-    send('a');
-    poller.start();
-    while (queue.stats().inFlight === 0) await sleep(2);
-    const stopped = poller.stop();
-    await sleep(10);
-    expect(finished).toBe(false);
-    release();
-    await stopped;
-    expect(finished).toBe(true);
-    expect(queue.size()).toBe(0);
-    expect(poller.isRunning).toBe(false);
+  afterAll(async () => {
+    await journaled?.dynamo.close();
+    journaled = undefined;
   });
-
-  it('drain polls by itself when not started and ignores dead letters', async () => {
-    const { queue } = setup({ maxReceiveCount: 2 });
-    const errors: unknown[] = [];
-    const poller = new QueuePoller(
-      queue,
-      async ({ Records }) => {
-        const bad = Records.filter((r) => r.body === 'bad');
-        // Handed back at once, as the worker's deferral does, rather than after a timeout.
-        for (const r of bad) queue.changeVisibility(r.receiptHandle, 0);
-        return { batchItemFailures: bad.map((r) => ({ itemIdentifier: r.messageId })) };
-      },
-      { onError: (e) => errors.push(e) },
-    );
-    queue.send({ body: 'bad', groupId: 'g1', deduplicationId: '1' });
-    queue.send({ body: 'good', groupId: 'g2', deduplicationId: '2' });
-    await poller.drain(5_000);
-    expect(queue.size()).toBe(0);
-    expect(queue.deadLetters.map((d) => d.record.body)).toEqual(['bad']);
-    expect(errors).toEqual([]);
-  });
-
-  it('drain rejects after its timeout while a message stays in flight', async () => {
-    const { send, poller } = pollerSetup(async () => {
-      throw new Error('always');
-    });
-    send('a');
-    await expect(poller.drain(50)).rejects.toThrow(/did not drain within 50 ms.*"inFlight":1/);
-  });
+  cases();
 });

@@ -11,6 +11,7 @@ const FINAL_FAILURES: ReadonlySet<DecisionKind> = new Set<DecisionKind>([
   'vetoed',
   'rerun_rejected',
   'expired',
+  'abandoned',
 ]);
 
 export function decisionEvent(

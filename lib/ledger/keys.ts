@@ -116,6 +116,9 @@ export const keys = {
   }),
   /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
   reconcileCursor: (name: string): Key => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),
+  /** The local runtime's queue journal (its own table): one item per message. */
+  queueMessage: (queue: string, messageId: string): Key => ({ pk: `QUEUE#${queue}`, sk: `MSG#${messageId}` }),
+  queueMessages: (queue: string): KeyRange => ({ pk: `QUEUE#${queue}` }),
   /** One per delivery GUID the reconciler asked GitHub to redeliver. */
   redelivery: (guid: string): Key => ({ pk: `REDELIVERY#${guid}`, sk: 'REDELIVERY' }),
 } as const;

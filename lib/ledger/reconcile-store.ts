@@ -34,6 +34,13 @@ export class TableReconcileStore implements ReconcileStore {
     return this.attempts.scanOpen(start, limit, completedBefore);
   }
 
+  scanHeld(
+    start: ScanStart | undefined,
+    limit: number,
+  ): Promise<{ items: StoredAttempt[]; next: ScanStart | undefined }> {
+    return this.attempts.scanHeld(start, limit);
+  }
+
   recordOrphan(rec: StoredAttempt, decision: DecisionKind, reason: string, details: object): Promise<boolean> {
     return this.attempts.recordOrphan(rec, decision, reason, details);
   }

@@ -246,6 +246,26 @@ export class RunAttempts {
     );
   }
 
+  /** One page of every run attempt claimed or waiting, whatever its lease. */
+  scanHeld(
+    start: ScanStart | undefined,
+    limit: number,
+  ): Promise<{ items: StoredAttempt[]; next: ScanStart | undefined }> {
+    return this.table.scanPage<StoredAttempt>(
+      {
+        expression: 'begins_with(#pk, :run) AND begins_with(#sk, :attempt) AND #state IN (:claimed, :waiting)',
+        values: {
+          ':run': keys.runAttemptPrefixes.pk,
+          ':attempt': keys.runAttemptPrefixes.sk,
+          ':claimed': STATE.claimed,
+          ':waiting': STATE.waiting,
+        },
+      },
+      start,
+      limit,
+    );
+  }
+
   /** Recorded decisions, newest first. A scan: the table is small and this serves operators, not the hot path. */
   async listDecisions(filter: DecisionFilter): Promise<AttemptRecord[]> {
     const out: AttemptRecord[] = [];

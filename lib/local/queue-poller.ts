@@ -19,6 +19,8 @@ export interface QueuePollerOptions {
   concurrency?: number;
   /** Handler failures, rejected responses and late deletes; defaults to console.error. */
   onError?: (err: unknown) => void;
+  /** When a receive cannot be written to the queue's journal, the batch is visible again after this long. */
+  giveBackMs?: number;
 }
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
@@ -28,6 +30,7 @@ export class QueuePoller {
   private readonly idleDelayMs: number;
   private readonly concurrency: number;
   private readonly onError: (err: unknown) => void;
+  private readonly giveBackMs: number;
   private running = false;
   private loops: Promise<void>[] = [];
   private readonly batches = new Set<Promise<number>>();
@@ -41,6 +44,7 @@ export class QueuePoller {
     this.batchSize = opts.batchSize ?? MAX_RECEIVE_BATCH;
     this.idleDelayMs = opts.idleDelayMs ?? 20;
     this.concurrency = opts.concurrency ?? 1;
+    this.giveBackMs = opts.giveBackMs ?? 1000;
     checkIntegerInRange('batchSize', this.batchSize, 1, MAX_RECEIVE_BATCH);
     checkIntegerInRange('idleDelayMs', this.idleDelayMs, 0, 60_000);
     checkIntegerInRange('concurrency', this.concurrency, 1, 1000);
@@ -120,6 +124,14 @@ export class QueuePoller {
   private async handleBatch(): Promise<number> {
     const records = this.queue.receive(this.batchSize);
     if (records.length === 0) return 0;
+    try {
+      // A receive counts toward the redrive only once it is on disk; until then nobody acts on it.
+      await this.queue.persisted(records.map((r) => r.messageId));
+    } catch {
+      // The journal has reported its fault; the batch comes back shortly rather than after a whole timeout.
+      for (const r of records) this.queue.changeVisibility(r.receiptHandle, this.giveBackMs);
+      return records.length;
+    }
     // Kept aside so a handler that mutates the event cannot redirect the deletes.
     const receipts = records.map((r) => ({ messageId: r.messageId, receiptHandle: r.receiptHandle }));
     let response: unknown;

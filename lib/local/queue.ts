@@ -4,20 +4,19 @@
  * window, the visibility timeout with receipt handles that go stale, the receive count, and
  * a dead-letter queue after too many receives, with its redrive. Time is read from an
  * injectable clock and evaluated lazily, so the queue owns no timers and a test can move it.
+ * With a journal (queue-journal.ts) every change is also written to disk, and `restore` rebuilds
+ * the queue from what was written after the process died.
  */
 import { SETTINGS } from '../config/settings-schema.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import type { RunMessage } from '../model.js';
 import type { RunQueue } from '../webhook/intake.js';
-import {
-  DEDUPLICATION_WINDOW_MS,
-  FIFO_ID,
-  MAX_MESSAGE_BYTES,
-  MAX_RECEIVE_BATCH,
-  MAX_VISIBILITY_TIMEOUT_SECONDS,
-  NOT_XML_CHARACTER,
-} from '../webhook/sqs-limits.js';
+import { checkBody, checkId, checkIntegerInRange } from './queue-input.js';
+import type { MessageSnapshot, QueueJournal } from './queue-snapshot.js';
+
+export { checkIntegerInRange, type QueueErrorCode, QueueInputError } from './queue-input.js';
+import { DEDUPLICATION_WINDOW_MS, MAX_RECEIVE_BATCH, MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
 
 export interface QueueOptions {
   /** Names the queue in its ARN and in the poller's errors. */
@@ -28,6 +27,18 @@ export interface QueueOptions {
   maxReceiveCount?: number;
   /** The queue's clock, in milliseconds; Date.now by default. */
   now?: () => number;
+  /** Where every change of a message is written; nothing is kept across restarts without one. */
+  journal?: QueueJournal;
+}
+
+/** What `restore` rebuilt. */
+export interface RestoredQueue {
+  readonly messages: number;
+  /** Messages a consumer of the dead process held: visible again at once, their receives counted. */
+  readonly released: number;
+  /** Messages hidden by a change of visibility (a deferral): they come back when it ends, as before. */
+  readonly deferred: number;
+  readonly deadLetters: number;
 }
 
 export interface SendInput {
@@ -56,19 +67,6 @@ export interface QueueStats {
   duplicatesDropped: number;
 }
 
-/** SQS error codes, so callers can map a local failure to what the SDK would throw. */
-export type QueueErrorCode = 'InvalidParameterValue' | 'MissingParameter' | 'InvalidMessageContents';
-
-export class QueueInputError extends Error {
-  constructor(
-    readonly code: QueueErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'QueueInputError';
-  }
-}
-
 const MAX_VISIBILITY_TIMEOUT_MS = MAX_VISIBILITY_TIMEOUT_SECONDS * 1000;
 
 /** A message as the queue keeps it between send and delete. */
@@ -83,7 +81,13 @@ interface StoredMessage {
   visibleAt: number;
   receiveCount: number;
   receiptHandle: string | undefined;
+  /** Hidden by ChangeMessageVisibility since its last receive, rather than held by a consumer. */
+  deferred: boolean;
+  readonly dedupUntil: number;
 }
+
+/** A handle no consumer holds: a restored deferral stays hidden until it ends, and nobody can delete it. */
+const RESTORED_HANDLE = 'restored';
 
 export class EmbeddedFifoQueue {
   readonly name: string;
@@ -101,6 +105,9 @@ export class EmbeddedFifoQueue {
   /** Insertion order is expiry order, because the window is fixed and time only moves forward. */
   private readonly dedup = new Map<string, { messageId: string; expiresAt: number }>();
   private readonly deadStore = new Map<string, StoredMessage>();
+  /** Deleted messages whose deduplication id is still remembered: what a journal keeps of them. */
+  private readonly deleted = new Map<string, { deduplicationId: string; expiresAt: number }>();
+  private readonly journal: QueueJournal | undefined;
   private nextOrder = 0;
   private sentCount = 0;
   private duplicateCount = 0;
@@ -113,6 +120,7 @@ export class EmbeddedFifoQueue {
     checkIntegerInRange('visibilityTimeoutMs', this.visibilityTimeoutMs, 0, MAX_VISIBILITY_TIMEOUT_MS);
     checkIntegerInRange('maxReceiveCount', this.maxReceiveCount, 1, 1000);
     this.now = opts.now ?? Date.now;
+    this.journal = opts.journal;
   }
 
   send(input: SendInput): SendResult {
@@ -124,8 +132,10 @@ export class EmbeddedFifoQueue {
     this.pruneDedup(now);
     const seen = this.dedup.get(input.deduplicationId);
     if (seen) {
-      // SQS accepts the call and answers with the original message's id.
+      // SQS accepts the call and answers with the original message's id. Noted again, so a
+      // caller that waits for the journal waits for the original to be on disk.
       this.duplicateCount++;
+      this.changed(seen.messageId);
       return { messageId: seen.messageId, duplicate: true };
     }
 
@@ -138,10 +148,13 @@ export class EmbeddedFifoQueue {
       visibleAt: now,
       receiveCount: 0,
       receiptHandle: undefined,
+      deferred: false,
+      dedupUntil: now + DEDUPLICATION_WINDOW_MS,
     };
     this.enqueue(message);
     this.sentCount++;
-    this.dedup.set(input.deduplicationId, { messageId: message.messageId, expiresAt: now + DEDUPLICATION_WINDOW_MS });
+    this.dedup.set(input.deduplicationId, { messageId: message.messageId, expiresAt: message.dedupUntil });
+    this.changed(message.messageId);
     return { messageId: message.messageId, duplicate: false };
   }
 
@@ -178,6 +191,10 @@ export class EmbeddedFifoQueue {
     if (!message) return false;
     this.byHandle.delete(receiptHandle);
     this.remove(message);
+    if (message.dedupUntil > this.now()) {
+      this.deleted.set(message.messageId, { deduplicationId: message.deduplicationId, expiresAt: message.dedupUntil });
+    }
+    this.changed(message.messageId);
     return true;
   }
 
@@ -186,6 +203,8 @@ export class EmbeddedFifoQueue {
     const message = this.validHandle(receiptHandle);
     if (!message) return false;
     message.visibleAt = this.now() + timeoutMs;
+    message.deferred = true;
+    this.changed(message.messageId);
     return true;
   }
 
@@ -200,7 +219,9 @@ export class EmbeddedFifoQueue {
       message.visibleAt = now;
       message.receiveCount = 0;
       message.receiptHandle = undefined;
+      message.deferred = false;
       this.enqueue(message);
+      this.changed(message.messageId);
       moved++;
     }
     this.deadLetters.length = 0;
@@ -236,6 +257,78 @@ export class EmbeddedFifoQueue {
     return this.byId.size;
   }
 
+  /** The bodies of every message visible or in flight. */
+  bodies(): string[] {
+    return [...this.byId.values()].map((m) => m.body);
+  }
+
+  /** Every message as a journal keeps it: visible, in flight, dead, and deleted within the deduplication window. */
+  snapshots(): MessageSnapshot[] {
+    const ids = [...this.byId.keys(), ...this.deadStore.keys(), ...this.deleted.keys()];
+    return ids.map((id) => this.snapshot(id)).filter((snap) => snap !== undefined);
+  }
+
+  /** Resolves once the journal holds every change made so far to these messages (at once without a journal). */
+  persisted(messageIds: readonly string[]): Promise<void> {
+    return this.journal ? this.journal.flush(messageIds) : Promise.resolve();
+  }
+
+  /**
+   * Rebuilds an empty queue from a journal's snapshots, as they were when the last process
+   * stopped. A message that process had received and still held is visible at once (no consumer
+   * can hold it any more; the receive still counts); a deferred one stays hidden until its
+   * deferral ends; dead letters stay dead; deduplication ids are remembered for their window.
+   */
+  restore(snapshots: readonly MessageSnapshot[]): RestoredQueue {
+    if (this.byId.size > 0 || this.deadLetters.length > 0 || this.dedup.size > 0) {
+      throw new Error(`queue ${this.name}: restore needs an empty queue`);
+    }
+    const now = this.now();
+    let released = 0;
+    let deferred = 0;
+    for (const snap of [...snapshots].sort((a, b) => a.order - b.order)) {
+      this.nextOrder = Math.max(this.nextOrder, snap.order);
+      if (snap.status === 'deleted' || snap.body === undefined) {
+        if (snap.dedupUntil > now) {
+          this.deleted.set(snap.messageId, { deduplicationId: snap.deduplicationId, expiresAt: snap.dedupUntil });
+        } else this.changed(snap.messageId);
+        continue;
+      }
+      const hidden = snap.status === 'deferred' && snap.visibleAt > now;
+      const message: StoredMessage = {
+        messageId: snap.messageId,
+        body: snap.body,
+        groupId: snap.groupId,
+        deduplicationId: snap.deduplicationId,
+        order: snap.order,
+        visibleAt: snap.status === 'received' ? now : snap.visibleAt,
+        receiveCount: snap.receiveCount,
+        receiptHandle: hidden ? RESTORED_HANDLE : undefined,
+        deferred: hidden,
+        dedupUntil: snap.dedupUntil,
+      };
+      if (snap.status === 'dead') {
+        this.deadStore.set(message.messageId, message);
+        this.deadLetters.push({ record: this.toRecord(message), reason: snap.deadReason ?? 'dead-lettered' });
+        continue;
+      }
+      if (snap.status === 'received') {
+        released++;
+        this.changed(message.messageId);
+      }
+      if (hidden) deferred++;
+      this.enqueue(message);
+    }
+    // The window is fixed, so expiry order is the order the ids were first seen in.
+    const remembered = snapshots
+      .filter((snap) => snap.dedupUntil > now)
+      .sort((a, b) => a.dedupUntil - b.dedupUntil || a.order - b.order);
+    for (const snap of remembered) {
+      this.dedup.set(snap.deduplicationId, { messageId: snap.messageId, expiresAt: snap.dedupUntil });
+    }
+    return { messages: this.byId.size, released, deferred, deadLetters: this.deadLetters.length };
+  }
+
   private deliver(message: StoredMessage, now: number): SQSRecord {
     if (message.receiptHandle !== undefined) this.byHandle.delete(message.receiptHandle);
     const receiptHandle = randomBytes(48).toString('base64');
@@ -243,6 +336,8 @@ export class EmbeddedFifoQueue {
     this.byHandle.set(receiptHandle, message);
     message.receiveCount++;
     message.visibleAt = now + this.visibilityTimeoutMs;
+    message.deferred = false;
+    this.changed(message.messageId);
     return this.toRecord(message);
   }
 
@@ -254,6 +349,7 @@ export class EmbeddedFifoQueue {
       record: this.toRecord(message),
       reason: `maxReceiveCount ${this.maxReceiveCount} exceeded: received ${message.receiveCount} times without being deleted`,
     });
+    this.changed(message.messageId);
   }
 
   /**
@@ -308,48 +404,60 @@ export class EmbeddedFifoQueue {
     for (const [id, entry] of this.dedup) {
       if (entry.expiresAt > now) break;
       this.dedup.delete(id);
+      if (this.deleted.delete(entry.messageId)) this.changed(entry.messageId);
     }
+  }
+
+  private changed(messageId: string): void {
+    this.journal?.changed(messageId, () => this.snapshot(messageId));
+  }
+
+  /** The message as a journal writes it; undefined once nothing of it needs keeping. */
+  private snapshot(messageId: string): MessageSnapshot | undefined {
+    const live = this.byId.get(messageId);
+    const dead = live ? undefined : this.deadStore.get(messageId);
+    const m = live ?? dead;
+    if (m) {
+      // Not read from the clock: a restart compares `visibleAt` with its own.
+      const status = dead ? 'dead' : m.receiptHandle === undefined ? 'queued' : m.deferred ? 'deferred' : 'received';
+      const reason = dead && this.deadLetters.find((d) => d.record.messageId === messageId)?.reason;
+      return {
+        messageId,
+        body: m.body,
+        groupId: m.groupId,
+        deduplicationId: m.deduplicationId,
+        order: m.order,
+        visibleAt: m.visibleAt,
+        receiveCount: m.receiveCount,
+        status,
+        dedupUntil: m.dedupUntil,
+        ...(reason && { deadReason: reason }),
+      };
+    }
+    const gone = this.deleted.get(messageId);
+    if (!gone) return undefined;
+    return {
+      messageId,
+      groupId: '',
+      deduplicationId: gone.deduplicationId,
+      order: 0,
+      visibleAt: 0,
+      receiveCount: 0,
+      status: 'deleted',
+      dedupUntil: gone.expiresAt,
+    };
   }
 }
 
 /** The run queue on the embedded queue, as `sqsRunQueue` is on SQS: the message as JSON. */
 export const embeddedRunQueue = (queue: EmbeddedFifoQueue): RunQueue => ({
   send: async (message: RunMessage, groupId: string, deduplicationId: string) => {
-    queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
+    const { messageId } = queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
+    // With a journal, the send is done once the message is on disk: only then may the intake answer 2xx.
+    await queue.persisted([messageId]);
   },
 });
 
 function isInFlight(message: StoredMessage, now: number): boolean {
   return message.receiptHandle !== undefined && message.visibleAt > now;
-}
-
-function checkId(kind: 'MessageGroupId' | 'MessageDeduplicationId', value: string): void {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new QueueInputError('MissingParameter', `${kind} is required for FIFO queues`);
-  }
-  if (!FIFO_ID.test(value)) {
-    throw new QueueInputError('InvalidParameterValue', `${kind} must be 1-128 printable ASCII characters`);
-  }
-}
-
-function checkBody(body: string): void {
-  if (typeof body !== 'string' || body.length === 0) {
-    throw new QueueInputError('MissingParameter', 'MessageBody must not be empty');
-  }
-  const bytes = Buffer.byteLength(body, 'utf8');
-  if (bytes > MAX_MESSAGE_BYTES) {
-    throw new QueueInputError(
-      'InvalidParameterValue',
-      `MessageBody is ${bytes} bytes; the limit is ${MAX_MESSAGE_BYTES}`,
-    );
-  }
-  if (NOT_XML_CHARACTER.test(body)) {
-    throw new QueueInputError('InvalidMessageContents', 'MessageBody contains characters outside XML 1.0');
-  }
-}
-
-export function checkIntegerInRange(what: string, value: number, min: number, max: number): void {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new QueueInputError('InvalidParameterValue', `${what} must be an integer in [${min}, ${max}], got ${value}`);
-  }
 }

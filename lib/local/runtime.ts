@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RuntimeSettings } from '../config/env.js';
@@ -29,11 +29,14 @@ import { createWorkerHandler } from '../worker/handler.js';
 import type { RunMessage } from '../model.js';
 import { adminRoutes } from './admin-routes.js';
 import { adminTokenPath, loadOrCreateAdminToken, requireToken } from './admin-token.js';
+import { nextBoot } from './boot.js';
 import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
 import { type Routes, serveRoutes } from './http-server.js';
 import { secureDataDir } from './data-dir.js';
+import { openRunQueue } from './open-queue.js';
 import { QueuePoller } from './queue-poller.js';
-import { EmbeddedFifoQueue, embeddedRunQueue } from './queue.js';
+import { type EmbeddedFifoQueue, embeddedRunQueue } from './queue.js';
+import { recoverAfterRestart } from './recover.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -42,7 +45,7 @@ export interface RuntimeOptions {
   readonly log: Log;
   readonly port?: number;
   readonly host?: string;
-  /** Keep DynamoDB data on disk here; in memory when absent. */
+  /** Keep the ledger and the queue on disk here; in memory (nothing kept across restarts) when absent. */
   readonly dataDir?: string;
   /**
    * Port of the operator routes (`GET /decisions`, `POST /replay`), always on 127.0.0.1.
@@ -121,18 +124,22 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   // Private before the ledger opens in it, and again once LevelDB has made its first files.
   if (opts.dataDir) await secureDataDir(opts.dataDir);
+  const boot = nextBoot(opts.dataDir);
   const dynamo = await startDynamo({ table: TABLE_NAME, ...(opts.dataDir && { path: opts.dataDir }) });
   if (opts.dataDir) await secureDataDir(opts.dataDir);
   const ledger = new Ledger(dynamo.client, TABLE_NAME, opts.clock);
   const runnerKeys = new RunnerKeys(settings.runnerNamePatterns);
   const signals = new SignalStore(dynamo.client, TABLE_NAME, settings.signalTtlSeconds, undefined, runnerKeys);
   const maxReceiveCount = opts.maxReceiveCount ?? 5;
-  const queue = new EmbeddedFifoQueue({
+  const runQueue = await openRunQueue({
     name: 'reprise-runs.fifo',
     visibilityTimeoutMs: opts.visibilityTimeoutMs ?? 6 * 60_000,
     maxReceiveCount,
     ...((opts.queueClock ?? opts.clock) && { now: opts.queueClock ?? opts.clock }),
+    durable: opts.dataDir ? dynamo : undefined,
+    onError: (err) => log.error('queue journal write failed', { error: (err as Error).message }),
   });
+  const queue = runQueue.queue;
 
   const enqueue = embeddedRunQueue(queue);
   const clients = createClientFactory({
@@ -170,7 +177,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       signals,
       log,
       metrics,
-      owner: `local-${process.pid}-${randomUUID().slice(0, 8)}`,
+      owner: boot.owner,
       leaseMs: opts.leaseMs ?? 5 * 60_000,
       ...(opts.clock && { now: opts.clock }),
       ...(events && { events }),
@@ -178,6 +185,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     maxReceiveCount,
     defer: async (record, seconds) => {
       queue.changeVisibility(record.receiptHandle, seconds * (opts.deferUnitMs ?? 1000));
+      await queue.persisted([record.messageId]);
     },
     ...(opts.onOutcome && { onOutcome: opts.onOutcome }),
   });
@@ -254,6 +262,27 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     '127.0.0.1',
     (err) => log.error('admin request failed', { error: (err as Error).message }),
   );
+  if (opts.dataDir) {
+    const swept = await recoverAfterRestart({
+      ledger,
+      queue,
+      enqueue,
+      client: clients,
+      graphqlUrl: settings.graphqlUrl,
+      owner: boot.owner,
+      ...(events && { events }),
+      log,
+      metrics,
+      now: opts.clock ?? Date.now,
+    });
+    log.info('restart: queue and claims of earlier processes settled', {
+      generation: boot.generation,
+      queue: runQueue.restored,
+      claims: swept,
+    });
+  } else {
+    log.warn('no --data-dir: the ledger and the queue are in memory, and nothing is kept across restarts');
+  }
   poller.start();
   const sweeps =
     settings.reconcile.intervalSeconds > 0
@@ -268,6 +297,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     graphql: settings.graphqlUrl,
     auth: credentials.kind === 'app' ? `GitHub App ${credentials.appId}` : 'GITHUB_TOKEN',
     dynamodb: opts.dataDir ? `dynalite on disk at ${opts.dataDir}` : 'dynalite in memory',
+    queue: opts.dataDir ? `journaled to dynalite at ${opts.dataDir}` : 'in memory: nothing kept across restarts',
+    ...(opts.dataDir && { generation: boot.generation }),
     ...(eventsFile && { events_file: eventsFile }),
   });
 
@@ -300,6 +331,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
             }),
         ),
       );
+      await runQueue.settle();
       await dynamo.close();
     },
   };

@@ -40,13 +40,13 @@ const where = (m: RunMessage) => ({
   run_attempt: m.runAttempt,
 });
 
-async function readRun(msg: RunMessage, ctx: AttemptContext): Promise<RunFacts> {
+export async function readRun(msg: RunMessage, ctx: Pick<AttemptContext, 'client' | 'graphqlUrl'>): Promise<RunFacts> {
   const api = new RepoApi(ctx.client(msg.installationId), msg.repository.owner, msg.repository.name, ctx.graphqlUrl);
   return api.getRun(msg.runId);
 }
 
 /** The message the claim was made for; undefined (and an error logged) when it does not parse. */
-function storedMessage(rec: StoredAttempt, ctx: AttemptContext): RunMessage | undefined {
+export function storedMessage(rec: StoredAttempt, ctx: Pick<AttemptContext, 'log'>): RunMessage | undefined {
   try {
     return parseRunMessage(rec.message);
   } catch (err) {

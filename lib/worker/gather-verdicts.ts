@@ -1,6 +1,7 @@
 import type { AnnotationEvidence, JobEvidence } from '../classify/classify-job.js';
 import { classifyJob } from '../classify/classify-job.js';
 import { ScanBudget } from '../classify/scan-budget.js';
+import { heldClock } from '../util/held-clock.js';
 import { RateLimitedError } from '../errors.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { JobFacts, JobVerdict, RunnerSignal, SignalWindow, TextPattern } from '../model.js';
@@ -33,15 +34,6 @@ export interface GatheredVerdicts {
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/**
- * The process's CPU time in ms: a classification runs synchronously, so the CPU time between
- * two checks is its own work, and a machine loaded by other processes does not cut it short.
- */
-export const processCpuMs = (): number => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
-
 const settles = (v: JobVerdict): boolean => v.verdict === 'genuine' || v.verdict === 'vetoed';
 
 /**
@@ -51,7 +43,8 @@ const settles = (v: JobVerdict): boolean => v.verdict === 'genuine' || v.verdict
  * jobs the annotations cannot settle, and nothing more once one job is genuine.
  */
 export async function gatherVerdicts(candidates: readonly JobFacts[], src: EvidenceSources): Promise<GatheredVerdicts> {
-  const budget = src.scanBudget ?? new ScanBudget(undefined, processCpuMs);
+  // The process's own time, not the wall's: a busy host must not cut a run's evidence short.
+  const budget = src.scanBudget ?? new ScanBudget(undefined, heldClock());
   let signalLookupFailed = false;
   const signals = new Map<number, RunnerSignal[]>();
   if (src.signals) {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyJob } from '../../lib/classify/classify-job.js';
 import { SCAN_LIMITS, ScanBudget, type ScanLimits } from '../../lib/classify/scan-budget.js';
 import { decide } from '../../lib/decide/decide.js';
-import { processCpuMs } from '../../lib/worker/gather-verdicts.js';
+import { heldClock } from '../../lib/util/held-clock.js';
 import { TEXT } from '../support/evidence.js';
 import { ann, cancelledJob, config, evidence, failedJob, logErrors, runFacts, runMessage } from './fixtures.js';
 
@@ -101,7 +101,7 @@ describe('the budget counts the process’s CPU time, not the wall clock', () =>
   const stall = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
   it('a machine that stalls this process for longer than the window does not cut the classification short', () => {
-    const meter = new ScanBudget(limits({ windowMs: 50 }), processCpuMs).window();
+    const meter = new ScanBudget(limits({ windowMs: 50 }), heldClock()).window();
     stall(150);
     expect(() => meter.check()).not.toThrow();
   });
@@ -113,9 +113,9 @@ describe('the budget counts the process’s CPU time, not the wall clock', () =>
   });
 
   it('work on the CPU still counts', () => {
-    const meter = new ScanBudget(limits({ windowMs: 50 }), processCpuMs).window();
-    const until = processCpuMs() + 80;
-    while (processCpuMs() < until) Math.sqrt(Math.random());
+    const meter = new ScanBudget(limits({ windowMs: 50 }), heldClock()).window();
+    const until = performance.now() + 80;
+    while (performance.now() < until) Math.sqrt(Math.random());
     expect(() => meter.check()).toThrow(/50 ms budget/);
   });
 });

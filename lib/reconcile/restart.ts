@@ -1,0 +1,127 @@
+/**
+ * The restart sweep of a runtime that is one process on its data: at boot, every claim an
+ * earlier process held is dead with certainty, so it is settled at once instead of after its
+ * lease. A claim whose re-run call went through is recorded `retried`; any other is released
+ * (through the reconciler's reclaim marker, so an attempt is released once, ever) and decided
+ * again from its message; an attempt found claimed after a second death is finalised
+ * `abandoned` rather than decided forever. A waiting attempt keeps its turn: its message is
+ * on the queue's disk and comes back at its slot.
+ */
+import { decisionEvent, publishQuietly } from '../events/build.js';
+import { STATE } from '../ledger/attributes.js';
+import type { StoredAttempt } from '../ports.js';
+import { messageGroupId } from '../webhook/run-message.js';
+import { type AttemptContext, deduplicationId, readRun, storedMessage } from './attempts.js';
+import type { RunMessage } from '../model.js';
+
+export interface RestartContext extends Omit<AttemptContext, 'followUpMaxAgeMs' | 'outcomes'> {
+  /** This process's owner: its own claims (none yet at boot) are never touched. */
+  readonly owner: string;
+  /** True when the queue already holds a message for this attempt. */
+  readonly queued: (msg: RunMessage) => boolean;
+}
+
+export type RestartOutcome = 'recorded' | 'released' | 'abandoned' | 'kept' | 'skipped' | 'failed';
+
+export type RestartSummary = Record<RestartOutcome, number>;
+
+const PAGE = 100;
+/** After this many faults (GitHub unreachable, most likely) the rest is left to the reconciler, so a start is never held up long. */
+const MAX_FAULTS = 3;
+
+/** Settles every attempt claimed or waiting under another owner; each one's fault is logged and counted, never thrown. */
+export async function sweepAfterRestart(ctx: RestartContext): Promise<RestartSummary> {
+  const summary: RestartSummary = { recorded: 0, released: 0, abandoned: 0, kept: 0, skipped: 0, failed: 0 };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await ctx.store.scanHeld(start, PAGE);
+    for (const rec of page.items) {
+      if (rec.owner === ctx.owner) continue;
+      if (summary.failed >= MAX_FAULTS) {
+        summary.failed++;
+        continue;
+      }
+      const outcome = await settleAfterRestart(rec, ctx).catch((err: Error) => {
+        // The claim stays; the reconciler settles it once its lease ends.
+        ctx.log.warn('claim of an earlier process not settled at restart; left to the reconciler', {
+          pk: rec.pk,
+          sk: rec.sk,
+          owner: rec.owner,
+          error: err.message,
+        });
+        return 'failed' as const;
+      });
+      summary[outcome]++;
+    }
+    start = page.next;
+  } while (start);
+  return summary;
+}
+
+export async function settleAfterRestart(scanned: StoredAttempt, ctx: RestartContext): Promise<RestartOutcome> {
+  const msg = storedMessage(scanned, ctx);
+  if (!msg) return 'skipped';
+  const rec = (await ctx.ledger.get(msg.repository.id, msg.runId, msg.runAttempt)) as StoredAttempt | undefined;
+  if (!rec || rec.state !== scanned.state || rec.owner !== scanned.owner || rec.owner === ctx.owner) return 'skipped';
+  const line = {
+    repository: `${msg.repository.owner}/${msg.repository.name}`,
+    run_id: msg.runId,
+    run_attempt: msg.runAttempt,
+    owner: rec.owner,
+    state: rec.state,
+  };
+
+  if (rec.state === STATE.waiting) {
+    if (!ctx.queued(msg)) await enqueue(msg, rec, ctx);
+    return 'kept';
+  }
+
+  const run = await readRun(msg, ctx);
+  if (run.runAttempt > rec.runAttempt) {
+    const reason = `settled at restart: the process that claimed it stopped after its re-run call; the run is at attempt ${run.runAttempt}`;
+    if (!(await ctx.store.recordOrphan(rec, 'retried', reason, { restart: true, runAttemptSeen: run.runAttempt }))) {
+      return 'skipped';
+    }
+    ctx.log.warn('claim of an earlier process recorded as retried', { ...line, run_attempt_now: run.runAttempt });
+    ctx.metrics.count('OrphanRecorded');
+    await publishQuietly(
+      ctx.events,
+      decisionEvent(msg, { decision: 'retried', reason, verdicts: [] }, ctx.now()),
+      ctx.log,
+      line,
+    );
+    return 'recorded';
+  }
+
+  if (!(await ctx.store.markReclaim(rec, msg.repository.id))) {
+    // Released once already, and claimed again when a process stopped: deciding it may be what stops it.
+    const reason =
+      'abandoned: the runtime stopped while deciding this attempt after it had been released once; decide it by hand (reprise replay)';
+    if (!(await ctx.store.recordOrphan(rec, 'abandoned', reason, { restart: true }))) return 'skipped';
+    ctx.log.error('attempt abandoned: the runtime stopped twice while it was being decided', line);
+    ctx.metrics.count('OrphanAbandoned');
+    ctx.metrics.count('Decision', 1, { name: 'decision', value: 'abandoned' });
+    await publishQuietly(
+      ctx.events,
+      decisionEvent(msg, { decision: 'abandoned', reason, verdicts: [] }, ctx.now()),
+      ctx.log,
+      line,
+    );
+    return 'abandoned';
+  }
+  if (!(await ctx.store.releaseOrphan(rec))) return 'skipped';
+  if (!ctx.queued(msg)) await enqueue(msg, rec, ctx);
+  ctx.log.warn('claim of an earlier process released; the attempt will be decided again', line);
+  ctx.metrics.count('OrphanReleased');
+  return 'released';
+}
+
+/** Enqueues the attempt's message; without it the claim is put back, for the reconciler. */
+async function enqueue(msg: RunMessage, rec: StoredAttempt, ctx: RestartContext): Promise<void> {
+  try {
+    await ctx.queue.send(msg, messageGroupId(msg), deduplicationId(msg.deliveryId, 'restart', rec.owner));
+  } catch (err) {
+    if (rec.state === STATE.claimed) await ctx.store.restoreClaim(rec).catch(() => false);
+    throw err;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Nothing acknowledged is lost, and a restart recovers at once. `npm start --data-dir D` (the
+ * compiled runtime, black box, real HTTP) takes a 60-run spot wave of one installation, each run
+ * lost to a reclaimed runner and delivered as a signed webhook; its whole process group is
+ * SIGKILLed at random moments of the wave and started again on the same data dir, three times.
+ * Counted from the re-run POSTs the GitHub simulator received: every run is re-run exactly once,
+ * the last within 30 s of the final restart. A delivery the killed process never answered 2xx is
+ * delivered again, as GitHub's redelivery would; one it answered is never sent twice.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GitHubSimulator } from '../sim/index.js';
+import { appEnv, UNPACED_ENV } from '../support/harness.js';
+import { type NpmStart, npmStart } from '../support/npm-start.js';
+import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+import { printSummary } from './faults-support.js';
+import { planWave, WAVE_INSTALLATION } from './wave-support.js';
+
+const RUNS = 60;
+const KILLS = 3;
+const SECRET = 'crash-secret';
+const RECOVERY_MS = 30_000;
+
+/** A small seeded generator (mulberry32): the kill moments differ by seed, and a failure names its seed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const until = async (what: string, done: () => boolean, timeoutMs: number): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('crash and restart of npm start --data-dir', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'reprise-crash-'));
+  let sim: GitHubSimulator;
+  let current: NpmStart | undefined;
+  afterAll(async () => {
+    await current?.kill('SIGKILL');
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(`SIGKILLed ${KILLS} times during a ${RUNS}-run wave and restarted on the same data dir: every run re-run exactly once, the last within 30 s of the final restart`, async () => {
+    const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
+    const rand = random(seed);
+    // Latency spreads the decisions out, so a kill lands on work in progress.
+    sim = await GitHubSimulator.start({ latencyMs: 15 });
+    const runIds = planWave(sim, RUNS, 'crash');
+    const env = {
+      ...appEnv(sim.url),
+      WEBHOOK_SECRET: SECRET,
+      ...UNPACED_ENV,
+      RETRY_BUDGET_PER_HOUR: '0',
+      BREAKER_MIN_OUTCOMES: '0',
+      // No reconciler: recovery is the restart's alone.
+      RECONCILE_INTERVAL_SECONDS: '0',
+    };
+    const start = async (): Promise<{ rt: NpmStart; url: string }> => {
+      current = npmStart(['--port', '0', '--data-dir', dir], env);
+      return { rt: current, url: await current.listening };
+    };
+    const deliveries = await Promise.all(
+      runIds.map((id) => signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, id, WAVE_INSTALLATION))),
+    );
+    const acknowledged = new Set<number>();
+    const rerun = () => new Set(sim.rerunRequests.map((r) => r.runId));
+
+    /** Delivers what was never answered 2xx, one every 10 ms (the wave within a second), until the process dies. */
+    const deliver = async (url: string): Promise<void> => {
+      await Promise.all(
+        deliveries.map(async (d, i) => {
+          if (acknowledged.has(i)) return;
+          await new Promise((r) => setTimeout(r, 10 * i));
+          try {
+            const res = await fetch(`${url}/webhook`, { method: 'POST', headers: d.headers, body: d.body });
+            if (res.status >= 200 && res.status < 300) acknowledged.add(i);
+            await res.body?.cancel();
+          } catch {
+            // No answer: the process was killed. GitHub would not count this delivery as delivered.
+          }
+        }),
+      );
+    };
+
+    const kills: Record<string, unknown>[] = [];
+    const t0 = Date.now();
+    let { rt, url } = await start();
+    let delivering = deliver(url);
+    for (let k = 1; k <= KILLS; k++) {
+      if (k === 1) {
+        // The first kill lands while the wave is still arriving.
+        const n = 15 + Math.floor(rand() * 30);
+        await until(`${n} deliveries acknowledged`, () => acknowledged.size >= n, 60_000);
+      } else {
+        // Later kills land after a few more re-runs. A run that this process was re-deciding
+        // because a kill had stopped its first decision is let finish: stopping it again is the
+        // "stopped twice" case (finalised abandoned), tested on its own in restart-sweep.test.ts.
+        const released = rt.lines
+          .filter((l) => l.message === 'claim of an earlier process released; the attempt will be decided again')
+          .map((l) => l.run_id as number);
+        const before = rerun().size;
+        // Deep enough into the wave that what is left after the last restart is within the
+        // installation's write spacing of 30 s (350 ms a re-run: at most ~85 of them).
+        const more = 8 + Math.floor(rand() * 12);
+        await until(
+          `${more} more re-runs`,
+          () => rerun().size >= Math.min(RUNS, before + more) && released.every((id) => rerun().has(id)),
+          60_000,
+        );
+      }
+      await new Promise((r) => setTimeout(r, Math.floor(rand() * 40)));
+      await rt.kill('SIGKILL');
+      kills.push({ kill: k, at: Date.now() - t0, acknowledged: acknowledged.size, rerun: rerun().size });
+      await delivering;
+      ({ rt, url } = await start());
+      kills[k - 1]!.listeningAfterMs = Date.now() - rt.spawnedAt;
+      const restart = rt.lines.find((l) => l.message === 'restart: queue and claims of earlier processes settled');
+      kills[k - 1] = { ...kills[k - 1], restored: restart?.queue, claims: restart?.claims };
+      delivering = deliver(url);
+    }
+    const finalRestartAt = rt.spawnedAt;
+    await delivering;
+    expect(acknowledged.size).toBe(RUNS);
+
+    await until(
+      `every run re-run (seed ${seed}, ${rerun().size} so far; kills ${JSON.stringify(kills)})`,
+      () => rerun().size >= RUNS,
+      RECOVERY_MS + 15_000,
+    );
+    // Anything still queued could make a second re-run: let the queue drain first.
+    const drained = async () => {
+      const health = (await (await fetch(`${url}/healthz`)).json()) as { queue: { visible: number; inFlight: number } };
+      return health.queue.visible + health.queue.inFlight === 0;
+    };
+    for (let i = 0; i < 200 && !(await drained()); i++) await new Promise((r) => setTimeout(r, 50));
+
+    const tally = runIds.map((id) => sim.rerunTally(id));
+    const last = Math.max(...sim.rerunRequests.map((r) => r.at));
+    printSummary('crash and restart', {
+      seed,
+      runs: RUNS,
+      kills: JSON.stringify(kills),
+      're-run POSTs': sim.rerunRequests.length,
+      'last re-run after final restart ms': last - finalRestartAt,
+    });
+    // Every kill hit the wave in progress, the first while deliveries still arrived.
+    expect(kills.every((k) => (k.rerun as number) < RUNS)).toBe(true);
+    expect((kills[0]!.acknowledged as number) < RUNS).toBe(true);
+    expect(runIds.map((id, i) => [id, tally[i]!.received]).filter(([, n]) => n !== 1)).toEqual([]);
+    expect(tally.every((t) => t.accepted === 1)).toBe(true);
+    expect(last - finalRestartAt).toBeLessThanOrEqual(RECOVERY_MS);
+    await rt.kill('SIGTERM');
+  }, 150_000);
+});
