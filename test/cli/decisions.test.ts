@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisions } from '../../lib/cli/decisions.js';
+import { defaultAdminUrl } from '../../lib/cli/local-runtime.js';
 import type { DecisionRecord } from '../../lib/replay/replay-guard.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
 import type { Runtime } from '../../lib/local/runtime.js';
@@ -71,6 +72,20 @@ describe('reprise decisions', () => {
     const future = captureIo(admin());
     expect(await decisions(['--local', rt.adminUrl, '--since', '2999-01-01T00:00:00Z'], future)).toBe(0);
     expect(future.out()).toBe(`No decisions in local runtime ${rt.adminUrl} match.\n`);
+  });
+
+  it('--local without a URL is the default admin URL: ADMIN_PORT, else PORT + 1, else 3001', async () => {
+    const adminPort = new URL(rt.adminUrl).port;
+    const io = captureIo({ ...admin(), ADMIN_PORT: adminPort });
+    expect(await decisions(['--local'], io)).toBe(0);
+    expect(io.out()).toMatch(/acme\/web +\d+ +1 +retried/);
+    // Followed by another option, it still takes no value.
+    const json = captureIo({ ...admin(), PORT: String(Number(adminPort) - 1) });
+    expect(await decisions(['--local', '--repo', 'acme/api', '--json'], json)).toBe(0);
+    expect((JSON.parse(json.out()) as DecisionRecord[]).map((d) => d.repository)).toEqual(['acme/api']);
+    expect(defaultAdminUrl({})).toBe('http://127.0.0.1:3001');
+    expect(defaultAdminUrl({ PORT: '8080' })).toBe('http://127.0.0.1:8081');
+    expect(defaultAdminUrl({ PORT: '8080', ADMIN_PORT: '9000' })).toBe('http://127.0.0.1:9000');
   });
 
   it('success from DynamoDB, the table named by --table or by the stack output TableName', async () => {
