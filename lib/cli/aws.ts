@@ -64,7 +64,6 @@ export async function sendToQueue(io: CliIo, queueUrl: string, message: RunMessa
 }
 
 const CREDENTIAL_ERRORS = new Set([
-  'CredentialsProviderError',
   'UnrecognizedClientException',
   'InvalidClientTokenId',
   'ExpiredToken',
@@ -77,6 +76,13 @@ const CREDENTIAL_ERRORS = new Set([
 export function describeAwsError(err: unknown): string | undefined {
   const e = err as { name?: string; message?: string; $metadata?: unknown };
   if (!e?.name) return undefined;
+  // The SDK found none to send: nothing was refused.
+  if (e.name === 'CredentialsProviderError') {
+    return (
+      `no AWS credentials found (${e.message}); set AWS_PROFILE, or AWS_ACCESS_KEY_ID and ` +
+      "AWS_SECRET_ACCESS_KEY, for the stack's account"
+    );
+  }
   if (CREDENTIAL_ERRORS.has(e.name)) {
     return `AWS refused the credentials (${e.name}: ${e.message}); set AWS_PROFILE or AWS credentials for the stack's account`;
   }
