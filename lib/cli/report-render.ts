@@ -20,7 +20,7 @@ const day = (iso: string): string => iso.replace(/:\d{2}\.\d{3}Z$/, 'Z').replace
 export function reportText(r: Report, where: string): string {
   const out: string[] = [];
   out.push(`reprise report: ${day(r.period.since)} to ${day(r.period.until)} (${where})`, '');
-  out.push(`Runs decided: ${r.decisions.total}`);
+  out.push(`Run attempts decided: ${r.decisions.total}`);
   if (r.decisions.total > 0) out.push(indent(table(['DECISION', 'RUNS'], r.decisions.byDecision.map(countRow))));
   out.push('');
   const o = r.reruns.outcomes;
@@ -203,7 +203,7 @@ footer{margin-top:18px}
 export function reportHtml(r: Report, where: string): string {
   const share = recoveredShare(r);
   const cards = [
-    card('runs decided', String(r.decisions.total)),
+    card('run attempts decided', String(r.decisions.total)),
     card('re-runs', String(r.reruns.total), `${percent(share)} recovered of those finished`),
     card('runner minutes lost', minutes(r.lost.minutes), `${r.lost.jobs} job(s) lost to infrastructure`),
     card('estimated cost', money(r.lost.cost), `at ${price(r.lost.pricePerMinute)} per minute`),

@@ -242,7 +242,7 @@ describe('reprise report: text, JSON and HTML', () => {
     const { code, out } = await reprise();
     expect(code).toBe(0);
     expect(out).toContain(`reprise report: 2026-10-02 12:00Z to 2026-10-09 12:00Z (DynamoDB table ${TABLE})`);
-    expect(out).toMatch(/^Runs decided: 5$/m);
+    expect(out).toMatch(/^Run attempts decided: 5$/m);
     expect(out).toMatch(/^ {2}retried +4$/m);
     expect(out).toMatch(/^Re-runs: 4 \(recovered 50% of those finished\)$/m);
     expect(out).toMatch(/^ {2}lost_again +1$/m);
@@ -281,7 +281,7 @@ describe('reprise report: text, JSON and HTML', () => {
     const dir = mkdtempSync(join(tmpdir(), 'reprise-report-'));
     try {
       expect(await report(['--table', TABLE, '--since', '1d', '--html', join(dir, 'r.html')], io)).toBe(0);
-      expect(io.out()).toMatch(/^Runs decided: 0$/m);
+      expect(io.out()).toMatch(/^Run attempts decided: 0$/m);
       expect(io.out()).toContain('Runner minutes lost to infrastructure: 0 min over 0 job(s)');
       const html = readFileSync(join(dir, 'r.html'), 'utf8');
       expect(html).not.toContain('<svg');
