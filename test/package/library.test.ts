@@ -255,6 +255,21 @@ describe('the packed package in an app of its own', () => {
     expect(found.ok && [...found.outputs.keys()].sort()).toEqual([...STACK_OUTPUT_NAMES].sort());
   });
 
+  it('bundleAwsSdk from the package is a synth error that says why, not a missing entry file', () => {
+    const script = `
+      import { App, Stack } from 'aws-cdk-lib';
+      import { Reprise } from 'reprise';
+      try {
+        new Reprise(new Stack(new App(), 'S'), 'Reprise', { bundleAwsSdk: true });
+        console.log('synthesized');
+      } catch (err) {
+        console.log(err.message);
+      }`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
+    expect(out).toContain('reprise: this package has no bundle intake-sdk (bundleAwsSdk: true)');
+    expect(out).toContain('Leave bundleAwsSdk unset with the package');
+  });
+
   const node22 = existsSync(NODE22);
   if (!node22 && !process.env.CI) {
     console.log(`skipped: the Node 22 bundle test (no ${NODE22}; run npm ci --prefix test/node22)`);
