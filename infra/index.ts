@@ -3,3 +3,4 @@ export { Reprise, TIMEOUTS, type RepriseAlarmThresholds, type RepriseProps, Webh
 export type { HttpApiAccessOptions } from './reprise.js';
 export { RepriseStack, type RepriseStackProps } from './reprise-stack.js';
 export { RUNNER_PRESET_NAMES, RUNNER_PRESETS, type RunnerPreset } from '../lib/config/runner-presets.js';
+export { STACK_OUTPUT_NAMES, type StackOutputName } from '../lib/config/stack-outputs.js';

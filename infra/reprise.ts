@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { type CfnOutput, Duration } from 'aws-cdk-lib';
 import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -15,8 +15,10 @@ import { RepriseDashboard } from './dashboard.js';
 import { Ec2SignalRules } from './ec2-signals.js';
 import { HANDLERS, RepriseFunction, type HandlerSpec, type RepriseFunctionProps } from './functions.js';
 import { RepriseMetrics } from './metrics.js';
+import { addStackOutputs } from './outputs.js';
 import { acknowledge } from './nag.js';
 import type { FunctionName } from '../lib/config/settings-schema.js';
+import type { StackOutputName } from '../lib/config/stack-outputs.js';
 import { functionEnvironment, resolveProps, type RepriseProps } from './props.js';
 import { acknowledgeDeadLetterQueue, secureQueue, WorkQueues } from './queues.js';
 import { Storage } from './storage.js';
@@ -67,6 +69,12 @@ export class Reprise extends Construct {
   public readonly signalsUrl: string;
   /** Console link to the CloudWatch dashboard. */
   public readonly dashboardUrl: string;
+  /**
+   * The stack outputs the `reprise` command reads (`setup`, `status`, `decisions`, `report`,
+   * `replay --stack`), added to the stack that holds the construct; each description is tagged with
+   * its name, so the command finds them under any logical id.
+   */
+  public readonly outputs: Readonly<Record<StackOutputName, CfnOutput>>;
 
   public constructor(scope: Construct, id: string, props: RepriseProps = {}) {
     super(scope, id);
@@ -297,5 +305,18 @@ export class Reprise extends Construct {
       httpApi: endpoints.httpApi,
     });
     this.dashboardUrl = dashboard.url;
+
+    const values: Record<StackOutputName, string> = {
+      WebhookUrl: this.webhookUrl,
+      SignalsUrl: this.signalsUrl,
+      GitHubAppSecretName: this.githubAppSecret.secretName,
+      WebhookSecretName: this.webhookSecret.secretName,
+      SignalSecretName: this.signalSecret.secretName,
+      DashboardUrl: this.dashboardUrl,
+      TableName: this.table.tableName,
+      QueueUrl: this.workQueue.queueUrl,
+      AlarmTopicArn: this.alarmTopic.topicArn,
+    };
+    this.outputs = addStackOutputs(this, values);
   }
 }

@@ -6,6 +6,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { BUNDLE, HANDLERS, PREBUILT_DIR, PROJECT_ROOT, prebuiltName } from '../functions.js';
+import { buildCli } from './build-cli.js';
 
 /** Handlers the construct always deploys with their SDK bundled (see infra/reprise.ts). */
 const ALWAYS_WITH_SDK = new Set<string>([HANDLERS.ec2Signal.entry]);
@@ -33,10 +34,10 @@ async function main(): Promise<void> {
       }),
     ),
   );
-  await Promise.all(jobs);
+  await Promise.all([...jobs, buildCli()]);
   // The last step of `npm run build`: test/support/build.ts compares sources against this stamp.
   writeFileSync(`${PROJECT_ROOT}dist/.build-stamp`, `${new Date().toISOString()}\n`);
-  console.log(`bundled ${jobs.length} handlers into ${outRoot}`);
+  console.log(`bundled ${jobs.length} handlers into ${outRoot}, and the reprise command into dist/cli/`);
 }
 
 await main();

@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
-import { putSecret, requireOutput } from './aws.js';
+import { putSecret, requireOutput, type StackOutputName } from './aws.js';
 import { CliError, type CliIo } from './io.js';
 
 /** What the manifest conversion hands back once: the App's identity and its secrets. */
@@ -45,7 +45,7 @@ export function writeEnvFile(path: string, app: NewApp, apiUrl: string, force: b
 export async function storeInStack(
   io: CliIo,
   stackName: string,
-  outputs: Map<string, string>,
+  outputs: Map<StackOutputName, string>,
   app: NewApp,
 ): Promise<{ appSecret: string; webhookSecret: string }> {
   const appSecret = requireOutput(outputs, 'GitHubAppSecretName', stackName);

@@ -6,21 +6,21 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { repriseOutputs, type StackOutputName } from '../config/stack-outputs.js';
 import type { RunMessage } from '../model.js';
 import { messageGroupId } from '../webhook/run-message.js';
 import { CliError, type CliIo, type CommandSender } from './io.js';
 import { sqsRunQueue } from '../webhook/sqs-run-queue.js';
 
-/** The stack outputs the CLI reads (infra/reprise-stack.ts names them). */
-export type StackOutputName = 'WebhookUrl' | 'GitHubAppSecretName' | 'WebhookSecretName' | 'TableName' | 'QueueUrl';
+export type { StackOutputName } from '../config/stack-outputs.js';
 
 const cloudFormation = (io: CliIo): CommandSender => io.aws?.cloudFormation ?? new CloudFormationClient({});
 const secretsManager = (io: CliIo): CommandSender => io.aws?.secretsManager ?? new SecretsManagerClient({});
 const sqs = (io: CliIo): CommandSender => io.aws?.sqs ?? new SQSClient({});
 export const dynamoClient = (io: CliIo): DynamoDBClient => io.aws?.dynamodb ?? new DynamoDBClient({});
 
-/** A stack's outputs by key (`DescribeStacks`). */
-export async function stackOutputs(io: CliIo, stackName: string): Promise<Map<string, string>> {
+/** The outputs of the `Reprise` construct in a stack (`DescribeStacks`), by name, wherever it sits. */
+export async function stackOutputs(io: CliIo, stackName: string): Promise<Map<StackOutputName, string>> {
   let out: DescribeStacksCommandOutput;
   try {
     out = (await cloudFormation(io).send(
@@ -34,14 +34,23 @@ export async function stackOutputs(io: CliIo, stackName: string): Promise<Map<st
   }
   const stack = out.Stacks?.[0];
   if (!stack) throw new CliError(`stack "${stackName}" does not exist in this account and region`);
-  return new Map(
-    (stack.Outputs ?? []).flatMap((o) => (o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [])),
-  );
+  const found = repriseOutputs(stack.Outputs ?? []);
+  if (!found.ok) {
+    throw new CliError(
+      `stack "${stackName}" holds more than one reprise construct (outputs ${found.keys.join(', ')} are each its ` +
+        `${found.name}); the command reads one: deploy each construct in a stack of its own`,
+    );
+  }
+  return found.outputs;
 }
 
-export function requireOutput(outputs: Map<string, string>, key: StackOutputName, stackName: string): string {
+export function requireOutput(outputs: Map<StackOutputName, string>, key: StackOutputName, stackName: string): string {
   const v = outputs.get(key);
-  if (!v) throw new CliError(`stack "${stackName}" has no output ${key}; is it a reprise stack, fully deployed?`);
+  if (!v) {
+    throw new CliError(
+      `stack "${stackName}" has no output ${key}: does it hold the Reprise construct, and is it fully deployed?`,
+    );
+  }
   return v;
 }
 
@@ -55,7 +64,6 @@ export async function sendToQueue(io: CliIo, queueUrl: string, message: RunMessa
 }
 
 const CREDENTIAL_ERRORS = new Set([
-  'CredentialsProviderError',
   'UnrecognizedClientException',
   'InvalidClientTokenId',
   'ExpiredToken',
@@ -68,6 +76,13 @@ const CREDENTIAL_ERRORS = new Set([
 export function describeAwsError(err: unknown): string | undefined {
   const e = err as { name?: string; message?: string; $metadata?: unknown };
   if (!e?.name) return undefined;
+  // The SDK found none to send: nothing was refused.
+  if (e.name === 'CredentialsProviderError') {
+    return (
+      `no AWS credentials found (${e.message}); set AWS_PROFILE, or AWS_ACCESS_KEY_ID and ` +
+      "AWS_SECRET_ACCESS_KEY, for the stack's account"
+    );
+  }
   if (CREDENTIAL_ERRORS.has(e.name)) {
     return `AWS refused the credentials (${e.name}: ${e.message}); set AWS_PROFILE or AWS credentials for the stack's account`;
   }

@@ -12,15 +12,17 @@ import {
   type CliIo,
 } from './io.js';
 import { readLedger } from './ledger-source.js';
+import { localUrl } from './local-runtime.js';
 
 const HELP = `reprise decisions: list the decisions recorded in the ledger, newest first.
 
-Usage: reprise decisions (--stack NAME | --table NAME | --local URL) [--repo OWNER/NAME] [--since 2h|ISO] [--limit N]
+Usage: reprise decisions (--stack NAME | --table NAME | --local [URL]) [--repo OWNER/NAME] [--since 2h|ISO] [--limit N]
 
 Sources:
   --stack NAME     the deployed table, named by the stack output TableName
   --table NAME     a DynamoDB table (AWS SDK default credentials and region)
-  --local URL      a running local runtime's admin port (npm start), e.g. http://127.0.0.1:3001
+  --local [URL]    a running local runtime's admin port (npm start); without URL
+                   http://127.0.0.1:ADMIN_PORT (default PORT + 1, i.e. 3001)
   --data-dir DIR   with --local: the runtime's --data-dir, whose admin-token file is read
                    (default .reprise; REPRISE_ADMIN_TOKEN overrides)
 
@@ -62,7 +64,7 @@ export async function decisions(argv: readonly string[], io: CliIo): Promise<num
       };
       const { value: list, where } = await readLedger(
         io,
-        { table: v.table, stack: v.stack, local: v.local, dataDir: v['data-dir'] },
+        { table: v.table, stack: v.stack, local: localUrl(io.env, v.local), dataDir: v['data-dir'] },
         (source) => source.list(filter),
       );
       if (v.json) {

@@ -1,6 +1,6 @@
 import { runtimeSettings, type RuntimeSettings } from '../config/env.js';
 import { credentialsFromEnv, type AppCredentials, type GitHubCredentials } from '../config/secrets.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, RequestTimeoutError } from '../errors.js';
 import { type AppClient, createAppClient, createClientFactory, type GitHubClients } from '../github/client.js';
 import type { Log } from '../ports.js';
 import { CliError, type CliIo } from './io.js';
@@ -79,6 +79,9 @@ interface HttpErrorLike {
 
 /** One clear line for a GitHub failure: what was tried, what GitHub said, what to check. */
 export function describeGitHubError(err: unknown): string | undefined {
+  if (err instanceof RequestTimeoutError) {
+    return `${err.message}; check GITHUB_API_URL and that this machine reaches that host (a proxy, VPN or firewall?), then try again`;
+  }
   const e = err as HttpErrorLike;
   const url = e?.request?.url;
   if (!url || e.status === undefined) return undefined;

@@ -76,6 +76,17 @@ export function nodeOwnOption(argv: readonly string[], dotenv: boolean): string 
   return `${flag} is Node's own option (Node reads that file, or exits when it is missing, before reprise runs); ${instead}`;
 }
 
+/** What cannot be `--local`'s URL: nothing, another option, or a run (`owner/repo#id`). */
+const NOT_A_URL = /^$|^-|#\d/;
+
+/**
+ * `--local` without a URL after it becomes `--local=`: the empty value `localUrl` reads as the
+ * runtime's default admin URL.
+ */
+function bareLocal(argv: readonly string[]): string[] {
+  return argv.flatMap((a, i) => (a === '--local' && NOT_A_URL.test(argv[i + 1] ?? '') ? ['--local='] : [a]));
+}
+
 /** parseArgs with the common flags; a bad flag is a UsageError naming the command's help. */
 export function parseCommand<O extends Options>(
   name: string,
@@ -87,8 +98,9 @@ export function parseCommand<O extends Options>(
 > {
   const nodeOwn = nodeOwnOption(argv, 'dotenv' in options);
   if (nodeOwn) throw new UsageError(`${nodeOwn}\nRun "reprise ${name} --help" for usage.`);
+  const args = 'local' in options ? bareLocal(argv) : [...argv];
   try {
-    return parseArgs({ args: [...argv], options: { ...COMMON, ...options }, allowPositionals, strict: true });
+    return parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals, strict: true });
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\nRun "reprise ${name} --help" for usage.`);
   }

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { fromEnv } from '../config/settings-schema.js';
 import { CliError, type CliIo } from './io.js';
 
 /** A running local runtime's operator port, and the data directory its token is kept in. */
@@ -7,6 +8,16 @@ export interface LocalTarget {
   /** The runtime's `--data-dir`; its `admin-token` file holds the key. */
   readonly dataDir?: string | undefined;
 }
+
+/** Where `npm start` puts its operator port with this environment: ADMIN_PORT, else PORT + 1, on 127.0.0.1. */
+export function defaultAdminUrl(env: CliIo['env']): string {
+  const port = fromEnv(env, 'adminPort') ?? fromEnv(env, 'port') + 1;
+  return `http://127.0.0.1:${port}`;
+}
+
+/** `--local URL` as given; a bare `--local` (empty, see parseCommand) is the default admin URL. */
+export const localUrl = (env: CliIo['env'], given: string | undefined): string | undefined =>
+  given === undefined ? undefined : given.trim() || defaultAdminUrl(env);
 
 /** The token file the local runtime writes on first start (`.reprise` without `--data-dir`). */
 export const localTokenFile = (dataDir: string | undefined): string =>

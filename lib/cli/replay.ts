@@ -11,7 +11,7 @@ import {
   workerClients,
 } from './github.js';
 import { CliError, type CliIo, parseCommand, printJson, println, runCommand, UsageError, withProgress } from './io.js';
-import { localRequest } from './local-runtime.js';
+import { localRequest, localUrl } from './local-runtime.js';
 import { type ReplayVerdict, replayGuard } from '../replay/replay-guard.js';
 import { parseRunRef, readLiveRun } from './run-lookup.js';
 import type { HookDelivery } from '../github/hook-deliveries.js';
@@ -19,7 +19,7 @@ import type { HookDelivery } from '../github/hook-deliveries.js';
 const HELP = `reprise replay: send a delivery or a run attempt through reprise again.
 
 Usage: reprise replay <delivery-guid> [--force]
-       reprise replay <owner/repo#run_id[@attempt]> (--local URL | --stack NAME | --queue-url URL --table NAME) [--force]
+       reprise replay <owner/repo#run_id[@attempt]> (--local [URL] | --stack NAME | --queue-url URL --table NAME) [--force]
 
 A delivery GUID asks GitHub to redeliver that webhook (App credentials needed). Use it for
 deliveries that failed; the intake drops a redelivery of an accepted one as a duplicate.
@@ -32,7 +32,8 @@ never one that re-ran the run (retried, retried_all): the worker's claim still g
 against a double re-run.
 
 Options:
-  --local URL       a running local runtime's admin port (npm start), e.g. http://127.0.0.1:3001
+  --local [URL]     a running local runtime's admin port (npm start); without URL
+                    http://127.0.0.1:ADMIN_PORT (default PORT + 1, i.e. 3001)
   --data-dir DIR    with --local: the runtime's --data-dir (its admin-token file; default .reprise)
   --stack NAME      the deployed queue and table, from the stack outputs QueueUrl and TableName
   --queue-url URL   the SQS FIFO work queue
@@ -140,7 +141,7 @@ interface RunOptions {
 
 async function replayRun(io: CliIo, target: string, v: RunOptions): Promise<Outcome> {
   const ref = parseRunRef([target], v.attempt);
-  const local = v.local;
+  const local = localUrl(io.env, v.local);
   let queueUrl = v['queue-url'];
   let table = v.table;
   if (local && (queueUrl || table || v.stack))

@@ -20,7 +20,7 @@ const day = (iso: string): string => iso.replace(/:\d{2}\.\d{3}Z$/, 'Z').replace
 export function reportText(r: Report, where: string): string {
   const out: string[] = [];
   out.push(`reprise report: ${day(r.period.since)} to ${day(r.period.until)} (${where})`, '');
-  out.push(`Runs decided: ${r.decisions.total}`);
+  out.push(`Run attempts decided: ${r.decisions.total}`);
   if (r.decisions.total > 0) out.push(indent(table(['DECISION', 'RUNS'], r.decisions.byDecision.map(countRow))));
   out.push('');
   const o = r.reruns.outcomes;
@@ -88,6 +88,20 @@ export const OUTCOME_COLOURS: Readonly<Record<OutcomeShare, string>> = {
 
 const WIDTH = 560;
 
+/**
+ * Each chart is drawn twice, for a wide page and for a phone (CSS shows one): an SVG scaled down
+ * to 390 px would shrink its text to about 5 px, so the narrow one is laid out at that width.
+ */
+interface Frame {
+  readonly kind: 'wide' | 'narrow';
+  readonly width: number;
+  readonly labelW: number;
+  readonly valueW: number;
+  readonly clip: number;
+}
+const WIDE: Frame = { kind: 'wide', width: WIDTH, labelW: 200, valueW: 90, clip: 30 };
+const NARROW: Frame = { kind: 'narrow', width: 330, labelW: 124, valueW: 62, clip: 14 };
+
 /** Horizontal bars, one row per item; none when every value is zero. */
 function barChart(
   title: string,
@@ -97,28 +111,29 @@ function barChart(
   const data = rows.filter((r) => r.value > 0);
   if (data.length === 0) return section(title, '<p class="empty">Nothing in this period.</p>');
   const max = Math.max(...data.map((r) => r.value));
-  const labelW = 200;
-  const valueW = 90;
-  const barMax = WIDTH - labelW - valueW;
   const rowH = 26;
-  const bars = data
-    .map((r, i) => {
-      const y = i * rowH;
-      const w = Math.max(2, (r.value / max) * barMax);
-      return (
-        `<text x="${labelW - 8}" y="${y + 17}" text-anchor="end" class="label">${esc(clip(r.label, 30))}</text>` +
-        `<rect class="mark" x="${labelW}" y="${y + 4}" width="${w.toFixed(1)}" height="${rowH - 8}" rx="3" fill="${colour}"><title>${esc(r.label)}: ${esc(r.shown)}</title></rect>` +
-        `<text x="${(labelW + w + 6).toFixed(1)}" y="${y + 17}" class="value">${esc(r.shown)}</text>`
-      );
-    })
-    .join('');
-  return section(title, svg(WIDTH, data.length * rowH, title, bars));
+  const draw = (f: Frame): string => {
+    const barMax = f.width - f.labelW - f.valueW;
+    const bars = data
+      .map((r, i) => {
+        const y = i * rowH;
+        const w = Math.max(2, (r.value / max) * barMax);
+        return (
+          `<text x="${f.labelW - 8}" y="${y + 17}" text-anchor="end" class="label">${esc(clip(r.label, f.clip))}</text>` +
+          `<rect class="mark" x="${f.labelW}" y="${y + 4}" width="${w.toFixed(1)}" height="${rowH - 8}" rx="3" fill="${colour}"><title>${esc(r.label)}: ${esc(r.shown)}</title></rect>` +
+          `<text x="${(f.labelW + w + 6).toFixed(1)}" y="${y + 17}" class="value">${esc(r.shown)}</text>`
+        );
+      })
+      .join('');
+    return svg(f.width, data.length * rowH, title, bars, f.kind);
+  };
+  return section(title, draw(WIDE) + draw(NARROW));
 }
 
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
-const svg = (w: number, h: number, title: string, body: string): string =>
-  `<svg role="img" aria-label="${esc(title)}" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" xmlns="http://www.w3.org/2000/svg">${body}</svg>`;
+const svg = (w: number, h: number, title: string, body: string, kind?: Frame['kind']): string =>
+  `<svg role="img" aria-label="${esc(title)}"${kind ? ` class="${kind}"` : ''} viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" xmlns="http://www.w3.org/2000/svg">${body}</svg>`;
 
 const section = (title: string, body: string): string => `<section><h2>${esc(title)}</h2>${body}</section>`;
 
@@ -131,31 +146,36 @@ function overTimeChart(r: Report): string {
   const h = 180;
   const left = 44;
   const bottom = 22;
-  const plotW = WIDTH * 1.6 - left;
-  const step = plotW / points.length;
-  const barW = Math.max(1, step * 0.8);
   const y = (v: number) => (h - bottom) * (1 - v / max);
-  const cols = points
-    .map((p, i) => {
-      if (p.minutes <= 0) return '';
-      const top = y(p.minutes);
-      return `<rect class="mark" x="${(left + i * step).toFixed(1)}" y="${top.toFixed(1)}" width="${barW.toFixed(1)}" height="${(h - bottom - top).toFixed(1)}" fill="#d4762c"><title>${esc(day(p.start))}: ${esc(minutes(p.minutes))}, ${p.jobs} job(s)</title></rect>`;
-    })
-    .join('');
-  const axis =
-    `<line x1="${left}" y1="${h - bottom}" x2="${left + plotW}" y2="${h - bottom}" class="axis"/>` +
-    `<text x="${left - 6}" y="10" text-anchor="end" class="value">${esc(String(Math.round(max)))}</text>` +
-    `<text x="${left - 6}" y="${h - bottom}" text-anchor="end" class="value">0</text>`;
-  const ticks = [0, Math.floor((points.length - 1) / 2), points.length - 1]
-    .filter((v, i, a) => a.indexOf(v) === i)
-    .map((i, n, all) => {
-      const anchor = n === 0 ? 'start' : n === all.length - 1 ? 'end' : 'middle';
-      const x = left + i * step + (anchor === 'end' ? barW : anchor === 'middle' ? barW / 2 : 0);
-      const label = r.period.bucket === 'hour' ? day(points[i]!.start) : points[i]!.start.slice(0, 10);
-      return `<text x="${x.toFixed(1)}" y="${h - 4}" text-anchor="${anchor}" class="label">${esc(label)}</text>`;
-    })
-    .join('');
-  return section(title, svg(WIDTH * 1.6, h, title, axis + cols + ticks));
+  const draw = (width: number, kind: Frame['kind']): string => {
+    const plotW = width - left;
+    const step = plotW / points.length;
+    const barW = Math.max(1, step * 0.8);
+    const cols = points
+      .map((p, i) => {
+        if (p.minutes <= 0) return '';
+        const top = y(p.minutes);
+        return `<rect class="mark" x="${(left + i * step).toFixed(1)}" y="${top.toFixed(1)}" width="${barW.toFixed(1)}" height="${(h - bottom - top).toFixed(1)}" fill="#d4762c"><title>${esc(day(p.start))}: ${esc(minutes(p.minutes))}, ${p.jobs} job(s)</title></rect>`;
+      })
+      .join('');
+    const axis =
+      `<line x1="${left}" y1="${h - bottom}" x2="${left + plotW}" y2="${h - bottom}" class="axis"/>` +
+      `<text x="${left - 6}" y="10" text-anchor="end" class="value">${esc(String(Math.round(max)))}</text>` +
+      `<text x="${left - 6}" y="${h - bottom}" text-anchor="end" class="value">0</text>`;
+    // A phone has room for the first and the last label only.
+    const at = kind === 'wide' ? [0, Math.floor((points.length - 1) / 2), points.length - 1] : [0, points.length - 1];
+    const ticks = at
+      .filter((v, i, a) => a.indexOf(v) === i)
+      .map((i, n, all) => {
+        const anchor = n === 0 ? 'start' : n === all.length - 1 ? 'end' : 'middle';
+        const x = left + i * step + (anchor === 'end' ? barW : anchor === 'middle' ? barW / 2 : 0);
+        const label = r.period.bucket === 'hour' ? day(points[i]!.start) : points[i]!.start.slice(0, 10);
+        return `<text x="${x.toFixed(1)}" y="${h - 4}" text-anchor="${anchor}" class="label">${esc(label)}</text>`;
+      })
+      .join('');
+    return svg(width, h, title, axis + cols + ticks, kind);
+  };
+  return section(title, draw(WIDTH * 1.6, 'wide') + draw(NARROW.width, 'narrow'));
 }
 
 /** The re-runs' outcomes as one bar split into shares, with a legend. */
@@ -190,7 +210,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:0 0 10px}
 .card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:12px 14px}
 .big{font-size:26px;font-weight:650}
 section{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:14px 16px;margin:0 0 14px;overflow-x:auto}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:14px;margin:0 0 14px}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(460px,100%),1fr));gap:14px;margin:0 0 14px}
 .grid section{margin:0}
 svg{display:block;max-width:100%;height:auto}
 .label{font-size:12px;fill:#1f2328}.value{font-size:12px;fill:#656d76}.axis{stroke:#8c959f}
@@ -198,13 +218,15 @@ svg{display:block;max-width:100%;height:auto}
 .swatch{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:6px;vertical-align:-1px}
 .empty{color:#656d76;margin:0}
 footer{margin-top:18px}
+svg.narrow{display:none}
+@media (max-width:600px){body{padding:12px}section{padding:12px 12px}svg.wide{display:none}svg.narrow{display:block}}
 `;
 
 /** One self-contained page: inline CSS and SVG, no script, nothing loaded from anywhere. */
 export function reportHtml(r: Report, where: string): string {
   const share = recoveredShare(r);
   const cards = [
-    card('runs decided', String(r.decisions.total)),
+    card('run attempts decided', String(r.decisions.total)),
     card('re-runs', String(r.reruns.total), `${percent(share)} recovered of those finished`),
     ...(r.requeued > 0 ? [card('back in the merge queue', String(r.requeued), 'pull requests queued again')] : []),
     card('runner minutes lost', minutes(r.lost.minutes), `${r.lost.jobs} job(s) lost to infrastructure`),

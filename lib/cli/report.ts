@@ -13,19 +13,21 @@ import {
   type CliIo,
 } from './io.js';
 import { readLedger } from './ledger-source.js';
+import { localUrl } from './local-runtime.js';
 import { DEFAULT_PRICE_PER_MINUTE, DEFAULT_TOP, summarise } from './report-data.js';
 import { reportHtml, reportText } from './report-render.js';
 
 const HELP = `reprise report: what reprise decided over a period, what its re-runs became, and what
 runner losses cost.
 
-Usage: reprise report (--stack NAME | --table NAME | --local URL) [--since 7d] [--price-per-minute USD]
+Usage: reprise report (--stack NAME | --table NAME | --local [URL]) [--since 7d] [--price-per-minute USD]
                       [--top N] [--json] [--html FILE]
 
 Sources (as for reprise decisions):
   --stack NAME     the deployed table, named by the stack output TableName
   --table NAME     a DynamoDB table (AWS SDK default credentials and region)
-  --local URL      a running local runtime's admin port (npm start), e.g. http://127.0.0.1:3001
+  --local [URL]    a running local runtime's admin port (npm start); without URL
+                   http://127.0.0.1:ADMIN_PORT (default PORT + 1, i.e. 3001)
   --data-dir DIR   with --local: the runtime's --data-dir, whose admin-token file is read
 
 Options:
@@ -77,7 +79,7 @@ export async function report(argv: readonly string[], io: CliIo): Promise<number
       if (v.html !== undefined && v.html.trim() === '') throw new UsageError('--html: expected a file name');
       const { value: facts, where } = await readLedger(
         io,
-        { table: v.table, stack: v.stack, local: v.local, dataDir: v['data-dir'] },
+        { table: v.table, stack: v.stack, local: localUrl(io.env, v.local), dataDir: v['data-dir'] },
         (source) => source.facts(sinceMs),
       );
       const r = summarise(facts, { sinceMs, untilMs, pricePerMinute, top });

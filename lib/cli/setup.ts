@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkEnvFileWritable, type NewApp, storeInStack, writeEnvFile } from './app-store.js';
-import { describeAwsError, requireOutput, stackOutputs } from './aws.js';
+import { describeAwsError, requireOutput, stackOutputs, type StackOutputName } from './aws.js';
 import { CliError, type CliIo, parseCommand, printJson, println, runCommand, UsageError } from './io.js';
 import { buildManifest, manifestPage, newAppUrl, resultPage } from './manifest.js';
 
@@ -139,7 +139,7 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
       });
 
       // Everything that can fail is checked before GitHub creates an App.
-      let outputs: Map<string, string> | undefined;
+      let outputs: Map<StackOutputName, string> | undefined;
       if (v.stack) {
         outputs = await stackOutputs(io, v.stack);
         requireOutput(outputs, 'GitHubAppSecretName', v.stack);

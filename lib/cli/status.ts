@@ -2,6 +2,7 @@ import { describeAwsError, stackOutputs } from './aws.js';
 import { appClient, credentialsFrom, describeGitHubError, settingsFrom, workerClients } from './github.js';
 import { CliError, type CliIo, parseCommand, parseCount, printJson, println, runCommand, withProgress } from './io.js';
 import { ledgerSource } from './ledger-source.js';
+import { localUrl } from './local-runtime.js';
 import {
   type AppFacts,
   type Check,
@@ -16,7 +17,7 @@ import {
 
 const HELP = `reprise status: check that the GitHub App and the deployment work together.
 
-Usage: reprise status [--stack NAME | --webhook-url URL] [--table NAME | --local URL] [options]
+Usage: reprise status [--stack NAME | --webhook-url URL] [--table NAME | --local [URL]] [options]
 
 Needs the App's credentials in the environment: APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH),
 and GITHUB_API_URL for GitHub Enterprise Server. Checks, each OK or what is wrong and the fix:
@@ -30,7 +31,8 @@ Options:
   --stack NAME       read the webhook URL and the table from the stack outputs
   --webhook-url URL  the expected webhook URL
   --table NAME       the DynamoDB table (AWS SDK default credentials)
-  --local URL        a running local runtime's admin port (npm start), e.g. http://127.0.0.1:3001
+  --local [URL]      a running local runtime's admin port (npm start); without URL
+                     http://127.0.0.1:ADMIN_PORT (default PORT + 1, i.e. 3001)
   --data-dir DIR     with --local: the runtime's --data-dir (its admin-token file)
   --decisions N      how many recent decisions to show (default 5)
   --json             print the checks as JSON
@@ -104,8 +106,9 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
       checks.push(await run(io, 'rate limit', () => checkRateLimit(installations, clients)));
       checks.push(
         await run(io, 'decisions', async () => {
-          const table = v.table ?? (v.local ? undefined : outputs?.get('TableName'));
-          return checkDecisions(await ledgerSource(io, { table, local: v.local, dataDir: v['data-dir'] }), count);
+          const local = localUrl(io.env, v.local);
+          const table = v.table ?? (local ? undefined : outputs?.get('TableName'));
+          return checkDecisions(await ledgerSource(io, { table, local, dataDir: v['data-dir'] }), count);
         }),
       );
 

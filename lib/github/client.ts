@@ -32,9 +32,9 @@ function requestTimeout(octokit: Octokit, options: Record<string, unknown>) {
       return await request(opts);
     } catch (err) {
       if (!timeout.aborted) throw err;
-      throw new RequestTimeoutError(`GitHub did not answer ${opts.method} ${opts.url} within ${t.ms} ms`, {
-        cause: err,
-      });
+      // The full URL, not the route template: where it went is what the reader must check.
+      const { method, url } = octokit.request.endpoint.parse(opts);
+      throw new RequestTimeoutError(`GitHub did not answer ${method} ${url} within ${t.ms} ms`, { cause: err });
     }
   });
   return {};

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../errors.js';
 import { createLog } from '../obs/powertools.js';
 import { adminTokenPath } from './admin-token.js';
+import { checkConfiguration } from './preflight.js';
 import { startRuntime } from './runtime.js';
 
 const HELP = `reprise local runtime: the deployed handlers on one machine.
@@ -39,8 +40,10 @@ async function main(): Promise<void> {
     return;
   }
   const envFile = values.dotenv ?? '.env';
-  if (existsSync(envFile)) process.loadEnvFile(envFile);
+  const read = existsSync(envFile);
+  if (read) process.loadEnvFile(envFile);
   else if (values.dotenv) throw new ConfigError(`--dotenv: ${envFile} does not exist`);
+  checkConfiguration(process.env, { path: envFile, read });
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const port = values.port !== undefined ? SETTINGS.port.parse(values.port, '--port') : fromEnv(process.env, 'port');

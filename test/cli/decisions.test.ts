@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisions } from '../../lib/cli/decisions.js';
+import { defaultAdminUrl } from '../../lib/cli/local-runtime.js';
 import type { DecisionRecord } from '../../lib/replay/replay-guard.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
 import type { Runtime } from '../../lib/local/runtime.js';
@@ -73,6 +74,20 @@ describe('reprise decisions', () => {
     expect(future.out()).toBe(`No decisions in local runtime ${rt.adminUrl} match.\n`);
   });
 
+  it('--local without a URL is the default admin URL: ADMIN_PORT, else PORT + 1, else 3001', async () => {
+    const adminPort = new URL(rt.adminUrl).port;
+    const io = captureIo({ ...admin(), ADMIN_PORT: adminPort });
+    expect(await decisions(['--local'], io)).toBe(0);
+    expect(io.out()).toMatch(/acme\/web +\d+ +1 +retried/);
+    // Followed by another option, it still takes no value.
+    const json = captureIo({ ...admin(), PORT: String(Number(adminPort) - 1) });
+    expect(await decisions(['--local', '--repo', 'acme/api', '--json'], json)).toBe(0);
+    expect((JSON.parse(json.out()) as DecisionRecord[]).map((d) => d.repository)).toEqual(['acme/api']);
+    expect(defaultAdminUrl({})).toBe('http://127.0.0.1:3001');
+    expect(defaultAdminUrl({ PORT: '8080' })).toBe('http://127.0.0.1:8081');
+    expect(defaultAdminUrl({ PORT: '8080', ADMIN_PORT: '9000' })).toBe('http://127.0.0.1:9000');
+  });
+
   it('success from DynamoDB, the table named by --table or by the stack output TableName', async () => {
     const ledger = new Ledger(dynamo.client, 'reprise-deployed');
     const msg = JSON.parse(JSON.stringify(await rt.ledger.get(sim.repoId('acme/web'), runs.lost!, 1)))
@@ -108,7 +123,7 @@ describe('reprise decisions', () => {
     expect(io.err()).toContain('cannot read DynamoDB table no-such-table: not found in AWS');
   });
 
-  it('bad credentials: AWS credentials that cannot be loaded are one clear message, exit 1', async () => {
+  it('no credentials: AWS credentials that cannot be loaded are one clear message that says none were found, exit 1', async () => {
     const client = new DynamoDBClient({
       endpoint: dynamo.endpoint,
       region: 'local',
@@ -121,8 +136,9 @@ describe('reprise decisions', () => {
     const io = captureIo({}, { dynamodb: client });
     expect(await decisions(['--table', 'reprise-deployed'], io)).toBe(1);
     expect(io.err()).toContain(
-      'AWS refused the credentials (CredentialsProviderError: Could not load credentials from any providers)',
+      'no AWS credentials found (Could not load credentials from any providers); set AWS_PROFILE',
     );
+    expect(io.err()).not.toContain('refused');
     client.destroy();
   });
 

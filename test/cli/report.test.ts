@@ -242,7 +242,7 @@ describe('reprise report: text, JSON and HTML', () => {
     const { code, out } = await reprise();
     expect(code).toBe(0);
     expect(out).toContain(`reprise report: 2026-10-02 12:00Z to 2026-10-09 12:00Z (DynamoDB table ${TABLE})`);
-    expect(out).toMatch(/^Runs decided: 5$/m);
+    expect(out).toMatch(/^Run attempts decided: 5$/m);
     expect(out).toMatch(/^ {2}retried +4$/m);
     expect(out).toMatch(/^Re-runs: 4 \(recovered 50% of those finished\)$/m);
     expect(out).toMatch(/^ {2}lost_again +1$/m);
@@ -269,7 +269,9 @@ describe('reprise report: text, JSON and HTML', () => {
       expect(html).not.toMatch(/<script|<link|<img|@import|url\(/i);
       expect(html.match(/(?:src|href)=/g)).toBeNull();
       expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
-      expect(html.match(/<svg /g)).toHaveLength(7);
+      // Seven charts; six with text drawn twice, wide and for a phone (the outcomes bar has none).
+      expect(html.match(/<svg /g)).toHaveLength(13);
+      expect(html.match(/<svg [^>]*class="narrow"/g)).toHaveLength(6);
       expect(html).toContain('acme/web · Nightly');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -281,7 +283,7 @@ describe('reprise report: text, JSON and HTML', () => {
     const dir = mkdtempSync(join(tmpdir(), 'reprise-report-'));
     try {
       expect(await report(['--table', TABLE, '--since', '1d', '--html', join(dir, 'r.html')], io)).toBe(0);
-      expect(io.out()).toMatch(/^Runs decided: 0$/m);
+      expect(io.out()).toMatch(/^Run attempts decided: 0$/m);
       expect(io.out()).toContain('Runner minutes lost to infrastructure: 0 min over 0 job(s)');
       const html = readFileSync(join(dir, 'r.html'), 'utf8');
       expect(html).not.toContain('<svg');
@@ -421,6 +423,72 @@ describe.skipIf(!chromium)(
         const png = join(process.cwd(), 'docs', 'report.png');
         await page.screenshot({ path: png as `${string}.png`, fullPage: true });
         expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
+      } finally {
+        await browser.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
+  },
+);
+
+describe.skipIf(!chromium)(
+  `reprise report --html at phone width${chromium ? '' : ' (SKIPPED: no chromium binary found)'}`,
+  () => {
+    it('is readable at 390 px wide: no horizontal overflow, every chart drawn, axis and label text at least 10 px', async () => {
+      const puppeteer = (await import('puppeteer-core')).default;
+      const dir = mkdtempSync(join(tmpdir(), 'reprise-report-phone-'));
+      const file = join(dir, 'report.html');
+      expect((await reprise('--html', file)).code).toBe(0);
+      const browser = await puppeteer.launch({
+        executablePath: chromium,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--font-render-hinting=none'],
+      });
+      try {
+        const page = await browser.newPage();
+        await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1, isMobile: true });
+        await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+        const scrollWidth = await page.$eval('html', (html) => html.scrollWidth);
+        const sectionsOverflowing = await page.$$eval('section', (sections) =>
+          sections.filter((s) => s.scrollWidth > s.clientWidth).map((s) => s.querySelector('h2')?.textContent),
+        );
+        const charts = await page.$$eval('svg', (all) =>
+          all
+            .filter((s) => s.getBoundingClientRect().width > 0)
+            .map((s) => {
+              const scale = (s as unknown as { getScreenCTM(): { a: number } | null }).getScreenCTM()?.a ?? 0;
+              const frame = s.getBoundingClientRect();
+              const view = s.ownerDocument.defaultView;
+              return {
+                marks: [...s.querySelectorAll('.mark')].filter((m) => m.getBoundingClientRect().width > 0).length,
+                texts: [...s.querySelectorAll('text')].map((t) => {
+                  const box = t.getBoundingClientRect();
+                  return {
+                    text: t.textContent ?? '',
+                    px: parseFloat(view?.getComputedStyle(t).fontSize ?? '0') * scale,
+                    inside: box.left >= frame.left - 0.5 && box.right <= frame.right + 0.5,
+                  };
+                }),
+              };
+            }),
+        );
+        const seen = {
+          scrollWidth,
+          sectionsOverflowing,
+          charts: charts.length,
+          marks: charts.map((c) => c.marks),
+          texts: charts.flatMap((c) => c.texts),
+        };
+        expect(seen.scrollWidth).toBeLessThanOrEqual(390);
+        expect(seen.sectionsOverflowing).toEqual([]);
+        // One drawing per chart is shown: the narrow one, with the same marks as the wide page.
+        expect(seen.charts).toBe(7);
+        expect(seen.marks).toEqual([3, 3, 2, 2, 3, 2, 2]);
+        expect(seen.texts.length).toBeGreaterThan(10);
+        for (const t of seen.texts) {
+          expect(t.px, `"${t.text}" at ${t.px.toFixed(1)} px`).toBeGreaterThanOrEqual(10);
+          expect(t.inside, `"${t.text}" inside its chart`).toBe(true);
+        }
       } finally {
         await browser.close();
         rmSync(dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import { SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/clien
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AwsClients, CliIo } from '../../lib/cli/io.js';
+import type { DescribedOutput } from '../../lib/config/stack-outputs.js';
 
 export interface CapturedIo extends CliIo {
   out(): string;
@@ -37,10 +38,10 @@ export async function waitFor<T>(probe: () => T | undefined, timeoutMs = 5_000):
 /** An AWS service error as the SDK throws it. */
 const awsError = (name: string, message: string): Error => Object.assign(new Error(message), { name, $metadata: {} });
 
-/** CloudFormation in memory: DescribeStacks over the stacks it was given. */
+/** CloudFormation in memory: DescribeStacks over the stacks it was given (outputs by key, or as described). */
 export class FakeCloudFormation {
   readonly calls: string[] = [];
-  constructor(private readonly stacks: Record<string, Record<string, string>>) {}
+  constructor(private readonly stacks: Record<string, Record<string, string> | readonly DescribedOutput[]>) {}
   async send(cmd: object): Promise<unknown> {
     if (!(cmd instanceof DescribeStacksCommand)) throw new Error(`unexpected ${cmd.constructor.name}`);
     const name = cmd.input.StackName ?? '';
@@ -51,7 +52,9 @@ export class FakeCloudFormation {
       Stacks: [
         {
           StackName: name,
-          Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
+          Outputs: Array.isArray(outputs)
+            ? outputs
+            : Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
         },
       ],
     };

@@ -167,7 +167,15 @@ async function main(): Promise<void> {
     await post(`${rt.url}/webhook`, d);
   }
   // An attempt that came back red is decided again, and its outcome recorded then.
+  const decidedFirst = outcomes.length;
   await rt.poller.drain(15_000);
+  const again = outcomes.slice(decidedFirst);
+  const redAgain = again.map((o) => `#${o.message.runId} attempt ${o.message.runAttempt}: ${o.outcome.decision}`);
+  console.log(
+    `The ${reruns} re-run(s) completed and came back as webhooks; ${again.length} ended red and ` +
+      `${again.length === 1 ? 'was' : 'were'} decided again${again.length ? ` (${redAgain.join(', ')})` : ''}. ` +
+      `The report counts run attempts: ${decidedFirst} + ${again.length} = ${decidedFirst + again.length}.`,
+  );
   console.log('');
   const io = { stdout: process.stdout, stderr: process.stderr, env: { REPRISE_ADMIN_TOKEN: rt.adminToken } };
   if ((await report(['--local', rt.adminUrl, '--since', '1h', '--html', reportFile], io)) !== 0) failures++;

@@ -101,18 +101,28 @@ const RULES: readonly Rule[] = [
     check: async () => (existsSync(join(ROOT, 'package-lock.json')) ? '' : 'no package-lock.json for npm ci'),
   },
   {
+    match: /^npm pack$/,
+    how: 'packs the package: not run here (test/package/library.test.ts packs it and installs the tarball); the files field checked',
+    check: async () => {
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files?: string[] };
+      return pkg.files?.length ? '' : 'package.json has no files field: npm pack would ship the whole checkout';
+    },
+  },
+  {
     match: /^npm install [^-]/,
-    how: "installs the package into the reader's own CDK app from the registry: not run here (the package test installs the packed tarball); the names checked against package.json",
+    how: "installs the packed tarball into the reader's own CDK app: not run here (the package test installs it so); the tarball's name and the peers checked against package.json",
     check: async (command) => {
       const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
         name: string;
+        version: string;
         peerDependencies: Record<string, string>;
       };
-      const wanted = [pkg.name, ...Object.keys(pkg.peerDependencies)].sort();
+      const tarball = `./${pkg.name}-${pkg.version}.tgz`;
+      const wanted = [tarball, ...Object.keys(pkg.peerDependencies)].sort();
       const named = command.split(/\s+/).slice(2).sort();
       return JSON.stringify(named) === JSON.stringify(wanted)
         ? ''
-        : `expected the package and its peer dependencies (${wanted.join(' ')}), got ${named.join(' ')}`;
+        : `expected the tarball npm pack writes and the peer dependencies (${wanted.join(' ')}), got ${named.join(' ')}`;
     },
   },
   {
@@ -342,10 +352,15 @@ describe('every command the docs show works when typed', () => {
 
   it('the README names the supported Node versions as package.json and the functions do', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } })
-      .engines.node;
-    expect(engines).toBe('>=20');
-    expect(readme).toContain('Node.js 20 or later (the supported versions');
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string };
+      devEngines: { runtime: { version: string } };
+    };
+    // test/package/engines.test.ts holds these versions against the dependency tree.
+    expect(pkg.engines.node).toBe('>=22');
+    expect(readme).toContain('On a fresh machine with Node.js 22 or later. That is what the package supports');
+    expect(pkg.devEngines.runtime.version).toMatch(/^\^20\./);
+    expect(readme).toContain('Working on this repository still works on Node.js 20\n(`devEngines`)');
     expect(readFileSync(join(ROOT, 'infra/functions.ts'), 'utf8')).toContain('Runtime.NODEJS_22_X');
     expect(readme).toContain('`nodejs22.x`');
   });

@@ -16,7 +16,7 @@ interface LockEntry {
   readonly [key: string]: unknown;
 }
 
-interface Manifest {
+export interface Manifest {
   readonly name: string;
   readonly version: string;
   readonly license: string;
@@ -39,7 +39,7 @@ function resolveIn(packages: Record<string, LockEntry>, from: string, name: stri
 }
 
 /** The lock file entries the package's dependencies and peer dependencies pull in, and nothing else. */
-function closure(root: string, manifest: Manifest): Record<string, LockEntry> {
+export function closure(root: string, manifest: Manifest): Record<string, LockEntry> {
   const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
     packages: Record<string, LockEntry>;
   };

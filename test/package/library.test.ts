@@ -1,19 +1,50 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+/**
+ * The package as a platform team meets it before it is published: packed with `npm pack`, installed
+ * from the tarball into a CDK app of their own outside this repository (docs/examples/consumer-app,
+ * the README's example whole), compiled with tsc and synthesized with cdk-nag. The install is
+ * weighed, the tarball's contents checked against what the construct deploys, the `reprise` command
+ * run from it, and every bundle it ships loaded on Node 22, the Lambda runtime's major.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { transformSync } from 'esbuild';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requiredEnv } from '../bench/cold-start.js';
 import { installConsumer } from './consumer.js';
 
 const ROOT = join(import.meta.dirname, '../..');
+const EXAMPLE = join(ROOT, 'docs/examples/consumer-app');
+/** test/node22/package.json installs it (`npm ci --prefix test/node22`, as .ci/run does). */
+const NODE22 = join(ROOT, 'test/node22/node_modules/node/bin/node');
+const MB = 1024 * 1024;
+
+/** What a construct-only install may weigh, the peers (aws-cdk-lib, constructs, cdk-nag) aside. */
+const BOUNDS = { packed: 3 * MB, unpacked: 8 * MB, installed: 10 * MB } as const;
+/** The command's and the functions' libraries: bundled into the package, never installed with it. */
+const RUNTIME_ONLY = ['@aws-sdk', '@smithy', '@octokit', '@aws-lambda-powertools', 'bottleneck', 'yaml'];
+
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
   types: string;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
 };
 
-/** The TypeScript app of the README's "Use as a library", as a reader would paste it. */
+/** The TypeScript block of the README's "Use as a library". */
 function readmeApp(): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = readme.split(/^## Use as a library$/m)[1]?.split(/^## /m)[0] ?? '';
@@ -22,12 +53,20 @@ function readmeApp(): string {
   return code;
 }
 
+interface Packed {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: { path: string; size: number }[];
+}
+
 interface Template {
   Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+  Outputs: Record<string, { Description?: string; Value: unknown }>;
 }
 
 let dir: string;
-let tarball: string;
+let packed: Packed;
 let outdir: string;
 let template: Template;
 let control: string;
@@ -39,7 +78,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-await import('./app.mjs');
+await import('./dist/bin/app.js');
 const bad = new App({ outdir: mkdtempSync(join(tmpdir(), 'reprise-control-')), autoSynth: false });
 new Queue(new Stack(bad, 'Bad'), 'Plain', { encryption: QueueEncryption.UNENCRYPTED });
 Validations.of(bad).addPlugins(new AwsSolutionsChecks(bad));
@@ -53,22 +92,39 @@ try {
 }
 `;
 
+/** Bytes of every file under `path`. */
+function du(path: string): number {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.size;
+  return readdirSync(path).reduce((n, name) => n + du(join(path, name)), 0);
+}
+
+/** The installed packages (`name` or `@scope/name`) directly under a node_modules directory. */
+function packagesIn(nodeModules: string): string[] {
+  return readdirSync(nodeModules)
+    .filter((d) => !d.startsWith('.'))
+    .flatMap((d) => (d.startsWith('@') ? readdirSync(join(nodeModules, d)).map((s) => `${d}/${s}`) : [d]));
+}
+
 beforeAll(() => {
   // Outside the repository: nothing of it is on the app's module path but the installed tarball.
   dir = mkdtempSync(join(tmpdir(), 'reprise-consumer-'));
   // The build is current (the suite's global setup); packing must not build again.
-  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], {
+  const json = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
     cwd: ROOT,
     encoding: 'utf8',
   });
-  tarball = packed.trim().split('\n').pop() as string;
-  const bytes = statSync(join(dir, tarball)).size;
-  console.log(`packed ${tarball}: ${(bytes / 1024 / 1024).toFixed(2)} MB`);
-
-  installConsumer(ROOT, dir, tarball);
-  // Only the types go: the app runs as JavaScript, as `cdk` would run a compiled app.
-  const js = transformSync(readmeApp(), { loader: 'ts', format: 'esm' }).code;
-  writeFileSync(join(dir, 'app.mjs'), js);
+  packed = (JSON.parse(json) as Packed[])[0] as Packed;
+  installConsumer(ROOT, dir, packed.filename);
+  for (const f of ['bin/app.ts', 'tsconfig.json', 'cdk.json']) {
+    mkdirSync(dirname(join(dir, f)), { recursive: true });
+    copyFileSync(join(EXAMPLE, f), join(dir, f));
+  }
+  // Typed as the reader types it: tsc against the package's declarations and the peers' own.
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   outdir = join(dir, 'cdk.out');
   // The control, in the same process: an app of the consumer's own with a finding nobody acknowledged.
   writeFileSync(join(dir, 'control.mjs'), CONTROL);
@@ -80,30 +136,84 @@ beforeAll(() => {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   template = JSON.parse(readFileSync(join(outdir, 'Runners.template.json'), 'utf8')) as Template;
-}, 180_000);
+}, 240_000);
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
-describe('the packed construct library in an app of its own', () => {
-  it('installs offline from the tarball with its declarations, and without TypeScript, tsx or esbuild', () => {
-    const installed = join(dir, 'node_modules', manifest.name);
-    expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))).toMatchObject({
-      version: manifest.version,
-    });
-    expect(existsSync(join(installed, manifest.types))).toBe(true);
+const installed = (...p: string[]) => join(dir, 'node_modules', manifest.name, ...p);
+
+/** Each asset directory of the synthesized app that holds a function bundle, by its index.mjs. */
+function deployedBundles(): Set<string> {
+  return new Set(
+    readdirSync(outdir)
+      .filter((d) => d.startsWith('asset.') && existsSync(join(outdir, d, 'index.mjs')))
+      .map((d) => readFileSync(join(outdir, d, 'index.mjs'), 'utf8')),
+  );
+}
+
+describe('the packed package in an app of its own', () => {
+  it('installs from the tarball npm pack writes, as the README says, with its declarations and no TypeScript, tsx or esbuild', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain('npm pack');
+    expect(readme).toContain(`npm install ./${packed.filename} aws-cdk-lib constructs cdk-nag`);
+    expect(packed.filename).toBe(`${manifest.name}-${manifest.version}.tgz`);
+    expect(JSON.parse(readFileSync(installed('package.json'), 'utf8'))).toMatchObject({ version: manifest.version });
+    expect(existsSync(installed(manifest.types))).toBe(true);
     for (const devOnly of ['typescript', 'tsx', 'esbuild', 'vitest']) {
       expect(existsSync(join(dir, 'node_modules', devOnly)), devOnly).toBe(false);
     }
-    // The package ships no sources and no tests.
-    const shipped = readdirSync(installed, { recursive: true }).map(String);
+    const shipped = packed.files.map((f) => f.path);
     expect(shipped.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
     expect(shipped.filter((f) => f.includes('test'))).toEqual([]);
   });
 
-  it("synthesizes the README's stack with a runner preset and cdk-nag's AWS Solutions checks, no unacknowledged finding", () => {
-    // An unacknowledged finding would have failed the synthesis; the report lists none.
+  it('a construct-only install is light: no runtime SDKs installed, and its size reported and bounded', () => {
+    const peers = peerClosure();
+    const all = packagesIn(join(dir, 'node_modules'));
+    const own = all.filter((p) => !peers.has(p));
+    const sizes = Object.fromEntries(own.map((p) => [p, du(join(dir, 'node_modules', p))]));
+    const installedBytes = Object.values(sizes).reduce((a, b) => a + b, 0);
+    const peerBytes = all.filter((p) => !own.includes(p)).reduce((n, p) => n + du(join(dir, 'node_modules', p)), 0);
+    const mb = (n: number) => `${(n / MB).toFixed(2)} MB`;
+    console.log(
+      `package ${packed.filename}: ${mb(packed.size)} packed, ${mb(packed.unpackedSize)} unpacked, ` +
+        `${packed.files.length} files; installed beside the peers: ${mb(installedBytes)} ` +
+        `(${Object.entries(sizes)
+          .map(([p, n]) => `${p} ${mb(n)}`)
+          .join(', ')}); the peers and theirs: ${mb(peerBytes)}`,
+    );
+    expect(own.sort()).toEqual([manifest.name, ...Object.keys(manifest.dependencies)].sort());
+    for (const scope of RUNTIME_ONLY) expect(all.filter((p) => p === scope || p.startsWith(`${scope}/`))).toEqual([]);
+    expect(packed.size).toBeLessThanOrEqual(BOUNDS.packed);
+    expect(packed.unpackedSize).toBeLessThanOrEqual(BOUNDS.unpacked);
+    expect(installedBytes).toBeLessThanOrEqual(BOUNDS.installed);
+  });
+
+  it("ships no source maps or -sdk bundles the deployed functions do not use, and not the repository's own CDK app", () => {
+    const shipped = packed.files.map((f) => f.path);
+    expect(shipped.filter((f) => /^dist\/infra\/(app\.|build\/)/.test(f))).toEqual([]);
+    expect(shipped.filter((f) => /^dist\/lib\/(local|cli|worker|github|ledger)\//.test(f))).toEqual([]);
+    const deployed = deployedBundles();
+    const bundleDirs = [...new Set(shipped.filter((f) => f.startsWith('dist/lambda/')).map((f) => dirname(f)))];
+    expect(bundleDirs.length).toBe(5);
+    for (const d of bundleDirs) {
+      expect(deployed.has(readFileSync(installed(d, 'index.mjs'), 'utf8')), `${d} is deployed`).toBe(true);
+    }
+    // A map only beside a bundle the functions run with --enable-source-maps.
+    for (const map of shipped.filter((f) => f.endsWith('.map'))) {
+      expect(bundleDirs, map).toContain(dirname(map));
+    }
+  });
+
+  it("synthesizes docs/examples/consumer-app, the README's example whole, typed by tsc, with cdk-nag's checks and no unacknowledged finding", () => {
+    expect(readFileSync(join(EXAMPLE, 'bin/app.ts'), 'utf8')).toBe(readmeApp());
+    const example = JSON.parse(readFileSync(join(EXAMPLE, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(example.dependencies).toEqual({ [manifest.name]: `file:${packed.filename}`, ...manifest.peerDependencies });
+    expect(existsSync(join(dir, 'dist/bin/app.js'))).toBe(true);
     const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
       pluginReports: { violations?: unknown[] }[];
     };
@@ -118,14 +228,104 @@ describe('the packed construct library in an app of its own', () => {
   });
 
   it('deploys the handlers the package ships, as they are', () => {
-    const assets = readdirSync(outdir).filter((d) => d.startsWith('asset.'));
-    const bundles = assets.filter((a) => existsSync(join(outdir, a, 'index.mjs')));
-    expect(bundles.length).toBeGreaterThanOrEqual(5);
     const shipped = new Set(
-      readdirSync(join(dir, 'node_modules', manifest.name, 'dist/lambda')).map((d) =>
-        readFileSync(join(dir, 'node_modules', manifest.name, 'dist/lambda', d, 'index.mjs'), 'utf8'),
-      ),
+      readdirSync(installed('dist/lambda')).map((d) => readFileSync(installed('dist/lambda', d, 'index.mjs'), 'utf8')),
     );
-    for (const a of bundles) expect(shipped.has(readFileSync(join(outdir, a, 'index.mjs'), 'utf8'))).toBe(true);
+    const deployed = deployedBundles();
+    expect(deployed.size).toBeGreaterThanOrEqual(5);
+    for (const b of deployed) expect(shipped.has(b)).toBe(true);
   });
+
+  it("the reprise command runs from the package, without its libraries installed, and finds every output in the app's template", async () => {
+    const help = spawnSync(join(dir, 'node_modules/.bin/reprise'), ['decisions', '--help'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(help.stderr).toBe('');
+    expect(help.stdout).toContain('Usage: reprise decisions');
+    const { repriseOutputs, STACK_OUTPUT_NAMES } = (await import(
+      pathToFileURL(installed('dist/lib/config/stack-outputs.js')).href
+    )) as typeof import('../../lib/config/stack-outputs.js');
+    const described = Object.entries(template.Outputs).map(([key, o]) => ({
+      OutputKey: key,
+      OutputValue: `deployed ${key}`,
+      Description: o.Description,
+    }));
+    const found = repriseOutputs(described);
+    expect(found.ok && [...found.outputs.keys()].sort()).toEqual([...STACK_OUTPUT_NAMES].sort());
+  });
+
+  it('bundleAwsSdk from the package is a synth error that says why, not a missing entry file', () => {
+    const script = `
+      import { App, Stack } from 'aws-cdk-lib';
+      import { Reprise } from 'reprise';
+      try {
+        new Reprise(new Stack(new App(), 'S'), 'Reprise', { bundleAwsSdk: true });
+        console.log('synthesized');
+      } catch (err) {
+        console.log(err.message);
+      }`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
+    expect(out).toContain('reprise: this package has no bundle intake-sdk (bundleAwsSdk: true)');
+    expect(out).toContain('Leave bundleAwsSdk unset with the package');
+  });
+
+  const node22 = existsSync(NODE22);
+  if (!node22 && !process.env.CI) {
+    console.log(`skipped: the Node 22 bundle test (no ${NODE22}; run npm ci --prefix test/node22)`);
+  }
+  it.skipIf(!node22 && !process.env.CI)(
+    "every bundle it ships loads on Node 22, the Lambda runtime's major, and exports its handler",
+    () => {
+      expect(existsSync(NODE22), `${NODE22}: run npm ci --prefix test/node22 (.ci/run does)`).toBe(true);
+      expect(execFileSync(NODE22, ['--version'], { encoding: 'utf8' })).toMatch(/^v22\./);
+      const at = mkdtempSync(join(tmpdir(), 'reprise-node22-'));
+      try {
+        // /var/task beside the runtime's SDK: the bundles that leave the SDK external find it here.
+        symlinkSync(join(ROOT, 'node_modules'), join(at, 'node_modules'), 'dir');
+        for (const d of readdirSync(installed('dist/lambda'))) {
+          mkdirSync(join(at, d));
+          for (const f of readdirSync(installed('dist/lambda', d)))
+            copyFileSync(installed('dist/lambda', d, f), join(at, d, f));
+          const source = readFileSync(join(ROOT, 'functions', `${d.replace(/-sdk$/, '')}.ts`), 'utf8');
+          const run = spawnSync(
+            NODE22,
+            [
+              '--enable-source-maps',
+              '--input-type=module',
+              '-e',
+              'const m = await import(process.argv[1]); console.log(process.version, typeof m.handler);',
+              pathToFileURL(join(at, d, 'index.mjs')).href,
+            ],
+            {
+              env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-west-1', ...requiredEnv(source) },
+              encoding: 'utf8',
+            },
+          );
+          expect(run.stderr, d).toBe('');
+          expect(run.stdout.trim(), d).toMatch(/^v22\.\d+\.\d+ function$/);
+        }
+      } finally {
+        rmSync(at, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });
+
+/** The packages the peers pull in, by the consumer's lock file: what any CDK app with cdk-nag has. */
+function peerClosure(): Set<string> {
+  const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }>;
+  };
+  const seen = new Set<string>();
+  const todo = Object.keys(manifest.peerDependencies);
+  while (todo.length > 0) {
+    const name = todo.pop() as string;
+    const entry = lock.packages[`node_modules/${name}`];
+    if (seen.has(name) || !entry) continue;
+    seen.add(name);
+    todo.push(...Object.keys({ ...entry.dependencies, ...entry.optionalDependencies }));
+  }
+  return seen;
+}
