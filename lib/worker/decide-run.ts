@@ -104,6 +104,8 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
 
   const api = new RepoApi(deps.client(msg.installationId), msg.repository.owner, msg.repository.name, deps.graphqlUrl);
   let rerunCalled = false;
+  // True only while a re-run call is out: a fault then leaves GitHub's action unknown.
+  let calling = false;
   try {
     const allowed = deps.repositoryAllowList ? deps.repositoryAllowList.includes(repository) : undefined;
     // The configuration and the run's latest jobs are read at once: one round trip, not two.
@@ -138,7 +140,7 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
       } else {
         let answer: RerunAnswer;
         let next: ReturnType<typeof afterRerun>;
-        rerunCalled = true;
+        rerunCalled = calling = true;
         answer = await api.rerunFailedJobs(msg.runId);
         const refused: RerunAnswer[] = [];
         for (;;) {
@@ -147,6 +149,7 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
           refused.push(answer);
           answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
         }
+        calling = false;
         decision = next.decision;
         reason = isRerunDecision(decision) ? `${step.reason}; ${next.reason}` : next.reason;
       }
@@ -174,7 +177,7 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunO
         .release(msg, deps.owner)
         .catch((e: Error) => deps.log.warn('could not release claim', { ...base, error: e.message }));
     }
-    if (rerunCalled && !(err instanceof RateLimitedError)) {
+    if (calling && !(err instanceof RateLimitedError)) {
       await deps.ledger
         .noteCallFailed(msg, deps.owner, callFailure(err))
         .catch((e: Error) => deps.log.warn('could not note the failed re-run call', { ...base, error: e.message }));
