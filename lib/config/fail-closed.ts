@@ -13,7 +13,7 @@ export interface FailClosed {
 }
 
 /** Why a file that keeps nothing leaves its runs alone; `decide()` gives it as the `ignored` reason. */
-export const LEFT_ALONE = 'the repository configuration has an error and keeps no narrowing key: runs are left alone';
+export const LEFT_ALONE = 'each run is left alone until the file is fixed';
 
 const NARROWING_KEYS = new Set([
   'enabled',

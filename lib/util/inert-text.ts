@@ -21,16 +21,22 @@ export function stripControls(text: string): string {
   return text.replace(TERMINAL_SEQUENCE, '').replace(CONTROL, '');
 }
 
-/** Every ASCII punctuation character: CommonMark lets each be escaped with a backslash. */
-const MARKDOWN_PUNCTUATION = /[!-/:-@[-`{-~]/g;
+/**
+ * The ASCII punctuation that can start or end Markdown (or HTML, an entity, an autolink, a
+ * math span) in one line of inline text, each escaped with a backslash as CommonMark allows;
+ * `-` only where it could start a list. Quotes, commas, slashes and inner hyphens mean nothing
+ * there, so `job "shard-1"` stays as it is written.
+ */
+const MARKDOWN_PUNCTUATION = /[!#$&()*+.:<>@[\\\]^_`{|}~]|^-/g;
 
 /**
- * `text` as literal inline Markdown: controls removed, line breaks made spaces, and every
- * punctuation character backslash-escaped, so no heading, list, link, autolink, table cell,
- * emphasis, code span or HTML tag can start in it.
+ * `text` as literal inline Markdown: controls removed, line breaks made spaces, and the
+ * punctuation that could mean something backslash-escaped, so no heading, list, link,
+ * autolink, table cell, emphasis, code span, math or HTML tag can start in it.
  */
 export function inlineMarkdown(text: string): string {
   return stripControls(text)
     .replace(/\s+/g, ' ')
+    .trimStart()
     .replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`);
 }

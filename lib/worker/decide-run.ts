@@ -49,6 +49,8 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
 
   const api = new RepoApi(deps.client(msg.installationId), msg.repository.owner, msg.repository.name, deps.graphqlUrl);
   let rerunCalled = false;
+  // True only while a re-run call is out: a fault then leaves GitHub's action unknown.
+  let calling = false;
   let waiting = false;
   try {
     const kept = readKeptFacts(claim.kept);
@@ -82,9 +84,10 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
         if (queued.kind === 'final') {
           ({ decision, reason } = queued);
         } else {
-          rerunCalled = true;
+          rerunCalled = calling = true;
           const candidates = candidateJobs(judged.facts.jobs ?? [], msg, config);
           ({ decision, reason } = await rerunCalls(api, msg, candidates, step, config));
+          calling = false;
           if (queued.note) reason = `${reason}; ${queued.note}`;
         }
       }
@@ -105,7 +108,7 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
     // A rate-limited re-run call was turned away before GitHub acted on it, so the claim goes
     // back as well; a re-decision that finds the run at a later attempt answers duplicate.
     if (!waiting && (!rerunCalled || err instanceof RateLimitedError)) await release(msg, deps, base);
-    if (rerunCalled && !(err instanceof RateLimitedError)) {
+    if (calling && !(err instanceof RateLimitedError)) {
       await deps.ledger
         .noteCallFailed(msg, deps.owner, callFailure(err))
         .catch((e: Error) => deps.log.warn('could not note the failed re-run call', { ...base, error: e.message }));

@@ -166,7 +166,8 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
     const line = local.log.named('decision').find((l) => l.run_id === run.id);
     expect(line?.config_error).toMatch(/extra_patterns line 5/);
     const check = sim.checkRuns.find((c) => c.repo === 'acme/broken' && c.name === 'reprise');
-    expect(check?.output.summary).toMatch(clear);
+    // The summary is Markdown with every character of the file's error escaped; unescaped, it reads the same.
+    expect(check?.output.summary?.replace(/\\(.)/g, '$1')).toMatch(clear);
   });
 
   it('a 60,000-key .github/reprise.yml (857 KiB): refused unread, its run left alone with a short recorded reason, /healthz and another installation’s lost run unaffected', async () => {

@@ -44,7 +44,7 @@ const render = (md: string): string =>
 
 /** The tags no field may bring: everything reprise's own Markdown never makes. */
 const FORBIDDEN = /<(script|img|div|b|h[1-6]|a|em|strong|del|ol|ul|li|hr|pre|code)\b/;
-// eslint-disable-next-line no-control-regex -- the control characters are what this test looks for
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 const verdictWith = (i: number, text: string): JobVerdict => ({
