@@ -67,6 +67,10 @@ describe('crash and restart of npm start --data-dir', () => {
       BREAKER_MIN_OUTCOMES: '0',
       // No reconciler: recovery is the restart's alone.
       RECONCILE_INTERVAL_SECONDS: '0',
+      // Two worker loops: the kills are timed to spare a run the restart released while it is
+      // decided again, and with more loops at once that timing no longer holds for every run
+      // (one is then stopped twice and finalised abandoned, as designed).
+      WORKER_CONCURRENCY: process.env.CRASH_LOOPS ?? '2',
     };
     const start = async (): Promise<{ rt: NpmStart; url: string }> => {
       current = npmStart(['--port', '0', '--data-dir', dir], env);
@@ -139,7 +143,18 @@ describe('crash and restart of npm start --data-dir', () => {
       `every run re-run (seed ${seed}, ${rerun().size} so far; kills ${JSON.stringify(kills)})`,
       () => rerun().size >= RUNS,
       RECOVERY_MS + 15_000,
-    );
+    ).catch(async (err: Error) => {
+      const health = await (await fetch(`${url}/healthz`)).json();
+      const counts: Record<string, number> = {};
+      for (const l of rt.lines) {
+        const k =
+          l.message === 'decision'
+            ? `decision ${String(l.decision)}: ${String(l.reason).slice(0, 80)}`
+            : String(l.message);
+        counts[k] = (counts[k] ?? 0) + 1;
+      }
+      throw new Error(`${err.message}\nqueue: ${JSON.stringify(health)}\nlog: ${JSON.stringify(counts)}`);
+    });
     // Anything still queued could make a second re-run: let the queue drain first.
     const drained = async () => {
       const health = (await (await fetch(`${url}/healthz`)).json()) as { queue: { visible: number; inFlight: number } };
