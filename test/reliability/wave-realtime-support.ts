@@ -29,14 +29,18 @@ export interface WaveFigures {
   readonly drainByInstallation: ReadonlyMap<number, number>;
 }
 
-/** Delivers every run `copies` times, each copy under its own GUID, 25 runs at a time. */
+/** Delivers every run `copies` times, each copy under its own GUID, 25 runs at a time, the waves interleaved. */
 export async function deliverWave(
   rt: CompiledRuntime,
   sim: GitHubSimulator,
   waves: readonly PlannedWave[],
   copies: number,
 ): Promise<number[]> {
-  const all = waves.flatMap((w) => w.runIds.map((id) => ({ id, installation: w.installation })));
+  // Interleaved, as a reclaim across several organisations arrives: one run of each in turn.
+  const longest = Math.max(...waves.map((w) => w.runIds.length));
+  const all = Array.from({ length: longest }, (_, i) =>
+    waves.flatMap((w) => (i < w.runIds.length ? [{ id: w.runIds[i]!, installation: w.installation }] : [])),
+  ).flat();
   const statuses: number[] = [];
   for (let i = 0; i < all.length; i += 25) {
     const answers = await Promise.all(
