@@ -43,8 +43,14 @@ const LOST_RUNNER = 'runner-i-0abc1234def567890';
 describe.skipIf(!MOTO)('deployed: the bundled handlers with their template environments, in moto', () => {
   let d: Deployment;
   beforeAll(async () => {
-    // As `cdk synth -c report=check_run -c pacePerMinute=6 -c eventBusName=reprise-events`: a re-run every 10 s per installation.
-    d = await deploy(MOTO!, { report: 'check_run', pacePerMinute: '6', eventBusName: 'reprise-events' });
+    // As `cdk synth -c report=check_run -c pacePerMinute=6 -c writeSpacingMs=3000 -c eventBusName=reprise-events`:
+    // an installation's POSTs 3 s apart, so its second lost run waits for its turn in the queue.
+    d = await deploy(MOTO!, {
+      report: 'check_run',
+      pacePerMinute: '6',
+      writeSpacingMs: '3000',
+      eventBusName: 'reprise-events',
+    });
     d.sim.addInstallation({ id: OTHER_INSTALLATION, account: 'other' });
   }, 180_000);
   afterAll(async () => d?.close());
