@@ -16,7 +16,11 @@ describe('npm run demo', () => {
       ['tsx', 'test/demo/demo.ts', '--report', join(dir, 'report.html')],
       { cwd: ROOT, timeout: 180_000, env: { ...process.env, NODE_OPTIONS: '' } },
     );
-    const runs = Number(/^(\d+) runs, \d+ re-run call\(s\) made, (?:\d+ pull request\(s\) put back in the merge queue, )?0 mismatch\(es\)\.$/m.exec(stdout)?.[1]);
+    const runs = Number(
+      /^(\d+) runs, \d+ re-run call\(s\) made, (?:\d+ pull request\(s\) put back in the merge queue, )?0 mismatch\(es\)\.$/m.exec(
+        stdout,
+      )?.[1],
+    );
     expect(runs).toBe(7);
     const sum = /The report counts run attempts: (\d+) \+ (\d+) = (\d+)\.$/m.exec(stdout);
     expect(sum, stdout).not.toBeNull();
