@@ -88,19 +88,12 @@ export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext):
 
   if (!waiting && run.runAttempt > rec.runAttempt) {
     const reason = `reconciled: the claim's worker stopped after its re-run call; the run is at attempt ${run.runAttempt}`;
-    if (!(await ctx.store.recordOrphan(rec, 'retried', reason, { reconciled: true, runAttemptSeen: run.runAttempt }))) {
-      return 'skipped';
-    }
-    ctx.log.warn('orphaned claim recorded as retried', { ...line, run_attempt_now: run.runAttempt });
-    ctx.metrics.count('OrphanRecorded');
-    // The worker that re-ran it died before its event: the decision is published from here.
-    await publishQuietly(
-      ctx.events,
-      decisionEvent(msg, { decision: 'retried', reason, verdicts: [] }, ctx.now()),
-      ctx.log,
-      line,
-    );
-    return 'recorded';
+    const recorded = await recordRetriedOrphan(rec, msg, run.runAttempt, ctx, line, {
+      reason,
+      details: { reconciled: true },
+      message: 'orphaned claim recorded as retried',
+    });
+    return recorded ? 'recorded' : 'skipped';
   }
 
   if (!(await ctx.store.markReclaim(rec, msg.repository.id))) {
@@ -190,4 +183,30 @@ export async function followUpRerun(scanned: StoredAttempt, ctx: AttemptContext)
   ctx.log.warn('lost completion: a re-run attempt completed red without a delivery; enqueued', where(message));
   ctx.metrics.count('LostCompletion');
   return 'enqueued';
+}
+
+/**
+ * Records `retried` for a claim whose worker stopped after its re-run call went through (the run
+ * moved to `runAttemptNow`), and publishes the decision its worker never did. False when the
+ * claim changed meanwhile.
+ */
+export async function recordRetriedOrphan(
+  rec: StoredAttempt,
+  msg: RunMessage,
+  runAttemptNow: number,
+  ctx: Pick<AttemptContext, 'store' | 'events' | 'log' | 'metrics' | 'now'>,
+  line: Record<string, unknown>,
+  o: { readonly reason: string; readonly details: object; readonly message: string },
+): Promise<boolean> {
+  const details = { ...o.details, runAttemptSeen: runAttemptNow };
+  if (!(await ctx.store.recordOrphan(rec, 'retried', o.reason, details))) return false;
+  ctx.log.warn(o.message, { ...line, run_attempt_now: runAttemptNow });
+  ctx.metrics.count('OrphanRecorded');
+  await publishQuietly(
+    ctx.events,
+    decisionEvent(msg, { decision: 'retried', reason: o.reason, verdicts: [] }, ctx.now()),
+    ctx.log,
+    line,
+  );
+  return true;
 }

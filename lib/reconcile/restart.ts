@@ -11,7 +11,7 @@ import { decisionEvent, publishQuietly } from '../events/build.js';
 import { STATE } from '../ledger/attributes.js';
 import type { StoredAttempt } from '../ports.js';
 import { messageGroupId } from '../webhook/run-message.js';
-import { type AttemptContext, deduplicationId, readRun, storedMessage } from './attempts.js';
+import { type AttemptContext, deduplicationId, readRun, recordRetriedOrphan, storedMessage } from './attempts.js';
 import type { RunMessage } from '../model.js';
 
 export interface RestartContext extends Omit<AttemptContext, 'followUpMaxAgeMs' | 'outcomes'> {
@@ -79,18 +79,12 @@ export async function settleAfterRestart(scanned: StoredAttempt, ctx: RestartCon
   const run = await readRun(msg, ctx);
   if (run.runAttempt > rec.runAttempt) {
     const reason = `settled at restart: the process that claimed it stopped after its re-run call; the run is at attempt ${run.runAttempt}`;
-    if (!(await ctx.store.recordOrphan(rec, 'retried', reason, { restart: true, runAttemptSeen: run.runAttempt }))) {
-      return 'skipped';
-    }
-    ctx.log.warn('claim of an earlier process recorded as retried', { ...line, run_attempt_now: run.runAttempt });
-    ctx.metrics.count('OrphanRecorded');
-    await publishQuietly(
-      ctx.events,
-      decisionEvent(msg, { decision: 'retried', reason, verdicts: [] }, ctx.now()),
-      ctx.log,
-      line,
-    );
-    return 'recorded';
+    const recorded = await recordRetriedOrphan(rec, msg, run.runAttempt, ctx, line, {
+      reason,
+      details: { restart: true },
+      message: 'claim of an earlier process recorded as retried',
+    });
+    return recorded ? 'recorded' : 'skipped';
   }
 
   if (!(await ctx.store.markReclaim(rec, msg.repository.id))) {
