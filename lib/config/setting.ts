@@ -1,0 +1,60 @@
+import type { Parser, Value } from './parsers.js';
+
+/** The shape of one setting of reprise: where it can be set, its default, its parser, who reads it. */
+
+/** The deployed functions, by the name the construct gives them. */
+export type FunctionName = 'worker' | 'reconciler' | 'intake' | 'signalIntake' | 'ec2Signal';
+export const FUNCTION_NAMES: readonly FunctionName[] = ['worker', 'reconciler', 'intake', 'signalIntake', 'ec2Signal'];
+
+export type TimeUnit = 'seconds' | 'minutes' | 'hours';
+
+export interface Setting<V extends Value = Value> {
+  /** Environment variable the functions and the local runtime read. */
+  readonly env?: string;
+  /** Construct prop (`alarms.x` for a field of `alarms`). */
+  readonly prop?: string;
+  /** CDK context key (`-c key=value`). */
+  readonly context?: string;
+  /** `.github/reprise.yml` key, where a repository may set it. */
+  readonly repoKey?: string;
+  /** The field of the repository settings (`RepoConfig`) it fills, when not named as the setting. */
+  readonly repoField?: string;
+  /** Left out of the built-in repository settings: the decision reads an absent one as the default. */
+  readonly repoOmitsDefault?: true;
+  /** The value's unit when it is a time: the prop is then a `Duration`. */
+  readonly unit?: TimeUnit;
+  /** The context key's unit, when it differs from `unit` (`maxWaitMinutes` for a value in seconds). */
+  readonly contextUnit?: TimeUnit;
+  /** Separator of a list in the environment. */
+  readonly envSeparator?: string;
+  readonly default: V | undefined;
+  /** How the docs show the default when it is not a plain value. */
+  readonly defaultText?: string;
+  readonly parse: Parser<V>;
+  /** Deployed functions that read it from their environment. */
+  readonly readBy: readonly FunctionName[];
+  /** Read by the local runtime (`npm start`) from its environment or `.env`. */
+  readonly local: boolean;
+  /** Set by the construct itself, not through the generic prop and context mapping. */
+  readonly custom?: boolean;
+  /** A valid value other than the default, in the setting's own unit: the parity test sets it everywhere. */
+  readonly sample?: V;
+  /** The values it takes, for the docs, where the doc line does not say. */
+  readonly values?: string;
+  /** What it does, in one line. */
+  readonly doc: string;
+}
+
+/**
+ * Keeps an entry's literal default, repository key and field in its type while checking it
+ * against its parser's: the repository settings' types derive from them.
+ */
+export const def = <
+  V extends Value,
+  D extends V | undefined,
+  R extends string | undefined = undefined,
+  F extends string | undefined = undefined,
+>(
+  s: Setting<V> & { readonly default: D; readonly repoKey?: R; readonly repoField?: F },
+): Setting<V> & { readonly default: D; readonly repoKey: R; readonly repoField: F } =>
+  s as Setting<V> & { readonly default: D; readonly repoKey: R; readonly repoField: F };
