@@ -7,7 +7,7 @@ import {
   settingOf,
   type Value,
 } from '../lib/config/settings-schema.js';
-import { asProp, type RepriseProps } from './props.js';
+import { asProp, type RepriseProps, setAt } from './props.js';
 import { WebhookAccess } from './webhook-access.js';
 
 /**
@@ -33,13 +33,6 @@ function read(node: Node, s: Setting): Value | undefined {
   // A literal `\n` separates lines too: shells make real newlines awkward in `-c`.
   const value = s.envSeparator === '\n' && typeof raw === 'string' ? raw.replace(/\\n/g, '\n') : raw;
   return s.parse(value, `context ${key}`);
-}
-
-function setAt(target: Record<string, unknown>, path: string, value: unknown): void {
-  const keys = path.split('.');
-  let o = target;
-  for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
-  o[keys[keys.length - 1] as string] = value;
 }
 
 /** The stack name and the {@link RepriseProps} given as context; anything not given keeps the construct default. */

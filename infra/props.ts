@@ -11,7 +11,9 @@ import {
   type SettingValues,
   type TimeUnit,
   type Value,
+  type ValueOf,
   SETTING_NAMES,
+  SETTINGS,
   settingOf,
   toEnvValue,
 } from '../lib/config/settings-schema.js';
@@ -284,26 +286,52 @@ export interface RepriseProps {
   readonly alarms?: RepriseAlarmThresholds;
 }
 
+type Table = typeof SETTINGS;
+/** A setting's prop, top level or in `alarms`. */
+type TopName<K extends SettingName> = Table[K]['prop'] extends infer P extends string
+  ? P extends `${string}.${string}`
+    ? never
+    : P
+  : never;
+type AlarmName<K extends SettingName> = Table[K]['prop'] extends `alarms.${infer P}` ? P : never;
+/** A setting's value as its prop holds it: a time is a `Duration`. */
+type PropValue<K extends SettingName> = Table[K]['unit'] extends TimeUnit ? Duration : ValueOf<K>;
+
+/** The props the schema declares, by prop name, with the table's value types. */
+type TableProps = { readonly [K in SettingName as TopName<K>]?: PropValue<K> };
+type TableAlarms = { readonly [K in SettingName as AlarmName<K>]?: PropValue<K> };
+
+/** Props whose value is a CDK type (an enum of the same values, the endpoint's class) rather than the table's. */
+type CdkTyped = 'logRetention' | 'removalPolicy' | 'webhookAccess';
+type Misfits<T, I> = {
+  [P in keyof T]-?: P extends CdkTyped
+    ? never
+    : P extends keyof I
+      ? NonNullable<T[P]> extends NonNullable<I[P]>
+        ? never
+        : P
+      : P;
+}[keyof T];
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+// The documented props are exactly the schema's, and each holds the value its setting parses to.
+const propsAreTheSchemas: [
+  Same<keyof TableProps, Exclude<keyof RepriseProps, 'alarms'>>,
+  Same<keyof TableAlarms, keyof RepriseAlarmThresholds>,
+  Same<Misfits<TableProps, RepriseProps> | Misfits<TableAlarms, RepriseAlarmThresholds>, never>,
+] = [true, true, true];
+void propsAreTheSchemas;
+
+/** Props of a setting with no default: undefined when unset (the GraphQL URL is derived instead). */
+type Unset = Exclude<
+  { [K in SettingName]: Table[K]['default'] extends undefined ? TopName<K> : never }[SettingName],
+  'githubGraphqlUrl'
+>;
+
 /** Props with every default applied and every bound checked. */
-export type ResolvedProps = Required<
-  Omit<
-    RepriseProps,
-    | 'alarmEmail'
-    | 'logHosts'
-    | 'githubGraphqlUrl'
-    | 'alarms'
-    | 'repositoryAllowList'
-    | 'logLevel'
-    | 'staleCheck'
-    | 'report'
-    | 'runnerPreset'
-  >
-> & {
-  readonly runnerPreset: RunnerPreset | undefined;
-  readonly githubGraphqlUrl: string;
-  readonly alarmEmail: string | undefined;
-  readonly logHosts: readonly string[] | undefined;
-  readonly logLevel: NonNullable<RepriseProps['logLevel']>;
+export type ResolvedProps = Required<Omit<RepriseProps, Unset | 'alarms'>> & {
+  readonly [P in Unset]: RepriseProps[P];
+} & {
   readonly alarms: Required<RepriseAlarmThresholds>;
   /** Every schema setting's value, in the schema's units: the functions' environments are built from it. */
   readonly settings: SettingValues;
@@ -319,6 +347,14 @@ function check(ok: boolean, message: string): void {
 /** A prop at a dotted path (`alarms.rerunsPerHour`). */
 export function propAt(props: object, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], props);
+}
+
+/** Sets a prop at a dotted path, making the objects on the way. */
+export function setAt(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let o = target;
+  for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+  o[keys[keys.length - 1] as string] = value;
 }
 
 /** A time prop in the setting's unit. */
@@ -374,64 +410,19 @@ export function functionEnvironment(fn: FunctionName, settings: SettingValues): 
 
 export function resolveProps(props: RepriseProps): ResolvedProps {
   const parsed = settingsFromProps(props);
-  const v = parsed as { [K in SettingName]: NonNullable<SettingValues[K]> };
-  const githubApiUrl = v.githubApiUrl;
+  const githubApiUrl = parsed.githubApiUrl as string;
   const settings: SettingValues = {
     ...parsed,
     githubGraphqlUrl: parsed.githubGraphqlUrl ?? graphqlUrlFor(githubApiUrl),
   };
-  const resolved: ResolvedProps = {
-    githubApiUrl,
-    githubGraphqlUrl: settings.githubGraphqlUrl as string,
-    webhookAccess: props.webhookAccess ?? WebhookAccess.httpApi(),
-    maxAttempts: v.maxAttempts,
-    textOnlyMaxAttempts: v.textOnlyMaxAttempts,
-    dryRun: v.dryRun,
-    requireExactSignal: v.requireExactSignal,
-    extraPatterns: v.extraPatterns,
-    ignoreJobs: v.ignoreJobs,
-    rerunAllFallback: v.rerunAllFallback,
-    lostCompletionGrace: Duration.seconds(v.lostCompletionGrace),
-    retryBudgetPerHour: v.retryBudgetPerHour,
-    pacePerMinute: v.pacePerMinute,
-    pacePerHour: v.pacePerHour,
-    writeSpacingMs: v.writeSpacing,
-    maxWait: Duration.seconds(v.maxWait),
-    breakerMinOutcomes: v.breakerMinOutcomes,
-    breakerWindow: Duration.seconds(v.breakerWindow),
-    breakerLostSharePercent: v.breakerLostSharePercent,
-    breakerCoolDown: Duration.seconds(v.breakerCoolDown),
-    reconcileInterval: Duration.minutes(v.reconcileInterval),
-    stuckAfter: Duration.minutes(v.stuckAfter),
-    eventBusName: v.eventBusName,
-    logHosts: parsed.logHosts,
-    runnerTagKeys: v.runnerTagKeys,
-    runnerPreset: parsed.runnerPreset as RunnerPreset | undefined,
-    signalWindowBefore: Duration.seconds(v.signalWindowBefore),
-    signalWindowAfter: Duration.seconds(v.signalWindowAfter),
-    signalTtl: Duration.hours(v.signalTtl),
-    workerMaxConcurrency: v.workerMaxConcurrency,
-    workerBatchSize: v.workerBatchSize,
-    maxReceiveCount: v.maxReceiveCount,
-    bundleAwsSdk: v.bundleAwsSdk,
-    metricsNamespace: v.metricsNamespace,
-    logLevel: v.logLevel,
-    logRetention: v.logRetention as RetentionDays,
-    removalPolicy: v.removalPolicy as RemovalPolicy,
-    alarmEmail: parsed.alarmEmail,
-    alarms: {
-      rerunsPerHour: v.rerunsPerHourThreshold,
-      rerunSharePercent: v.rerunShareThreshold,
-      rerunShareMinDecisions: v.rerunShareMinDecisions,
-      signatureFailures: v.signatureFailureThreshold,
-      rateLimitRemaining: v.rateLimitRemainingThreshold,
-      recoverySharePercent: v.recoveryShareThreshold,
-      recoveryShareMinOutcomes: v.recoveryShareMinOutcomes,
-      oldestMessageAge: Duration.minutes(v.oldestMessageAgeThreshold),
-      sweepFailures: v.sweepFailureThreshold,
-    },
-    settings,
-  };
+  // Each prop from its setting's value, a time as a Duration: the names and units are the table's.
+  const fields: Record<string, unknown> = { alarms: {} };
+  for (const name of SETTING_NAMES) {
+    const s = settingOf(name);
+    if (s.prop !== undefined && !s.custom) setAt(fields, s.prop, asProp(s, settings[name]));
+  }
+  fields.webhookAccess = props.webhookAccess ?? WebhookAccess.httpApi();
+  const resolved = { ...fields, settings } as unknown as ResolvedProps;
   check(/^https:\/\/[^/\s]+/.test(resolved.githubApiUrl), `githubApiUrl must be an https URL, got ${githubApiUrl}`);
   check(resolved.textOnlyMaxAttempts <= resolved.maxAttempts, 'textOnlyMaxAttempts must be in 1..maxAttempts');
   for (const p of resolved.extraPatterns) {

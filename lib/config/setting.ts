@@ -45,16 +45,26 @@ export interface Setting<V extends Value = Value> {
   readonly doc: string;
 }
 
+/** The literal parts of an entry the derived types read: its default, repository key and field, prop, unit. */
+export interface Literals<D, R, F, P, U> {
+  readonly default: D;
+  readonly repoKey: R;
+  readonly repoField: F;
+  readonly prop: P;
+  readonly unit: U;
+}
+
 /**
- * Keeps an entry's literal default, repository key and field in its type while checking it
- * against its parser's: the repository settings' types derive from them.
+ * Keeps an entry's literal default, repository key and field, prop and unit in its type while
+ * checking it against its parser's: the repository settings' and the props' types derive from them.
  */
 export const def = <
   V extends Value,
   D extends V | undefined,
   R extends string | undefined = undefined,
   F extends string | undefined = undefined,
+  P extends string | undefined = undefined,
+  U extends TimeUnit | undefined = undefined,
 >(
-  s: Setting<V> & { readonly default: D; readonly repoKey?: R; readonly repoField?: F },
-): Setting<V> & { readonly default: D; readonly repoKey: R; readonly repoField: F } =>
-  s as Setting<V> & { readonly default: D; readonly repoKey: R; readonly repoField: F };
+  s: Setting<V> & Partial<Literals<D, R, F, P, U>> & { readonly default: D },
+): Setting<V> & Literals<D, R, F, P, U> => s as Setting<V> & Literals<D, R, F, P, U>;
