@@ -53,6 +53,9 @@ const FORMS: Partial<Record<RepoSettingName, Form>> = {
   workflows: (raw, key, s) => (raw === null ? undefined : s.parse.typed(raw, key)),
   extraPatterns: (raw, key, s) => (raw === null ? [] : compileExtraPatterns(s.parse.typed(raw, key) as string[])),
   ignoreJobs: (raw, key, s) => (raw === null ? undefined : boundedGlobs(s.parse.typed(raw, key) as string[], key)),
+  // These two have always read a quoted number too (`stuck_after: "30"`): kept so, not to fail files that work.
+  stuckAfter: (raw, key, s) => s.parse(raw, key),
+  maxRequeues: (raw, key, s) => s.parse(raw, key),
 };
 
 /** One file value as its field holds it, through the setting's own parser. */
