@@ -1,7 +1,7 @@
 import { compileExtraPatterns } from '../classify/patterns.js';
 import { ConfigError } from '../errors.js';
 import type { RepoConfig } from '../model.js';
-import { type Setting, type SettingName, SETTING_NAMES, SETTINGS, settingOf } from './settings-schema.js';
+import { type Setting, type SettingName, SETTING_NAMES, SETTINGS, settingOf, type ValueOf } from './settings-schema.js';
 
 /**
  * The settings a repository file may set, derived from the schema: each entry with a
@@ -22,7 +22,16 @@ type FieldOf<K extends RepoSettingName> = K extends unknown
 // Every repository setting fills a field of RepoConfig, and every field but the fail-closed note is one.
 type Fields = FieldOf<RepoSettingName>;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const fieldsMatch: Same<Fields, Exclude<keyof RepoConfig, 'disabledReason'>> = true;
+// Each field holds its setting's value, but the compiled patterns.
+type Misfit<K extends RepoSettingName> = K extends 'extraPatterns'
+  ? never
+  : ValueOf<K> extends NonNullable<RepoConfig[FieldOf<K> & keyof RepoConfig]>
+    ? never
+    : K;
+const fieldsMatch: [Same<Fields, Exclude<keyof RepoConfig, 'disabledReason'>>, Same<Misfit<RepoSettingName>, never>] = [
+  true,
+  true,
+];
 void fieldsMatch;
 
 export const REPO_SETTING_NAMES = SETTING_NAMES.filter((n): n is RepoSettingName => settingOf(n).repoKey !== undefined);
