@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { rateLimitDelayMs } from '../lib/github/client.js';
+import { rateLimitDelayMs } from '../lib/github/rate-limit.js';
 import type { RunMessage } from '../lib/model.js';
 import {
   PRIMARY_MESSAGE,
