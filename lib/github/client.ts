@@ -4,41 +4,13 @@ import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import Bottleneck from 'bottleneck/light.js';
-import { GITHUB_REQUEST_TIMEOUT_MS } from '../config/github-settings.js';
 import type { AppCredentials, GitHubCredentials } from '../config/secrets.js';
 import { SETTINGS } from '../config/settings-schema.js';
-import { RateLimitedError, RequestTimeoutError, UnknownInstallationError } from '../errors.js';
+import { RateLimitedError, UnknownInstallationError } from '../errors.js';
 import type { Log } from '../ports.js';
-
-/** How long one request may take, and the signal that says it has run out (tests drive their own clock). */
-export interface RequestTimeout {
-  readonly ms: number;
-  readonly signal: (ms: number) => AbortSignal;
-}
-
-/**
- * Innermost on every client, so each attempt plugin-retry makes gets its own timeout, and the
- * body's read is inside it. A timed-out request is a RequestTimeoutError, which carries no
- * `request`, so plugin-retry leaves it alone: the message is retried later, not in-process.
- */
-function requestTimeout(octokit: Octokit, options: Record<string, unknown>) {
-  const t = options.requestTimeout as RequestTimeout | undefined;
-  if (!t) return {};
-  octokit.hook.wrap('request', async (request, opts) => {
-    const timeout = t.signal(t.ms);
-    // The hooks inside this one read the options object they were bound to: set, not copied.
-    opts.request = { ...opts.request, signal: timeout };
-    try {
-      return await request(opts);
-    } catch (err) {
-      if (!timeout.aborted) throw err;
-      // The full URL, not the route template: where it went is what the reader must check.
-      const { method, url } = octokit.request.endpoint.parse(opts);
-      throw new RequestTimeoutError(`GitHub did not answer ${method} ${url} within ${t.ms} ms`, { cause: err });
-    }
-  });
-  return {};
-}
+import { installationTokenCache } from './installation-token-cache.js';
+import { graphqlRateLimitDelayMs, type Headers, rateLimitDelayMs } from './rate-limit.js';
+import { type RequestTimeout, requestTimeout, timeoutOf, type TimeoutOptions } from './request-timeout.js';
 
 const RepriseOctokit = Octokit.plugin(requestTimeout, paginateRest, throttling, retry);
 /** An installation's client: throttled, retried, and its faults typed. */
@@ -66,7 +38,7 @@ export const WRITE_SPACING_MS = SETTINGS.writeSpacing.default;
 const restWrites = new Bottleneck.Group({ maxConcurrent: 1, minTime: WRITE_SPACING_MS });
 const graphqlReads = new Bottleneck.Group({ maxConcurrent: 8, minTime: 0 });
 
-interface CommonOptions {
+interface CommonOptions extends TimeoutOptions {
   readonly apiUrl: string;
   readonly log: Log;
   /** Base of plugin-retry's backoff, in ms (tests shorten it). */
@@ -74,16 +46,7 @@ interface CommonOptions {
   readonly userAgent?: string;
   /** The fetch every request goes through (the CLI's tests pass their own). */
   readonly fetch?: typeof fetch;
-  /** How long one request may take; GITHUB_REQUEST_TIMEOUT_MS when absent. */
-  readonly requestTimeoutMs?: number;
-  /** Makes the signal that ends a request at its timeout; AbortSignal.timeout when absent (tests pass a clock's). */
-  readonly timeoutSignal?: (ms: number) => AbortSignal;
 }
-
-const timeoutOf = (opts: CommonOptions): RequestTimeout => ({
-  ms: opts.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS,
-  signal: opts.timeoutSignal ?? ((ms) => AbortSignal.timeout(ms)),
-});
 
 export interface ClientOptions extends CommonOptions {
   readonly credentials: GitHubCredentials;
@@ -97,51 +60,6 @@ export interface ClientOptions extends CommonOptions {
 
 export interface AppClientOptions extends CommonOptions {
   readonly credentials: AppCredentials;
-}
-
-type Headers = Readonly<Record<string, string | number | undefined>>;
-
-/**
- * GitHub's documented words for a rate limit that may come without either header: a secondary
- * limit ("You have exceeded a secondary rate limit", formerly "abuse detection") or a spent
- * primary one ("API rate limit exceeded").
- */
-const RATE_LIMIT_MESSAGE = /\bsecondary rate limit\b|\babuse detection mechanism\b|\bAPI rate limit exceeded\b/i;
-
-/** GitHub asks for at least a minute when a rate limit names no time. */
-const UNNAMED_WAIT_MS = 60_000;
-
-/** Ms until the epoch second `x-ratelimit-reset` names; a minute when it names none. */
-function untilReset(headers: Headers, nowMs: number): number {
-  const reset = Number(headers['x-ratelimit-reset']);
-  const seconds = Number.isFinite(reset) && reset > 0 ? reset - Math.floor(nowMs / 1000) : 60;
-  return Math.max(1, seconds) * 1000;
-}
-
-/**
- * How long a rate-limited answer asks to wait, in ms; undefined when the answer is no rate
- * limit (a plain 403 is a refusal). GitHub answers a rate limit with 403 or 429 and one of:
- * `retry-after` in seconds; `x-ratelimit-remaining: 0` with `x-ratelimit-reset`, the epoch
- * second the limit resets at; or the message alone, and then asks for at least a minute.
- */
-export function rateLimitDelayMs(
-  status: number | undefined,
-  headers: Headers,
-  nowMs = Date.now(),
-  message = '',
-): number | undefined {
-  if (status !== 403 && status !== 429) return undefined;
-  const retryAfter = headers['retry-after'];
-  if (retryAfter !== undefined) return Math.max(1, Number(retryAfter) || 60) * 1000;
-  if (String(headers['x-ratelimit-remaining']) === '0') return untilReset(headers, nowMs);
-  return status === 429 || RATE_LIMIT_MESSAGE.test(message) ? UNNAMED_WAIT_MS : undefined;
-}
-
-/** A GraphQL answer GitHub sends when its points are spent: 200, with a RATE_LIMITED error. */
-function graphqlRateLimitDelayMs(data: unknown, headers: Headers, nowMs = Date.now()): number | undefined {
-  const errors = (data as { errors?: { type?: string }[] } | null | undefined)?.errors;
-  if (!Array.isArray(errors) || !errors.some((e) => e?.type === 'RATE_LIMITED')) return undefined;
-  return untilReset(headers, nowMs);
 }
 
 /**
@@ -193,27 +111,6 @@ function typedFaultsAndCount(client: Octokit): void {
 export function meteredRequest(client: GitHubClient, onSent: () => void): GitHubClient['request'] {
   const options: { request: MeterOption } = { request: { onSent } };
   return client.request.defaults(options);
-}
-
-/**
- * Installation tokens for auth-app, shared by an installation's REST and GraphQL clients so
- * both use one token exchange an hour. Kept 59 minutes, as auth-app's own cache does; a miss
- * answers '' (auth-app reads any falsy answer as a miss).
- */
-export function installationTokenCache(
-  now: () => number = Date.now,
-  ttlMs = 59 * 60_000,
-): NonNullable<StrategyOptions['cache']> {
-  const entries = new Map<string, { readonly value: string; readonly until: number }>();
-  return {
-    get: (key: string) => {
-      const hit = entries.get(key);
-      if (hit && hit.until > now()) return hit.value;
-      entries.delete(key);
-      return '';
-    },
-    set: (key: string, value: string) => void entries.set(key, { value, until: now() + ttlMs }),
-  };
 }
 
 const octokitLog = (log: Log) => ({

@@ -1,5 +1,6 @@
 import type { EnqueueAnswer, MergeGroupFacts, QueuedPullFacts } from '../decide/merge-group.js';
-import type { GraphqlAnswer, RepoApi } from './repo-api.js';
+import type { GraphqlAnswer } from './repo-answers.js';
+import type { RepoApi } from './repo-api.js';
 
 /**
  * The merge queue on GitHub: one query reads the pull request a group named and the parents of

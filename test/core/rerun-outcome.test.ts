@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RepoConfig } from '../../lib/config/repo-config.js';
 import { afterRerun } from '../../lib/decide/rerun-outcome.js';
-import { RERUN_REFUSALS, refusalText } from '../../lib/github/repo-api.js';
+import { RERUN_REFUSALS, refusalText } from '../../lib/github/rerun-call.js';
 import type { DecisionKind, JobFacts, RerunAnswer, RerunCall } from '../../lib/model.js';
 import { cancelledJob, config, failedJob } from './fixtures.js';
 

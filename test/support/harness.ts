@@ -79,7 +79,7 @@ export async function startHarness(): Promise<Harness> {
     credentials: { kind: 'app', appId: APP_ID, privateKey: testPrivateKey() },
     log,
     retryBaseMs: 1,
-    // A loaded machine must not time a request out: timeouts are tested on a virtual clock (worker.deadline.test.ts).
+    // A loaded machine must not time a request out: timeouts are tested on a virtual clock (worker/deadline.test.ts).
     requestTimeoutMs: 10 * 60_000,
   });
   /** The production assembly, then whatever the test overrides; `defaults` are merged, not replaced. */

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { annotationsQuery } from '../lib/github/repo-api.js';
-import { GitHubSimulator, fakeJwt, SECONDARY_MESSAGE, signAppJwt, type SimJobSpec } from './sim/index.js';
-import { lostAnnotation } from './support/evidence.js';
+import { annotationsQuery } from '../../lib/github/annotations.js';
+import { GitHubSimulator, fakeJwt, SECONDARY_MESSAGE, signAppJwt, type SimJobSpec } from './index.js';
+import { lostAnnotation } from '../support/evidence.js';
 
 const REPO = 'acme/widgets';
 const INSTALLATION = 7;

@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EmbeddedDynamo, startDynamo } from '../lib/local/dynamo.js';
-import { openRunQueue, type OpenedQueue } from '../lib/local/open-queue.js';
-import { QueuePoller } from '../lib/local/queue-poller.js';
-import { embeddedRunQueue } from '../lib/local/queue.js';
-import type { RunMessage } from '../lib/model.js';
-import { startLocal } from './support/local.js';
+import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
+import { openRunQueue, type OpenedQueue } from '../../lib/local/open-queue.js';
+import { QueuePoller } from '../../lib/local/queue-poller.js';
+import { embeddedRunQueue } from '../../lib/local/queue.js';
+import type { RunMessage } from '../../lib/model.js';
+import { startLocal } from '../support/local.js';
 
 const TABLE = 'reprise';
 const NOTHING_KEPT = 'no --data-dir: the ledger and the queue are in memory, and nothing is kept across restarts';

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TIMEOUTS } from '../infra/reprise.js';
-import { DECISION_NEED_MS, GITHUB_REQUEST_TIMEOUT_MS } from '../lib/config/github-settings.js';
-import { RequestTimeoutError, TransientError } from '../lib/errors.js';
-import { createClientFactory } from '../lib/github/client.js';
-import { RepoApi } from '../lib/github/repo-api.js';
-import { EmbeddedFifoQueue, embeddedRunQueue } from '../lib/local/queue.js';
-import type { RunMessage } from '../lib/model.js';
-import { messageGroupId } from '../lib/webhook/run-message.js';
-import { errorLine, lostJob, TEXT } from './support/evidence.js';
-import { APP_ID, type Harness, INSTALLATION_ID, startHarness, testPrivateKey } from './support/harness.js';
-import { VirtualClock } from './support/virtual-clock.js';
+import { TIMEOUTS } from '../../infra/reprise.js';
+import { DECISION_NEED_MS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
+import { RequestTimeoutError, TransientError } from '../../lib/errors.js';
+import { createClientFactory } from '../../lib/github/client.js';
+import { RepoApi } from '../../lib/github/repo-api.js';
+import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
+import type { RunMessage } from '../../lib/model.js';
+import { messageGroupId } from '../../lib/webhook/run-message.js';
+import { errorLine, lostJob, TEXT } from '../support/evidence.js';
+import { APP_ID, type Harness, INSTALLATION_ID, startHarness, testPrivateKey } from '../support/harness.js';
+import { VirtualClock } from '../support/virtual-clock.js';
 
 /**
  * How slow GitHub is in the batch suites: every request succeeds, since even the two a decision

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runtimeSettings } from '../lib/config/env.js';
-import { parseAppSecret, rebuiltOnRotation } from '../lib/config/secrets.js';
-import { ConfigError } from '../lib/errors.js';
-import { errorLine, TEXT } from './support/evidence.js';
-import { APP_ID, type Harness, startHarness, testPrivateKey } from './support/harness.js';
+import { runtimeSettings } from '../../lib/config/env.js';
+import { parseAppSecret, rebuiltOnRotation } from '../../lib/config/secrets.js';
+import { ConfigError } from '../../lib/errors.js';
+import { errorLine, TEXT } from '../support/evidence.js';
+import { APP_ID, type Harness, startHarness, testPrivateKey } from '../support/harness.js';
 
 describe("the API's own host is always an allowed log host", () => {
   it('behind an API URL that is neither github.com nor GHES (a proxy, a data-residency host), its host is allowed', () => {

@@ -5,11 +5,11 @@
  */
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { parseAppSecret, rebuiltOnRotation } from '../lib/config/secrets.js';
-import { MemoryMetrics } from '../lib/obs/memory-metrics.js';
-import { credentialsHold, FIRST_HOLD_SECONDS, holdSeconds } from '../lib/worker/credentials-hold.js';
-import { MemoryLog } from './support/memory-log.js';
-import { testPrivateKey } from './support/harness.js';
+import { parseAppSecret, rebuiltOnRotation } from '../../lib/config/secrets.js';
+import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
+import { credentialsHold, FIRST_HOLD_SECONDS, holdSeconds } from '../../lib/worker/credentials-hold.js';
+import { MemoryLog } from '../support/memory-log.js';
+import { testPrivateKey } from '../support/harness.js';
 
 const T0 = Date.parse('2026-12-03T00:00:00Z');
 const SIX_HOURS = 6 * 3600;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runtime } from '../lib/local/runtime.js';
-import type { GitHubSimulator } from './sim/index.js';
-import { exitAnnotation, failureAnnotation, TEXT } from './support/evidence.js';
-import { startHarness, type Harness } from './support/harness.js';
-import { type LocalSetup, startLocal } from './support/local.js';
-import type { MemoryLog } from './support/memory-log.js';
-import { post, signedDelivery, workflowRunPayload } from './support/webhooks.js';
+import type { Runtime } from '../../lib/local/runtime.js';
+import type { GitHubSimulator } from '../sim/index.js';
+import { exitAnnotation, failureAnnotation, TEXT } from '../support/evidence.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { type LocalSetup, startLocal } from '../support/local.js';
+import type { MemoryLog } from '../support/memory-log.js';
+import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 
 const SECRET = 'e2e-secret';
 const LOST = failureAnnotation(TEXT.selfHostedEmptyName);

@@ -15,8 +15,8 @@ vi.mock('@aws-lambda-powertools/parameters/secrets', () => ({
     return secret.value;
   },
 }));
-vi.mock('../lib/reconcile/reconciler.js', async (original) => ({
-  ...(await original<typeof import('../lib/reconcile/reconciler.js')>()),
+vi.mock('../../lib/reconcile/reconciler.js', async (original) => ({
+  ...(await original<typeof import('../../lib/reconcile/reconciler.js')>()),
   Reconciler: class {
     constructor() {
       built.reconcilers++;
@@ -27,8 +27,8 @@ vi.mock('../lib/reconcile/reconciler.js', async (original) => ({
     }
   },
 }));
-vi.mock('../lib/worker/handler.js', async (original) => ({
-  ...(await original<typeof import('../lib/worker/handler.js')>()),
+vi.mock('../../lib/worker/handler.js', async (original) => ({
+  ...(await original<typeof import('../../lib/worker/handler.js')>()),
   createWorkerHandler: () => {
     built.workers++;
     return async () => {
@@ -61,7 +61,7 @@ const context = { getRemainingTimeInMillis: () => 60_000 } as unknown as Context
 
 describe('a rotated App secret reaches the deployed functions without a restart', () => {
   it('reconciler: reads the secret with a five-minute cache; an unchanged secret keeps its clients, a changed one builds new ones', async () => {
-    const { handler } = await import('../functions/reconciler.js');
+    const { handler } = await import('../../functions/reconciler.js');
     secret.value = token('ghs_first');
     await handler();
     await handler();
@@ -73,7 +73,7 @@ describe('a rotated App secret reaches the deployed functions without a restart'
   });
 
   it('worker: reads the secret with a five-minute cache; an unchanged secret keeps its handler, a changed one builds a new one', async () => {
-    const { handler } = await import('../functions/worker.js');
+    const { handler } = await import('../../functions/worker.js');
     const event: SQSEvent = { Records: [] };
     secret.value = token('ghs_first');
     await handler(event, context);

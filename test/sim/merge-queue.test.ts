@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENQUEUE_MUTATION, MERGE_GROUP_QUERY } from '../lib/github/merge-queue.js';
-import { GitHubSimulator } from './sim/index.js';
+import { ENQUEUE_MUTATION, MERGE_GROUP_QUERY } from '../../lib/github/merge-queue.js';
+import { GitHubSimulator } from './index.js';
 
 /** The simulator's merge queue is as strict as GitHub's: these are the answers reprise is taught by. */
 let sim: GitHubSimulator;

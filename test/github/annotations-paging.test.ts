@@ -4,10 +4,10 @@
  * which the job is cut short and the run left alone, at a bounded number of requests.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ANNOTATIONS_PER_JOB } from '../lib/github/repo-api.js';
-import { SCAN_LIMITS } from '../lib/classify/scan-budget.js';
-import { exitAnnotation, lostAnnotation } from './support/evidence.js';
-import { type Harness, startHarness } from './support/harness.js';
+import { ANNOTATIONS_PER_JOB } from '../../lib/github/annotations.js';
+import { SCAN_LIMITS } from '../../lib/classify/scan-budget.js';
+import { exitAnnotation, lostAnnotation } from '../support/evidence.js';
+import { type Harness, startHarness } from '../support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -5,11 +5,11 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedDynamo, startDynamo } from '../lib/local/dynamo.js';
-import { DynamoQueueJournal } from '../lib/local/queue-journal.js';
-import { QueuePoller } from '../lib/local/queue-poller.js';
-import { EmbeddedFifoQueue, QueueInputError, type QueueOptions } from '../lib/local/queue.js';
-import type { MessageSnapshot } from '../lib/local/queue-snapshot.js';
+import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
+import { DynamoQueueJournal } from '../../lib/local/queue-journal.js';
+import { QueuePoller } from '../../lib/local/queue-poller.js';
+import { EmbeddedFifoQueue, QueueInputError, type QueueOptions } from '../../lib/local/queue.js';
+import type { MessageSnapshot } from '../../lib/local/queue-snapshot.js';
 
 const NAME = 'reprise-runs.fifo';
 const JOURNAL_TABLE = 'queue-journal';

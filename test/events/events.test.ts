@@ -5,17 +5,17 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decisionEvent } from '../lib/events/build.js';
-import { EventBridgeEvents } from '../lib/events/eventbridge.js';
-import { DETAIL_TYPES, type EventEnvelope } from '../lib/events/kinds.js';
-import type { RepriseEvent } from '../lib/ports.js';
-import { exitAnnotation, lostJob } from './support/evidence.js';
-import { workflowJobPayload } from './support/job-events.js';
-import { type LocalSetup, startLocal } from './support/local.js';
-import { post, signedDelivery, workflowRunPayload } from './support/webhooks.js';
+import { decisionEvent } from '../../lib/events/build.js';
+import { EventBridgeEvents } from '../../lib/events/eventbridge.js';
+import { DETAIL_TYPES, type EventEnvelope } from '../../lib/events/kinds.js';
+import type { RepriseEvent } from '../../lib/ports.js';
+import { exitAnnotation, lostJob } from '../support/evidence.js';
+import { workflowJobPayload } from '../support/job-events.js';
+import { type LocalSetup, startLocal } from '../support/local.js';
+import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 
 const SECRET = 'events-secret';
-const schema = JSON.parse(await readFile(new URL('../docs/events.schema.json', import.meta.url), 'utf8')) as object;
+const schema = JSON.parse(await readFile(new URL('../../docs/events.schema.json', import.meta.url), 'utf8')) as object;
 const ajv = new Ajv({ allErrors: true, strict: false });
 // A CommonJS module seen from ESM: the plugin is its `default` export.
 ajvFormats.default(ajv);

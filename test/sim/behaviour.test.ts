@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GitHubSimulator, fakeJwt, type SimJobSpec } from './sim/index.js';
-import { lostJob } from './support/evidence.js';
+import { GitHubSimulator, fakeJwt, type SimJobSpec } from './index.js';
+import { lostJob } from '../support/evidence.js';
 
 const REPO = 'acme/widgets';
 const TOKEN = 'ghp_simulated_static_token';

@@ -1,14 +1,14 @@
 import type { APIGatewayProxyEventV2, LambdaFunctionURLEvent } from 'aws-lambda';
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { httpLambda } from '../lib/http/lambda-http.js';
-import { Ledger } from '../lib/ledger/ledger.js';
-import { type EmbeddedDynamo, startDynamo } from '../lib/local/dynamo.js';
-import { EmbeddedFifoQueue, embeddedRunQueue } from '../lib/local/queue.js';
-import { MemoryMetrics } from '../lib/obs/memory-metrics.js';
-import { createIntake, MAX_BODY_BYTES, signatureMatches } from '../lib/webhook/intake.js';
-import { MemoryLog } from './support/memory-log.js';
-import { realExamples, webhookEvent } from './support/webhooks.js';
+import { httpLambda } from '../../lib/http/lambda-http.js';
+import { Ledger } from '../../lib/ledger/ledger.js';
+import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
+import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
+import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
+import { createIntake, MAX_BODY_BYTES, signatureMatches } from '../../lib/webhook/intake.js';
+import { MemoryLog } from '../support/memory-log.js';
+import { realExamples, webhookEvent } from '../support/webhooks.js';
 
 const SECRET = 'current-secret';
 const PREVIOUS = 'previous-secret';

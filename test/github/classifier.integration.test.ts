@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RepoConfigSource } from '../lib/github/repo-config-source.js';
-import type { SimJobSpec } from './sim/index.js';
-import { INSTALLATION_ID, startHarness, type Harness } from './support/harness.js';
-import { exitAnnotation, exitLog, failureAnnotation, lostAnnotation, SHUTDOWN_LOG, TEXT } from './support/evidence.js';
+import { RepoConfigSource } from '../../lib/github/repo-config-source.js';
+import type { SimJobSpec } from '../sim/index.js';
+import { INSTALLATION_ID, startHarness, type Harness } from '../support/harness.js';
+import { exitAnnotation, exitLog, failureAnnotation, lostAnnotation, SHUTDOWN_LOG, TEXT } from '../support/evidence.js';
 
 const LOST = lostAnnotation('r');
 const EXIT = exitAnnotation(1);

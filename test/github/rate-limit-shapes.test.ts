@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { rateLimitDelayMs } from '../lib/github/client.js';
-import type { RunMessage } from '../lib/model.js';
+import { rateLimitDelayMs } from '../../lib/github/rate-limit.js';
+import type { RunMessage } from '../../lib/model.js';
 import {
   PRIMARY_MESSAGE,
   RATE_LIMIT_SHAPES,
@@ -8,9 +8,9 @@ import {
   type RateLimitShape,
   type SimFault,
   type SimJobSpec,
-} from './sim/index.js';
-import { lostAnnotation, SHUTDOWN_LOG } from './support/evidence.js';
-import { type Harness, startHarness } from './support/harness.js';
+} from '../sim/index.js';
+import { lostAnnotation, SHUTDOWN_LOG } from '../support/evidence.js';
+import { type Harness, startHarness } from '../support/harness.js';
 
 const LOST = lostAnnotation('r');
 /** Longer than the client waits in process, so every shape goes back to the queue. */

@@ -2,11 +2,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventEnvelope } from '../lib/events/kinds.js';
-import { lostJob } from './support/evidence.js';
-import { workflowJobPayload } from './support/job-events.js';
-import { type LocalSetup, startLocal } from './support/local.js';
-import { post, signedDelivery, workflowRunPayload } from './support/webhooks.js';
+import type { EventEnvelope } from '../../lib/events/kinds.js';
+import { lostJob } from '../support/evidence.js';
+import { workflowJobPayload } from '../support/job-events.js';
+import { type LocalSetup, startLocal } from '../support/local.js';
+import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 
 const SECRET = 'stuck-secret';
 const MIN = 60_000;

@@ -5,17 +5,17 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoPacing } from '../lib/ledger/pacing.js';
-import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../lib/webhook/sqs-limits.js';
+import { DynamoPacing } from '../../lib/ledger/pacing.js';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../../lib/webhook/sqs-limits.js';
 import {
   firstReceiveMs,
   fitBackoff,
   planWait,
   VISIBILITY_MARGIN_SECONDS,
   visibilityLeftSeconds,
-} from '../lib/worker/visibility.js';
-import { lostJob } from './support/evidence.js';
-import { type Harness, startHarness, TABLE } from './support/harness.js';
+} from '../../lib/worker/visibility.js';
+import { lostJob } from '../support/evidence.js';
+import { type Harness, startHarness, TABLE } from '../support/harness.js';
 
 const HOUR_S = 3600;
 const T0 = Date.parse('2026-12-03T00:00:00Z');

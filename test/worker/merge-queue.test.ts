@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Ledger } from '../lib/ledger/ledger.js';
-import { DynamoPacing } from '../lib/ledger/pacing.js';
-import { runMessageFromPayload } from '../lib/webhook/run-message.js';
-import { exitAnnotation, lostJob } from './support/evidence.js';
-import { INSTALLATION_ID, startHarness, TABLE, type Harness } from './support/harness.js';
-import { workflowRunPayload } from './support/webhooks.js';
-import type { SimMergeGroupSpec } from './sim/index.js';
+import { Ledger } from '../../lib/ledger/ledger.js';
+import { DynamoPacing } from '../../lib/ledger/pacing.js';
+import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
+import { exitAnnotation, lostJob } from '../support/evidence.js';
+import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
+import { workflowRunPayload } from '../support/webhooks.js';
+import type { SimMergeGroupSpec } from '../sim/index.js';
 
 /** What the App asks for when merge queues are on: the mutation needs these (docs/operations.md). */
 const MERGE_QUEUE_PERMISSIONS = {

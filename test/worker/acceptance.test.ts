@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { exitAnnotation, lostAnnotation, lostJob } from './support/evidence.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { exitAnnotation, lostAnnotation, lostJob } from '../support/evidence.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitHubSimulator, fakeJwt, simRoutes, type SimRun } from './sim/index.js';
-import { OpenApiResponses, SPEC_PATH } from './sim/openapi.js';
-import { failureAnnotation, TEXT } from './support/evidence.js';
+import { GitHubSimulator, fakeJwt, simRoutes, type SimRun } from './index.js';
+import { OpenApiResponses, SPEC_PATH } from './openapi.js';
+import { failureAnnotation, TEXT } from '../support/evidence.js';
 
 const REPO = 'acme/widgets';
 const LOST = TEXT.selfHostedNamed('ghr-i-0abc123def4567890');

@@ -1,13 +1,13 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BreakerSettings } from '../lib/decide/breaker.js';
-import { DynamoRerunOutcomes } from '../lib/ledger/outcomes.js';
-import { EmbeddedFifoQueue, embeddedRunQueue } from '../lib/local/queue.js';
-import type { RunMessage } from '../lib/model.js';
-import { createIntake } from '../lib/webhook/intake.js';
-import { lostAnnotation } from './support/evidence.js';
-import { startHarness, TABLE, type Harness } from './support/harness.js';
-import { signedDelivery, workflowRunPayload } from './support/webhooks.js';
+import type { BreakerSettings } from '../../lib/decide/breaker.js';
+import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
+import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
+import type { RunMessage } from '../../lib/model.js';
+import { createIntake } from '../../lib/webhook/intake.js';
+import { lostAnnotation } from '../support/evidence.js';
+import { startHarness, TABLE, type Harness } from '../support/harness.js';
+import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 
 const SECRET = 'outcome-secret';
 const MINUTE = 60_000;
