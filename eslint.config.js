@@ -3,7 +3,7 @@ import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import tseslint from 'typescript-eslint';
 
-// Layers point down: pure core ← settings ← adapters ← flows ← faces. A module may import
+// Layers point down: pure core ← settings ← adapters ← flows ← compose ← faces. A module may import
 // from its own layer or any layer below it, never from one above.
 const layers = {
   core: ['lib/model.ts', 'lib/errors.ts', 'lib/ports.ts', 'lib/util', 'lib/classify', 'lib/decide'],
@@ -18,14 +18,17 @@ const layers = {
     'lib/obs',
     'lib/events',
   ],
-  flows: ['lib/worker', 'lib/reconcile', 'lib/replay'],
+  flows: ['lib/intake', 'lib/worker', 'lib/reconcile', 'lib/replay'],
+  // Assembles each process's flow from its settings and clients, once for Lambda and the local runtime.
+  compose: ['lib/compose'],
   faces: ['lib/cli', 'lib/local', 'functions', 'infra'],
 };
 const above = {
-  core: [...layers.config, ...layers.adapters, ...layers.flows, ...layers.faces],
-  config: [...layers.adapters, ...layers.flows, ...layers.faces],
-  adapters: [...layers.flows, ...layers.faces],
-  flows: layers.faces,
+  core: [...layers.config, ...layers.adapters, ...layers.flows, ...layers.compose, ...layers.faces],
+  config: [...layers.adapters, ...layers.flows, ...layers.compose, ...layers.faces],
+  adapters: [...layers.flows, ...layers.compose, ...layers.faces],
+  flows: [...layers.compose, ...layers.faces],
+  compose: layers.faces,
 };
 const zones = [
   ...Object.entries(above).flatMap(([layer, from]) =>

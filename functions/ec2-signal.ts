@@ -5,8 +5,8 @@ import { signalSettings } from '../lib/config/signal-settings.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import type { Ec2Event } from '../lib/signals/ec2-events.js';
 import { ec2Describe } from '../lib/signals/ec2-describe.js';
-import type { Ec2SignalOutcome } from '../lib/signals/record-ec2-signal.js';
-import { createEc2SignalHandler } from '../lib/signals/record-ec2-signal.js';
+import type { Ec2SignalOutcome } from '../lib/intake/record-ec2-signal.js';
+import { createEc2SignalHandler } from '../lib/intake/record-ec2-signal.js';
 import { JobRunnerStore } from '../lib/signals/job-runners.js';
 import { SignalStore } from '../lib/signals/signal-store.js';
 

@@ -13,7 +13,7 @@ import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { runnerNamePatternsFrom } from '../lib/config/signal-settings.js';
 import { JobRunnerStore } from '../lib/signals/job-runners.js';
 import { RunnerKeys } from '../lib/signals/runner-keys.js';
-import { createIntake } from '../lib/webhook/intake.js';
+import { createIntake } from '../lib/intake/webhook-intake.js';
 import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
 
 // Parsed once per cold start; a missing variable fails the first invocation loudly.

@@ -5,7 +5,7 @@ import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';
 import { signalTtlSecondsFrom } from '../lib/config/signal-settings.js';
 import { type HttpEvent, httpLambda } from '../lib/http/lambda-http.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
-import { createSignalIntake } from '../lib/signals/signal-intake.js';
+import { createSignalIntake } from '../lib/intake/signal-intake.js';
 import { SignalStore } from '../lib/signals/signal-store.js';
 
 // Parsed once per cold start: a bad setting fails the init, not every request.

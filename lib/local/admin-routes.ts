@@ -4,7 +4,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log } from '../ports.js';
 import { replayGuard, withoutMessage } from '../replay/replay-guard.js';
-import type { RunQueue } from '../webhook/intake.js';
+import type { RunQueue } from '../intake/webhook-intake.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 

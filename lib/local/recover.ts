@@ -8,7 +8,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { EventPublisher, Log, MetricSink } from '../ports.js';
 import { type RestartSummary, sweepAfterRestart } from '../reconcile/restart.js';
-import type { RunQueue } from '../webhook/intake.js';
+import type { RunQueue } from '../intake/webhook-intake.js';
 import type { EmbeddedFifoQueue } from './queue.js';
 
 const attemptKey = (m: Pick<RunMessage, 'repository' | 'runId' | 'runAttempt'>): string =>

@@ -7,7 +7,7 @@ import { STATE } from '../ledger/attributes.js';
 import type { AttemptReader, FollowUp, ReconcileStore, RerunOutcomeLog, StoredAttempt } from '../ports.js';
 import type { RunFacts, RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../ports.js';
-import type { RunQueue } from '../webhook/intake.js';
+import type { RunQueue } from '../intake/webhook-intake.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 
 export interface AttemptContext {

@@ -3,7 +3,7 @@ import type { GitHubClients } from '../github/client.js';
 import { STATE } from '../ledger/attributes.js';
 import type { ReconcileLedger, ReconcileStore, RerunOutcomeLog } from '../ports.js';
 import type { Log, MetricSink } from '../ports.js';
-import type { RunQueue } from '../webhook/intake.js';
+import type { RunQueue } from '../intake/webhook-intake.js';
 import type { AppClient } from '../github/client.js';
 import { type AttemptContext, followUpRerun, settleOrphan } from './attempts.js';
 import { redeliveryWindowMs, sweepDeliveries } from './deliveries.js';

@@ -10,7 +10,7 @@ import { Ledger } from '../../lib/ledger/ledger.js';
 import { startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { createIntake, type DeliveryRegistry } from '../../lib/webhook/intake.js';
+import { createIntake, type DeliveryRegistry } from '../../lib/intake/webhook-intake.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { webhookEvent, workflowRunPayload } from '../support/webhooks.js';
 import { type Cell, ms, type Summary, summarize, table } from './format.js';

@@ -4,7 +4,7 @@ import type { BreakerSettings } from '../../lib/decide/breaker.js';
 import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
-import { createIntake } from '../../lib/webhook/intake.js';
+import { createIntake } from '../../lib/intake/webhook-intake.js';
 import { lostAnnotation } from '../support/evidence.js';
 import { startHarness, TABLE, type Harness } from '../support/harness.js';
 import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';

@@ -6,7 +6,7 @@ import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { type ReconcileLimits, Reconciler } from '../../lib/reconcile/reconciler.js';
-import type { RunQueue } from '../../lib/webhook/intake.js';
+import type { RunQueue } from '../../lib/intake/webhook-intake.js';
 import type { Harness } from '../support/harness.js';
 import { testPrivateKey } from '../support/harness.js';
 import { TEXT } from '../support/evidence.js';

@@ -3,7 +3,7 @@ import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { Ec2Event } from '../../lib/signals/ec2-events.js';
 import { parseEc2Event } from '../../lib/signals/ec2-events.js';
-import { createEc2SignalHandler } from '../../lib/signals/record-ec2-signal.js';
+import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
 import type { DescribeInstance } from '../../lib/signals/runner-identities.js';
 import { MemoryLog } from '../support/memory-log.js';
 import {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { ec2Describe } from '../../lib/signals/ec2-describe.js';
-import { createEc2SignalHandler } from '../../lib/signals/record-ec2-signal.js';
+import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
 import type { DescribeInstance } from '../../lib/signals/runner-identities.js';
 import { identitiesFrom } from '../../lib/signals/runner-identities.js';
 import { MemoryLog } from '../support/memory-log.js';

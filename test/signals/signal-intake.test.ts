@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpRequest } from '../../lib/http/lambda-http.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { createSignalIntake, RETRY_HORIZON_MS } from '../../lib/signals/signal-intake.js';
+import { createSignalIntake, RETRY_HORIZON_MS } from '../../lib/intake/signal-intake.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { freshTable } from './fixtures.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createEc2SignalHandler } from '../../lib/signals/record-ec2-signal.js';
+import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
 import { JobRunnerStore } from '../../lib/signals/job-runners.js';
 import { httpLambda } from '../../lib/http/lambda-http.js';
-import { createIntake } from '../../lib/webhook/intake.js';
+import { createIntake } from '../../lib/intake/webhook-intake.js';
 import { failureAnnotation, TEXT } from '../support/evidence.js';
 import { startHarness, TABLE, type Harness } from '../support/harness.js';
 import { realExamples } from '../support/webhooks.js';

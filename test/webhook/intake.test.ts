@@ -6,7 +6,7 @@ import { Ledger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { createIntake, MAX_BODY_BYTES, signatureMatches } from '../../lib/webhook/intake.js';
+import { createIntake, MAX_BODY_BYTES, signatureMatches } from '../../lib/intake/webhook-intake.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { realExamples, webhookEvent } from '../support/webhooks.js';
 

@@ -6,7 +6,7 @@ import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../ports.js';
 import type { JobOnRunner } from '../signals/job-runners.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
-import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from './run-message.js';
+import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from '../webhook/run-message.js';
 
 /**
  * GitHub sends payloads of up to 25 MB, but a Lambda function receives at most 6 MB (and an
@@ -29,7 +29,7 @@ export interface DeliveryRegistry {
 
 import type { EventPublisher, QueuedJobLog, RerunOutcomeLog, RunQueue } from '../ports.js';
 import { outcomeEvent, publishQuietly } from '../events/build.js';
-import { queuedJobFrom } from './queued-job.js';
+import { queuedJobFrom } from '../webhook/queued-job.js';
 
 export type { RunQueue };
 

@@ -1,10 +1,10 @@
 import type { Log, MetricSink } from '../ports.js';
-import type { Ec2Event } from './ec2-events.js';
-import { parseEc2Event } from './ec2-events.js';
-import type { DescribeInstance } from './runner-identities.js';
-import { describeRunnerInstance } from './runner-identities.js';
-import type { JobOnRunner } from './job-runners.js';
-import type { SignalRecordInput } from './signal-store.js';
+import type { Ec2Event } from '../signals/ec2-events.js';
+import { parseEc2Event } from '../signals/ec2-events.js';
+import type { DescribeInstance } from '../signals/runner-identities.js';
+import { describeRunnerInstance } from '../signals/runner-identities.js';
+import type { JobOnRunner } from '../signals/job-runners.js';
+import type { SignalRecordInput } from '../signals/signal-store.js';
 
 /** The one write the signal paths need; `SignalStore` implements it. */
 export interface SignalRecorder {
