@@ -32,6 +32,19 @@ class HandedBack extends Error {
   override name = 'HandedBack';
 }
 
+/** The batch's records by message group, each group in its order of receipt. */
+export function fifoGroups(records: readonly SQSRecord[]): SQSRecord[][] {
+  const groups = new Map<string, SQSRecord[]>();
+  for (const r of records) {
+    // A record without a group (a standard queue's) is a group of its own.
+    const key = r.attributes.MessageGroupId ?? `\u0000${r.messageId}`;
+    const group = groups.get(key);
+    if (group) group.push(r);
+    else groups.set(key, [r]);
+  }
+  return [...groups.values()];
+}
+
 /** Exponential backoff of a transient fault: 10 s after the first receive, doubling, at most 15 minutes. */
 export const transientBackoffSeconds = (receiveCount: number): number =>
   Math.min(900, 5 * 2 ** Math.max(1, receiveCount));
@@ -135,7 +148,6 @@ export function createWorkerHandler(
     }
   };
   return async (event, time) => {
-    const processor = new SqsFifoPartialProcessorAsync();
     const started = new Set<string>();
     const deferred = new Set<string>();
     let leftMs: number | undefined;
@@ -148,10 +160,17 @@ export function createWorkerHandler(
       started.add(record.messageId);
       await recordHandler(record, deferred);
     };
-    const res = await processPartialResponse(event, timed, processor, {
-      skipGroupOnError: true,
-      throwOnFullBatchFailure: false,
-    });
+    // FIFO order binds only within a run's group: groups go side by side, so one installation's
+    // in-process turn waits never hold another's runs that share the batch.
+    const results = await Promise.all(
+      fifoGroups(event.Records).map((Records) =>
+        processPartialResponse({ Records }, timed, new SqsFifoPartialProcessorAsync(), {
+          skipGroupOnError: true,
+          throwOnFullBatchFailure: false,
+        }),
+      ),
+    );
+    const res = { batchItemFailures: results.flatMap((r) => r.batchItemFailures) };
     const failed = new Set(res.batchItemFailures.map((f) => f.itemIdentifier));
     // Never claimed, so nothing is lost or doubled. They are visible again at once: a record
     // skipped behind a failure of its group must not stay in flight for the queue's whole

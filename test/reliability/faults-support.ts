@@ -283,14 +283,16 @@ export async function settle(
   sim: GitHubSimulator,
   f: FaultRuntime,
   runs: readonly PlannedRun[],
-  opts: { leaseMs: number; rounds?: number; drainMs?: number },
+  opts: { leaseMs: number; rounds?: number; drainMs?: number; budgetMs?: number },
 ): Promise<Settled> {
   let redriven = 0;
   const sweeps: SweepCounts[] = [];
-  for (let round = 0; round < (opts.rounds ?? 20); round++) {
+  // Within the test's own timeout, so what is left undecided is reported, not a bare timeout.
+  const deadline = Date.now() + (opts.budgetMs ?? 200_000);
+  for (let round = 0; round < (opts.rounds ?? 20) && Date.now() < deadline; round++) {
     f.rt.poller.start();
     try {
-      await f.rt.poller.drain(opts.drainMs ?? 30_000);
+      await f.rt.poller.drain(Math.max(1_000, Math.min(opts.drainMs ?? 30_000, deadline - Date.now())));
     } catch (err) {
       // A message backed off for longer than the drain (its backoff doubles with each receive)
       // is still in flight, not lost: the next round waits for it. The audit judges the end.
@@ -305,6 +307,17 @@ export async function settle(
     sweeps.push(await f.rt.reconciler.sweep());
   }
   return { redriven, sweeps };
+}
+
+/** What the ledger and the queue hold for runs left undecided: the message of a failed audit. */
+export async function undecidedDetail(
+  rt: Runtime,
+  runs: readonly PlannedRun[],
+  ids: readonly number[],
+): Promise<string> {
+  const left = runs.filter((r) => ids.includes(r.id));
+  const records = await Promise.all(left.map((r) => rt.ledger.get(r.repoId, r.id, 1)));
+  return JSON.stringify({ queue: rt.queue.stats(), records: records.slice(0, 5) });
 }
 
 /** The sweeps' work, summed for a summary line. */

@@ -29,18 +29,28 @@ export interface WaveFigures {
   readonly drainByInstallation: ReadonlyMap<number, number>;
 }
 
-/** Delivers every run `copies` times, each copy under its own GUID, 25 runs at a time, the waves interleaved. */
+/**
+ * How the waves reach the intake: `interleaved`, one run of each in turn, as a reclaim across
+ * organisations arrives; `one after another`, every run of the first installation before any
+ * of the second's, as when one organisation's fleet is reclaimed a moment before the others'.
+ */
+export type Arrival = 'interleaved' | 'one after another';
+
+/** Delivers every run `copies` times, each copy under its own GUID, 25 runs at a time. */
 export async function deliverWave(
   rt: CompiledRuntime,
   sim: GitHubSimulator,
   waves: readonly PlannedWave[],
   copies: number,
+  arrival: Arrival = 'interleaved',
 ): Promise<number[]> {
-  // Interleaved, as a reclaim across several organisations arrives: one run of each in turn.
   const longest = Math.max(...waves.map((w) => w.runIds.length));
-  const all = Array.from({ length: longest }, (_, i) =>
-    waves.flatMap((w) => (i < w.runIds.length ? [{ id: w.runIds[i]!, installation: w.installation }] : [])),
-  ).flat();
+  const all =
+    arrival === 'interleaved'
+      ? Array.from({ length: longest }, (_, i) =>
+          waves.flatMap((w) => (i < w.runIds.length ? [{ id: w.runIds[i]!, installation: w.installation }] : [])),
+        ).flat()
+      : waves.flatMap((w) => w.runIds.map((id) => ({ id, installation: w.installation })));
   const statuses: number[] = [];
   for (let i = 0; i < all.length; i += 25) {
     const answers = await Promise.all(

@@ -100,8 +100,13 @@ describe('time-bounded batches', () => {
     expect(FUNCTION_TIMEOUT_MS).toBe(2 * DECISION_NEED_MS);
   });
 
-  /** Ten runs lost to a runner whose only evidence is in the job log, one message each, on a FIFO queue whose clock is `clock`. */
-  function tenLostRuns(clock: VirtualClock, prefix: string) {
+  /**
+   * Ten runs lost to a runner whose only evidence is in the job log, one message each, on a FIFO
+   * queue whose clock is `clock`. In `one group` a batch decides them one after another, as it
+   * does a run's copies and attempts; in `own groups` (each run's own, as the intake sends them)
+   * side by side.
+   */
+  function tenLostRuns(clock: VirtualClock, prefix: string, grouping: 'one group' | 'own groups' = 'one group') {
     const queue = new EmbeddedFifoQueue({
       name: `${prefix}.fifo`,
       visibilityTimeoutMs: 6 * FUNCTION_TIMEOUT_MS,
@@ -118,7 +123,7 @@ describe('time-bounded batches', () => {
       });
       const m = h.message(run.id);
       messages.push(m);
-      void runs.send(m, messageGroupId(m), m.deliveryId);
+      void runs.send(m, grouping === 'one group' ? `${prefix}#group` : messageGroupId(m), m.deliveryId);
     }
     return { queue, messages };
   }
@@ -189,6 +194,32 @@ describe('time-bounded batches', () => {
     expect(res.batchItemFailures).toEqual([]);
     expect(clock.now() - time.deadline).toBeGreaterThan(0);
   });
+
+  it.each([
+    ['own groups', 3, 10],
+    ['one group', 1, 2],
+  ] as const)(
+    'ten runs in %s: a batch decides its FIFO groups side by side and each group in order (GitHub saw between %i and %i requests in flight at once)',
+    async (grouping, least, most) => {
+      // Counted where GitHub answers: how many requests are being answered at the same time.
+      let inFlight = 0;
+      let maxInFlight = 0;
+      h.sim.latencyWait = async () => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        inFlight--;
+      };
+      const clock = new VirtualClock();
+      const { queue, messages } = tenLostRuns(clock, `in-flight-${grouping.replace(' ', '-')}`, grouping);
+      const worker = h.worker({ maxReceiveCount: MAX_RECEIVE_COUNT });
+      h.sim.latencyMs = 1;
+      const res = await worker({ Records: queue.receive(10) });
+      expect(res.batchItemFailures).toEqual([]);
+      for (const m of messages) expect(h.sim.reruns.filter((r) => r.runId === m.runId)).toHaveLength(1);
+      expect(maxInFlight).toBeGreaterThanOrEqual(least);
+      expect(maxInFlight).toBeLessThanOrEqual(most);
+    },
+  );
 
   it('a message handed back on its last receive is logged as going to the dead-letter queue', async () => {
     const clock = new VirtualClock();
