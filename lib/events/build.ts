@@ -50,6 +50,9 @@ export const outcomeEvent = (ref: AttemptRef, outcome: RerunOutcome, nowMs: numb
   outcome,
 });
 
+/** Where no events are kept: the local runtime without an events file. */
+export const NO_EVENTS: EventPublisher = { publish: async () => undefined };
+
 /** Publishes, and logs a failure: an event lost is never the decision's fault. */
 export async function publishQuietly(
   events: EventPublisher | undefined,

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { WorkerSettings } from '../config/env.js';
 import type { GitHubClients } from '../github/client.js';
+import { NO_EVENTS } from '../events/build.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { DynamoRetryBudget } from '../ledger/budget.js';
 import { DynamoPacing } from '../ledger/pacing.js';
@@ -52,7 +53,7 @@ export function workerDeps(settings: WorkerSettings, parts: WorkerParts): Worker
     signalWindow: settings.signalWindow,
     logHosts: settings.logHosts,
     logWindowBytes: settings.logWindowBytes,
-    ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
+    repositoryAllowList: settings.repositoryAllowList ?? null,
     budget: new DynamoRetryBudget(parts.dynamo, parts.table, settings.retryBudgetPerHour, parts.now),
     pacing: new DynamoPacing(parts.dynamo, parts.table, settings.pace, parts.now),
     maxWaitMs: settings.pace.maxWaitMs,
@@ -61,7 +62,7 @@ export function workerDeps(settings: WorkerSettings, parts: WorkerParts): Worker
     now: parts.now ?? Date.now,
     outcomes,
     breaker: outcomes,
-    ...(parts.events && { events: parts.events }),
+    events: parts.events ?? NO_EVENTS,
     log: parts.log,
     metrics: parts.metrics,
     owner: parts.owner,

@@ -244,7 +244,7 @@ async function spend(msg: RunMessage, deps: WorkerDeps, evidence: 'exact' | 'tex
   deps.metrics.count('Rerun');
   deps.metrics.count(evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
   await deps.budget
-    ?.spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`)
+    .spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`)
     .catch((e: Error) => deps.log.warn('could not count the re-run against the budget', { ...base, error: e.message }));
 }
 

@@ -22,7 +22,7 @@ export async function recordOutcome(
   verdicts: readonly JobVerdict[],
   base: Record<string, unknown>,
 ): Promise<void> {
-  if (!deps.outcomes || msg.runAttempt < 2) return;
+  if (msg.runAttempt < 2) return;
   const outcome = redOutcome(msg.conclusion, verdicts);
   const ref = {
     installationId: msg.installationId,

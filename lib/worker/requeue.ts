@@ -14,7 +14,7 @@ import type { Log, MetricSink, RequeueLog, RequeueRef, RetryBudget } from '../po
 
 export interface RequeueDeps {
   readonly ledger: { readonly requeues: RequeueLog };
-  readonly budget?: RetryBudget;
+  readonly budget: RetryBudget;
   readonly log: Log;
   readonly metrics: MetricSink;
 }
@@ -95,7 +95,7 @@ async function requeued(msg: RunMessage, deps: RequeueDeps, base: Record<string,
   deps.metrics.count('Requeue');
   // Counted as a retry: the optional hard ceiling covers re-enqueues as it covers re-runs.
   await deps.budget
-    ?.spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`)
+    .spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`)
     .catch((e: Error) =>
       deps.log.warn('could not count the re-enqueue against the budget', { ...base, error: e.message }),
     );

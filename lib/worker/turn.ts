@@ -10,7 +10,7 @@ import type { MetricSink, RerunPacing } from '../ports.js';
 export const INLINE_TURN_WAIT_MS = 1_000;
 
 export interface TurnDeps {
-  readonly pacing?: RerunPacing;
+  readonly pacing: RerunPacing;
   readonly maxWaitMs: number;
   readonly now: () => number;
   /** Waits up to this long in-process for a turn; 0 on a hand-moved clock, which cannot be slept on. */
@@ -37,7 +37,6 @@ export type Turn =
  * A run with no slot free within `maxWaitMs` of when it started waiting is expired.
  */
 export async function takeTurn(installationId: number | null, kept: KeptTurn, deps: TurnDeps): Promise<Turn> {
-  if (!deps.pacing) return { kind: 'go' };
   const waitingSince = kept.waitingSince ?? deps.now();
   let slotAt = kept.slotAt;
   if (slotAt !== undefined && isLate(slotAt, deps.now())) {
@@ -67,7 +66,6 @@ export async function reportTurn(
   installationId: number | null,
   deps: Pick<TurnDeps, 'pacing' | 'now'>,
 ): Promise<boolean> {
-  if (!deps.pacing) return true;
   const latest = deps.now() + Math.min(deps.pacing.spacingMs, REPORT_MAX_WAIT_MS);
   const slot = await deps.pacing.reserve(installationId, latest);
   if (slot === undefined) return false;

@@ -20,27 +20,27 @@ export interface WorkerDeps {
   readonly graphqlUrl: string;
   readonly configSource: RepoConfigSource;
   readonly defaults: RepoConfig;
-  readonly signals?: EvidenceSources['signals'];
+  readonly signals: NonNullable<EvidenceSources['signals']>;
   readonly signalWindow: SignalWindow;
   readonly logHosts: readonly string[];
   readonly logWindowBytes: number;
-  /** When set, only these `owner/name` repositories are ever re-run. */
-  readonly repositoryAllowList?: readonly string[];
-  readonly budget?: RetryBudget;
-  /** The installation's shared pace of re-runs and reports; absent, re-runs go at once. */
-  readonly pacing?: RerunPacing;
+  /** When not null, only these `owner/name` repositories are ever re-run. */
+  readonly repositoryAllowList: readonly string[] | null;
+  readonly budget: RetryBudget;
+  /** The installation's shared pace of re-runs and reports. */
+  readonly pacing: RerunPacing;
   /** How long a run may wait for its re-run turn before it is expired. */
   readonly maxWaitMs: number;
   /** A turn this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
   readonly inlineTurnWaitMs: number;
   /** The clock the pace, the ledger and the breaker keep (tests move it). */
   readonly now: () => number;
-  /** Where the outcome of each re-run attempt is recorded; none recorded when absent. */
-  readonly outcomes?: RerunOutcomeLog;
-  /** Pauses an installation's re-runs while they keep being lost; never paused when absent. */
-  readonly breaker?: RerunBreaker;
-  /** Where each decision and re-run outcome is published; nothing published when absent. */
-  readonly events?: EventPublisher;
+  /** Where the outcome of each re-run attempt is recorded. */
+  readonly outcomes: RerunOutcomeLog;
+  /** Pauses an installation's re-runs while they keep being lost. */
+  readonly breaker: RerunBreaker;
+  /** Where each decision and re-run outcome is published (`NO_EVENTS` where none are kept). */
+  readonly events: EventPublisher;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Identifies this worker's claims. */

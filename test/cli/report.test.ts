@@ -18,6 +18,7 @@ import { type LocalSetup, startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { spotInterruptionWarning, rebalanceRecommendation, stateChange } from '../signals/fixtures.js';
 import { captureIo } from './support.js';
+import { unpaced } from '../support/fakes/unpaced.js';
 
 const SECRET = 'report-secret';
 const MINUTE = 60_000;
@@ -48,7 +49,7 @@ const worker = () =>
     ledger,
     outcomes,
     breaker: outcomes,
-    pacing: undefined,
+    pacing: unpaced(() => clock),
     now: () => clock,
   });
 

@@ -8,6 +8,7 @@ import { createIntake } from '../../lib/intake/webhook-intake.js';
 import { lostAnnotation } from '../support/evidence.js';
 import { startHarness, TABLE, type Harness } from '../support/harness.js';
 import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+import { unpaced } from '../support/fakes/unpaced.js';
 
 const SECRET = 'outcome-secret';
 const MINUTE = 60_000;
@@ -40,7 +41,7 @@ const worker = () =>
     outcomes,
     breaker: outcomes,
     // The clock stands still between decisions, so no pace could let a batch go: the pace has its own suite.
-    pacing: undefined,
+    pacing: unpaced(() => clock),
     now: () => clock,
     defer: async (record, seconds) => void deferred.push({ record, seconds }),
   });
