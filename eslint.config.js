@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 // Layers point down: pure core ← settings ← adapters ← flows ← compose ← faces. A module may import
 // from its own layer or any layer below it, never from one above.
 const layers = {
-  core: ['lib/model.ts', 'lib/errors.ts', 'lib/ports.ts', 'lib/util', 'lib/classify', 'lib/decide'],
+  core: ['lib/model.ts', 'lib/errors.ts', 'lib/records.ts', 'lib/util', 'lib/classify', 'lib/decide'],
   config: ['lib/config'],
   adapters: [
     'lib/github',
@@ -110,7 +110,7 @@ export default tseslint.config(
       'lib/decide/**/*.ts',
       'lib/model.ts',
       'lib/errors.ts',
-      'lib/ports.ts',
+      'lib/records.ts',
       'lib/util/**/*.ts',
     ],
     rules: {

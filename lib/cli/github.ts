@@ -2,7 +2,7 @@ import { runtimeSettings, type RuntimeSettings } from '../config/env.js';
 import { credentialsFromEnv, type AppCredentials, type GitHubCredentials } from '../config/secrets.js';
 import { ConfigError, RequestTimeoutError } from '../errors.js';
 import { type AppClient, createAppClient, createClientFactory, type GitHubClients } from '../github/client.js';
-import type { Log } from '../ports.js';
+import type { Log } from '../obs/types.js';
 import { CliError, type CliIo } from './io.js';
 
 export type { AppClient };

@@ -1,5 +1,5 @@
 import { Ledger } from '../ledger/ledger.js';
-import type { DecisionFilter, ReportFacts } from '../ports.js';
+import type { DecisionFilter, ReportFacts } from '../records.js';
 import { describeAwsError, dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo, UsageError, withProgress } from './io.js';
 import { localRequest } from './local-runtime.js';

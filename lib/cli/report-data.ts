@@ -1,4 +1,4 @@
-import type { DecidedAttempt, ReportFacts } from '../ports.js';
+import type { DecidedAttempt, ReportFacts } from '../records.js';
 import { isRerunDecision, RERUN_OUTCOMES, type RerunOutcome } from '../model.js';
 
 /** The GitHub-hosted Linux 2-core rate, in USD: a yardstick when the fleet's own rate is not given. */

@@ -1,6 +1,7 @@
 import { isRerunDecision, type DecisionKind, type JobVerdict, type RerunOutcome, type RunMessage } from '../model.js';
-import type { AttemptRef, DecisionEvent, EventPublisher, RepriseEvent, RerunOutcomeEvent } from '../ports.js';
-import type { Log } from '../ports.js';
+import type { AttemptRef } from '../records.js';
+import type { DecisionEvent, EventPublisher, RepriseEvent, RerunOutcomeEvent } from './types.js';
+import type { Log } from '../obs/types.js';
 
 /** Decisions that leave a red run red for good: reprise will not re-run it, and a person should know. */
 const FINAL_FAILURES: ReadonlySet<DecisionKind> = new Set<DecisionKind>([

@@ -1,6 +1,6 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { TransientError } from '../errors.js';
-import type { EventPublisher, RepriseEvent } from '../ports.js';
+import type { EventPublisher, RepriseEvent } from './types.js';
 import { DETAIL_TYPES, EVENT_SOURCE } from './kinds.js';
 
 /** Publishes each event to an EventBridge bus (the account's default bus unless named). */

@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { EventPublisher, RepriseEvent } from '../ports.js';
+import type { EventPublisher, RepriseEvent } from './types.js';
 import { envelopeOf } from './kinds.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RepriseEvent } from '../ports.js';
+import type { RepriseEvent } from './types.js';
 
 /** Every event's source. */
 export const EVENT_SOURCE = 'reprise';

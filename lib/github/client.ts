@@ -7,7 +7,7 @@ import Bottleneck from 'bottleneck/light.js';
 import type { AppCredentials, GitHubCredentials } from '../config/secrets.js';
 import { SETTINGS } from '../config/settings-schema.js';
 import { RateLimitedError, UnknownInstallationError } from '../errors.js';
-import type { Log } from '../ports.js';
+import type { Log } from '../obs/types.js';
 import { installationTokenCache } from './installation-token-cache.js';
 import { graphqlRateLimitDelayMs, type Headers, rateLimitDelayMs } from './rate-limit.js';
 import { type RequestTimeout, requestTimeout, timeoutOf, type TimeoutOptions } from './request-timeout.js';

@@ -1,6 +1,6 @@
 import type { LogEvidence } from '../classify/classify-job.js';
 import { LogHostError } from '../errors.js';
-import type { Log } from '../ports.js';
+import type { Log } from '../obs/types.js';
 
 /** A 5xx or 429 from the log host says nothing about the log; deciding without it would be wrong. */
 async function throwIfTransient(res: Response, jobId: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Log, MetricSink } from '../ports.js';
+import type { Log, MetricSink } from '../obs/types.js';
 import type { Ec2Event } from '../signals/ec2-events.js';
 import { parseEc2Event } from '../signals/ec2-events.js';
 import type { DescribeInstance } from '../signals/runner-identities.js';

@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { SignalKind } from '../model.js';
-import type { Log, MetricSink } from '../ports.js';
+import type { Log, MetricSink } from '../obs/types.js';
 import { mapBounded } from '../util/bounded.js';
 import { parseInstant } from '../util/iso-time.js';
 import type { SignalRecorder } from './record-ec2-signal.js';

@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { ShapeError } from '../errors.js';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
-import type { Log, MetricSink } from '../ports.js';
+import type { Log, MetricSink } from '../obs/types.js';
 import type { JobOnRunner } from '../signals/job-runners.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
 import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from '../webhook/run-message.js';
@@ -27,11 +27,12 @@ export interface DeliveryRegistry {
   markSeen(guid: string, event: string): Promise<void>;
 }
 
-import type { EventPublisher, QueuedJobLog, RerunOutcomeLog, RunQueue } from '../ports.js';
+import type { EventPublisher } from '../events/types.js';
+import type { QueuedJobLog } from '../ledger/queued-jobs.js';
+import type { RerunOutcomeLog } from '../ledger/outcomes.js';
+import type { RunQueue } from '../webhook/run-queue.js';
 import { outcomeEvent, publishQuietly } from '../events/build.js';
 import { queuedJobFrom } from '../webhook/queued-job.js';
-
-export type { RunQueue };
 
 export interface IntakeDeps {
   /** The current webhook secret first, then the previous one during a rotation. */

@@ -1,4 +1,8 @@
-import type { AttemptState } from '../ports.js';
+import type { AttemptRecord, AttemptState } from '../records.js';
+
+/** A run attempt item as stored, with its keys. */
+export type StoredAttempt = AttemptRecord & { readonly pk: string; readonly sk: string; readonly ttl?: number };
+
 /**
  * Attribute names of the table's items and the values of a run attempt's `state`. Expressions
  * write every attribute as `#name`, and `#name` resolves here, so a misspelt attribute fails
@@ -60,5 +64,3 @@ export const STATE = { claimed: 'claimed', waiting: 'waiting', decided: 'decided
   string,
   AttemptState
 >;
-
-export type { AttemptState };

@@ -1,7 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { RetryBudget } from '../ports.js';
 import { Table } from './table.js';
+
+/** Per-installation re-runs in the rolling hour (the circuit breaker). */
+export interface RetryBudget {
+  usage(installationId: number | null): Promise<{ limit: number; used: number }>;
+  spend(installationId: number | null, runKey: string): Promise<void>;
+}
 
 const HOUR_MS = 60 * 60 * 1000;
 

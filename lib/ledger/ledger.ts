@@ -1,23 +1,43 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DecisionKind, RunMessage } from '../model.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type {
-  AttemptRecord,
-  ClaimResult,
-  DecisionFilter,
-  DecisionLog,
-  ReconcileLedger,
-  ReconcileStore,
-  ReplayLedger,
-  ReportFacts,
-  ReportLedger,
-  RequeueLog,
-} from '../ports.js';
-import { TableReconcileStore } from './reconcile-store.js';
+import type { AttemptRecord, ClaimResult, DecisionFilter, ReportFacts } from '../records.js';
+import { type ReconcileStore, TableReconcileStore } from './reconcile-store.js';
 import { readReportFacts } from './report-facts.js';
-import { TableRequeues } from './requeues.js';
+import { type RequeueLog, TableRequeues } from './requeues.js';
 import { RunAttempts } from './run-attempts.js';
 import { Table } from './table.js';
+
+/** Reads one run attempt, consistently. */
+export interface AttemptReader {
+  get(repoId: number, runId: number, attempt: number): Promise<AttemptRecord | undefined>;
+}
+
+/** What an operator's replay needs: read the attempt, and give back one that did not re-run. */
+export interface ReplayLedger extends AttemptReader {
+  /**
+   * Deletes exactly the record that was read (same state, same claim time), and never one
+   * that records a re-run. False when the record changed meanwhile.
+   */
+  forceRelease(msg: RunMessage, seen: AttemptRecord): Promise<boolean>;
+}
+
+/** Recorded decisions, for listings. */
+export interface DecisionLog {
+  listDecisions(filter?: DecisionFilter): Promise<AttemptRecord[]>;
+}
+
+/** What the reconciler needs of the ledger: attempts, deliveries the intake accepted, its own store. */
+export interface ReconcileLedger extends AttemptReader {
+  isSeen(guid: string): Promise<boolean>;
+  /** The reconciler's store on the same table, on the reconciler's clock. */
+  reconcileStore(now: () => number): ReconcileStore;
+}
+
+export interface ReportLedger {
+  /** Decisions, re-run outcomes and runner signals from `sinceMs` on. */
+  reportFacts(sinceMs: number): Promise<ReportFacts>;
+}
 
 /**
  * The dedupe and attempt ledger: deliveries the intake accepted, and run attempts from

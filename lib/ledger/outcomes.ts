@@ -2,8 +2,26 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type BreakerFacts, type BreakerSettings, breakerTrips } from '../decide/breaker.js';
 import { isRerunDecision, type RerunOutcome } from '../model.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { AttemptRecord, AttemptRef, OutcomeRecord, RerunBreaker, RerunOutcomeLog } from '../ports.js';
+import type { AttemptRecord, AttemptRef, OutcomeRecord } from '../records.js';
 import { Table } from './table.js';
+
+/**
+ * The outcome of each re-run attempt reprise made, once per attempt: `recorded` the first
+ * time, `already` for every repeat (a redelivery, the reconciler), `not_a_rerun` when the
+ * attempt before it was not re-run by reprise (a person re-ran it, or it is the first).
+ */
+export interface RerunOutcomeLog {
+  recordIfRerun(attempt: AttemptRef, outcome: RerunOutcome): Promise<'recorded' | 'already' | 'not_a_rerun'>;
+  get(repoId: number, runId: number, attempt: number): Promise<OutcomeRecord | undefined>;
+}
+
+/** Per-installation pause of automatic re-runs when re-run attempts keep being lost. */
+export interface RerunBreaker {
+  /** The breaker now; `tripped` only for the one caller whose read opened it. */
+  state(installationId: number | null): Promise<BreakerFacts & { readonly tripped: boolean }>;
+  /** The breaker as it stands, without opening it. */
+  look(installationId: number | null): Promise<BreakerFacts>;
+}
 
 interface StoredBreaker {
   readonly openUntil: number;

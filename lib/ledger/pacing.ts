@@ -2,8 +2,22 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransientError } from '../errors.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { RerunPacing } from '../ports.js';
 import { Table } from './table.js';
+
+/**
+ * The pace of one installation's content-generating requests (re-runs, then reports), shared
+ * by every worker: each request reserves a slot in time, and sends no earlier than its slot.
+ */
+export interface RerunPacing {
+  /** Spacing of consecutive slots, in ms. */
+  readonly spacingMs: number;
+  /**
+   * Reserves the next free slot of the installation and answers its time (epoch ms), or
+   * undefined, reserving nothing, when the next free slot is later than `latest` (a slot free
+   * now is taken whatever `latest` says).
+   */
+  reserve(installationId: number | null, latest?: number): Promise<number | undefined>;
+}
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;

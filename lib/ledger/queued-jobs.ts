@@ -1,7 +1,22 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { QueuedJob, QueuedJobLog, QueuedJobRecord } from '../ports.js';
+import type { QueuedJob, QueuedJobRecord } from '../records.js';
 import { Table } from './table.js';
+
+/**
+ * Jobs waiting for a runner: recorded from `queued`, forgotten on `in_progress` or `completed`,
+ * reported stuck by the reconciler's sweep at most once each.
+ */
+export interface QueuedJobLog {
+  /** Records the job; a repeated `queued` keeps the first time. */
+  queued(job: QueuedJob): Promise<void>;
+  /** Forgets the job: a runner picked it up, or it ended. */
+  clear(repoId: number, jobId: number): Promise<void>;
+  /** Every job waiting now, reported or not. */
+  list(): Promise<QueuedJobRecord[]>;
+  /** True for the one caller that marks it reported; false when already reported or cleared meanwhile. */
+  markReported(job: QueuedJobRecord): Promise<boolean>;
+}
 
 /**
  * Jobs waiting for a runner, one item each in one partition. Every write is a single item: the

@@ -1,7 +1,7 @@
 import type { RerunOutcome, SignalKind } from '../model.js';
 import { STATE } from './attributes.js';
 import { keys } from './keys.js';
-import type { DecidedAttempt, OutcomeFact, ReportFacts, SignalFact } from '../ports.js';
+import type { DecidedAttempt, OutcomeFact, ReportFacts, SignalFact } from '../records.js';
 import type { ScanStart, Table } from './table.js';
 
 type Stored = Record<string, unknown> & { pk: string; sk: string };

@@ -1,6 +1,26 @@
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { RequeueLog, RequeueRef } from '../ports.js';
 import type { Table } from './table.js';
+
+/** A pull request put back in the merge queue: its head, and the merge group that ejected it. */
+export interface RequeueRef {
+  readonly repoId: number;
+  readonly pullRequest: number;
+  /** The pull-request head the group tested. */
+  readonly headSha: string;
+  /** The group's commit (the run's head sha). */
+  readonly groupSha: string;
+}
+
+/**
+ * The merge-queue loop guard: at most `max` re-enqueues per pull-request head, and one per
+ * merge group, each taken by a single-item conditional write before the mutation is sent.
+ */
+export interface RequeueLog {
+  /** `claimed` for the one caller that may send the mutation; `group_handled` or `cap` for every other. */
+  claim(ref: RequeueRef, max: number): Promise<'claimed' | 'group_handled' | 'cap'>;
+  /** Gives a claim back when the mutation was turned away unsent (a rate limit), so a retry may take it. */
+  release(ref: RequeueRef): Promise<void>;
+}
 
 /**
  * Re-enqueues of pull requests, two single-item conditional writes each: a marker per merge

@@ -1,7 +1,7 @@
 import { type DecisionKind, RERUN_DECISIONS, type RunMessage } from '../model.js';
-import { type AttemptState, STATE } from './attributes.js';
+import { type StoredAttempt, STATE } from './attributes.js';
 import { type Key, keys, TTL, ttlFrom } from './keys.js';
-import type { AttemptRecord, ClaimResult, DecisionFilter, FollowUp, StoredAttempt } from '../ports.js';
+import type { AttemptRecord, AttemptState, ClaimResult, DecisionFilter, FollowUp } from '../records.js';
 import type { Expression, ScanStart, Table } from './table.js';
 import { clip, TEXT_CAPS } from '../util/clip.js';
 

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { RunnerSignal, SignalKind } from '../model.js';
-import type { SignalFact } from '../ports.js';
+import type { SignalFact } from '../records.js';
 import { keys, ttlFrom } from './keys.js';
 import { Table } from './table.js';
 

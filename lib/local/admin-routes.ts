@@ -2,9 +2,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda
 import { ShapeError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
-import type { Log } from '../ports.js';
+import type { Log } from '../obs/types.js';
 import { replayGuard, withoutMessage } from '../replay/replay-guard.js';
-import type { RunQueue } from '../intake/webhook-intake.js';
+import type { RunQueue } from '../webhook/run-queue.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 

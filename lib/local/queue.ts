@@ -11,7 +11,7 @@ import { SETTINGS } from '../config/settings-schema.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import type { RunMessage } from '../model.js';
-import type { RunQueue } from '../intake/webhook-intake.js';
+import type { RunQueue } from '../webhook/run-queue.js';
 import { checkBody, checkId, checkIntegerInRange } from './queue-input.js';
 import type { MessageSnapshot, QueueJournal } from './queue-snapshot.js';
 

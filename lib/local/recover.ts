@@ -6,9 +6,10 @@
 import type { GitHubClients } from '../github/client.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
-import type { EventPublisher, Log, MetricSink } from '../ports.js';
+import type { EventPublisher } from '../events/types.js';
+import type { Log, MetricSink } from '../obs/types.js';
 import { type RestartSummary, sweepAfterRestart } from '../reconcile/restart.js';
-import type { RunQueue } from '../intake/webhook-intake.js';
+import type { RunQueue } from '../webhook/run-queue.js';
 import type { EmbeddedFifoQueue } from './queue.js';
 
 const attemptKey = (m: Pick<RunMessage, 'repository' | 'runId' | 'runAttempt'>): string =>

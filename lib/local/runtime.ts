@@ -13,7 +13,7 @@ import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
 import { DynamoPacing } from '../ledger/pacing.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
-import type { Log } from '../ports.js';
+import type { Log } from '../obs/types.js';
 import { MemoryMetrics } from '../obs/memory-metrics.js';
 import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
 import { startSweepTimer } from '../reconcile/timer.js';

@@ -1,4 +1,4 @@
-import type { MetricSink } from '../ports.js';
+import type { MetricSink } from './types.js';
 
 export const noMetrics: MetricSink = { count: () => undefined };
 

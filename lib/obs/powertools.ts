@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
-import type { Log, MetricSink } from '../ports.js';
+import type { Log, MetricSink } from './types.js';
 
 /** Powertools Logger behind the domain's narrow Log: one JSON line per call. */
 export function createLog(serviceName: string, level?: string): Log & { readonly logger: Logger } {

@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto';
 import { decisionEvent, outcomeEvent, publishQuietly } from '../events/build.js';
-import type { EventPublisher } from '../ports.js';
+import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoApi } from '../github/repo-api.js';
-import { STATE } from '../ledger/attributes.js';
-import type { AttemptReader, FollowUp, ReconcileStore, RerunOutcomeLog, StoredAttempt } from '../ports.js';
+import { STATE, type StoredAttempt } from '../ledger/attributes.js';
+import type { AttemptReader } from '../ledger/ledger.js';
+import type { FollowUp } from '../records.js';
+import type { ReconcileStore } from '../ledger/reconcile-store.js';
+import type { RerunOutcomeLog } from '../ledger/outcomes.js';
 import type { RunFacts, RunMessage } from '../model.js';
-import type { Log, MetricSink } from '../ports.js';
-import type { RunQueue } from '../intake/webhook-intake.js';
+import type { Log, MetricSink } from '../obs/types.js';
+import type { RunQueue } from '../webhook/run-queue.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 
 export interface AttemptContext {

@@ -1,6 +1,7 @@
 import type { AppClient } from '../github/client.js';
-import type { ReconcileLedger, ReconcileStore } from '../ports.js';
-import type { Log, MetricSink } from '../ports.js';
+import type { ReconcileLedger } from '../ledger/ledger.js';
+import type { ReconcileStore } from '../ledger/reconcile-store.js';
+import type { Log, MetricSink } from '../obs/types.js';
 import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
 
 const DAY_MS = 86_400_000;

@@ -1,16 +1,19 @@
 import type { ReconcileSettings } from '../config/env.js';
 import type { GitHubClients } from '../github/client.js';
 import { STATE } from '../ledger/attributes.js';
-import type { ReconcileLedger, ReconcileStore, RerunOutcomeLog } from '../ports.js';
-import type { Log, MetricSink } from '../ports.js';
-import type { RunQueue } from '../intake/webhook-intake.js';
+import type { ReconcileLedger } from '../ledger/ledger.js';
+import type { ReconcileStore } from '../ledger/reconcile-store.js';
+import type { RerunOutcomeLog } from '../ledger/outcomes.js';
+import type { Log, MetricSink } from '../obs/types.js';
+import type { RunQueue } from '../webhook/run-queue.js';
 import type { AppClient } from '../github/client.js';
 import { type AttemptContext, followUpRerun, settleOrphan } from './attempts.js';
 import { redeliveryWindowMs, sweepDeliveries } from './deliveries.js';
 import type { RepoConfig } from '../config/repo-config.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
-import type { QueuedJobLog, RerunPacing } from '../ports.js';
-import type { EventPublisher } from '../ports.js';
+import type { QueuedJobLog } from '../ledger/queued-jobs.js';
+import type { RerunPacing } from '../ledger/pacing.js';
+import type { EventPublisher } from '../events/types.js';
 import { sweepStuck } from './stuck.js';
 
 export interface ReconcileLimits {

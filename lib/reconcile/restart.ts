@@ -8,8 +8,7 @@
  * on the queue's disk and comes back at its slot.
  */
 import { decisionEvent, publishQuietly } from '../events/build.js';
-import { STATE } from '../ledger/attributes.js';
-import type { StoredAttempt } from '../ports.js';
+import { STATE, type StoredAttempt } from '../ledger/attributes.js';
 import { messageGroupId } from '../webhook/run-message.js';
 import { type AttemptContext, deduplicationId, readRun, recordRetriedOrphan, storedMessage } from './attempts.js';
 import type { RunMessage } from '../model.js';

@@ -4,10 +4,13 @@ import { stuckJobMarkdown, summaryMarkdown } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import { NotFoundError } from '../errors.js';
-import type { AttemptReader, QueuedJobLog, QueuedJobRecord, RerunPacing } from '../ports.js';
+import type { AttemptReader } from '../ledger/ledger.js';
+import type { QueuedJobLog } from '../ledger/queued-jobs.js';
+import type { QueuedJobRecord } from '../records.js';
+import type { RerunPacing } from '../ledger/pacing.js';
 import { isRerunDecision } from '../model.js';
-import type { Log, MetricSink } from '../ports.js';
-import type { EventPublisher, StuckQueuedEvent } from '../ports.js';
+import type { Log, MetricSink } from '../obs/types.js';
+import type { EventPublisher, StuckQueuedEvent } from '../events/types.js';
 
 /** No repository may ask for less: a sweep never reads a configuration for a job younger than this. */
 const MIN_STUCK_AFTER_MS = 60_000;

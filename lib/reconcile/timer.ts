@@ -1,4 +1,4 @@
-import type { Log } from '../ports.js';
+import type { Log } from '../obs/types.js';
 import type { Reconciler, SweepCounts } from './reconciler.js';
 
 export interface SweepTimer {

@@ -1,5 +1,6 @@
 import { STATE } from '../ledger/attributes.js';
-import type { AttemptRecord, ReplayLedger } from '../ports.js';
+import type { AttemptRecord } from '../records.js';
+import type { ReplayLedger } from '../ledger/ledger.js';
 import { type DecisionKind, isRerunDecision, type RunMessage } from '../model.js';
 
 /** What a replay of one run attempt may do, given the ledger. */

@@ -1,4 +1,4 @@
-import type { Log } from '../ports.js';
+import type { Log } from '../obs/types.js';
 
 /** What DescribeInstances says about an instance that can name its runners. */
 export interface InstanceFacts {

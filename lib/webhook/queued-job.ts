@@ -1,4 +1,4 @@
-import type { QueuedJob } from '../ports.js';
+import type { QueuedJob } from '../records.js';
 
 /** The job a `workflow_job` payload names, as the stuck-queued record holds it, or why it names none. */
 export function queuedJobFrom(payload: Record<string, unknown>): QueuedJob | string {

@@ -1,6 +1,6 @@
 import { ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
-import type { AttemptRef } from '../ports.js';
+import type { AttemptRef } from '../records.js';
 import { NOT_XML_CHARACTER } from './sqs-limits.js';
 
 type Obj = Record<string, unknown>;

@@ -7,12 +7,12 @@ import { DynamoRetryBudget } from '../ledger/budget.js';
 import { DynamoPacing } from '../ledger/pacing.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import type { Log, MetricSink } from '../ports.js';
+import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { SignalStore } from '../signals/signal-store.js';
 import { INLINE_TURN_WAIT_MS } from './turn.js';
 import type { WorkerDeps } from './worker-deps.js';
-import type { EventPublisher } from '../ports.js';
+import type { EventPublisher } from '../events/types.js';
 
 export interface WorkerParts {
   readonly dynamo: DynamoDBClient;

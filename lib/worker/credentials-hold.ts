@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { Log, MetricSink } from '../ports.js';
+import type { Log, MetricSink } from '../obs/types.js';
 import { appSecretFix } from '../config/secrets.js';
 import { firstReceiveMs, fitBackoff } from './visibility.js';
 

@@ -7,7 +7,7 @@ import { candidateJobs, type DecisionFacts, type DecisionStep, staleCheckApplies
 import { RateLimitedError, TransientError } from '../errors.js';
 import { configErrorNote } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
-import type { AttemptRecord } from '../ports.js';
+import type { AttemptRecord } from '../records.js';
 import { type DecisionKind, isRerunDecision, type JobVerdict, type RepoConfig, type RunMessage } from '../model.js';
 import { decisionEvent, publishQuietly } from '../events/build.js';
 import { evaluateRun } from './evaluate.js';

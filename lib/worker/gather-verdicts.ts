@@ -5,7 +5,7 @@ import { heldClock } from '../util/held-clock.js';
 import { RateLimitedError } from '../errors.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { JobFacts, JobVerdict, RunnerSignal, SignalWindow, TextPattern } from '../model.js';
-import type { Log } from '../ports.js';
+import type { Log } from '../obs/types.js';
 import { mapBounded } from '../util/bounded.js';
 
 /** At most this many jobs are worked on at once where per-job calls are needed. */

@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../ports.js';
+import type { AttemptRecord } from '../records.js';
 import { clip, TEXT_CAPS } from '../util/clip.js';
 
 /** What a message finds when its run attempt is already claimed, in the words its log line gives. */

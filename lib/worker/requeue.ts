@@ -10,7 +10,9 @@ import { RateLimitedError } from '../errors.js';
 import { enqueuePullRequest, readMergeGroup } from '../github/merge-queue.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { DecisionKind, RepoConfig, RunMessage } from '../model.js';
-import type { Log, MetricSink, RequeueLog, RequeueRef, RetryBudget } from '../ports.js';
+import type { Log, MetricSink } from '../obs/types.js';
+import type { RequeueLog, RequeueRef } from '../ledger/requeues.js';
+import type { RetryBudget } from '../ledger/budget.js';
 
 export interface RequeueDeps {
   readonly ledger: { readonly requeues: RequeueLog };

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type TurnStep, turnStep } from '../decide/decide.js';
-import { isLate } from '../ledger/pacing.js';
-import type { MetricSink, RerunPacing } from '../ports.js';
+import { isLate, type RerunPacing } from '../ledger/pacing.js';
+import type { MetricSink } from '../obs/types.js';
 
 /**
  * A turn this close is waited for in-process: the queue hides a message in whole seconds, so a

@@ -3,15 +3,11 @@ import type { GitHubClients } from '../github/client.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { DecisionKind, JobVerdict, SignalWindow } from '../model.js';
-import type {
-  EventPublisher,
-  Log,
-  MetricSink,
-  RerunBreaker,
-  RerunOutcomeLog,
-  RerunPacing,
-  RetryBudget,
-} from '../ports.js';
+import type { EventPublisher } from '../events/types.js';
+import type { Log, MetricSink } from '../obs/types.js';
+import type { RerunBreaker, RerunOutcomeLog } from '../ledger/outcomes.js';
+import type { RerunPacing } from '../ledger/pacing.js';
+import type { RetryBudget } from '../ledger/budget.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 
 export interface WorkerDeps {

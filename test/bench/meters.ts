@@ -1,6 +1,6 @@
 /** What the benchmark counts: GitHub requests by kind, DynamoDB capacity, log volume. */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Log } from '../../lib/ports.js';
+import type { Log } from '../../lib/obs/types.js';
 import type { SimRequestRecord } from '../sim/index.js';
 
 export interface RequestTally {

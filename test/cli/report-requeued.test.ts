@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { summarise } from '../../lib/cli/report-data.js';
 import { reportHtml, reportText } from '../../lib/cli/report-render.js';
-import type { DecidedAttempt } from '../../lib/ports.js';
+import type { DecidedAttempt } from '../../lib/records.js';
 
 const T0 = Date.parse('2026-12-03T12:00:00Z');
 const decided = (runId: number, decision: DecidedAttempt['decision']): DecidedAttempt => ({

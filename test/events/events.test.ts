@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisionEvent } from '../../lib/events/build.js';
 import { EventBridgeEvents } from '../../lib/events/eventbridge.js';
 import { DETAIL_TYPES, type EventEnvelope } from '../../lib/events/kinds.js';
-import type { RepriseEvent } from '../../lib/ports.js';
+import type { RepriseEvent } from '../../lib/events/types.js';
 import { exitAnnotation, lostJob } from '../support/evidence.js';
 import { workflowJobPayload } from '../support/job-events.js';
 import { type LocalSetup, startLocal } from '../support/local.js';

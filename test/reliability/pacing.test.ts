@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeSettings } from '../../lib/config/env.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
 import { DynamoPacing, isLate, LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
-import type { StoredAttempt } from '../../lib/ports.js';
+import type { StoredAttempt } from '../../lib/ledger/attributes.js';
 import { replayGuard } from '../../lib/replay/replay-guard.js';
 import type { RunOutcome } from '../../lib/worker/worker-deps.js';
 import { startHarness, TABLE, type Harness } from '../support/harness.js';

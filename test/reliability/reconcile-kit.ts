@@ -1,4 +1,4 @@
-import type { RepriseEvent } from '../../lib/ports.js';
+import type { RepriseEvent } from '../../lib/events/types.js';
 import { createAppClient } from '../../lib/github/client.js';
 import type { Ledger } from '../../lib/ledger/ledger.js';
 import { QueuePoller } from '../../lib/local/queue-poller.js';
@@ -6,7 +6,7 @@ import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { type ReconcileLimits, Reconciler } from '../../lib/reconcile/reconciler.js';
-import type { RunQueue } from '../../lib/intake/webhook-intake.js';
+import type { RunQueue } from '../../lib/webhook/run-queue.js';
 import type { Harness } from '../support/harness.js';
 import { testPrivateKey } from '../support/harness.js';
 import { TEXT } from '../support/evidence.js';

@@ -2,7 +2,7 @@ import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/ledger/keys.js';
 import { Ledger } from '../../lib/ledger/ledger.js';
-import type { StoredAttempt } from '../../lib/ports.js';
+import type { StoredAttempt } from '../../lib/ledger/attributes.js';
 import { startDynamo } from '../../lib/local/dynamo.js';
 import { settleOrphan } from '../../lib/reconcile/attempts.js';
 import { nextCursor, redeliveryWindowMs } from '../../lib/reconcile/deliveries.js';

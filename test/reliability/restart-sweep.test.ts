@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import type { RepriseEvent } from '../../lib/ports.js';
+import type { RepriseEvent } from '../../lib/events/types.js';
 import { type RestartContext, sweepAfterRestart } from '../../lib/reconcile/restart.js';
 import { type Harness, INSTALLATION_ID, startHarness } from '../support/harness.js';
 import { lostRun } from './reconcile-kit.js';

@@ -1,4 +1,4 @@
-import type { Log } from '../../lib/ports.js';
+import type { Log } from '../../lib/obs/types.js';
 
 export interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error';
