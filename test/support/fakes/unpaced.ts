@@ -1,4 +1,4 @@
-import type { RerunPacing } from '../../../lib/ports.js';
+import type { RerunPacing } from '../../../lib/ledger/pacing.js';
 
 /**
  * A pace that gives every request its slot at once: for suites whose clock stands still between
