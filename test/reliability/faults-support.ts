@@ -167,8 +167,9 @@ export async function startFaultRuntime(
     log,
     port: 0,
     retryBaseMs: 5,
-    // A loaded machine must not time a request out: timeouts are tested on a virtual clock.
-    requestTimeoutMs: 10 * 60_000,
+    // Far beyond any answer of the simulator, however loaded the machine, yet within the test: a
+    // response lost on the way is then a timeout (a transient fault), not a batch held for minutes.
+    requestTimeoutMs: 60_000,
     ...rest,
     onOutcome: (message, outcome) => {
       outcomes.push({ message, outcome });
