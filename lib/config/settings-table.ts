@@ -12,6 +12,8 @@ import { def, FUNCTION_NAMES, type FunctionName } from './setting.js';
 
 /** GitHub allows at most 50 re-runs of a run. */
 export const MAX_ATTEMPTS_LIMIT = 50;
+/** The retry budget's one window item holds this many units at most: ten times GitHub's 500 content-generating requests an hour. */
+export const MAX_BUDGET_PER_HOUR = 5_000;
 
 const ALL: readonly FunctionName[] = FUNCTION_NAMES;
 const REPO = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
@@ -242,7 +244,7 @@ export const SETTINGS = {
     prop: 'retryBudgetPerHour',
     context: 'retryBudgetPerHour',
     default: 0,
-    parse: int(0),
+    parse: int(0, MAX_BUDGET_PER_HOUR, 'one window item holds the hour'),
     readBy: ['worker'],
     local: true,
     sample: 60,

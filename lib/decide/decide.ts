@@ -60,6 +60,10 @@ export function candidateJobs(jobs: readonly JobFacts[], msg: RunMessage, cfg: R
 export const staleCheckApplies = (cfg: RepoConfig, msg: RunMessage): boolean =>
   cfg.staleCheck === 'all' || (cfg.staleCheck === 'pull_request' && msg.event.startsWith('pull_request'));
 
+/** Why a run is left alone when its installation's retry budget is spent. */
+export const budgetSpentReason = (b: BudgetFacts): string =>
+  `installation retry budget spent: ${b.used} of ${b.limit} this hour`;
+
 /**
  * The decision for one run attempt, checks in a fixed order (docs/design.md, "Worker"). Pure: given partial
  * facts it names the next fact it needs, so the caller fetches only what the decision uses.
@@ -92,10 +96,7 @@ export function decide(f: DecisionFacts): DecisionStep {
   // The budget is an optional hard ceiling (0: none): volume alone waits for its turn instead.
   if (!f.budget) return { kind: 'need', what: 'budget' };
   if (f.budget.limit > 0 && f.budget.used >= f.budget.limit) {
-    return final(
-      'budget_exhausted',
-      `installation retry budget spent: ${f.budget.used} of ${f.budget.limit} this hour`,
-    );
+    return final('budget_exhausted', budgetSpentReason(f.budget));
   }
 
   if (!f.jobs) return { kind: 'need', what: 'jobs' };

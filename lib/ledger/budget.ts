@@ -1,22 +1,53 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MAX_BUDGET_PER_HOUR } from '../config/settings-table.js';
+import { TransientError } from '../errors.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import { Table } from './table.js';
 
+export interface BudgetUsage {
+  readonly limit: number;
+  readonly used: number;
+}
+
+/** What a take answers: the unit, or the usage that left none (the decision's reason names it). */
+export type BudgetTake = { readonly taken: true } | ({ readonly taken: false } & BudgetUsage);
+
 /** Per-installation re-runs in the rolling hour (the circuit breaker). */
 export interface RetryBudget {
-  usage(installationId: number | null): Promise<{ limit: number; used: number }>;
-  spend(installationId: number | null, runKey: string): Promise<void>;
+  usage(installationId: number | null): Promise<BudgetUsage>;
+  /**
+   * Takes one unit of the rolling hour for `runKey`, atomically across workers, just before its
+   * re-run call; none is taken when the hour's units are spent.
+   */
+  take(installationId: number | null, runKey: string): Promise<BudgetTake>;
+  /** Gives back the unit `runKey` took, when its call was not made or re-ran nothing. */
+  giveBack(installationId: number | null, runKey: string): Promise<void>;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
+/** Concurrent takes of one installation retry a conditional write; this many tries at most. */
+const MAX_TRIES = 40;
+
+interface Spend {
+  /** The run attempt the unit was taken for. */
+  readonly k: string;
+  /** When, epoch ms. */
+  readonly at: number;
+}
+
+interface WindowItem {
+  readonly spends?: Spend[];
+  readonly version?: number;
+}
 
 /**
- * The per-installation circuit breaker: at most `limitPerHour` re-runs in any rolling hour.
- * One item per re-run (single-item writes only), counted by one Query over the last hour; TTL
- * removes the items afterwards, so the budget refills by itself as the window moves.
- *
- * `usage` and `spend` are separate calls, so concurrent workers of one installation can
- * overshoot the limit by at most their number: a breaker against a storm, not an exact quota.
+ * The per-installation circuit breaker: at most `limitPerHour` re-runs in any rolling hour,
+ * exactly, however many workers decide at once. One table item per installation holds the units
+ * taken in the last hour; a take reads it, adds a unit when one is left and writes it back on
+ * condition that nobody wrote in between (a single-item conditional write, so the local table
+ * runs the same code); a lost race reads again. Units older than an hour fall out at the next
+ * write, so the budget refills by itself as the window moves; TTL removes an idle item.
  */
 export class DynamoRetryBudget implements RetryBudget {
   private readonly table: Table;
@@ -28,27 +59,65 @@ export class DynamoRetryBudget implements RetryBudget {
     readonly limitPerHour: number,
     private readonly now: () => number = Date.now,
   ) {
-    if (!Number.isInteger(limitPerHour) || limitPerHour < 0) {
-      throw new Error(`retry budget: expected a whole number ≥ 0 per hour, got ${limitPerHour}`);
+    if (!Number.isInteger(limitPerHour) || limitPerHour < 0 || limitPerHour > MAX_BUDGET_PER_HOUR) {
+      throw new Error(
+        `retry budget: expected a whole number ≥ 0 and ≤ ${MAX_BUDGET_PER_HOUR} per hour, got ${limitPerHour}`,
+      );
     }
     this.table = new Table(client, tableName);
   }
 
-  async usage(installationId: number | null): Promise<{ limit: number; used: number }> {
+  async usage(installationId: number | null): Promise<BudgetUsage> {
     if (this.limitPerHour === 0) return { limit: 0, used: 0 };
-    const since = new Date(this.now() - HOUR_MS).toISOString();
-    const used = await this.table.count(keys.budgetSpentSince(installationId, since), true);
-    return { limit: this.limitPerHour, used };
+    const item = await this.table.get<WindowItem>(keys.budgetWindow(installationId), true);
+    return { limit: this.limitPerHour, used: this.live(item).length };
   }
 
-  async spend(installationId: number | null, runKey: string): Promise<void> {
-    if (this.limitPerHour === 0) return;
-    const now = this.now();
-    await this.table.put({
-      ...keys.budgetSpend(installationId, new Date(now).toISOString(), runKey),
-      installationId,
-      runKey,
-      ttl: ttlFrom(now, TTL.budgetSpend),
+  async take(installationId: number | null, runKey: string): Promise<BudgetTake> {
+    if (this.limitPerHour === 0) return { taken: true };
+    return this.update<BudgetTake>(installationId, (live, now) => {
+      if (live.some((s) => s.k === runKey)) return { result: { taken: true } };
+      if (live.length >= this.limitPerHour) {
+        return { result: { taken: false, limit: this.limitPerHour, used: live.length } };
+      }
+      return { result: { taken: true }, spends: [...live, { k: runKey, at: now }] };
     });
+  }
+
+  async giveBack(installationId: number | null, runKey: string): Promise<void> {
+    if (this.limitPerHour === 0) return;
+    await this.update<undefined>(installationId, (live) =>
+      live.some((s) => s.k === runKey)
+        ? { result: undefined, spends: live.filter((s) => s.k !== runKey) }
+        : { result: undefined },
+    );
+  }
+
+  /** The units of the rolling hour. */
+  private live(item: WindowItem | undefined, now = this.now()): Spend[] {
+    return (item?.spends ?? []).filter((s) => s.at > now - HOUR_MS);
+  }
+
+  /** Reads the window, lets `change` answer (and maybe replace the units), writes it back if nobody wrote meanwhile. */
+  private async update<R>(
+    installationId: number | null,
+    change: (live: Spend[], now: number) => { result: R; spends?: Spend[] },
+  ): Promise<R> {
+    const key = keys.budgetWindow(installationId);
+    for (let tries = 1; tries <= MAX_TRIES; tries++) {
+      const item = await this.table.get<WindowItem>(key, true);
+      const now = this.now();
+      const { result, spends } = change(this.live(item, now), now);
+      if (!spends) return result;
+      const written = await this.table.putIf(
+        { ...key, spends, version: (item?.version ?? 0) + 1, ttl: ttlFrom(now, TTL.budgetWindow) },
+        item
+          ? { expression: '#version = :seen', values: { ':seen': item.version ?? 0 } }
+          : { expression: 'attribute_not_exists(#pk)' },
+      );
+      if (written) return result;
+      await sleep(Math.floor(Math.random() * 5 * Math.min(tries, 8)));
+    }
+    throw new TransientError(`retry budget: could not write the window of installation ${installationId} (contention)`);
   }
 }

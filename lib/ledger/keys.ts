@@ -10,8 +10,8 @@ export const TTL = {
   jobRunner: DAY,
   /** Outlives GitHub's redelivery window (3 days, 7 on GHES), so a redelivery is never repeated. */
   redelivery: 8 * DAY,
-  /** Twice the budget's rolling hour: the window Query never misses an item TTL has not yet removed. */
-  budgetSpend: 2 * 60 * 60,
+  /** The budget looks back one hour; an installation quiet for two starts afresh. */
+  budgetWindow: 2 * 60 * 60,
   reconcileCursor: 30 * DAY,
   /** The pace looks back one hour; an installation quiet for two starts afresh. */
   pacing: 2 * 60 * 60,
@@ -71,15 +71,8 @@ export const keys = {
   /** A job in progress on a runner, keyed by runner so an interruption can count its jobs. */
   runnerJob: (runnerKey: string, jobId: number): Key => ({ pk: `RUNNERJOB#${runnerKey}`, sk: `JOB#${jobId}` }),
   runnerJobs: (runnerKey: string): KeyRange => ({ pk: `RUNNERJOB#${runnerKey}` }),
-  /** One item per re-run, sorted by time, so the rolling hour of an installation is one Query. */
-  budgetSpend: (installationId: number | null, atIso: string, runKey: string): Key => ({
-    pk: budgetPk(installationId),
-    sk: `AT#${atIso}#${runKey}`,
-  }),
-  budgetSpentSince: (installationId: number | null, sinceIso: string): KeyRange => ({
-    pk: budgetPk(installationId),
-    sk: { after: `AT#${sinceIso}` },
-  }),
+  /** The units of an installation's retry budget taken in the rolling hour: one item, one writer at a time. */
+  budgetWindow: (installationId: number | null): Key => ({ pk: budgetPk(installationId), sk: 'WINDOW' }),
   /** An installation's reserved slots for content-generating requests: one item, one writer at a time. */
   pacing: (installationId: number | null): Key => ({ pk: `PACE#${installationId ?? 'none'}`, sk: 'PACE' }),
   /** Beside the run attempt: how this attempt, a re-run by reprise, ended. Written once. */

@@ -1,9 +1,15 @@
 /**
  * One decision, stage by stage: claim the run attempt, settle a copy, evaluate (or resume a
- * wait from the facts it kept), take the pace turn, call GitHub, spend the budget, record.
+ * wait from the facts it kept), take the pace turn and a unit of the budget, call GitHub, record.
  * Ordinary outcomes — a decision, a wait — are returned; only faults are thrown.
  */
-import { candidateJobs, type DecisionFacts, type DecisionStep, staleCheckApplies } from '../decide/decide.js';
+import {
+  budgetSpentReason,
+  candidateJobs,
+  type DecisionFacts,
+  type DecisionStep,
+  staleCheckApplies,
+} from '../decide/decide.js';
 import { RateLimitedError, TransientError } from '../errors.js';
 import { configErrorNote } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
@@ -52,6 +58,8 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
   // True only while a re-run call is out: a fault then leaves GitHub's action unknown.
   let calling = false;
   let waiting = false;
+  // True once a unit of the retry budget is taken for this attempt, until it is given back.
+  let budgetTaken = false;
   try {
     const kept = readKeptFacts(claim.kept);
     const judged = kept ? await resume(msg, kept, api, deps) : await evaluateAfresh(msg, repository, api, deps, base);
@@ -75,10 +83,16 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
         const reason = `waiting for a re-run turn in ${Math.ceil((turn.until - deps.now()) / 1000)}s`;
         return { kind: 'deferred', untilMs: turn.until, reason, metric: 'RerunWaiting' };
       }
+      const unit = turn.kind === 'final' ? undefined : await deps.budget.take(msg.installationId, runKey(msg));
       if (turn.kind === 'final') {
         ({ decision, reason } = turn);
         deps.metrics.count('Expired');
+      } else if (!unit!.taken) {
+        // Another worker took the hour's last unit after this one read the budget.
+        decision = 'budget_exhausted';
+        reason = budgetSpentReason(unit!);
       } else {
+        budgetTaken = true;
         // A merge-group run puts its pull request back in the queue instead (lib/worker/requeue.ts).
         const queued = await actOnMergeGroup(msg, config, api, deps, step.reason, () => (rerunCalled = true));
         if (queued.kind === 'final') {
@@ -90,8 +104,9 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
           calling = false;
           if (queued.note) reason = `${reason}; ${queued.note}`;
         }
+        if (!spendsBudget(decision)) await giveBack(msg, deps, base);
       }
-      if (isRerunDecision(decision)) await spend(msg, deps, step.evidence, base);
+      if (isRerunDecision(decision)) countRerun(deps, step.evidence);
     }
     // The repository's owners read the decision (log line, check run), so a broken file is named there.
     if (judged.configError) reason = `${judged.configError}; ${reason}`;
@@ -107,7 +122,10 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
   } catch (err) {
     // A rate-limited re-run call was turned away before GitHub acted on it, so the claim goes
     // back as well; a re-decision that finds the run at a later attempt answers duplicate.
-    if (!waiting && (!rerunCalled || err instanceof RateLimitedError)) await release(msg, deps, base);
+    if (!waiting && (!rerunCalled || err instanceof RateLimitedError)) {
+      await release(msg, deps, base);
+      if (budgetTaken) await giveBack(msg, deps, base);
+    }
     if (calling && !(err instanceof RateLimitedError)) {
       await deps.ledger
         .noteCallFailed(msg, deps.owner, callFailure(err))
@@ -239,13 +257,22 @@ function waitedBy(prior: AttemptRecord): string | undefined {
   }
 }
 
-/** The re-run went through: a budget write that fails must not keep the decision from being recorded. */
-async function spend(msg: RunMessage, deps: WorkerDeps, evidence: 'exact' | 'text', base: Line): Promise<void> {
+/** The attempt's key in the retry budget. */
+const runKey = (msg: RunMessage): string => `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`;
+
+/** A re-run, or a pull request put back in the merge queue, keeps its unit of the budget. */
+const spendsBudget = (decision: DecisionKind): boolean => isRerunDecision(decision) || decision === 'requeued';
+
+function countRerun(deps: WorkerDeps, evidence: 'exact' | 'text'): void {
   deps.metrics.count('Rerun');
   deps.metrics.count(evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
+}
+
+/** Nothing was re-run: the unit goes back. A write that fails costs the hour one unit, never the decision. */
+async function giveBack(msg: RunMessage, deps: WorkerDeps, base: Line): Promise<void> {
   await deps.budget
-    .spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`)
-    .catch((e: Error) => deps.log.warn('could not count the re-run against the budget', { ...base, error: e.message }));
+    .giveBack(msg.installationId, runKey(msg))
+    .catch((e: Error) => deps.log.warn('could not give the retry budget its unit back', { ...base, error: e.message }));
 }
 
 async function release(msg: RunMessage, deps: WorkerDeps, base: Line): Promise<void> {

@@ -12,11 +12,9 @@ import type { RepoApi } from '../github/repo-api.js';
 import type { DecisionKind, RepoConfig, RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { RequeueLog, RequeueRef } from '../ledger/requeues.js';
-import type { RetryBudget } from '../ledger/budget.js';
 
 export interface RequeueDeps {
   readonly ledger: { readonly requeues: RequeueLog };
-  readonly budget: RetryBudget;
   readonly log: Log;
   readonly metrics: MetricSink;
 }
@@ -55,7 +53,7 @@ export async function actOnMergeGroup(
         if (step.note) deps.log.warn('merge queue: falling back to the re-run', { ...base, note: step.note });
         return step;
       case 'final':
-        if (step.decision === 'requeued') await requeued(msg, deps, base);
+        if (step.decision === 'requeued') deps.metrics.count('Requeue');
         return step;
       case 'need':
         if (step.what === 'group') {
@@ -91,16 +89,6 @@ export async function actOnMergeGroup(
       }
     }
   }
-}
-
-async function requeued(msg: RunMessage, deps: RequeueDeps, base: Record<string, unknown>): Promise<void> {
-  deps.metrics.count('Requeue');
-  // Counted as a retry: the optional hard ceiling covers re-enqueues as it covers re-runs.
-  await deps.budget
-    .spend(msg.installationId, `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`)
-    .catch((e: Error) =>
-      deps.log.warn('could not count the re-enqueue against the budget', { ...base, error: e.message }),
-    );
 }
 
 /**

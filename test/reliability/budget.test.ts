@@ -31,8 +31,9 @@ describe('retry budget (per installation, rolling hour)', () => {
 
   it('counts re-runs per installation: spending one installation leaves another untouched', async () => {
     const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 2, clock);
-    await budget.spend(101, 'r#1#1');
-    await budget.spend(101, 'r#2#1');
+    expect(await budget.take(101, 'r#1#1')).toEqual({ taken: true });
+    expect(await budget.take(101, 'r#2#1')).toEqual({ taken: true });
+    expect(await budget.take(101, 'r#3#1')).toEqual({ taken: false, limit: 2, used: 2 });
     expect(await budget.usage(101)).toEqual({ limit: 2, used: 2 });
     expect(await budget.usage(102)).toEqual({ limit: 2, used: 0 });
     expect(await budget.usage(null)).toEqual({ limit: 2, used: 0 });
@@ -41,22 +42,29 @@ describe('retry budget (per installation, rolling hour)', () => {
   it('refills by itself as the window moves: only re-runs of the last hour count', async () => {
     const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 3, clock);
     const start = now;
-    await budget.spend(201, 'a');
+    await budget.take(201, 'a');
     now = start + 10 * MINUTE;
-    await budget.spend(201, 'b');
+    await budget.take(201, 'b');
     now = start + 20 * MINUTE;
-    await budget.spend(201, 'c');
+    await budget.take(201, 'c');
     const usedAt = async (minutes: number) => {
       now = start + minutes * MINUTE;
       return (await budget.usage(201)).used;
     };
     expect([await usedAt(30), await usedAt(61), await usedAt(71), await usedAt(81)]).toEqual([3, 2, 1, 0]);
+    // Spent at 30 minutes; a unit is free again once the first one is an hour old.
+    now = start + 30 * MINUTE;
+    expect(await budget.take(201, 'd')).toMatchObject({ taken: false });
+    now = start + 61 * MINUTE;
+    expect(await budget.take(201, 'd')).toEqual({ taken: true });
     now = start;
   });
 
-  it('keeps each spend for two hours (TTL), one item per re-run', async () => {
+  it('keeps the hour in one item per installation, with a TTL of two hours, one unit per run attempt', async () => {
     const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 5, clock);
-    await budget.spend(301, 'repo#run#1');
+    await budget.take(301, 'repo#run#1');
+    // The same attempt asking again (its message redelivered) holds one unit, not two.
+    await budget.take(301, 'repo#run#1');
     const items = await DynamoDBDocumentClient.from(h.dynamo.client).send(
       new ScanCommand({
         TableName: TABLE,
@@ -65,12 +73,27 @@ describe('retry budget (per installation, rolling hour)', () => {
       }),
     );
     expect(items.Items).toHaveLength(1);
-    expect(items.Items?.[0]).toMatchObject({ runKey: 'repo#run#1', ttl: Math.floor(now / 1000) + 7200 });
+    expect(items.Items?.[0]).toMatchObject({
+      spends: [{ k: 'repo#run#1', at: now }],
+      ttl: Math.floor(now / 1000) + 7200,
+    });
+    expect(await budget.usage(301)).toEqual({ limit: 5, used: 1 });
+  });
+
+  it('a unit given back is free again; giving back one never taken changes nothing', async () => {
+    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 1, clock);
+    expect(await budget.take(302, 'a')).toEqual({ taken: true });
+    expect(await budget.take(302, 'b')).toMatchObject({ taken: false });
+    await budget.giveBack(302, 'never-taken');
+    expect(await budget.usage(302)).toEqual({ limit: 1, used: 1 });
+    await budget.giveBack(302, 'a');
+    expect(await budget.usage(302)).toEqual({ limit: 1, used: 0 });
+    expect(await budget.take(302, 'b')).toEqual({ taken: true });
   });
 
   it('0 turns the breaker off: no reads, no writes, and decide() never answers budget_exhausted', async () => {
     const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 0, clock);
-    for (let i = 0; i < 3; i++) await budget.spend(401, `x${i}`);
+    for (let i = 0; i < 3; i++) expect(await budget.take(401, `x${i}`)).toEqual({ taken: true });
     expect(await budget.usage(401)).toEqual({ limit: 0, used: 0 });
     // decide() itself: with a limit of 0 any count passes the budget check (it asks for the
     // jobs next); the same count under a limit refuses.
@@ -111,8 +134,8 @@ describe('retry budget (per installation, rolling hour)', () => {
     expect(items.Items).toHaveLength(0);
   });
 
-  it.each([-1, 1.5, Number.NaN])('refuses a limit of %s with a clear error', (limit) => {
-    expect(() => new DynamoRetryBudget(h.dynamo.client, TABLE, limit)).toThrow(/whole number ≥ 0/);
+  it.each([-1, 1.5, Number.NaN, 5_001])('refuses a limit of %s with a clear error', (limit) => {
+    expect(() => new DynamoRetryBudget(h.dynamo.client, TABLE, limit)).toThrow(/whole number ≥ 0 and ≤ 5000/);
   });
 
   it('RETRY_BUDGET_PER_HOUR is parsed once: default 0 (no ceiling), a limit allowed, a negative value refused', () => {
@@ -147,7 +170,7 @@ describe('retry budget (per installation, rolling hour)', () => {
     expect(out.map((o) => o.decision)).toEqual(['retried']);
   });
 
-  it('concurrent workers of one installation overshoot the budget by at most their number', async () => {
+  it('concurrent workers of one installation, each deciding its batch’s runs side by side, re-run exactly the budget, never more', async () => {
     const WORKERS = 4;
     const PER_WORKER = 4;
     const LIMIT = 2;
@@ -173,17 +196,65 @@ describe('retry budget (per installation, rolling hour)', () => {
     const retried = decisions.filter((d) => d === 'retried').length;
     const requests = runs.reduce((n, r) => n + h.sim.rerunTally(r.id).received, 0);
     expect(decisions).toHaveLength(runs.length);
-    expect(retried).toBeGreaterThanOrEqual(LIMIT);
-    expect(retried).toBeLessThanOrEqual(LIMIT + WORKERS);
-    expect(requests).toBe(retried);
+    expect(retried).toBe(LIMIT);
+    expect(requests).toBe(LIMIT);
     expect(decisions.filter((d) => d === 'budget_exhausted')).toHaveLength(runs.length - retried);
     expect(await budget.usage(888)).toEqual({ limit: LIMIT, used: retried });
+  });
+
+  it('a unit is given back when GitHub refuses the re-run or rate-limits the call, and kept when the call’s outcome is unknown', async () => {
+    h.sim.addInstallation({ id: 889, account: 'refusals' });
+    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 1, clock);
+    const lost = () =>
+      h.sim.addRun({
+        repo: 'refusals/app',
+        jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
+      });
+    const decide = async (runId: number) => {
+      const out: string[] = [];
+      const res = await h.worker({ budget, onOutcome: (_m, o) => out.push(o.decision) })(
+        h.sqsEvent([{ ...h.message(runId), installationId: 889 }]),
+      );
+      return { decisions: out, failed: res.batchItemFailures.length };
+    };
+    // Refused for good (the run is too old to re-run): nothing was re-run, the unit goes back.
+    const refused = lost();
+    h.sim.injectFault({
+      method: 'POST',
+      path: new RegExp(`/runs/${refused.id}/rerun`),
+      status: 403,
+      times: 3,
+      message: 'Unable to re-run this workflow run because it was created over a month ago',
+    });
+    expect((await decide(refused.id)).decisions).toEqual(['rerun_rejected']);
+    expect(await budget.usage(889)).toEqual({ limit: 1, used: 0 });
+    // Rate-limited: turned away before GitHub acted, retried later; the unit goes back meanwhile.
+    const limited = lost();
+    h.sim.injectFault({
+      method: 'POST',
+      path: new RegExp(`/runs/${limited.id}/rerun-failed-jobs$`),
+      status: 429,
+      retryAfter: 30,
+      times: 1,
+    });
+    expect(await decide(limited.id)).toEqual({ decisions: [], failed: 1 });
+    expect(await budget.usage(889)).toEqual({ limit: 1, used: 0 });
+    // A 502 on the call: GitHub may have re-run it, so the unit stays taken.
+    const unknown = lost();
+    h.sim.injectFault({
+      method: 'POST',
+      path: new RegExp(`/runs/${unknown.id}/rerun-failed-jobs$`),
+      status: 502,
+      times: 1,
+    });
+    expect((await decide(unknown.id)).failed).toBe(1);
+    expect(await budget.usage(889)).toEqual({ limit: 1, used: 1 });
   });
 
   it('the budget of one installation does not stop another', async () => {
     h.sim.addInstallation({ id: 777, account: 'other' });
     const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 1, clock);
-    await budget.spend(INSTALLATION_ID, 'fill');
+    await budget.take(INSTALLATION_ID, 'fill');
     const run = h.sim.addRun({
       repo: 'other/app',
       jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
