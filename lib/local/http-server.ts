@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MAX_BODY_BYTES } from '../intake/webhook-intake.js';
 
@@ -41,16 +41,25 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
   });
 }
 
-/** The answer to a body past the limit: 413, and the connection closed instead of reading the rest. */
-function refuseOversized(req: IncomingMessage, res: ServerResponse, limit: number): void {
+/** How long a refused client has to read its 413 before its connection is reset. */
+const OVERSIZED_CLOSE_GRACE_MS = 10_000;
+
+/**
+ * The answer to a body past the limit: 413, and the connection closed instead of reading the
+ * rest. Written on the socket itself: Node's server destroys a `connection: close` socket as
+ * soon as its answer is flushed, and destroying it with the client's bytes unread resets it,
+ * which makes a client still sending lose the answer it had received. Here the socket is
+ * half-closed and kept for a grace, unread, so the client reads the 413 however loaded its
+ * machine; the rest of the body is never read.
+ */
+function refuseOversized(req: IncomingMessage, limit: number): void {
   const body = JSON.stringify({ error: `payload too large: more than ${limit} bytes` });
-  res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-  // Half-close first: destroying a socket with the client's bytes unread resets it, and the
-  // client may lose the answer; the rest of the body is never read, and the socket goes soon.
-  res.end(body, () => {
-    req.socket.end();
-    setTimeout(() => req.socket.destroy(), 1_000).unref();
-  });
+  const socket = req.socket;
+  socket.end(
+    `HTTP/1.1 413 ${STATUS_CODES[413]}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), OVERSIZED_CLOSE_GRACE_MS).unref();
 }
 
 /** The API Gateway HTTP API (payload v2) event the deployed functions receive. */
@@ -112,7 +121,7 @@ export async function serveRoutes(
       }
       const body = await readBody(req, MAX_BODY_BYTES);
       if (body === undefined) {
-        refuseOversized(req, res, MAX_BODY_BYTES);
+        refuseOversized(req, MAX_BODY_BYTES);
         return;
       }
       const result = await handler(toApiGatewayEvent(req, body));
