@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_BUDGET_PER_HOUR } from '../config/settings-table.js';
 import { TransientError } from '../errors.js';
+import { KeyedQueue } from '../util/keyed-queue.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import { Table } from './table.js';
 
@@ -51,6 +52,8 @@ interface WindowItem {
  */
 export class DynamoRetryBudget implements RetryBudget {
   private readonly table: Table;
+  /** A process's own writes of one installation's window go one at a time (see DynamoPacing). */
+  private readonly inProcess = new KeyedQueue<number | null>();
 
   constructor(
     client: DynamoDBClient,
@@ -100,6 +103,13 @@ export class DynamoRetryBudget implements RetryBudget {
 
   /** Reads the window, lets `change` answer (and maybe replace the units), writes it back if nobody wrote meanwhile. */
   private async update<R>(
+    installationId: number | null,
+    change: (live: Spend[], now: number) => { result: R; spends?: Spend[] },
+  ): Promise<R> {
+    return this.inProcess.run(installationId, () => this.updateNow(installationId, change));
+  }
+
+  private async updateNow<R>(
     installationId: number | null,
     change: (live: Spend[], now: number) => { result: R; spends?: Spend[] },
   ): Promise<R> {

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransientError } from '../errors.js';
+import { KeyedQueue } from '../util/keyed-queue.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import { Table } from './table.js';
 
@@ -61,6 +62,12 @@ interface PaceItem {
 export class DynamoPacing implements RerunPacing {
   readonly spacingMs: number;
   private readonly table: Table;
+  /**
+   * A process's own reservations of one installation go one at a time: side by side they would
+   * only race for the same item, each lost race a read and a write more (a wave's decisions in
+   * one process are many at once). Other processes still meet at the conditional write.
+   */
+  private readonly inProcess = new KeyedQueue<number | null>();
 
   constructor(
     client: DynamoDBClient,
@@ -81,7 +88,11 @@ export class DynamoPacing implements RerunPacing {
     this.table = new Table(client, tableName);
   }
 
-  async reserve(installationId: number | null, latest?: number): Promise<number | undefined> {
+  reserve(installationId: number | null, latest?: number): Promise<number | undefined> {
+    return this.inProcess.run(installationId, () => this.reserveNow(installationId, latest));
+  }
+
+  private async reserveNow(installationId: number | null, latest?: number): Promise<number | undefined> {
     const key = keys.pacing(installationId);
     for (let tries = 1; tries <= MAX_TRIES; tries++) {
       const item = await this.table.get<PaceItem>(key, true);

@@ -51,6 +51,20 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
     expect(slots.at(-1)! - now).toBe(3 * (MINUTE + LATE_ALLOWANCE_MS) + 9 * 350);
   });
 
+  it('reservations at once, 20 in each of two processes sharing the table: every slot distinct, the spacing and the minute limit kept', async () => {
+    const processes = [0, 1].map(() => new DynamoPacing(h.dynamo.client, TABLE, limits(30, 0, 100), clock));
+    const slots = (
+      await Promise.all(processes.flatMap((pace) => Array.from({ length: 20 }, () => pace.reserve(13))))
+    ).map((s) => s!);
+    const sorted = [...slots].sort((a, b) => a - b);
+    expect(new Set(slots).size).toBe(40);
+    expect(sorted.slice(1).every((s, i) => s - sorted[i]! >= 100)).toBe(true);
+    const most = Math.max(
+      ...sorted.map((t) => sorted.filter((s) => s >= t && s < t + MINUTE + LATE_ALLOWANCE_MS).length),
+    );
+    expect(most).toBe(30);
+  });
+
   it('a request later than the allowance after its slot is late: it takes a new slot', () => {
     expect(isLate(now, now + LATE_ALLOWANCE_MS)).toBe(false);
     expect(isLate(now, now + LATE_ALLOWANCE_MS + 1)).toBe(true);
