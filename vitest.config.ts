@@ -1,10 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Suites that hold a behaviour on the wall clock (a spot wave's drain, a restart's recovery) run
+ * last, one file at a time, so their figures are the runtime's and not the other suites' load.
+ */
+const WALL_CLOCK = ['test/reliability/wave-realtime*.test.ts', 'test/reliability/crash-restart.test.ts'];
+// Run by `npm run test:deployed` (vitest.deployed.config.ts): they need moto_server.
+const DEPLOYED = ['test/deployed/**', '**/node_modules/**'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Run by `npm run test:deployed` (vitest.deployed.config.ts): they need moto_server.
-    exclude: ['test/deployed/**', '**/node_modules/**'],
     // Tests that start `npm start`, the `reprise` command or the packed package run the compiled build.
     globalSetup: ['test/support/build.ts'],
     env: {
@@ -15,5 +20,27 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: [...WALL_CLOCK, ...DEPLOYED],
+          // Two files at a time on two cores: no suite's verdict depends on the machine's load.
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'wall-clock',
+          include: WALL_CLOCK,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
