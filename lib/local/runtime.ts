@@ -24,7 +24,7 @@ import { SignalStore } from '../signals/signal-store.js';
 import { createIntake } from '../intake/webhook-intake.js';
 import { MAX_RECEIVE_BATCH } from '../webhook/sqs-limits.js';
 import type { RunOutcome } from '../worker/worker-deps.js';
-import { workerDeps } from '../worker/assemble.js';
+import { workerDeps } from '../compose/worker.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import type { RunMessage } from '../model.js';
 import { adminRoutes } from './admin-routes.js';
