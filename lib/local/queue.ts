@@ -94,8 +94,10 @@ export class EmbeddedFifoQueue {
   readonly arn: string;
   readonly deadLetters: DeadLetter[] = [];
 
+  /** Receives allowed before a message moves to the dead-letter queue. */
+  readonly maxReceiveCount: number;
+
   private readonly visibilityTimeoutMs: number;
-  private readonly maxReceiveCount: number;
   private readonly now: () => number;
 
   /** Per group, messages in send order; a group's entry is removed when empty. */
