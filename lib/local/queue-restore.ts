@@ -74,12 +74,13 @@ export function restoreInto(
       target.dead.add(message, target.record(message), snap.deadReason ?? 'dead-lettered');
       continue;
     }
+    target.live.add(message);
+    // Written back as it is now (queued: no consumer holds it), once it is in the queue.
     if (snap.status === 'received') {
       released++;
       target.changed(message.messageId);
     }
     if (message.deferred) deferred++;
-    target.live.add(message);
   }
   return { messages: target.live.size, released, deferred, deadLetters: target.dead.letters.length, lastOrder };
 }
