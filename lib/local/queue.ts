@@ -34,8 +34,6 @@ import { restoreInto, type RestoredQueue } from './queue-restore.js';
 import { deletedSnapshot, type MessageSnapshot, type QueueJournal, snapshotOf } from './queue-snapshot.js';
 
 export { checkIntegerInRange, type QueueErrorCode, QueueInputError } from './queue-input.js';
-export type { DeadLetter } from './queue-dead-letters.js';
-export type { RestoredQueue } from './queue-restore.js';
 
 export interface QueueOptions {
   /** Names the queue in its ARN and in the poller's errors. */
