@@ -18,7 +18,7 @@ import { INLINE_TURN_WAIT_MS } from '../worker/turn.js';
 import type { RunOutcome, WorkerDeps } from '../worker/worker-deps.js';
 
 /** How long a worker's claim on a run attempt lasts before the reconciler may take it back. */
-export const DEFAULT_LEASE_MS = 5 * 60_000;
+const DEFAULT_LEASE_MS = 5 * 60_000;
 
 export interface WorkerParts {
   readonly dynamo: DynamoDBClient;
@@ -28,7 +28,10 @@ export interface WorkerParts {
   readonly metrics: MetricSink;
   /** Identifies this worker's claims. */
   readonly owner: string;
-  /** @default DEFAULT_LEASE_MS */
+  /**
+   * How long a claim on a run attempt lasts before the reconciler may take it back.
+   * @default 5 minutes
+   */
   readonly leaseMs?: number;
   /** A ledger shared with other parts of the process; one on `now` is made when absent. */
   readonly ledger?: Ledger;

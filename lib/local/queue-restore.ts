@@ -35,7 +35,7 @@ export interface RestoreTarget {
  * still held is visible at once (no consumer can hold it any more; the receive still counts); a
  * deferred one stays hidden until its deferral ends, held by no consumer.
  */
-export function restoredMessage(snap: MessageSnapshot & { readonly body: string }, now: number): StoredMessage {
+function restoredMessage(snap: MessageSnapshot & { readonly body: string }, now: number): StoredMessage {
   const hidden = snap.status === 'deferred' && snap.visibleAt > now;
   return {
     messageId: snap.messageId,
