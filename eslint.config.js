@@ -8,16 +8,7 @@ import tseslint from 'typescript-eslint';
 const layers = {
   core: ['lib/model.ts', 'lib/errors.ts', 'lib/records.ts', 'lib/util', 'lib/classify', 'lib/decide'],
   config: ['lib/config'],
-  adapters: [
-    'lib/github',
-    'lib/ledger',
-    'lib/table',
-    'lib/signals',
-    'lib/webhook',
-    'lib/http',
-    'lib/obs',
-    'lib/events',
-  ],
+  adapters: ['lib/github', 'lib/ledger', 'lib/signals', 'lib/webhook', 'lib/http', 'lib/obs', 'lib/events'],
   flows: ['lib/intake', 'lib/worker', 'lib/reconcile', 'lib/replay'],
   // Assembles each process's flow from its settings and clients, once for Lambda and the local runtime.
   compose: ['lib/compose'],

@@ -1,27 +1,23 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { composeEc2SignalRecorder } from '../lib/compose/signals.js';
 import { requireEnv } from '../lib/config/secrets.js';
 import { signalSettings } from '../lib/config/signal-settings.js';
-import { createLog, createMetrics } from '../lib/obs/powertools.js';
-import type { Ec2Event } from '../lib/signals/ec2-events.js';
-import { ec2Describe } from '../lib/signals/ec2-describe.js';
 import type { Ec2SignalOutcome } from '../lib/intake/record-ec2-signal.js';
-import { createEc2SignalHandler } from '../lib/intake/record-ec2-signal.js';
-import { JobRunnerStore } from '../lib/signals/job-runners.js';
-import { SignalStore } from '../lib/signals/signal-store.js';
+import { createLog, createMetrics } from '../lib/obs/powertools.js';
+import { ec2Describe } from '../lib/signals/ec2-describe.js';
+import type { Ec2Event } from '../lib/signals/ec2-events.js';
 
 // Parsed once per cold start: a bad setting fails the init, not every event.
 const env = requireEnv(process.env, ['TABLE_NAME']);
-const { ttlSeconds, tagKeys } = signalSettings(process.env);
+const settings = signalSettings(process.env);
 const log = createLog('reprise-ec2-signal', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-ec2-signal');
 
-const dynamo = new DynamoDBClient({});
-const record = createEc2SignalHandler({
-  store: new SignalStore(dynamo, env.TABLE_NAME, ttlSeconds),
-  jobs: new JobRunnerStore(dynamo, env.TABLE_NAME),
+const record = composeEc2SignalRecorder(settings, {
+  dynamo: new DynamoDBClient({}),
+  table: env.TABLE_NAME,
   describe: ec2Describe(new EC2Client({})),
-  tagKeys,
   log,
   metrics,
 });

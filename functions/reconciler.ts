@@ -2,16 +2,13 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { githubAppClient, githubClients } from '../lib/compose/github.js';
+import { composeReconciler } from '../lib/compose/reconciler.js';
 import { reconcilerSettings } from '../lib/config/env.js';
-import { EventBridgeEvents } from '../lib/events/eventbridge.js';
-import { DynamoQueuedJobs } from '../lib/ledger/queued-jobs.js';
-import { DynamoPacing } from '../lib/ledger/pacing.js';
 import { appSecretFix, parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
-import { createAppClient, createClientFactory } from '../lib/github/client.js';
-import { Ledger } from '../lib/ledger/ledger.js';
-import { DynamoRerunOutcomes } from '../lib/ledger/outcomes.js';
+import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
-import { limitsFrom, Reconciler } from '../lib/reconcile/reconciler.js';
+import type { Reconciler } from '../lib/reconcile/reconciler.js';
 import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
 
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
@@ -19,8 +16,8 @@ const settings = reconcilerSettings(process.env);
 const log = createLog('reprise-reconciler', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-reconciler');
 const dynamo = new DynamoDBClient({});
-const sqs = new SQSClient({});
-const ledger = new Ledger(dynamo, env.TABLE_NAME);
+const queue = sqsRunQueue(new SQSClient({}), env.QUEUE_URL);
+const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName);
 
 /**
  * The App's key comes from Secrets Manager, never from the environment. Read with a five-minute
@@ -32,28 +29,15 @@ const reconciler = rebuiltOnRotation(
     (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
   (secret) => {
     const credentials = parseAppSecret(secret, 'GitHub App secret');
-    return new Reconciler({
-      ledger,
-      client: createClientFactory({
-        apiUrl: settings.apiUrl,
-        credentials,
-        log,
-        writeSpacingMs: settings.pace.spacingMs,
-      }),
-      graphqlUrl: settings.graphqlUrl,
-      apiUrl: settings.apiUrl,
-      ...(credentials.kind === 'app' && { appClient: createAppClient({ apiUrl: settings.apiUrl, credentials, log }) }),
-      queue: sqsRunQueue(sqs, env.QUEUE_URL),
-      outcomes: new DynamoRerunOutcomes(dynamo, env.TABLE_NAME, settings.breaker),
-      stuck: {
-        queuedJobs: new DynamoQueuedJobs(dynamo, env.TABLE_NAME),
-        defaults: settings.defaults,
-        pacing: new DynamoPacing(dynamo, env.TABLE_NAME, settings.pace),
-      },
-      events: new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName),
+    return composeReconciler(settings, {
+      dynamo,
+      table: env.TABLE_NAME,
+      queue,
+      client: githubClients(settings, credentials, log),
+      appClient: githubAppClient(settings, credentials, log),
+      events,
       log,
       metrics,
-      limits: limitsFrom(settings.reconcile),
     });
   },
 );

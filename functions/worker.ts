@@ -3,15 +3,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { githubClients } from '../lib/compose/github.js';
+import { composeWorker } from '../lib/compose/worker.js';
 import { workerSettings } from '../lib/config/env.js';
-import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
-import { createClientFactory } from '../lib/github/client.js';
-import { Ledger } from '../lib/ledger/ledger.js';
+import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
-import { workerDeps } from '../lib/worker/assemble.js';
 import { credentialsHold } from '../lib/worker/credentials-hold.js';
-import { createWorkerHandler } from '../lib/worker/handler.js';
 
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
 const settings = workerSettings(process.env);
@@ -19,7 +17,7 @@ const log = createLog('reprise-worker', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-worker');
 const dynamo = new DynamoDBClient({});
 const sqs = new SQSClient({});
-const ledger = new Ledger(dynamo, env.TABLE_NAME);
+const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName);
 const owner = `lambda-${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.pid}`;
 
 // The queue's URL as the stack gave it: right in every partition, never rebuilt from the ARN.
@@ -42,30 +40,17 @@ const defer = async (record: SQSRecord, seconds: number): Promise<void> => {
 const worker = rebuiltOnRotation(
   async (fresh) =>
     (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
-  (secret) => {
-    const credentials = parseAppSecret(secret, 'GitHub App secret');
-    return createWorkerHandler({
-      ...workerDeps(settings, {
-        dynamo,
-        table: env.TABLE_NAME,
-        ledger,
-        client: createClientFactory({
-          apiUrl: settings.apiUrl,
-          credentials,
-          log,
-          writeSpacingMs: settings.pace.spacingMs,
-          onRateLimitRemaining: (remaining) => metrics.count('RateLimitRemaining', remaining),
-        }),
-        log,
-        metrics,
-        owner,
-        leaseMs: 5 * 60_000,
-        events: new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName),
-      }),
-      maxReceiveCount: settings.maxReceiveCount,
+  (secret) =>
+    composeWorker(settings, {
+      dynamo,
+      table: env.TABLE_NAME,
+      client: githubClients(settings, parseAppSecret(secret, 'GitHub App secret'), log, { rateLimitMetrics: metrics }),
+      log,
+      metrics,
+      owner,
+      events,
       defer,
-    });
-  },
+    }),
 );
 
 /** A missing or malformed App secret holds the batch in the queue, alarmed, instead of failing it. */

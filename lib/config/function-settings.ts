@@ -1,5 +1,6 @@
 import type { BreakerSettings } from '../decide/breaker.js';
 import { fromEnv } from './settings-schema.js';
+import { runnerNamePatternsFrom } from './signal-settings.js';
 
 /*
  * Settings the intake reads besides its secret. Kept apart from `runtimeSettings` so the intake's
@@ -28,5 +29,22 @@ export function breakerSettings(env: Env = process.env): BreakerSettings {
     windowMs: fromEnv(env, 'breakerWindow') * 1000,
     lostShare: fromEnv(env, 'breakerLostSharePercent') / 100,
     coolDownMs: fromEnv(env, 'breakerCoolDown') * 1000,
+  };
+}
+
+/** What the webhook intake reads besides its secret. */
+export interface IntakeSettings {
+  /** The breaker's settings, for the `recovered` outcomes the intake records. */
+  readonly breaker: BreakerSettings;
+  readonly events: EventSettings;
+  /** Patterns over runner names that yield more keys of the jobs it records (RUNNER_PRESET, RUNNER_NAME_PATTERNS). */
+  readonly runnerNamePatterns: readonly string[];
+}
+
+export function intakeSettings(env: Env = process.env): IntakeSettings {
+  return {
+    breaker: breakerSettings(env),
+    events: eventSettings(env),
+    runnerNamePatterns: runnerNamePatternsFrom(env),
   };
 }

@@ -28,9 +28,6 @@ export function logHostsFor(apiUrl: string, configured?: readonly string[]): str
   return hosts.some((h) => h.toLowerCase() === own.toLowerCase()) ? hosts : [...hosts, own];
 }
 
-/** The log hosts when none are configured: GitHub's, and the API's own host. */
-export const defaultLogHosts = (apiUrl: string): string[] => logHostsFor(apiUrl);
-
 /** How much of a job log is read: its head and its tail, half each. */
 export const DEFAULT_LOG_WINDOW_BYTES = 8 * 1024 * 1024;
 

@@ -28,5 +28,3 @@ export interface RunnerPresetSettings {
 export type RunnerPreset = keyof typeof RUNNER_PRESETS;
 
 export const RUNNER_PRESET_NAMES = Object.keys(RUNNER_PRESETS) as RunnerPreset[];
-
-export const isRunnerPreset = (name: string): name is RunnerPreset => Object.hasOwn(RUNNER_PRESETS, name);

@@ -1,10 +1,7 @@
 import { RUNNER_PRESETS } from './runner-presets.js';
-import { fromEnv, SETTINGS } from './settings-schema.js';
+import { fromEnv } from './settings-schema.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** How long a runner signal is kept unless SIGNAL_TTL_HOURS says otherwise: a day. */
-export const DEFAULT_SIGNAL_TTL_SECONDS = SETTINGS.signalTtl.default * 3600;
 
 export interface SignalSettings {
   readonly ttlSeconds: number;

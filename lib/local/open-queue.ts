@@ -4,7 +4,8 @@
  */
 import type { EmbeddedDynamo } from './dynamo.js';
 import { DynamoQueueJournal } from './queue-journal.js';
-import { EmbeddedFifoQueue, type QueueOptions, type RestoredQueue } from './queue.js';
+import type { RestoredQueue } from './queue-restore.js';
+import { EmbeddedFifoQueue, type QueueOptions } from './queue.js';
 
 export interface OpenedQueue {
   readonly queue: EmbeddedFifoQueue;

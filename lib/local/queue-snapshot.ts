@@ -3,6 +3,8 @@
  * enough to rebuild the queue, receive counts, deferrals and dead letters included, after the
  * process died at any instant.
  */
+import type { DeletedMessage } from './queue-dedup.js';
+import type { StoredMessage } from './queue-message.js';
 
 /**
  * `queued`: visible once `visibleAt` passes. `received`: a consumer held it (its visibility
@@ -35,4 +37,44 @@ export interface QueueJournal {
   changed(messageId: string, snapshot: () => MessageSnapshot | undefined): void;
   /** Resolves once every change noted so far for these messages is written; rejects if a write failed. */
   flush(messageIds: readonly string[]): Promise<void>;
+}
+
+/**
+ * A live or dead message as a journal writes it. Not read from the clock: a restart compares
+ * `visibleAt` with its own.
+ */
+export function snapshotOf(message: StoredMessage, dead?: { readonly reason: string | undefined }): MessageSnapshot {
+  const status: MessageStatus = dead
+    ? 'dead'
+    : message.receiptHandle === undefined
+      ? 'queued'
+      : message.deferred
+        ? 'deferred'
+        : 'received';
+  return {
+    messageId: message.messageId,
+    body: message.body,
+    groupId: message.groupId,
+    deduplicationId: message.deduplicationId,
+    order: message.order,
+    visibleAt: message.visibleAt,
+    receiveCount: message.receiveCount,
+    status,
+    dedupUntil: message.dedupUntil,
+    ...(dead?.reason && { deadReason: dead.reason }),
+  };
+}
+
+/** A deleted message as a journal writes it: its deduplication id, until the window forgets it. */
+export function deletedSnapshot(messageId: string, gone: DeletedMessage): MessageSnapshot {
+  return {
+    messageId,
+    groupId: '',
+    deduplicationId: gone.deduplicationId,
+    order: 0,
+    visibleAt: 0,
+    receiveCount: 0,
+    status: 'deleted',
+    dedupUntil: gone.expiresAt,
+  };
 }

@@ -6,17 +6,34 @@
  * injectable clock and evaluated lazily, so the queue owns no timers and a test can move it.
  * With a journal (queue-journal.ts) every change is also written to disk, and `restore` rebuilds
  * the queue from what was written after the process died.
+ *
+ * A message's state and its transitions are in queue-message.ts, where live messages are kept
+ * in queue-groups.ts, the dead ones in queue-dead-letters.ts, the deduplication window in
+ * queue-dedup.ts, what a journal writes of each in queue-snapshot.ts, and how the queue is
+ * rebuilt from it in queue-restore.ts.
  */
-import { SETTINGS } from '../config/settings-schema.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
+import { SETTINGS } from '../config/settings-schema.js';
 import type { RunMessage } from '../model.js';
 import type { RunQueue } from '../webhook/run-queue.js';
+import { DEDUPLICATION_WINDOW_MS, MAX_RECEIVE_BATCH, MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
+import { type DeadLetter, DeadLetterQueue } from './queue-dead-letters.js';
+import { DeduplicationWindow } from './queue-dedup.js';
+import { MessageGroups } from './queue-groups.js';
 import { checkBody, checkId, checkIntegerInRange } from './queue-input.js';
-import type { MessageSnapshot, QueueJournal } from './queue-snapshot.js';
+import {
+  isInFlight,
+  markDeferred,
+  markReceived,
+  markRedriven,
+  sqsRecordOf,
+  type StoredMessage,
+} from './queue-message.js';
+import { restoreInto, type RestoredQueue } from './queue-restore.js';
+import { deletedSnapshot, type MessageSnapshot, type QueueJournal, snapshotOf } from './queue-snapshot.js';
 
 export { checkIntegerInRange, type QueueErrorCode, QueueInputError } from './queue-input.js';
-import { DEDUPLICATION_WINDOW_MS, MAX_RECEIVE_BATCH, MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
 
 export interface QueueOptions {
   /** Names the queue in its ARN and in the poller's errors. */
@@ -31,16 +48,6 @@ export interface QueueOptions {
   journal?: QueueJournal;
 }
 
-/** What `restore` rebuilt. */
-export interface RestoredQueue {
-  readonly messages: number;
-  /** Messages a consumer of the dead process held: visible again at once, their receives counted. */
-  readonly released: number;
-  /** Messages hidden by a change of visibility (a deferral): they come back when it ends, as before. */
-  readonly deferred: number;
-  readonly deadLetters: number;
-}
-
 export interface SendInput {
   body: string;
   groupId: string;
@@ -51,11 +58,6 @@ export interface SendResult {
   messageId: string;
   /** The deduplication id was seen within the window: SQS accepts the call and keeps one copy. */
   duplicate: boolean;
-}
-
-export interface DeadLetter {
-  record: SQSRecord;
-  reason: string;
 }
 
 export interface QueueStats {
@@ -69,44 +71,17 @@ export interface QueueStats {
 
 const MAX_VISIBILITY_TIMEOUT_MS = MAX_VISIBILITY_TIMEOUT_SECONDS * 1000;
 
-/** A message as the queue keeps it between send and delete. */
-interface StoredMessage {
-  readonly messageId: string;
-  readonly body: string;
-  readonly groupId: string;
-  readonly deduplicationId: string;
-  /** Send order; a redrive gives a new one, as the message joins the tail again. */
-  order: number;
-  /** Earliest time a receive may return it (end of its visibility timeout). */
-  visibleAt: number;
-  receiveCount: number;
-  receiptHandle: string | undefined;
-  /** Hidden by ChangeMessageVisibility since its last receive, rather than held by a consumer. */
-  deferred: boolean;
-  readonly dedupUntil: number;
-}
-
-/** A handle no consumer holds: a restored deferral stays hidden until it ends, and nobody can delete it. */
-const RESTORED_HANDLE = 'restored';
-
 export class EmbeddedFifoQueue {
   readonly name: string;
   readonly arn: string;
-  readonly deadLetters: DeadLetter[] = [];
+  /** Receives allowed before a message moves to the dead-letter queue. */
+  readonly maxReceiveCount: number;
 
   private readonly visibilityTimeoutMs: number;
-  private readonly maxReceiveCount: number;
   private readonly now: () => number;
-
-  /** Per group, messages in send order; a group's entry is removed when empty. */
-  private readonly groups = new Map<string, StoredMessage[]>();
-  private readonly byId = new Map<string, StoredMessage>();
-  private readonly byHandle = new Map<string, StoredMessage>();
-  /** Insertion order is expiry order, because the window is fixed and time only moves forward. */
-  private readonly dedup = new Map<string, { messageId: string; expiresAt: number }>();
-  private readonly deadStore = new Map<string, StoredMessage>();
-  /** Deleted messages whose deduplication id is still remembered: what a journal keeps of them. */
-  private readonly deleted = new Map<string, { deduplicationId: string; expiresAt: number }>();
+  private readonly live = new MessageGroups();
+  private readonly dead = new DeadLetterQueue();
+  private readonly dedup = new DeduplicationWindow((messageId) => this.changed(messageId));
   private readonly journal: QueueJournal | undefined;
   private nextOrder = 0;
   private sentCount = 0;
@@ -123,20 +98,24 @@ export class EmbeddedFifoQueue {
     this.journal = opts.journal;
   }
 
+  /** The dead-letter queue, in the order the messages died. */
+  get deadLetters(): readonly DeadLetter[] {
+    return this.dead.letters;
+  }
+
   send(input: SendInput): SendResult {
     checkBody(input.body);
     checkId('MessageGroupId', input.groupId);
     checkId('MessageDeduplicationId', input.deduplicationId);
 
     const now = this.now();
-    this.pruneDedup(now);
-    const seen = this.dedup.get(input.deduplicationId);
-    if (seen) {
+    const seen = this.dedup.seen(input.deduplicationId, now);
+    if (seen !== undefined) {
       // SQS accepts the call and answers with the original message's id. Noted again, so a
       // caller that waits for the journal waits for the original to be on disk.
       this.duplicateCount++;
-      this.changed(seen.messageId);
-      return { messageId: seen.messageId, duplicate: true };
+      this.changed(seen);
+      return { messageId: seen, duplicate: true };
     }
 
     const message: StoredMessage = {
@@ -151,9 +130,9 @@ export class EmbeddedFifoQueue {
       deferred: false,
       dedupUntil: now + DEDUPLICATION_WINDOW_MS,
     };
-    this.enqueue(message);
+    this.live.add(message);
     this.sentCount++;
-    this.dedup.set(input.deduplicationId, { messageId: message.messageId, expiresAt: message.dedupUntil });
+    this.dedup.remember(input.deduplicationId, message.messageId, message.dedupUntil);
     this.changed(message.messageId);
     return { messageId: message.messageId, duplicate: false };
   }
@@ -167,8 +146,7 @@ export class EmbeddedFifoQueue {
     checkIntegerInRange('MaxNumberOfMessages', max, 1, MAX_RECEIVE_BATCH);
     const now = this.now();
     const out: SQSRecord[] = [];
-    const ordered = [...this.groups.values()].sort((a, b) => (a[0]?.order ?? 0) - (b[0]?.order ?? 0));
-    for (const group of ordered) {
+    for (const group of this.live.oldestFirst()) {
       if (out.length >= max) break;
       if (group.some((m) => isInFlight(m, now))) continue;
       let i = 0;
@@ -189,11 +167,8 @@ export class EmbeddedFifoQueue {
   delete(receiptHandle: string): boolean {
     const message = this.validHandle(receiptHandle);
     if (!message) return false;
-    this.byHandle.delete(receiptHandle);
-    this.remove(message);
-    if (message.dedupUntil > this.now()) {
-      this.deleted.set(message.messageId, { deduplicationId: message.deduplicationId, expiresAt: message.dedupUntil });
-    }
+    this.live.remove(message);
+    if (message.dedupUntil > this.now()) this.dedup.rememberDeleted(message);
     this.changed(message.messageId);
     return true;
   }
@@ -202,8 +177,7 @@ export class EmbeddedFifoQueue {
     checkIntegerInRange('VisibilityTimeout (ms)', timeoutMs, 0, MAX_VISIBILITY_TIMEOUT_MS);
     const message = this.validHandle(receiptHandle);
     if (!message) return false;
-    message.visibleAt = this.now() + timeoutMs;
-    message.deferred = true;
+    markDeferred(message, this.now() + timeoutMs);
     this.changed(message.messageId);
     return true;
   }
@@ -211,32 +185,21 @@ export class EmbeddedFifoQueue {
   /** Moves every dead letter back to the tail of its group, receive count reset, like a DLQ redrive. */
   redrive(): number {
     const now = this.now();
-    let moved = 0;
-    for (const { record } of this.deadLetters) {
-      const message = this.deadStore.get(record.messageId);
-      if (!message) continue;
-      message.order = ++this.nextOrder;
-      message.visibleAt = now;
-      message.receiveCount = 0;
-      message.receiptHandle = undefined;
-      message.deferred = false;
-      this.enqueue(message);
+    const messages = this.dead.drain();
+    for (const message of messages) {
+      markRedriven(message, ++this.nextOrder, now);
+      this.live.add(message);
       this.changed(message.messageId);
-      moved++;
     }
-    this.deadLetters.length = 0;
-    this.deadStore.clear();
-    return moved;
+    return messages.length;
   }
 
   stats(): QueueStats {
-    const now = this.now();
-    let inFlight = 0;
-    for (const message of this.byId.values()) if (isInFlight(message, now)) inFlight++;
+    const inFlight = this.live.inFlight(this.now());
     return {
-      visible: this.byId.size - inFlight,
+      visible: this.live.size - inFlight,
       inFlight,
-      deadLetters: this.deadLetters.length,
+      deadLetters: this.dead.letters.length,
       sent: this.sentCount,
       duplicatesDropped: this.duplicateCount,
     };
@@ -244,27 +207,22 @@ export class EmbeddedFifoQueue {
 
   /** When the next hidden message (in flight, or deferred) becomes visible; undefined when none is hidden. */
   nextVisibleAt(): number | undefined {
-    const now = this.now();
-    let next: number | undefined;
-    for (const message of this.byId.values()) {
-      if (isInFlight(message, now) && (next === undefined || message.visibleAt < next)) next = message.visibleAt;
-    }
-    return next;
+    return this.live.nextVisibleAt(this.now());
   }
 
   /** Visible + in flight; dead letters are not counted. */
   size(): number {
-    return this.byId.size;
+    return this.live.size;
   }
 
   /** The bodies of every message visible or in flight. */
   bodies(): string[] {
-    return [...this.byId.values()].map((m) => m.body);
+    return [...this.live.messages()].map((m) => m.body);
   }
 
   /** Every message as a journal keeps it: visible, in flight, dead, and deleted within the deduplication window. */
   snapshots(): MessageSnapshot[] {
-    const ids = [...this.byId.keys(), ...this.deadStore.keys(), ...this.deleted.keys()];
+    const ids = [...this.live.ids(), ...this.dead.ids(), ...this.dedup.deletedIds()];
     return ids.map((id) => this.snapshot(id)).filter((snap) => snap !== undefined);
   }
 
@@ -273,139 +231,44 @@ export class EmbeddedFifoQueue {
     return this.journal ? this.journal.flush(messageIds) : Promise.resolve();
   }
 
-  /**
-   * Rebuilds an empty queue from a journal's snapshots, as they were when the last process
-   * stopped. A message that process had received and still held is visible at once (no consumer
-   * can hold it any more; the receive still counts); a deferred one stays hidden until its
-   * deferral ends; dead letters stay dead; deduplication ids are remembered for their window.
-   */
+  /** Rebuilds an empty queue from a journal's snapshots (queue-restore.ts). */
   restore(snapshots: readonly MessageSnapshot[]): RestoredQueue {
-    if (this.byId.size > 0 || this.deadLetters.length > 0 || this.dedup.size > 0) {
+    if (this.live.size > 0 || this.dead.letters.length > 0 || this.dedup.size > 0) {
       throw new Error(`queue ${this.name}: restore needs an empty queue`);
     }
-    const now = this.now();
-    let released = 0;
-    let deferred = 0;
-    for (const snap of [...snapshots].sort((a, b) => a.order - b.order)) {
-      this.nextOrder = Math.max(this.nextOrder, snap.order);
-      if (snap.status === 'deleted' || snap.body === undefined) {
-        if (snap.dedupUntil > now) {
-          this.deleted.set(snap.messageId, { deduplicationId: snap.deduplicationId, expiresAt: snap.dedupUntil });
-        } else this.changed(snap.messageId);
-        continue;
-      }
-      const hidden = snap.status === 'deferred' && snap.visibleAt > now;
-      const message: StoredMessage = {
-        messageId: snap.messageId,
-        body: snap.body,
-        groupId: snap.groupId,
-        deduplicationId: snap.deduplicationId,
-        order: snap.order,
-        visibleAt: snap.status === 'received' ? now : snap.visibleAt,
-        receiveCount: snap.receiveCount,
-        receiptHandle: hidden ? RESTORED_HANDLE : undefined,
-        deferred: hidden,
-        dedupUntil: snap.dedupUntil,
-      };
-      if (snap.status === 'dead') {
-        this.deadStore.set(message.messageId, message);
-        this.deadLetters.push({ record: this.toRecord(message), reason: snap.deadReason ?? 'dead-lettered' });
-        continue;
-      }
-      if (snap.status === 'received') {
-        released++;
-        this.changed(message.messageId);
-      }
-      if (hidden) deferred++;
-      this.enqueue(message);
-    }
-    // The window is fixed, so expiry order is the order the ids were first seen in.
-    const remembered = snapshots
-      .filter((snap) => snap.dedupUntil > now)
-      .sort((a, b) => a.dedupUntil - b.dedupUntil || a.order - b.order);
-    for (const snap of remembered) {
-      this.dedup.set(snap.deduplicationId, { messageId: snap.messageId, expiresAt: snap.dedupUntil });
-    }
-    return { messages: this.byId.size, released, deferred, deadLetters: this.deadLetters.length };
+    const target = {
+      live: this.live,
+      dead: this.dead,
+      dedup: this.dedup,
+      record: (message: StoredMessage) => sqsRecordOf(message, this.arn),
+      changed: (messageId: string) => this.changed(messageId),
+    };
+    const { lastOrder, ...restored } = restoreInto(target, snapshots, this.now());
+    this.nextOrder = Math.max(this.nextOrder, lastOrder);
+    return restored;
   }
 
   private deliver(message: StoredMessage, now: number): SQSRecord {
-    if (message.receiptHandle !== undefined) this.byHandle.delete(message.receiptHandle);
     const receiptHandle = randomBytes(48).toString('base64');
-    message.receiptHandle = receiptHandle;
-    this.byHandle.set(receiptHandle, message);
-    message.receiveCount++;
-    message.visibleAt = now + this.visibilityTimeoutMs;
-    message.deferred = false;
+    this.live.hand(message, receiptHandle);
+    markReceived(message, receiptHandle, now + this.visibilityTimeoutMs);
     this.changed(message.messageId);
-    return this.toRecord(message);
+    return sqsRecordOf(message, this.arn);
   }
 
   private moveToDeadLetters(message: StoredMessage): void {
-    if (message.receiptHandle !== undefined) this.byHandle.delete(message.receiptHandle);
-    this.remove(message);
-    this.deadStore.set(message.messageId, message);
-    this.deadLetters.push({
-      record: this.toRecord(message),
-      reason: `maxReceiveCount ${this.maxReceiveCount} exceeded: received ${message.receiveCount} times without being deleted`,
-    });
+    this.live.remove(message);
+    this.dead.add(
+      message,
+      sqsRecordOf(message, this.arn),
+      `maxReceiveCount ${this.maxReceiveCount} exceeded: received ${message.receiveCount} times without being deleted`,
+    );
     this.changed(message.messageId);
   }
 
-  /**
-   * The record as Lambda's SQS event source hands it to a handler, with what the worker reads:
-   * the receive count and the group. Attributes the record type requires but nothing reads
-   * (timestamps, sender, body digest) are left empty.
-   */
-  private toRecord(message: StoredMessage): SQSRecord {
-    return {
-      messageId: message.messageId,
-      receiptHandle: message.receiptHandle ?? '',
-      body: message.body,
-      attributes: {
-        ApproximateReceiveCount: String(message.receiveCount),
-        SentTimestamp: '',
-        SenderId: '',
-        ApproximateFirstReceiveTimestamp: '',
-        MessageGroupId: message.groupId,
-        MessageDeduplicationId: message.deduplicationId,
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: this.arn,
-      awsRegion: 'local',
-    };
-  }
-
   private validHandle(receiptHandle: string): StoredMessage | undefined {
-    const message = this.byHandle.get(receiptHandle);
-    if (!message || message.receiptHandle !== receiptHandle) return undefined;
-    return isInFlight(message, this.now()) ? message : undefined;
-  }
-
-  private enqueue(message: StoredMessage): void {
-    const group = this.groups.get(message.groupId);
-    if (group) group.push(message);
-    else this.groups.set(message.groupId, [message]);
-    this.byId.set(message.messageId, message);
-  }
-
-  private remove(message: StoredMessage): void {
-    this.byId.delete(message.messageId);
-    const group = this.groups.get(message.groupId);
-    if (!group) return;
-    const index = group.indexOf(message);
-    if (index >= 0) group.splice(index, 1);
-    if (group.length === 0) this.groups.delete(message.groupId);
-  }
-
-  private pruneDedup(now: number): void {
-    for (const [id, entry] of this.dedup) {
-      if (entry.expiresAt > now) break;
-      this.dedup.delete(id);
-      if (this.deleted.delete(entry.messageId)) this.changed(entry.messageId);
-    }
+    const message = this.live.held(receiptHandle);
+    return message && isInFlight(message, this.now()) ? message : undefined;
   }
 
   private changed(messageId: string): void {
@@ -414,38 +277,12 @@ export class EmbeddedFifoQueue {
 
   /** The message as a journal writes it; undefined once nothing of it needs keeping. */
   private snapshot(messageId: string): MessageSnapshot | undefined {
-    const live = this.byId.get(messageId);
-    const dead = live ? undefined : this.deadStore.get(messageId);
-    const m = live ?? dead;
-    if (m) {
-      // Not read from the clock: a restart compares `visibleAt` with its own.
-      const status = dead ? 'dead' : m.receiptHandle === undefined ? 'queued' : m.deferred ? 'deferred' : 'received';
-      const reason = dead && this.deadLetters.find((d) => d.record.messageId === messageId)?.reason;
-      return {
-        messageId,
-        body: m.body,
-        groupId: m.groupId,
-        deduplicationId: m.deduplicationId,
-        order: m.order,
-        visibleAt: m.visibleAt,
-        receiveCount: m.receiveCount,
-        status,
-        dedupUntil: m.dedupUntil,
-        ...(reason && { deadReason: reason }),
-      };
-    }
-    const gone = this.deleted.get(messageId);
-    if (!gone) return undefined;
-    return {
-      messageId,
-      groupId: '',
-      deduplicationId: gone.deduplicationId,
-      order: 0,
-      visibleAt: 0,
-      receiveCount: 0,
-      status: 'deleted',
-      dedupUntil: gone.expiresAt,
-    };
+    const live = this.live.get(messageId);
+    if (live) return snapshotOf(live);
+    const dead = this.dead.get(messageId);
+    if (dead) return snapshotOf(dead, { reason: this.dead.reasonOf(messageId) });
+    const gone = this.dedup.deletedMessage(messageId);
+    return gone && deletedSnapshot(messageId, gone);
   }
 }
 
@@ -457,7 +294,3 @@ export const embeddedRunQueue = (queue: EmbeddedFifoQueue): RunQueue => ({
     await queue.persisted([messageId]);
   },
 });
-
-function isInFlight(message: StoredMessage, now: number): boolean {
-  return message.receiptHandle !== undefined && message.visibleAt > now;
-}

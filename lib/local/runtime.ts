@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RuntimeSettings } from '../config/env.js';
@@ -6,34 +5,23 @@ import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
 import { fromEnv } from '../config/settings-schema.js';
 import { credentialsFromEnv } from '../config/secrets.js';
 import { ConfigError } from '../errors.js';
-import { createAppClient, createClientFactory } from '../github/client.js';
-import { httpLambda } from '../http/lambda-http.js';
-import { Ledger } from '../ledger/ledger.js';
-import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
-import { DynamoPacing } from '../ledger/pacing.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
-import type { Log } from '../obs/types.js';
+import { Ledger } from '../ledger/ledger.js';
+import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
+import type { RunMessage } from '../model.js';
 import { MemoryMetrics } from '../obs/memory-metrics.js';
-import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
+import type { Log } from '../obs/types.js';
+import type { Reconciler } from '../reconcile/reconciler.js';
 import { startSweepTimer } from '../reconcile/timer.js';
-import { JobRunnerStore } from '../signals/job-runners.js';
-import { RunnerKeys } from '../signals/runner-keys.js';
-import { createSignalIntake } from '../intake/signal-intake.js';
-import { SignalStore } from '../signals/signal-store.js';
-import { createIntake } from '../intake/webhook-intake.js';
 import { MAX_RECEIVE_BATCH } from '../webhook/sqs-limits.js';
 import type { RunOutcome } from '../worker/worker-deps.js';
-import { workerDeps } from '../worker/assemble.js';
-import { createWorkerHandler } from '../worker/handler.js';
-import type { RunMessage } from '../model.js';
-import { adminRoutes } from './admin-routes.js';
-import { adminTokenPath, loadOrCreateAdminToken, requireToken } from './admin-token.js';
+import { serveAdmin } from './admin-server.js';
 import { nextBoot } from './boot.js';
-import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
-import { type Routes, serveRoutes } from './http-server.js';
 import { secureDataDir } from './data-dir.js';
+import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
+import { serveRoutes } from './http-server.js';
 import { openRunQueue } from './open-queue.js';
+import { localProcesses } from './processes.js';
 import { QueuePoller } from './queue-poller.js';
 import { type EmbeddedFifoQueue, embeddedRunQueue } from './queue.js';
 import { recoverAfterRestart } from './recover.js';
@@ -63,8 +51,9 @@ export interface RuntimeOptions {
   /** The queue's clock (visibility timeouts, deduplication window); tests move it by hand. */
   readonly queueClock?: () => number;
   /**
-   * The clock of the queue (unless `queueClock` is given), the ledger's claims and the re-run
-   * pace; tests move it by hand.
+   * The clock of the queue (unless `queueClock` is given) and of the intake, the worker and the
+   * reconciler with every store they write (claims, the re-run pace, the breaker's outcomes);
+   * tests move it by hand.
    */
   readonly clock?: () => number;
   /** Spacing of this process's REST writes per installation, in ms; WRITE_SPACING_MS when absent. */
@@ -95,7 +84,6 @@ export interface Runtime {
   readonly settings: RuntimeSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
-  readonly signals: SignalStore;
   readonly queue: EmbeddedFifoQueue;
   readonly poller: QueuePoller;
   readonly reconciler: Reconciler;
@@ -116,8 +104,8 @@ export const TABLE_NAME = 'reprise';
  */
 export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const settings = runtimeSettings(opts.env);
-  const secrets = webhookSecretsFrom(opts.env);
-  if (secrets.length === 0) throw new ConfigError('WEBHOOK_SECRET is required');
+  const webhookSecrets = webhookSecretsFrom(opts.env);
+  if (webhookSecrets.length === 0) throw new ConfigError('WEBHOOK_SECRET is required');
   const credentials = credentialsFromEnv(opts.env, { allowToken: true });
   const log = opts.log;
   const metrics = new MemoryMetrics();
@@ -128,112 +116,54 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const dynamo = await startDynamo({ table: TABLE_NAME, ...(opts.dataDir && { path: opts.dataDir }) });
   if (opts.dataDir) await secureDataDir(opts.dataDir);
   const ledger = new Ledger(dynamo.client, TABLE_NAME, opts.clock);
-  const runnerKeys = new RunnerKeys(settings.runnerNamePatterns);
-  const signals = new SignalStore(dynamo.client, TABLE_NAME, settings.signalTtlSeconds, undefined, runnerKeys);
-  const maxReceiveCount = opts.maxReceiveCount ?? 5;
   const runQueue = await openRunQueue({
     name: 'reprise-runs.fifo',
     visibilityTimeoutMs: opts.visibilityTimeoutMs ?? 6 * 60_000,
-    maxReceiveCount,
+    ...(opts.maxReceiveCount !== undefined && { maxReceiveCount: opts.maxReceiveCount }),
     ...((opts.queueClock ?? opts.clock) && { now: opts.queueClock ?? opts.clock }),
     durable: opts.dataDir ? dynamo : undefined,
     onError: (err) => log.error('queue journal write failed', { error: (err as Error).message }),
   });
   const queue = runQueue.queue;
-
   const enqueue = embeddedRunQueue(queue);
-  const clients = createClientFactory({
-    apiUrl: settings.apiUrl,
-    credentials,
-    log,
-    ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
-    ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
-    writeSpacingMs: opts.writeSpacingMs ?? settings.pace.spacingMs,
-  });
-
-  const outcomes = new DynamoRerunOutcomes(dynamo.client, TABLE_NAME, settings.breaker);
-  const queuedJobs = new DynamoQueuedJobs(dynamo.client, TABLE_NAME, opts.clock);
   const eventsFile = opts.eventsFile ?? settings.events.file;
   const events = eventsFile ? new JsonLinesEvents(eventsFile) : undefined;
-  const intake = createIntake({
-    queuedJobs,
-    ...(events && { events }),
-    ...(opts.clock && { now: opts.clock }),
-    secrets: async () => secrets,
-    deliveries: ledger,
-    jobs: new JobRunnerStore(dynamo.client, TABLE_NAME, undefined, runnerKeys),
-    outcomes,
-    queue: enqueue,
+
+  const processes = localProcesses({
+    settings,
+    credentials,
+    webhookSecrets,
+    signalSecrets: opts.env.SIGNAL_SECRET ? [opts.env.SIGNAL_SECRET] : [],
+    dynamo: dynamo.client,
+    table: TABLE_NAME,
+    ledger,
+    queue,
+    enqueue,
+    owner: boot.owner,
     log,
     metrics,
-  });
-
-  const worker = createWorkerHandler({
-    ...workerDeps(settings, {
-      dynamo: dynamo.client,
-      table: TABLE_NAME,
-      ledger,
-      client: clients,
-      signals,
-      log,
-      metrics,
-      owner: boot.owner,
-      leaseMs: opts.leaseMs ?? 5 * 60_000,
-      ...(opts.clock && { now: opts.clock }),
-      ...(events && { events }),
-    }),
-    maxReceiveCount,
-    defer: async (record, seconds) => {
-      queue.changeVisibility(record.receiptHandle, seconds * (opts.deferUnitMs ?? 1000));
-      await queue.persisted([record.messageId]);
+    ...(events && { events }),
+    ...(opts.clock && { now: opts.clock }),
+    github: {
+      ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
+      ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
+      ...(opts.writeSpacingMs !== undefined && { writeSpacingMs: opts.writeSpacingMs }),
     },
+    ...(opts.leaseMs !== undefined && { leaseMs: opts.leaseMs }),
+    ...(opts.deferUnitMs !== undefined && { deferUnitMs: opts.deferUnitMs }),
     ...(opts.onOutcome && { onOutcome: opts.onOutcome }),
   });
-  const poller = new QueuePoller(queue, worker, {
+  const { reconciler } = processes;
+  const poller = new QueuePoller(queue, processes.worker, {
     batchSize: MAX_RECEIVE_BATCH,
     concurrency: opts.workerConcurrency ?? fromEnv(opts.env, 'workerConcurrency'),
     onError: (err) => log.error('worker batch failed', { error: (err as Error).message }),
   });
 
-  const reconciler = new Reconciler({
-    ledger,
-    client: clients,
-    graphqlUrl: settings.graphqlUrl,
-    apiUrl: settings.apiUrl,
-    ...(credentials.kind === 'app' && {
-      appClient: createAppClient({
-        apiUrl: settings.apiUrl,
-        credentials,
-        log,
-        ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
-        ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
-      }),
-    }),
-    queue: enqueue,
-    outcomes,
-    stuck: {
-      queuedJobs,
-      defaults: settings.defaults,
-      pacing: new DynamoPacing(dynamo.client, TABLE_NAME, settings.pace, opts.clock),
-    },
-    ...(events && { events }),
-    ...(opts.clock && { now: opts.clock }),
-    log,
-    metrics,
-    limits: limitsFrom(settings.reconcile),
-  });
-
   const { server, url } = await serveRoutes(
     {
-      'POST /webhook': httpLambda(intake),
-      'POST /signals': httpLambda(
-        createSignalIntake({
-          secrets: async () => (opts.env.SIGNAL_SECRET ? [opts.env.SIGNAL_SECRET] : []),
-          store: signals,
-          log,
-          metrics,
-        }),
-      ),
+      'POST /webhook': processes.intake,
+      'POST /signals': processes.signalIntake,
       'GET /healthz': async () => ({
         statusCode: 200,
         body: JSON.stringify({ ok: true, github: settings.apiUrl, queue: queue.stats() }),
@@ -243,31 +173,22 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     opts.host ?? '127.0.0.1',
     (err) => log.error('request failed', { error: (err as Error).message }),
   );
-  // Operator routes never share the port a tunnel exposes to GitHub, and still ask for the key:
-  // loopback alone does not keep out other local users or a browser page aimed at localhost.
-  const adminTokenFile = opts.adminTokenFile ?? (opts.dataDir ? adminTokenPath(opts.dataDir) : undefined);
-  const adminToken =
-    opts.adminToken ??
-    (adminTokenFile ? await loadOrCreateAdminToken(adminTokenFile) : randomBytes(32).toString('base64url'));
-  const admin: Routes = Object.fromEntries(
-    Object.entries(adminRoutes({ ledger, queue: enqueue, log })).map(([route, handler]) => [
-      route,
-      requireToken(adminToken, handler),
-    ]),
-  );
   const publicPort = (server.address() as AddressInfo).port;
-  const { server: adminServer, url: adminUrl } = await serveRoutes(
-    admin,
-    opts.adminPort ?? (opts.port === 0 ? 0 : publicPort + 1),
-    '127.0.0.1',
-    (err) => log.error('admin request failed', { error: (err as Error).message }),
-  );
+  const admin = await serveAdmin({
+    ledger,
+    queue: enqueue,
+    log,
+    port: opts.adminPort ?? (opts.port === 0 ? 0 : publicPort + 1),
+    ...(opts.adminToken !== undefined && { token: opts.adminToken }),
+    ...(opts.adminTokenFile !== undefined && { tokenFile: opts.adminTokenFile }),
+    ...(opts.dataDir !== undefined && { dataDir: opts.dataDir }),
+  });
   if (opts.dataDir) {
     const swept = await recoverAfterRestart({
       ledger,
       queue,
       enqueue,
-      client: clients,
+      client: processes.client,
       graphqlUrl: settings.graphqlUrl,
       owner: boot.owner,
       ...(events && { events }),
@@ -291,8 +212,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   log.info('reprise local runtime listening', {
     url,
     webhook: `${url}/webhook`,
-    admin: adminUrl,
-    ...(adminTokenFile && { admin_token_file: adminTokenFile }),
+    admin: admin.url,
+    ...(admin.tokenFile && { admin_token_file: admin.tokenFile }),
     github: settings.apiUrl,
     graphql: settings.graphqlUrl,
     auth: credentials.kind === 'app' ? `GitHub App ${credentials.appId}` : 'GITHUB_TOKEN',
@@ -304,26 +225,25 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   return {
     url,
-    adminUrl,
-    adminToken,
-    ...(adminTokenFile && { adminTokenFile }),
+    adminUrl: admin.url,
+    adminToken: admin.token,
+    ...(admin.tokenFile && { adminTokenFile: admin.tokenFile }),
     settings,
     dynamo,
     ledger,
-    signals,
     queue,
     poller,
     reconciler,
-    queuedJobs,
+    queuedJobs: new DynamoQueuedJobs(dynamo.client, TABLE_NAME, opts.clock),
     ...(events && { events }),
     metrics,
     server,
-    adminServer,
+    adminServer: admin.server,
     close: async () => {
       await sweeps?.stop();
       await poller.stop();
       await Promise.all(
-        [server, adminServer].map(
+        [server, admin.server].map(
           (s) =>
             new Promise<void>((resolve) => {
               s.close(() => resolve());

@@ -2,7 +2,7 @@ import type { MetricSink } from './types.js';
 
 export const noMetrics: MetricSink = { count: () => undefined };
 
-/** Collects metrics in memory: the local runtime's `/metrics` view and the tests read it. */
+/** Collects metrics in memory: the local runtime's sink, which the tests read. */
 export class MemoryMetrics implements MetricSink {
   readonly totals = new Map<string, number>();
   count(name: string, value = 1, dimension?: { name: string; value: string }): void {

@@ -43,14 +43,9 @@ export function identitiesFrom(
 }
 
 /**
- * Every runner key the instance can have. A failed lookup still yields the instance id: that
- * key alone covers fleets that name runners `<prefix><instance-id>`.
+ * The instance's runner keys and its placement, from one DescribeInstances call. A failed lookup
+ * still yields the instance id: that key alone covers fleets that name runners `<prefix><instance-id>`.
  */
-export async function runnerIdentities(instanceId: string, lookup: IdentityLookup): Promise<string[]> {
-  return (await describeRunnerInstance(instanceId, lookup)).keys;
-}
-
-/** The instance's runner keys and its placement, from one DescribeInstances call. */
 export async function describeRunnerInstance(
   instanceId: string,
   lookup: IdentityLookup,

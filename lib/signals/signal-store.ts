@@ -1,17 +1,12 @@
 import { SETTINGS } from '../config/settings-schema.js';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { RunnerSignalTable, type SignalRecordInput } from '../ledger/runner-signals.js';
-import type { RunnerSignal } from '../model.js';
+import type { RunnerSignal, SignalWindow } from '../model.js';
 import { RunnerKeys } from './runner-keys.js';
 
 export type { SignalRecordInput } from '../ledger/runner-signals.js';
 
-/** Which signals to trust for a job: from `before` ahead of its completion to `after` past it. */
-export interface SignalWindow {
-  readonly beforeMs: number;
-  readonly afterMs: number;
-}
-
+/** The signal window when none is configured (SIGNAL_WINDOW_BEFORE_SECONDS, SIGNAL_WINDOW_AFTER_SECONDS). */
 export const DEFAULT_SIGNAL_WINDOW: SignalWindow = {
   beforeMs: SETTINGS.signalWindowBefore.default * 1000,
   afterMs: SETTINGS.signalWindowAfter.default * 1000,

@@ -39,6 +39,24 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       'import-x/no-restricted-paths',
     ],
     ['flow → face', 'lib/worker/probe.ts', "import { main } from '../cli/main.js';", 'import-x/no-restricted-paths'],
+    [
+      'flow → compose',
+      'lib/worker/probe.ts',
+      "import { composeWorker } from '../compose/worker.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'compose → face',
+      'lib/compose/probe.ts',
+      "import { startRuntime } from '../local/runtime.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'compose → functions',
+      'lib/compose/probe.ts',
+      "import { handler } from '../../functions/worker.js';",
+      'import-x/no-restricted-paths',
+    ],
     ['face → face', 'lib/local/probe.ts', "import { main } from '../cli/main.js';", 'import-x/no-restricted-paths'],
     [
       'lib → functions',
@@ -88,6 +106,9 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       "import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
     ],
     ['face → flow', 'lib/local/probe.ts', "import { decideRun } from '../worker/decide-run.js';"],
+    ['compose → flow', 'lib/compose/probe.ts', "import { createWorkerHandler } from '../worker/handler.js';"],
+    ['a function → compose', 'functions/probe.ts', "import { composeWorker } from '../lib/compose/worker.js';"],
+    ['the local runtime → compose', 'lib/local/probe.ts', "import { composeIntake } from '../compose/intake.js';"],
     ['core → core', 'lib/decide/probe.ts', "import { globMatch } from '../util/glob.js';"],
   ])('%s is allowed (the control: the rule is not refusing everything)', async (_name, filePath, code) => {
     const hits = await rulesHit(filePath, `${code}\nexport const probe = 1;\n`);

@@ -96,6 +96,21 @@ describe('durable local queue (--data-dir)', () => {
     expect(q.queue.delete(record!.receiptHandle)).toBe(false);
   });
 
+  it('a message released by a restart stays on disk: a second restart before any receive still has it', async () => {
+    const d = dataDir();
+    let q = await d.start();
+    const id = await send(q, 'held', 'g');
+    q.queue.receive(1);
+    await q.queue.persisted([id]);
+    q = await d.start();
+    expect(q.restored).toMatchObject({ messages: 1, released: 1 });
+    await q.queue.persisted([id]);
+    q = await d.start();
+    // Released, it is written back as queued (no consumer holds it), its receive still counted.
+    expect(q.restored).toMatchObject({ messages: 1, released: 0 });
+    expect(q.queue.receive(1).map((r) => [r.body, r.attributes.ApproximateReceiveCount])).toEqual([['held', '2']]);
+  });
+
   it('a deferral outlives the restart: the message stays hidden and its group blocked until it ends', async () => {
     const d = dataDir();
     let q = await d.start();

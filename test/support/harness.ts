@@ -9,7 +9,7 @@ import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { SignalStore } from '../../lib/signals/signal-store.js';
 import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
-import { workerDeps } from '../../lib/worker/assemble.js';
+import { workerDeps } from '../../lib/compose/worker.js';
 import { createWorkerHandler, type WorkerHandlerDeps } from '../../lib/worker/handler.js';
 import { GitHubSimulator, simAppPrivateKey } from '../sim/index.js';
 import { MemoryLog } from './memory-log.js';

@@ -1,30 +1,41 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSRecord } from 'aws-lambda';
 import type { WorkerSettings } from '../config/env.js';
-import type { GitHubClients } from '../github/client.js';
 import { NO_EVENTS } from '../events/build.js';
+import type { EventPublisher } from '../events/types.js';
+import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { DynamoRetryBudget } from '../ledger/budget.js';
-import { DynamoPacing } from '../ledger/pacing.js';
-import type { Ledger } from '../ledger/ledger.js';
+import { Ledger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
+import { DynamoPacing } from '../ledger/pacing.js';
+import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { SignalStore } from '../signals/signal-store.js';
-import { INLINE_TURN_WAIT_MS } from './turn.js';
-import type { WorkerDeps } from './worker-deps.js';
-import type { EventPublisher } from '../events/types.js';
+import { createWorkerHandler } from '../worker/handler.js';
+import { INLINE_TURN_WAIT_MS } from '../worker/turn.js';
+import type { RunOutcome, WorkerDeps } from '../worker/worker-deps.js';
+
+/** How long a worker's claim on a run attempt lasts before the reconciler may take it back. */
+const DEFAULT_LEASE_MS = 5 * 60_000;
 
 export interface WorkerParts {
   readonly dynamo: DynamoDBClient;
   readonly table: string;
-  readonly ledger: Ledger;
   readonly client: (installationId: number | null) => GitHubClients;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Identifies this worker's claims. */
   readonly owner: string;
-  readonly leaseMs: number;
-  /** A store shared with other parts of the process; one is made when absent. */
+  /**
+   * How long a claim on a run attempt lasts before the reconciler may take it back.
+   * @default 5 minutes
+   */
+  readonly leaseMs?: number;
+  /** A ledger shared with other parts of the process; one on `now` is made when absent. */
+  readonly ledger?: Ledger;
+  /** A signal store shared with other parts of the process; one is made when absent. */
   readonly signals?: SignalStore;
   /** The clock of the pace, the ledger, the breaker and its outcomes (tests move it); Date.now when absent. */
   readonly now?: () => number;
@@ -36,7 +47,7 @@ export interface WorkerParts {
 export function workerDeps(settings: WorkerSettings, parts: WorkerParts): WorkerDeps {
   const outcomes = new DynamoRerunOutcomes(parts.dynamo, parts.table, settings.breaker, parts.now);
   return {
-    ledger: parts.ledger,
+    ledger: parts.ledger ?? new Ledger(parts.dynamo, parts.table, parts.now),
     client: parts.client,
     graphqlUrl: settings.graphqlUrl,
     configSource: new RepoConfigSource(),
@@ -47,7 +58,7 @@ export function workerDeps(settings: WorkerSettings, parts: WorkerParts): Worker
         parts.dynamo,
         parts.table,
         settings.signalTtlSeconds,
-        undefined,
+        parts.now,
         new RunnerKeys(settings.runnerNamePatterns),
       ),
     signalWindow: settings.signalWindow,
@@ -66,6 +77,29 @@ export function workerDeps(settings: WorkerSettings, parts: WorkerParts): Worker
     log: parts.log,
     metrics: parts.metrics,
     owner: parts.owner,
-    leaseMs: parts.leaseMs,
+    leaseMs: parts.leaseMs ?? DEFAULT_LEASE_MS,
   };
+}
+
+/** What the worker's process adds to its parts: the queue it reads from. */
+export interface WorkerProcessParts extends WorkerParts {
+  /** Hides a message for `seconds` (SQS ChangeMessageVisibility, or the embedded queue's). */
+  readonly defer: (record: SQSRecord, seconds: number) => Promise<void>;
+  /** The queue's redrive limit; the setting (MAX_RECEIVE_COUNT) when absent. */
+  readonly maxReceiveCount?: number;
+  readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
+}
+
+/** The worker's SQS batch handler, as Lambda and the local runtime's poller call it. */
+export function composeWorker(
+  settings: WorkerSettings,
+  parts: WorkerProcessParts,
+): ReturnType<typeof createWorkerHandler> {
+  const { defer, maxReceiveCount, onOutcome, ...rest } = parts;
+  return createWorkerHandler({
+    ...workerDeps(settings, rest),
+    maxReceiveCount: maxReceiveCount ?? settings.maxReceiveCount,
+    defer,
+    ...(onOutcome && { onOutcome }),
+  });
 }

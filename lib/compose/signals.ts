@@ -1,0 +1,62 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SignalSettings } from '../config/signal-settings.js';
+import { httpLambda } from '../http/lambda-http.js';
+import { createEc2SignalHandler } from '../intake/record-ec2-signal.js';
+import { createSignalIntake } from '../intake/signal-intake.js';
+import type { Log, MetricSink } from '../obs/types.js';
+import { JobRunnerStore } from '../signals/job-runners.js';
+import type { DescribeInstance } from '../signals/runner-identities.js';
+import { SignalStore } from '../signals/signal-store.js';
+
+/*
+ * The two signal recorders. Kept apart from the worker's and the intake's assembly so their
+ * bundles never pull in the GitHub client or the YAML parser.
+ */
+
+export interface SignalIntakeParts {
+  readonly dynamo: DynamoDBClient;
+  readonly table: string;
+  /** The current signal secret first, then the previous one during a rotation; none refuses every post. */
+  readonly secrets: () => Promise<readonly string[]>;
+  readonly log: Log;
+  readonly metrics: MetricSink;
+}
+
+/** `POST /signals` from agents: one assembly for the function and the local runtime. */
+export function composeSignalIntake(
+  settings: Pick<SignalSettings, 'ttlSeconds'>,
+  parts: SignalIntakeParts,
+): ReturnType<typeof httpLambda> {
+  return httpLambda(
+    createSignalIntake({
+      secrets: parts.secrets,
+      store: new SignalStore(parts.dynamo, parts.table, settings.ttlSeconds),
+      log: parts.log,
+      metrics: parts.metrics,
+    }),
+  );
+}
+
+export interface Ec2SignalParts {
+  readonly dynamo: DynamoDBClient;
+  readonly table: string;
+  /** DescribeInstances, for the tags and the node name that name an instance's runners. */
+  readonly describe: DescribeInstance;
+  readonly log: Log;
+  readonly metrics: MetricSink;
+}
+
+/** The EventBridge target of the `aws.ec2` rules: records each interruption under its runners' keys. */
+export function composeEc2SignalRecorder(
+  settings: Pick<SignalSettings, 'ttlSeconds' | 'tagKeys'>,
+  parts: Ec2SignalParts,
+): ReturnType<typeof createEc2SignalHandler> {
+  return createEc2SignalHandler({
+    store: new SignalStore(parts.dynamo, parts.table, settings.ttlSeconds),
+    jobs: new JobRunnerStore(parts.dynamo, parts.table),
+    describe: parts.describe,
+    tagKeys: settings.tagKeys,
+    log: parts.log,
+    metrics: parts.metrics,
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * The operator routes (`GET /decisions`, `POST /replay`): on 127.0.0.1 only, on a port of their
+ * own, each behind the admin token. They never share the port a tunnel exposes to GitHub, and
+ * still ask for the key: loopback alone does not keep out other local users or a browser page
+ * aimed at localhost.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Ledger } from '../ledger/ledger.js';
+import type { Log } from '../obs/types.js';
+import type { RunQueue } from '../webhook/run-queue.js';
+import { adminRoutes } from './admin-routes.js';
+import { adminTokenPath, loadOrCreateAdminToken, requireToken } from './admin-token.js';
+import { type Routes, serveRoutes } from './http-server.js';
+
+export interface AdminServerOptions {
+  readonly ledger: Ledger;
+  readonly queue: RunQueue;
+  readonly log: Log;
+  readonly port: number;
+  /** The key the routes ask for; read from (or created in) the token file when absent. */
+  readonly token?: string;
+  /** Where the token is kept; `<dataDir>/admin-token` when absent; with neither, it is held in memory. */
+  readonly tokenFile?: string;
+  readonly dataDir?: string;
+}
+
+export interface AdminServer {
+  readonly server: Server;
+  readonly url: string;
+  readonly token: string;
+  /** Where the token is kept, when it is kept on disk. */
+  readonly tokenFile?: string;
+}
+
+export async function serveAdmin(opts: AdminServerOptions): Promise<AdminServer> {
+  const tokenFile = opts.tokenFile ?? (opts.dataDir ? adminTokenPath(opts.dataDir) : undefined);
+  const token =
+    opts.token ?? (tokenFile ? await loadOrCreateAdminToken(tokenFile) : randomBytes(32).toString('base64url'));
+  const routes: Routes = Object.fromEntries(
+    Object.entries(adminRoutes({ ledger: opts.ledger, queue: opts.queue, log: opts.log })).map(([route, handler]) => [
+      route,
+      requireToken(token, handler),
+    ]),
+  );
+  const { server, url } = await serveRoutes(routes, opts.port, '127.0.0.1', (err) =>
+    opts.log.error('admin request failed', { error: (err as Error).message }),
+  );
+  return { server, url, token, ...(tokenFile && { tokenFile }) };
+}

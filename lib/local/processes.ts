@@ -1,0 +1,97 @@
+/**
+ * The local runtime's processes, each assembled by lib/compose exactly as its Lambda function
+ * is: the webhook intake, the signal intake, the worker and the reconciler. Here they share one
+ * process, so they share its table, its ledger, its queue, its clock and one GitHub client
+ * factory (one spacing of an installation's writes).
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { githubAppClient, githubClients, type GitHubTuning } from '../compose/github.js';
+import { composeIntake } from '../compose/intake.js';
+import { composeReconciler } from '../compose/reconciler.js';
+import { composeSignalIntake } from '../compose/signals.js';
+import { composeWorker } from '../compose/worker.js';
+import type { RuntimeSettings } from '../config/env.js';
+import type { GitHubCredentials } from '../config/secrets.js';
+import type { EventPublisher } from '../events/types.js';
+import type { GitHubClients } from '../github/client.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { RunMessage } from '../model.js';
+import type { Log, MetricSink } from '../obs/types.js';
+import type { Reconciler } from '../reconcile/reconciler.js';
+import type { RunQueue } from '../webhook/run-queue.js';
+import type { RunOutcome } from '../worker/worker-deps.js';
+import type { LambdaHttpHandler } from './http-server.js';
+import type { EmbeddedFifoQueue } from './queue.js';
+
+export interface LocalParts {
+  readonly settings: RuntimeSettings;
+  readonly credentials: GitHubCredentials;
+  /** The webhook secrets, current first. */
+  readonly webhookSecrets: readonly string[];
+  /** The signal secrets; none refuses every post. */
+  readonly signalSecrets: readonly string[];
+  readonly dynamo: DynamoDBClient;
+  readonly table: string;
+  readonly ledger: Ledger;
+  readonly queue: EmbeddedFifoQueue;
+  /** The run queue on `queue`, as the intake and the reconciler send to it. */
+  readonly enqueue: RunQueue;
+  /** Identifies this process's claims. */
+  readonly owner: string;
+  readonly log: Log;
+  readonly metrics: MetricSink;
+  readonly events?: EventPublisher;
+  /** The clock of the intake, the worker, the reconciler and their stores; Date.now when absent. */
+  readonly now?: () => number;
+  readonly github?: GitHubTuning;
+  readonly leaseMs?: number;
+  /** Milliseconds per second of a worker's deferral; 1000 when absent. */
+  readonly deferUnitMs?: number;
+  readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
+}
+
+export interface LocalProcesses {
+  readonly intake: LambdaHttpHandler;
+  readonly signalIntake: LambdaHttpHandler;
+  readonly worker: ReturnType<typeof composeWorker>;
+  readonly reconciler: Reconciler;
+  /** The installation clients the worker and the reconciler share. */
+  readonly client: (installationId: number | null) => GitHubClients;
+}
+
+export function localProcesses(parts: LocalParts): LocalProcesses {
+  const { settings, credentials, dynamo, table, ledger, log, metrics, events, now, queue } = parts;
+  const shared = { dynamo, table, ledger, log, metrics, ...(events && { events }), ...(now && { now }) };
+  const client = githubClients(settings, credentials, log, parts.github);
+  const deferUnitMs = parts.deferUnitMs ?? 1000;
+  return {
+    client,
+    intake: composeIntake(settings, {
+      ...shared,
+      queue: parts.enqueue,
+      secrets: async () => parts.webhookSecrets,
+    }),
+    signalIntake: composeSignalIntake(
+      { ttlSeconds: settings.signalTtlSeconds },
+      { dynamo, table, secrets: async () => parts.signalSecrets, log, metrics },
+    ),
+    worker: composeWorker(settings, {
+      ...shared,
+      client,
+      owner: parts.owner,
+      ...(parts.leaseMs !== undefined && { leaseMs: parts.leaseMs }),
+      maxReceiveCount: queue.maxReceiveCount,
+      defer: async (record, seconds) => {
+        queue.changeVisibility(record.receiptHandle, seconds * deferUnitMs);
+        await queue.persisted([record.messageId]);
+      },
+      ...(parts.onOutcome && { onOutcome: parts.onOutcome }),
+    }),
+    reconciler: composeReconciler(settings, {
+      ...shared,
+      queue: parts.enqueue,
+      client,
+      appClient: githubAppClient(settings, credentials, log, parts.github),
+    }),
+  };
+}
