@@ -22,6 +22,7 @@ const RUNS = 60;
 const KILLS = 3;
 const SECRET = 'crash-secret';
 const RECOVERY_MS = 30_000;
+const RELEASED = 'claim of an earlier process released; the attempt will be decided again';
 
 /** A small seeded generator (mulberry32): the kill moments differ by seed, and a failure names its seed. */
 function random(seed: number): () => number {
@@ -75,8 +76,10 @@ describe('crash and restart of npm start --data-dir', () => {
       // (one is then stopped twice and finalised abandoned, as designed).
       WORKER_CONCURRENCY: process.env.CRASH_LOOPS ?? '2',
     };
+    const started: NpmStart[] = [];
     const start = async (): Promise<{ rt: NpmStart; url: string }> => {
       current = npmStart(['--port', '0', '--data-dir', dir], env);
+      started.push(current);
       return { rt: current, url: await current.listening };
     };
     const deliveries = await Promise.all(
@@ -84,6 +87,15 @@ describe('crash and restart of npm start --data-dir', () => {
     );
     const acknowledged = new Set<number>();
     const rerun = () => new Set(sim.rerunRequests.map((r) => r.runId));
+    /** Every run a restart released so far, whichever process's sweep released it (a WARN line, on stderr). */
+    const releasedRuns = () => [
+      ...new Set(
+        started
+          .flatMap((p) => p.lines)
+          .filter((l) => l.message === RELEASED)
+          .map((l) => l.run_id as number),
+      ),
+    ];
 
     /** Delivers what was never answered 2xx, one every 10 ms (the wave within a second), until the process dies. */
     const deliver = async (url: string): Promise<void> => {
@@ -112,19 +124,19 @@ describe('crash and restart of npm start --data-dir', () => {
         const n = 15 + Math.floor(rand() * 30);
         await until(`${n} deliveries acknowledged`, () => acknowledged.size >= n, 60_000);
       } else {
-        // Later kills land after a few more re-runs. A run that this process was re-deciding
-        // because a kill had stopped its first decision is let finish: stopping it again is the
-        // "stopped twice" case (finalised abandoned), tested on its own in restart-sweep.test.ts.
-        const released = rt.lines
-          .filter((l) => l.message === 'claim of an earlier process released; the attempt will be decided again')
-          .map((l) => l.run_id as number);
+        // Later kills land after a few more re-runs. A run a restart released is let finish its
+        // next decision: stopping it again is the "stopped twice" case (finalised abandoned),
+        // tested on its own in restart-sweep.test.ts. It is safe from the next kill once GitHub
+        // accepted its re-run (the run moved past the attempt, so a sweep records it retried).
+        const released = releasedRuns();
         const before = rerun().size;
-        // Deep enough into the wave that what is left after the last restart is within the
-        // installation's write spacing of 30 s (350 ms a re-run: at most ~85 of them).
+        // Deep enough into the wave that what is left after the last restart is re-run well
+        // within 30 s of it.
         const more = 8 + Math.floor(rand() * 12);
         await until(
-          `${more} more re-runs`,
-          () => rerun().size >= Math.min(RUNS, before + more) && released.every((id) => rerun().has(id)),
+          `${more} more re-runs, and one accepted for each released run (${released.join(', ')})`,
+          () =>
+            rerun().size >= Math.min(RUNS, before + more) && released.every((id) => sim.rerunTally(id).accepted > 0),
           60_000,
         );
       }
