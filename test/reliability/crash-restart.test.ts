@@ -22,6 +22,8 @@ const RUNS = 60;
 const KILLS = 3;
 const SECRET = 'crash-secret';
 const RECOVERY_MS = 30_000;
+/** Deliveries sent and not yet answered, at most. */
+const IN_FLIGHT = 10;
 const RELEASED = 'claim of an earlier process released; the attempt will be decided again';
 
 /** A small seeded generator (mulberry32): the kill moments differ by seed, and a failure names its seed. */
@@ -97,21 +99,33 @@ describe('crash and restart of npm start --data-dir', () => {
       ),
     ];
 
-    /** Delivers what was never answered 2xx, one every 10 ms (the wave within a second), until the process dies. */
+    /** Told of each delivery answered 2xx, from within the answer's callback. */
+    let onAcknowledged: (() => void) | undefined;
+    /**
+     * Delivers what was never answered 2xx, one every 10 ms (the wave within a second) and at
+     * most IN_FLIGHT unanswered at once, until the process dies.
+     */
     const deliver = async (url: string): Promise<void> => {
-      await Promise.all(
-        deliveries.map(async (d, i) => {
-          if (acknowledged.has(i)) return;
-          await new Promise((r) => setTimeout(r, 10 * i));
+      const due = deliveries.map((d, i) => ({ d, i })).filter(({ i }) => !acknowledged.has(i));
+      const begun = Date.now();
+      let next = 0;
+      const sender = async (): Promise<void> => {
+        for (let slot = next++; slot < due.length; slot = next++) {
+          const { d, i } = due[slot]!;
+          await new Promise((r) => setTimeout(r, begun + 10 * slot - Date.now()));
           try {
             const res = await fetch(`${url}/webhook`, { method: 'POST', headers: d.headers, body: d.body });
-            if (res.status >= 200 && res.status < 300) acknowledged.add(i);
+            if (res.status >= 200 && res.status < 300) {
+              acknowledged.add(i);
+              onAcknowledged?.();
+            }
             await res.body?.cancel();
           } catch {
             // No answer: the process was killed. GitHub would not count this delivery as delivered.
           }
-        }),
-      );
+        }
+      };
+      await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
     };
 
     const kills: Record<string, unknown>[] = [];
@@ -120,9 +134,18 @@ describe('crash and restart of npm start --data-dir', () => {
     let delivering = deliver(url);
     for (let k = 1; k <= KILLS; k++) {
       if (k === 1) {
-        // The first kill lands while the wave is still arriving.
+        // The first kill lands while the wave is still arriving: it is sent the moment the n-th
+        // delivery is answered, when at most IN_FLIGHT - 1 others are out, so some never reach
+        // the process, however loaded the machine.
         const n = 15 + Math.floor(rand() * 30);
-        await until(`${n} deliveries acknowledged`, () => acknowledged.size >= n, 60_000);
+        let signalled = false;
+        onAcknowledged = () => {
+          if (signalled || acknowledged.size < n) return;
+          signalled = true;
+          void rt.kill('SIGKILL');
+        };
+        await until(`${n} deliveries acknowledged`, () => signalled, 60_000);
+        onAcknowledged = undefined;
       } else {
         // Later kills land after a few more re-runs. A run a restart released is let finish its
         // next decision: stopping it again is the "stopped twice" case (finalised abandoned),
@@ -139,8 +162,8 @@ describe('crash and restart of npm start --data-dir', () => {
             rerun().size >= Math.min(RUNS, before + more) && released.every((id) => sim.rerunTally(id).accepted > 0),
           60_000,
         );
+        await new Promise((r) => setTimeout(r, Math.floor(rand() * 40)));
       }
-      await new Promise((r) => setTimeout(r, Math.floor(rand() * 40)));
       await rt.kill('SIGKILL');
       kills.push({ kill: k, at: Date.now() - t0, acknowledged: acknowledged.size, rerun: rerun().size });
       await delivering;
