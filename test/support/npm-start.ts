@@ -12,7 +12,7 @@ export interface NpmStart {
   readonly child: ChildProcess;
   /** When the process was spawned (Date.now). */
   readonly spawnedAt: number;
-  /** Every JSON line the runtime wrote to stdout, parsed, in order. */
+  /** Every JSON line the runtime wrote to stdout or stderr, parsed, each stream in order. */
   readonly lines: Record<string, unknown>[];
   /** Resolves with the public URL once the runtime says it listens. */
   readonly listening: Promise<string>;
@@ -38,17 +38,29 @@ export function npmStart(args: readonly string[], env: Record<string, string>): 
   let stderr = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const listening = new Promise<string>((resolve, reject) => {
-    let rest = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const parts = (rest + chunk.toString('utf8')).split('\n');
-      rest = parts.pop() ?? '';
-      for (const text of parts) {
-        if (!text.startsWith('{')) continue;
-        const line = JSON.parse(text) as Record<string, unknown>;
-        lines.push(line);
-        if (line.message === LISTENING) resolve(line.url as string);
-      }
-    });
+    /** Splits a stream into lines and keeps those that are JSON objects. */
+    const jsonLines = () => {
+      let rest = '';
+      return (chunk: Buffer): void => {
+        const parts = (rest + chunk.toString('utf8')).split('\n');
+        rest = parts.pop() ?? '';
+        for (const text of parts) {
+          if (!text.startsWith('{')) continue;
+          let line: Record<string, unknown>;
+          try {
+            line = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            // Not a log line (an object printed across lines, say): only the stderr tail keeps it.
+            continue;
+          }
+          lines.push(line);
+          if (line.message === LISTENING) resolve(line.url as string);
+        }
+      };
+    };
+    child.stdout!.on('data', jsonLines());
+    // The logger writes its WARN and ERROR lines to stderr: they are kept with the others.
+    child.stderr!.on('data', jsonLines());
     child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-8_192)));
     void exited.then(() => reject(new Error(`npm start exited before listening: ${stderr}`)));
   });
