@@ -193,8 +193,10 @@ export class GitHubSimulator {
     this.server.clearFaults();
   }
 
+  /** Seeds the simulator's ids and the placement of rate faults. */
   setSeed(n: number): void {
     this.model.rng.seed(n);
+    this.server.seedFaults(n);
   }
 
   /** Sets a rate-limit bucket; once `used` reaches `limit` the API answers 403 rate limit exceeded. */

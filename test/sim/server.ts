@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate } from './auth.js';
@@ -40,6 +40,9 @@ export class SimServer {
   /** GitHub's secondary limit on content-generating requests, when the simulator was given one. */
   contentLimit: ContentLimit | null = null;
   private faults: SimFault[] = [];
+  private faultSeed = 1;
+  /** Requests seen so far per rate fault, method and path. */
+  private readonly draws = new Map<string, number>();
   private readonly buckets: Record<'core' | 'graphql', Bucket>;
   private readonly signingKey = randomBytes(16);
   private readonly http: Server;
@@ -103,6 +106,26 @@ export class SimServer {
 
   clearFaults(): void {
     this.faults = [];
+    this.draws.clear();
+  }
+
+  /** Seeds the draws of rate faults; each method and path counts its requests from zero again. */
+  seedFaults(seed: number): void {
+    this.faultSeed = seed;
+    this.draws.clear();
+  }
+
+  /**
+   * The draw of a rate fault for the n-th request of one method and path: a hash of the seed,
+   * the fault, the method and path, and n. Concurrent requests to other paths do not move it,
+   * so a seeded run places its faults on the same requests every time, whatever the order in
+   * which a busy machine lets them arrive.
+   */
+  private faultDraw(fault: number, method: string, path: string): number {
+    const key = `${fault} ${method} ${path}`;
+    const n = (this.draws.get(key) ?? 0) + 1;
+    this.draws.set(key, n);
+    return createHash('sha256').update(`${this.faultSeed}:${key}#${n}`).digest().readUInt32BE(0) / 2 ** 32;
   }
 
   setRateLimit(resource: 'core' | 'graphql', limit: number, used = 0): void {
@@ -124,11 +147,11 @@ export class SimServer {
   }
 
   private takeFault(method: string, path: string): SimFault | null {
-    for (const f of this.faults) {
+    for (const [i, f] of this.faults.entries()) {
       if (f.method && f.method.toUpperCase() !== method) continue;
       if (!f.path.test(path)) continue;
       if (f.times !== undefined && f.times <= 0) continue;
-      if (f.rate !== undefined && this.model.rng.next() >= f.rate) continue;
+      if (f.rate !== undefined && this.faultDraw(i, method, path) >= f.rate) continue;
       if (f.times !== undefined) f.times--;
       return f;
     }
