@@ -53,16 +53,17 @@ function readEntries(text: string): { entries: Entry[]; fault?: string } {
 }
 
 /**
- * Parses a `.github/reprise.yml`; never throws. A file that is too large, does not parse or
- * holds an invalid entry fails closed (see `failClosed`): the error comes back with settings
+ * Parses a `.github/reprise.yml`; never throws. A file that is too large (by its text, or by the
+ * size GitHub declared for a file it was not decoded from), does not parse or holds an invalid
+ * entry fails closed (see `failClosed`): the error comes back with settings
  * that keep only what narrows re-runs, or that leave the runs alone.
  */
-export function parseRepoConfig(base: RepoConfig, text: string): ParsedRepoConfig {
+export function parseRepoConfig(base: RepoConfig, text: string, declaredBytes?: number): ParsedRepoConfig {
   const fail = (message: string, entries: Entry[] = []): ParsedRepoConfig => {
     const closed = failClosed(base, entries, (raw) => applyConfig(base, raw));
     return { ...closed, error: clip(`${CONFIG_PATH}: ${message}`, TEXT_CAPS.error) };
   };
-  const bytes = text.length > REPO_CONFIG_MAX_BYTES ? Buffer.byteLength(text) : 0;
+  const bytes = declaredBytes ?? (text.length > REPO_CONFIG_MAX_BYTES ? Buffer.byteLength(text) : 0);
   if (bytes > REPO_CONFIG_MAX_BYTES) {
     return fail(`${bytes} bytes, more than the ${REPO_CONFIG_MAX_BYTES} a repository file may hold; not read`);
   }

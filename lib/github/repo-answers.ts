@@ -25,6 +25,8 @@ export interface GraphqlAnswer {
 /** A file read with its ETag: an unchanged file costs a 304, which GitHub does not count. */
 export type FileRead =
   | { readonly kind: 'found'; readonly text: string; readonly etag?: string }
+  /** Larger than the caller reads: its size as GitHub declared it, its content never decoded. */
+  | { readonly kind: 'oversized'; readonly bytes: number; readonly etag?: string }
   | { readonly kind: 'unchanged' }
   | { readonly kind: 'absent' };
 

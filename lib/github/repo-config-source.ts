@@ -1,5 +1,5 @@
 import type { RepoConfig } from '../config/repo-config.js';
-import { CONFIG_PATH, type ParsedRepoConfig, parseRepoConfig } from '../config/repo-config.js';
+import { CONFIG_PATH, type ParsedRepoConfig, parseRepoConfig, REPO_CONFIG_MAX_BYTES } from '../config/repo-config.js';
 
 export { CONFIG_PATH };
 import type { RepoApi } from './repo-api.js';
@@ -7,6 +7,8 @@ import type { RepoApi } from './repo-api.js';
 interface Cached {
   readonly etag?: string;
   readonly text: string | null;
+  /** A file too large to read: its declared size, and no text kept. */
+  readonly bytes?: number;
   readonly checkedAt: number;
   /** The text parsed over `defaults`: an unchanged file (a 304) is not parsed again. */
   parsed?: { readonly defaults: RepoConfig; readonly result: ParsedRepoConfig };
@@ -60,7 +62,7 @@ export class RepoConfigSource {
 
   private parse(cached: Cached, defaults: RepoConfig): ParsedRepoConfig {
     if (cached.parsed?.defaults === defaults) return cached.parsed.result;
-    const result = parseRepoConfig(defaults, cached.text ?? '');
+    const result = parseRepoConfig(defaults, cached.text ?? '', cached.bytes);
     cached.parsed = { defaults, result };
     return result;
   }
@@ -70,7 +72,11 @@ export class RepoConfigSource {
     const key = `${owner}/${repo}`.toLowerCase();
     const cached = this.cache.get(key);
     if (cached && cached.text === null && this.now() - cached.checkedAt < this.absentTtlMs) return cached;
-    const got = await api.readFile(CONFIG_PATH, { repo, ...(cached?.etag && { etag: cached.etag }) });
+    const got = await api.readFile(CONFIG_PATH, {
+      repo,
+      maxBytes: REPO_CONFIG_MAX_BYTES,
+      ...(cached?.etag && { etag: cached.etag }),
+    });
     switch (got.kind) {
       case 'unchanged':
         return cached;
@@ -78,6 +84,11 @@ export class RepoConfigSource {
         const absent = { text: null, checkedAt: this.now() };
         this.cache.set(key, absent);
         return absent;
+      }
+      case 'oversized': {
+        const oversized = { ...(got.etag && { etag: got.etag }), text: '', bytes: got.bytes, checkedAt: this.now() };
+        this.cache.set(key, oversized);
+        return oversized;
       }
       case 'found': {
         const found = { ...(got.etag && { etag: got.etag }), text: got.text, checkedAt: this.now() };

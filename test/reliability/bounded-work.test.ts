@@ -63,6 +63,30 @@ describe('the repository file', () => {
     const changed = await source.load(apiFor(repo), 'acme', 'etag-cached', BUILT_IN_DEFAULTS);
     expect(changed.config.maxAttempts).toBe(1);
   });
+  it('a file GitHub declares larger than the cap is not decoded nor kept: it fails closed with its declared size, and a 304 keeps that answer', async () => {
+    const repo = 'acme/oversized';
+    const text = `dry_run: true\n${keys(8_000)}\n`;
+    const bytes = Buffer.byteLength(text);
+    expect(bytes).toBeGreaterThan(REPO_CONFIG_MAX_BYTES);
+    h.sim.setRepoFile(repo, '.github/reprise.yml', text);
+    expect(await apiFor(repo).readFile('.github/reprise.yml', { maxBytes: REPO_CONFIG_MAX_BYTES })).toMatchObject({
+      kind: 'oversized',
+      bytes,
+    });
+    const source = new RepoConfigSource();
+    const first = await source.load(apiFor(repo), 'acme', 'oversized', BUILT_IN_DEFAULTS);
+    expect(first.error).toBe(
+      `.github/reprise.yml: ${bytes} bytes, more than the ${REPO_CONFIG_MAX_BYTES} a repository file may hold; not read`,
+    );
+    // Nothing narrows in a file that was never read: the runs are left alone.
+    expect(first.config.enabled).toBe(false);
+    expect(first.kept).toEqual([]);
+    const second = await source.load(apiFor(repo), 'acme', 'oversized', BUILT_IN_DEFAULTS);
+    expect(second.config).toBe(first.config);
+    expect(
+      h.sim.requests.filter((r) => r.path.includes('/repos/acme/oversized/contents/')).map((r) => r.status),
+    ).toEqual([200, 200, 304]);
+  });
 });
 
 describe('a decision item stays far below 400 KB', () => {

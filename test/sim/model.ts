@@ -62,7 +62,7 @@ export class SimModel implements JobFactory {
   readonly workflows = new Map<string, number>();
   readonly runNumbers = new Map<number, number>();
   readonly pulls = new Map<string, SimPullRequest>();
-  readonly files = new Map<string, { content: string; sha: string }>();
+  readonly files = new Map<string, { content: string; sha: string; encoded: string }>();
   readonly installations = new Map<number, SimInstallation>();
   readonly tokens = new Map<string, IssuedToken>();
   /** Tokens accepted as they are, like a personal access token or GITHUB_TOKEN. */
@@ -259,13 +259,14 @@ export class SimModel implements JobFactory {
     return this.pulls.get(`${repo.fullName.toLowerCase()}#${number}`);
   }
 
+  /** A file's content as GitHub's contents API sends it is encoded once, when the file is set. */
   setRepoFile(repo: string, path: string, content: string | null): void {
     const key = `${this.repo(repo).fullName.toLowerCase()}:${path}`;
     if (content === null) this.files.delete(key);
-    else this.files.set(key, { content, sha: gitBlobSha(content) });
+    else this.files.set(key, { content, sha: gitBlobSha(content), encoded: wrappedBase64(content) });
   }
 
-  file(repo: SimRepo, path: string): { content: string; sha: string } | undefined {
+  file(repo: SimRepo, path: string): { content: string; sha: string; encoded: string } | undefined {
     return this.files.get(`${repo.fullName.toLowerCase()}:${path}`);
   }
 
@@ -331,4 +332,10 @@ export class SimModel implements JobFactory {
     this.deliveries.push(delivery);
     return delivery;
   }
+}
+
+/** Base64 wrapped at 60 characters, as GitHub's contents API sends a file. */
+function wrappedBase64(content: string): string {
+  const encoded = Buffer.from(content, 'utf8').toString('base64');
+  return (encoded.match(/.{1,60}/g) ?? []).join('\n') + '\n';
 }

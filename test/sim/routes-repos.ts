@@ -45,15 +45,13 @@ export const repoRoutes: Route[] = [
       const apiUrl = `${ctx.api}/repos/${repo.fullName}/contents/${path}?ref=${encodeURIComponent(ref)}`;
       const gitUrl = `${ctx.api}/repos/${repo.fullName}/git/blobs/${file.sha}`;
       const htmlUrl = `${HTML}/${repo.fullName}/blob/${ref}/${path}`;
-      const encoded = Buffer.from(file.content, 'utf8').toString('base64');
       const body = {
         type: 'file',
         encoding: 'base64',
         size: Buffer.byteLength(file.content, 'utf8'),
         name: path.split('/').pop() ?? path,
         path,
-        // GitHub wraps the base64 body at 60 characters.
-        content: (encoded.match(/.{1,60}/g) ?? []).join('\n') + '\n',
+        content: file.encoded,
         sha: file.sha,
         url: apiUrl,
         git_url: gitUrl,
