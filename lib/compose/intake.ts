@@ -3,7 +3,7 @@ import type { IntakeSettings } from '../config/function-settings.js';
 import type { EventPublisher } from '../events/types.js';
 import { httpLambda } from '../http/lambda-http.js';
 import { createIntake } from '../intake/webhook-intake.js';
-import { Ledger } from '../ledger/ledger.js';
+import { type Ledger, openLedger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
 import type { Log, MetricSink } from '../obs/types.js';
@@ -34,7 +34,7 @@ export function composeIntake(settings: IntakeSettings, parts: IntakeParts): Ret
   return httpLambda(
     createIntake({
       secrets: parts.secrets,
-      deliveries: parts.ledger ?? new Ledger(dynamo, table, now),
+      deliveries: (parts.ledger ?? openLedger(dynamo, table, now)).deliveries,
       jobs: new JobRunnerStore(dynamo, table, now, new RunnerKeys(settings.runnerNamePatterns)),
       queuedJobs: new DynamoQueuedJobs(dynamo, table, now),
       outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),

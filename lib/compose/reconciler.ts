@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ReconcilerSettings } from '../config/env.js';
 import type { EventPublisher } from '../events/types.js';
 import type { AppClient, GitHubClients } from '../github/client.js';
-import { Ledger } from '../ledger/ledger.js';
+import { type Ledger, openLedger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { DynamoPacing } from '../ledger/pacing.js';
 import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
@@ -33,7 +33,7 @@ export interface ReconcilerParts {
 export function composeReconciler(settings: ReconcilerSettings, parts: ReconcilerParts): Reconciler {
   const { dynamo, table, now } = parts;
   return new Reconciler({
-    ledger: parts.ledger ?? new Ledger(dynamo, table, now),
+    ledger: parts.ledger ?? openLedger(dynamo, table, now),
     client: parts.client,
     graphqlUrl: settings.graphqlUrl,
     apiUrl: settings.apiUrl,

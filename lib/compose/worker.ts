@@ -6,7 +6,7 @@ import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { DynamoRetryBudget } from '../ledger/budget.js';
-import { Ledger } from '../ledger/ledger.js';
+import { type Ledger, openLedger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { DynamoPacing } from '../ledger/pacing.js';
 import type { RunMessage } from '../model.js';
@@ -47,7 +47,7 @@ export interface WorkerParts {
 export function workerDeps(settings: WorkerSettings, parts: WorkerParts): WorkerDeps {
   const outcomes = new DynamoRerunOutcomes(parts.dynamo, parts.table, settings.breaker, parts.now);
   return {
-    ledger: parts.ledger ?? new Ledger(parts.dynamo, parts.table, parts.now),
+    ledger: parts.ledger ?? openLedger(parts.dynamo, parts.table, parts.now),
     client: parts.client,
     graphqlUrl: settings.graphqlUrl,
     configSource: new RepoConfigSource(),

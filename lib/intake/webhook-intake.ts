@@ -21,13 +21,8 @@ export const MAX_BODY_BYTES = 6 * 1024 * 1024;
  */
 const DELIVERY_GUID = /^[\x21-\x7e]{1,128}$/;
 
-export interface DeliveryRegistry {
-  /** True when this delivery GUID was already accepted. */
-  isSeen(guid: string): Promise<boolean>;
-  markSeen(guid: string, event: string): Promise<void>;
-}
-
 import type { EventPublisher } from '../events/types.js';
+import type { DeliveryLog } from '../ledger/deliveries.js';
 import type { QueuedJobLog } from '../ledger/queued-jobs.js';
 import type { RerunOutcomeLog } from '../ledger/outcomes.js';
 import type { RunQueue } from '../webhook/run-queue.js';
@@ -37,7 +32,7 @@ import { queuedJobFrom } from '../webhook/queued-job.js';
 export interface IntakeDeps {
   /** The current webhook secret first, then the previous one during a rotation. */
   readonly secrets: () => Promise<readonly string[]>;
-  readonly deliveries: DeliveryRegistry;
+  readonly deliveries: DeliveryLog;
   readonly queue: RunQueue;
   readonly log: Log;
   readonly metrics: MetricSink;

@@ -50,7 +50,7 @@ interface Judged {
 export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunResult> {
   const repository = `${msg.repository.owner}/${msg.repository.name}`;
   const base: Line = { run_id: msg.runId, run_attempt: msg.runAttempt, repository, delivery: msg.deliveryId };
-  const claim = await deps.ledger.claim(msg, deps.owner, deps.leaseMs);
+  const claim = await deps.ledger.attempts.claim(msg, deps.owner, deps.leaseMs);
   if (!claim.claimed) return settleUnclaimed(msg, claim.existing, deps, base);
 
   const api = new RepoApi(deps.client(msg.installationId), msg.repository.owner, msg.repository.name, deps.graphqlUrl);
@@ -127,7 +127,7 @@ export async function decideRun(msg: RunMessage, deps: WorkerDeps): Promise<RunR
       if (budgetTaken) await giveBack(msg, deps, base);
     }
     if (calling && !(err instanceof RateLimitedError)) {
-      await deps.ledger
+      await deps.ledger.attempts
         .noteCallFailed(msg, deps.owner, callFailure(err))
         .catch((e: Error) => deps.log.warn('could not note the failed re-run call', { ...base, error: e.message }));
     }
@@ -207,7 +207,7 @@ async function waitForTurn(
     unexamined: judged.unexamined,
     requests: judged.priorRequests + api.requests,
   });
-  if (!(await deps.ledger.wait(msg, deps.owner, turn.until, turn.waitingSince, deps.leaseMs, kept))) {
+  if (!(await deps.ledger.attempts.wait(msg, deps.owner, turn.until, turn.waitingSince, deps.leaseMs, kept))) {
     throw new TransientError('the claim was lost before the run could wait for its turn');
   }
 }
@@ -276,7 +276,7 @@ async function giveBack(msg: RunMessage, deps: WorkerDeps, base: Line): Promise<
 }
 
 async function release(msg: RunMessage, deps: WorkerDeps, base: Line): Promise<void> {
-  await deps.ledger
+  await deps.ledger.attempts
     .release(msg, deps.owner)
     .catch((e: Error) => deps.log.warn('could not release claim', { ...base, error: e.message }));
 }

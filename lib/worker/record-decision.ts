@@ -92,7 +92,7 @@ export async function record(
   else deps.log.info('decision', line);
   deps.metrics.count('Decision', 1, { name: 'decision', value: o.decision });
   if (o.decision === 'budget_exhausted') deps.metrics.count('BudgetExhausted');
-  const kept = await deps.ledger.finalise(msg, deps.owner, o.decision, o.reason, {
+  const kept = await deps.ledger.attempts.finalise(msg, deps.owner, o.decision, o.reason, {
     requests,
     // The workflow and each job's own times: `reprise report` counts the minutes lost from them.
     workflow: msg.workflow.name,

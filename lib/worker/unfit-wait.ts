@@ -18,17 +18,18 @@ export async function expireUnfitWait(msg: RunMessage, reason: string, deps: Unf
     repository: `${msg.repository.owner}/${msg.repository.name}`,
     delivery: msg.deliveryId,
   };
-  let claim = await deps.ledger.claim(msg, deps.owner, deps.leaseMs);
+  let claim = await deps.ledger.attempts.claim(msg, deps.owner, deps.leaseMs);
   const prior = claim.claimed ? undefined : claim.existing;
   if (prior && !prior.decision && prior.state === 'waiting' && prior.owner === deps.owner) {
-    if (await deps.ledger.forceRelease(msg, prior)) claim = await deps.ledger.claim(msg, deps.owner, deps.leaseMs);
+    if (await deps.ledger.attempts.forceRelease(msg, prior))
+      claim = await deps.ledger.attempts.claim(msg, deps.owner, deps.leaseMs);
   }
   if (!claim.claimed) {
     deps.log.info('wait past the visibility window left to the message that holds the attempt', { ...base, reason });
     return false;
   }
   const decided = `expired: ${reason}`;
-  if (!(await deps.ledger.finalise(msg, deps.owner, 'expired', decided, { requests: 0 }))) {
+  if (!(await deps.ledger.attempts.finalise(msg, deps.owner, 'expired', decided, { requests: 0 }))) {
     deps.log.warn('claim was lost before the expired decision was recorded', base);
     return false;
   }

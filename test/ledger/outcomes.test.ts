@@ -62,7 +62,7 @@ function lostRun(onRerun: 'same' | 'success') {
 async function deliver(runId: number, guid?: string) {
   const intake = createIntake({
     secrets: async () => [SECRET],
-    deliveries: h.ledger,
+    deliveries: h.ledger.deliveries,
     queue: embeddedRunQueue(new EmbeddedFifoQueue({ name: 'outcomes-test.fifo' })),
     outcomes,
     log: h.log,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/ledger/keys.js';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
 import { Table } from '../../lib/ledger/table.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import type { RunMessage } from '../../lib/model.js';
@@ -66,28 +66,28 @@ describe('forced release (reprise replay --force)', () => {
   });
 
   it('gives back a decision that re-ran nothing, never one that re-ran the run', async () => {
-    const ledger = new Ledger(dynamo.client, TABLE);
+    const ledger = openLedger(dynamo.client, TABLE);
     for (const [runId, decision] of [
       [1, 'genuine_failure'],
       [2, 'retried'],
       [3, 'retried_all'],
     ] as const) {
-      await ledger.claim(msg(runId), 'w', 60_000);
-      await ledger.finalise(msg(runId), 'w', decision, 'test');
+      await ledger.attempts.claim(msg(runId), 'w', 60_000);
+      await ledger.attempts.finalise(msg(runId), 'w', decision, 'test');
     }
-    const seen = async (runId: number) => (await ledger.get(9, runId, 1))!;
-    expect(await ledger.forceRelease(msg(1), await seen(1))).toBe(true);
-    expect(await ledger.forceRelease(msg(2), await seen(2))).toBe(false);
-    expect(await ledger.forceRelease(msg(3), await seen(3))).toBe(false);
-    expect(await ledger.get(9, 1, 1)).toBeUndefined();
-    expect((await ledger.get(9, 2, 1))?.decision).toBe('retried');
+    const seen = async (runId: number) => (await ledger.attempts.get(9, runId, 1))!;
+    expect(await ledger.attempts.forceRelease(msg(1), await seen(1))).toBe(true);
+    expect(await ledger.attempts.forceRelease(msg(2), await seen(2))).toBe(false);
+    expect(await ledger.attempts.forceRelease(msg(3), await seen(3))).toBe(false);
+    expect(await ledger.attempts.get(9, 1, 1)).toBeUndefined();
+    expect((await ledger.attempts.get(9, 2, 1))?.decision).toBe('retried');
   });
 
   it('deletes only the record that was read: a claim made since is kept', async () => {
-    const ledger = new Ledger(dynamo.client, TABLE);
-    await ledger.claim(msg(4), 'w', 60_000);
-    const read = (await ledger.get(9, 4, 1))!;
-    expect(await ledger.forceRelease(msg(4), { ...read, claimedAt: read.claimedAt - 1 })).toBe(false);
-    expect(await ledger.forceRelease(msg(4), read)).toBe(true);
+    const ledger = openLedger(dynamo.client, TABLE);
+    await ledger.attempts.claim(msg(4), 'w', 60_000);
+    const read = (await ledger.attempts.get(9, 4, 1))!;
+    expect(await ledger.attempts.forceRelease(msg(4), { ...read, claimedAt: read.claimedAt - 1 })).toBe(false);
+    expect(await ledger.attempts.forceRelease(msg(4), read)).toBe(true);
   });
 });

@@ -29,7 +29,7 @@ describe('lint: layers point down and the pure core does no I/O', () => {
     [
       'settings → adapter',
       'lib/config/probe.ts',
-      "import { Ledger } from '../ledger/ledger.js';",
+      "import { openLedger } from '../ledger/ledger.js';",
       'import-x/no-restricted-paths',
     ],
     [
@@ -99,7 +99,7 @@ describe('lint: layers point down and the pure core does no I/O', () => {
   });
 
   it.each([
-    ['flow → adapter', 'lib/worker/probe.ts', "import { Ledger } from '../ledger/ledger.js';"],
+    ['flow → adapter', 'lib/worker/probe.ts', "import { openLedger } from '../ledger/ledger.js';"],
     [
       'a DynamoDB client passed by type',
       'lib/worker/probe.ts',

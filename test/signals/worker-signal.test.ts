@@ -143,7 +143,7 @@ describe('workflow_job events', () => {
     const intake = httpLambda(
       createIntake({
         secrets: async () => ['s'],
-        deliveries: h.ledger,
+        deliveries: h.ledger.deliveries,
         queue: { send: async () => undefined },
         jobs,
         log: h.log,

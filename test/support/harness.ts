@@ -2,7 +2,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { runtimeSettings, type RuntimeSettings } from '../../lib/config/env.js';
 import type { RepoConfig } from '../../lib/config/repo-config.js';
 import { createClientFactory } from '../../lib/github/client.js';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
@@ -69,7 +69,7 @@ export async function startHarness(): Promise<Harness> {
     ...UNPACED_ENV,
   });
   const dynamo = await startDynamo({ table: TABLE });
-  const ledger = new Ledger(dynamo.client, TABLE);
+  const ledger = openLedger(dynamo.client, TABLE);
   const signals = new SignalStore(dynamo.client, TABLE, settings.signalTtlSeconds);
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
