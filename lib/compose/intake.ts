@@ -7,7 +7,7 @@ import { type Ledger, openLedger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import { JobRunnerStore } from '../signals/job-runners.js';
+import { RunnerJobs } from '../ledger/runner-jobs.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { RunQueue } from '../webhook/run-queue.js';
 
@@ -35,7 +35,7 @@ export function composeIntake(settings: IntakeSettings, parts: IntakeParts): Ret
     createIntake({
       secrets: parts.secrets,
       deliveries: (parts.ledger ?? openLedger(dynamo, table, now)).deliveries,
-      jobs: new JobRunnerStore(dynamo, table, now, new RunnerKeys(settings.runnerNamePatterns)),
+      jobs: new RunnerJobs(dynamo, table, now, new RunnerKeys(settings.runnerNamePatterns)),
       queuedJobs: new DynamoQueuedJobs(dynamo, table, now),
       outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
       queue: parts.queue,

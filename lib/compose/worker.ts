@@ -12,7 +12,7 @@ import { DynamoPacing } from '../ledger/pacing.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
-import { SignalStore } from '../signals/signal-store.js';
+import { RunnerSignals, type RunnerSignalStore } from '../ledger/runner-signals.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import { INLINE_TURN_WAIT_MS } from '../worker/turn.js';
 import type { RunOutcome, WorkerDeps } from '../worker/worker-deps.js';
@@ -36,7 +36,7 @@ export interface WorkerParts {
   /** A ledger shared with other parts of the process; one on `now` is made when absent. */
   readonly ledger?: Ledger;
   /** A signal store shared with other parts of the process; one is made when absent. */
-  readonly signals?: SignalStore;
+  readonly signals?: RunnerSignalStore;
   /** The clock of the pace, the ledger, the breaker and its outcomes (tests move it); Date.now when absent. */
   readonly now?: () => number;
   /** Where decisions and re-run outcomes are published; nothing published when absent. */
@@ -54,7 +54,7 @@ export function workerDeps(settings: WorkerSettings, parts: WorkerParts): Worker
     defaults: settings.defaults,
     signals:
       parts.signals ??
-      new SignalStore(
+      new RunnerSignals(
         parts.dynamo,
         parts.table,
         settings.signalTtlSeconds,

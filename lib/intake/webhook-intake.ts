@@ -4,7 +4,7 @@ import { ShapeError } from '../errors.js';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import type { JobOnRunner } from '../signals/job-runners.js';
+import type { JobRunnerStore } from '../ledger/runner-jobs.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
 import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from '../webhook/run-message.js';
 
@@ -37,10 +37,7 @@ export interface IntakeDeps {
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Records which job runs on which runner, from `workflow_job` events (optional). */
-  readonly jobs?: {
-    started(job: JobOnRunner): Promise<void>;
-    finished(job: JobOnRunner): Promise<void>;
-  };
+  readonly jobs?: Pick<JobRunnerStore, 'started' | 'finished'>;
   /** Records jobs waiting for a runner (`queued`) and forgets them (`in_progress`, `completed`), for the stuck-queued sweep. */
   readonly queuedJobs?: Pick<QueuedJobLog, 'queued' | 'clear'>;
   /** Records green completions of re-runs reprise made (`recovered`); green runs are ignored without it. */

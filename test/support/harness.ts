@@ -7,7 +7,7 @@ import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { SignalStore } from '../../lib/signals/signal-store.js';
+import { RunnerSignals } from '../../lib/ledger/runner-signals.js';
 import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import { workerDeps } from '../../lib/compose/worker.js';
 import { createWorkerHandler, type WorkerHandlerDeps } from '../../lib/worker/handler.js';
@@ -41,7 +41,7 @@ export interface Harness {
   readonly settings: RuntimeSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
-  readonly signals: SignalStore;
+  readonly signals: RunnerSignals;
   readonly log: MemoryLog;
   readonly metrics: MemoryMetrics;
   deps(over?: Omit<Partial<WorkerHandlerDeps>, 'defaults'> & { defaults?: Partial<RepoConfig> }): WorkerHandlerDeps;
@@ -70,7 +70,7 @@ export async function startHarness(): Promise<Harness> {
   });
   const dynamo = await startDynamo({ table: TABLE });
   const ledger = openLedger(dynamo.client, TABLE);
-  const signals = new SignalStore(dynamo.client, TABLE, settings.signalTtlSeconds);
+  const signals = new RunnerSignals(dynamo.client, TABLE, settings.signalTtlSeconds);
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
   let seq = 0;
