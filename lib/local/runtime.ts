@@ -14,7 +14,7 @@ import type { Log } from '../obs/types.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import { startSweepTimer } from '../reconcile/timer.js';
 import { MAX_RECEIVE_BATCH } from '../webhook/sqs-limits.js';
-import type { RunOutcome } from '../worker/worker-deps.js';
+import type { RunOutcome } from '../worker/result.js';
 import { serveAdmin } from './admin-server.js';
 import { nextBoot } from './boot.js';
 import { secureDataDir } from './data-dir.js';

@@ -4,7 +4,7 @@ import { replay } from '../../lib/cli/replay.js';
 import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
 import type { RunMessage } from '../../lib/model.js';
 import { parseRunMessage, runMessageFromPayload } from '../../lib/webhook/run-message.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { failureAnnotation, TEXT } from '../support/evidence.js';
 import { appEnv, INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';

@@ -48,7 +48,6 @@ const worker = () =>
     defaults: { textOnlyMaxAttempts: 3 },
     ledger,
     outcomes,
-    breaker: outcomes,
     pacing: unpaced(() => clock),
     now: () => clock,
   });

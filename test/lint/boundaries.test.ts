@@ -35,7 +35,7 @@ describe('lint: layers point down and the pure core does no I/O', () => {
     [
       'adapter → flow',
       'lib/ledger/probe.ts',
-      "import { decideRun } from '../worker/decide-run.js';",
+      "import { runDecision } from '../worker/run-decision.js';",
       'import-x/no-restricted-paths',
     ],
     ['flow → face', 'lib/worker/probe.ts', "import { main } from '../cli/main.js';", 'import-x/no-restricted-paths'],
@@ -105,7 +105,7 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       'lib/worker/probe.ts',
       "import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
     ],
-    ['face → flow', 'lib/local/probe.ts', "import { decideRun } from '../worker/decide-run.js';"],
+    ['face → flow', 'lib/local/probe.ts', "import { runDecision } from '../worker/run-decision.js';"],
     ['compose → flow', 'lib/compose/probe.ts', "import { createWorkerHandler } from '../worker/handler.js';"],
     ['a function → compose', 'functions/probe.ts', "import { composeWorker } from '../lib/compose/worker.js';"],
     ['the local runtime → compose', 'lib/local/probe.ts', "import { composeIntake } from '../compose/intake.js';"],

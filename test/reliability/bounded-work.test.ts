@@ -25,7 +25,7 @@ beforeEach(() => {
 const keys = (n: number) => Array.from({ length: n }, (_, i) => `key_${i}: ${i}`).join('\n');
 const apiFor = (repo: string) => {
   const [owner, name] = repo.split('/') as [string, string];
-  return new RepoApi(h.deps().client(INSTALLATION_ID), owner, name, h.sim.graphqlUrl);
+  return new RepoApi(h.client(INSTALLATION_ID), owner, name, h.sim.graphqlUrl);
 };
 
 describe('the repository file', () => {

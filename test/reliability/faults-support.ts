@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Runtime, type RuntimeOptions, startRuntime } from '../../lib/local/runtime.js';
 import type { DecisionKind, RunMessage } from '../../lib/model.js';
 import type { SweepCounts } from '../../lib/reconcile/reconciler.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { type GitHubSimulator, NO_RERUNS, type SimJobSpec, tallyReruns } from '../sim/index.js';
 import { testPrivateKey, UNPACED_ENV } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';

@@ -4,7 +4,7 @@ import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { DynamoPacing, isLate, LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
 import type { StoredAttempt } from '../../lib/ledger/attributes.js';
 import { replayGuard } from '../../lib/replay/replay-guard.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { startHarness, TABLE, type Harness } from '../support/harness.js';
 import { kit, lostRun } from './reconcile-kit.js';
 

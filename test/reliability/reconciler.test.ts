@@ -7,7 +7,7 @@ import { startDynamo } from '../../lib/local/dynamo.js';
 import { settleOrphan } from '../../lib/reconcile/attempts.js';
 import { nextCursor, redeliveryWindowMs } from '../../lib/reconcile/deliveries.js';
 import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { workflowRunPayload } from '../support/webhooks.js';
@@ -54,14 +54,11 @@ describe('reconciler: orphaned claims', () => {
     const run = lostRun(h);
     const msg = h.message(run.id);
     await h.ledger.attempts.claim(msg, 'dead-worker', 1_000);
-    await h
-      .deps()
-      .client(INSTALLATION_ID)
-      .rest.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
-        owner: 'acme',
-        repo: 'reconcile',
-        run_id: run.id,
-      });
+    await h.client(INSTALLATION_ID).rest.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
+      owner: 'acme',
+      repo: 'reconcile',
+      run_id: run.id,
+    });
 
     const k = kit(h, { offsetMs: 2_000 });
     expect(await k.reconciler.sweep()).toMatchObject({ orphansRecorded: 1, orphansReleased: 0 });
@@ -96,7 +93,7 @@ describe('reconciler: orphaned claims', () => {
     const ctx = {
       store,
       attempts: h.ledger.attempts,
-      client: h.deps().client,
+      client: h.client,
       graphqlUrl: h.sim.graphqlUrl,
       queue: { send: async () => undefined },
       log: h.log,

@@ -30,7 +30,7 @@ describe('restart sweep: claims of an earlier process of the same data dir', () 
     const ctx: RestartContext = {
       store: h.ledger.reconcile(Date.now),
       attempts: h.ledger.attempts,
-      client: h.deps().client,
+      client: h.client,
       graphqlUrl: h.sim.graphqlUrl,
       queue: embeddedRunQueue(queue),
       events: { publish: async (e) => void events.push(e) },
