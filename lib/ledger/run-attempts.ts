@@ -75,10 +75,11 @@ export class TableRunAttempts implements AttemptLedger {
     const existing = await this.get(msg.repository.id, msg.runId, msg.runAttempt);
     if (existing?.state !== STATE.waiting || (existing.slotAt ?? 0) > now) return { claimed: false, existing };
     // Its turn came: whichever worker receives the attempt's message now takes it over, slot and all.
+    // `:owner` is the condition's (the waiting owner); the worker taking the attempt over is `:taker`.
     const taken = await this.table.updateIf(
       keyOf(msg),
-      'SET #state = :claimed, #owner = :owner, #claimedAt = :now, #leaseUntil = :until',
-      { ':claimed': STATE.claimed, ':owner': owner, ':now': now, ':until': now + leaseMs },
+      'SET #state = :claimed, #owner = :taker, #claimedAt = :now, #leaseUntil = :until',
+      { ':claimed': STATE.claimed, ':taker': owner, ':now': now, ':until': now + leaseMs },
       heldBy(existing.owner, existing.leaseUntil, STATE.waiting),
     );
     if (!taken) return { claimed: false, existing: await this.get(msg.repository.id, msg.runId, msg.runAttempt) };

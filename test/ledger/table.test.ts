@@ -41,11 +41,48 @@ describe('the conditional-write helper', () => {
     ).rejects.toThrow(/non-existent table|not found/i);
   });
 
+  it('refuses an update whose condition gives one of its placeholders another value, before sending it', async () => {
+    const table = new Table(dynamo.client, TABLE);
+    const key = keys.redelivery('shadowed');
+    await table.putIf({ ...key, ttl, outcome: 'a' }, { expression: 'attribute_not_exists(#pk)' });
+    const held = { expression: '#outcome = :o', values: { ':o': 'a' } };
+    await expect(table.updateIf(key, 'SET #outcome = :o', { ':o': 'b' }, held)).rejects.toThrow(/:o two values/);
+    expect(await table.updateIf(key, 'SET #outcome = :n', { ':n': 'b' }, held)).toBe(true);
+  });
+
   it('refuses an expression that names an attribute the table does not define, before sending it', async () => {
     const table = new Table(dynamo.client, TABLE);
     await expect(
       table.putIf({ ...keys.redelivery('typo'), ttl }, { expression: 'attribute_not_exists(#pkk)' }),
     ).rejects.toThrow(/unknown attribute: #pkk/);
+  });
+});
+
+describe('a waiting attempt taken over at its turn', () => {
+  it('belongs to the worker that took it: that worker records the decision, the one that waited no longer can', async () => {
+    let now = Date.parse('2026-10-02T16:30:00Z');
+    const ledger = openLedger(dynamo.client, TABLE, () => now);
+    const msg: RunMessage = {
+      v: 1,
+      deliveryId: 'd-turn',
+      installationId: 1,
+      repository: { id: 10, owner: 'acme', name: 'web' },
+      runId: 1,
+      runAttempt: 1,
+      workflow: { id: 1, name: 'ci', path: null },
+      event: 'push',
+      headSha: 'abc',
+      headBranch: 'main',
+      conclusion: 'failure',
+      pullRequests: [],
+    };
+    await ledger.attempts.claim(msg, 'waited', 60_000);
+    expect(await ledger.attempts.wait(msg, 'waited', now + 5_000, now, 60_000)).toBe(true);
+    now += 5_000;
+    expect(await ledger.attempts.claim(msg, 'turn', 60_000)).toMatchObject({ claimed: true, slotAt: now });
+    expect(await ledger.attempts.get(10, 1, 1)).toMatchObject({ state: 'claimed', owner: 'turn' });
+    expect(await ledger.attempts.finalise(msg, 'waited', 'retried', 'x')).toBe(false);
+    expect(await ledger.attempts.finalise(msg, 'turn', 'retried', 'x')).toBe(true);
   });
 });
 
