@@ -14,6 +14,21 @@ afterAll(async () => dynamo.close());
 
 const ttl = 4_102_444_800;
 
+const runMsg = (runId: number): RunMessage => ({
+  v: 1,
+  deliveryId: `d-${runId}`,
+  installationId: 1,
+  repository: { id: 9, owner: 'acme', name: 'web' },
+  runId,
+  runAttempt: 1,
+  workflow: { id: 1, name: 'ci', path: null },
+  event: 'push',
+  headSha: 'abc',
+  headBranch: 'main',
+  conclusion: 'failure',
+  pullRequests: [],
+});
+
 describe('the conditional-write helper', () => {
   it('answers true when the condition holds and false when DynamoDB refuses it, for put, update and delete', async () => {
     const table = new Table(dynamo.client, TABLE);
@@ -62,20 +77,7 @@ describe('a waiting attempt taken over at its turn', () => {
   it('belongs to the worker that took it: that worker records the decision, the one that waited no longer can', async () => {
     let now = Date.parse('2026-10-02T16:30:00Z');
     const ledger = openLedger(dynamo.client, TABLE, () => now);
-    const msg: RunMessage = {
-      v: 1,
-      deliveryId: 'd-turn',
-      installationId: 1,
-      repository: { id: 10, owner: 'acme', name: 'web' },
-      runId: 1,
-      runAttempt: 1,
-      workflow: { id: 1, name: 'ci', path: null },
-      event: 'push',
-      headSha: 'abc',
-      headBranch: 'main',
-      conclusion: 'failure',
-      pullRequests: [],
-    };
+    const msg = { ...runMsg(1), repository: { id: 10, owner: 'acme', name: 'web' } };
     await ledger.attempts.claim(msg, 'waited', 60_000);
     expect(await ledger.attempts.wait(msg, 'waited', now + 5_000, now, 60_000)).toBe(true);
     now += 5_000;
@@ -87,20 +89,7 @@ describe('a waiting attempt taken over at its turn', () => {
 });
 
 describe('forced release (reprise replay --force)', () => {
-  const msg = (runId: number): RunMessage => ({
-    v: 1,
-    deliveryId: `d-${runId}`,
-    installationId: 1,
-    repository: { id: 9, owner: 'acme', name: 'web' },
-    runId,
-    runAttempt: 1,
-    workflow: { id: 1, name: 'ci', path: null },
-    event: 'push',
-    headSha: 'abc',
-    headBranch: 'main',
-    conclusion: 'failure',
-    pullRequests: [],
-  });
+  const msg = runMsg;
 
   it('gives back a decision that re-ran nothing, never one that re-ran the run', async () => {
     const ledger = openLedger(dynamo.client, TABLE);
