@@ -21,7 +21,7 @@ export interface IntakeParts {
   readonly log: Log;
   readonly metrics: MetricSink;
   /** A ledger shared with other parts of the process (the deliveries seen); one on `now` is made when absent. */
-  readonly ledger?: Ledger;
+  readonly ledger?: Pick<Ledger, 'deliveries'>;
   /** The clock of the intake and of every store it writes; Date.now when absent. */
   readonly now?: () => number;
   /** Where a recorded `recovered` outcome is published; nothing published when absent. */
