@@ -1,5 +1,5 @@
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import { SignalStore } from '../signals/signal-store.js';
+import { RunnerSignals } from '../ledger/runner-signals.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { describeAwsError, dynamoClient } from './aws.js';
 import { type Explanation, explainRun } from './explain-run.js';
@@ -113,7 +113,7 @@ export async function explain(argv: readonly string[], io: CliIo): Promise<numbe
           clients,
           settings,
           ...(table && {
-            signals: new SignalStore(
+            signals: new RunnerSignals(
               dynamoClient(io),
               table,
               settings.signalTtlSeconds,

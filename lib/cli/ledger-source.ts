@@ -1,4 +1,4 @@
-import { Ledger } from '../ledger/ledger.js';
+import { openLedger } from '../ledger/ledger.js';
 import type { DecisionFilter, ReportFacts } from '../records.js';
 import { describeAwsError, dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo, UsageError, withProgress } from './io.js';
@@ -60,11 +60,11 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
   }
   const table = await tableName(io, o);
   if (!table) return undefined;
-  const ledger = new Ledger(dynamoClient(io), table);
+  const ledger = openLedger(dynamoClient(io), table);
   return {
     where: `DynamoDB table ${table}`,
-    list: async (f) => (await ledger.listDecisions(f)).map(withoutMessage),
-    facts: (sinceMs) => ledger.reportFacts(sinceMs),
+    list: async (f) => (await ledger.decisions.list(f)).map(withoutMessage),
+    facts: (sinceMs) => ledger.report.facts(sinceMs),
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Ledger } from '../ledger/ledger.js';
+import { openLedger } from '../ledger/ledger.js';
 import { describeAwsError, dynamoClient, requireOutput, sendToQueue, stackOutputs } from './aws.js';
 import {
   type AppClient,
@@ -181,7 +181,7 @@ async function replayRun(io: CliIo, target: string, v: RunOptions): Promise<Outc
         { message: msg, force },
         [200, 409],
       )) as ReplayVerdict)
-    : await replayGuard(new Ledger(dynamoClient(io), table!), msg, force);
+    : await replayGuard(openLedger(dynamoClient(io), table!).attempts, msg, force);
   if (!local && verdict.kind === 'enqueue') await sendToQueue(io, queueUrl!, msg);
   return { target: name, ...describeVerdict(verdict, name, deliveryId) };
 }

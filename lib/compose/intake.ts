@@ -3,11 +3,11 @@ import type { IntakeSettings } from '../config/function-settings.js';
 import type { EventPublisher } from '../events/types.js';
 import { httpLambda } from '../http/lambda-http.js';
 import { createIntake } from '../intake/webhook-intake.js';
-import { Ledger } from '../ledger/ledger.js';
+import { type Ledger, openLedger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import { JobRunnerStore } from '../signals/job-runners.js';
+import { RunnerJobs } from '../ledger/runner-jobs.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { RunQueue } from '../webhook/run-queue.js';
 
@@ -21,7 +21,7 @@ export interface IntakeParts {
   readonly log: Log;
   readonly metrics: MetricSink;
   /** A ledger shared with other parts of the process (the deliveries seen); one on `now` is made when absent. */
-  readonly ledger?: Ledger;
+  readonly ledger?: Pick<Ledger, 'deliveries'>;
   /** The clock of the intake and of every store it writes; Date.now when absent. */
   readonly now?: () => number;
   /** Where a recorded `recovered` outcome is published; nothing published when absent. */
@@ -34,8 +34,8 @@ export function composeIntake(settings: IntakeSettings, parts: IntakeParts): Ret
   return httpLambda(
     createIntake({
       secrets: parts.secrets,
-      deliveries: parts.ledger ?? new Ledger(dynamo, table, now),
-      jobs: new JobRunnerStore(dynamo, table, now, new RunnerKeys(settings.runnerNamePatterns)),
+      deliveries: (parts.ledger ?? openLedger(dynamo, table, now)).deliveries,
+      jobs: new RunnerJobs(dynamo, table, now, new RunnerKeys(settings.runnerNamePatterns)),
       queuedJobs: new DynamoQueuedJobs(dynamo, table, now),
       outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
       queue: parts.queue,

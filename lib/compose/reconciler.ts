@@ -2,12 +2,12 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ReconcilerSettings } from '../config/env.js';
 import type { EventPublisher } from '../events/types.js';
 import type { AppClient, GitHubClients } from '../github/client.js';
-import { Ledger } from '../ledger/ledger.js';
+import { openLedger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { DynamoPacing } from '../ledger/pacing.js';
 import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
+import { limitsFrom, type ReconcileLedger, Reconciler } from '../reconcile/reconciler.js';
 import type { RunQueue } from '../webhook/run-queue.js';
 
 export interface ReconcilerParts {
@@ -22,7 +22,7 @@ export interface ReconcilerParts {
   readonly log: Log;
   readonly metrics: MetricSink;
   /** A ledger shared with other parts of the process; one on `now` is made when absent. */
-  readonly ledger?: Ledger;
+  readonly ledger?: ReconcileLedger;
   /** The clock of the sweep and of every store it writes; Date.now when absent. */
   readonly now?: () => number;
   /** Where re-run outcomes and stuck-queued jobs are published; nothing published when absent. */
@@ -33,7 +33,7 @@ export interface ReconcilerParts {
 export function composeReconciler(settings: ReconcilerSettings, parts: ReconcilerParts): Reconciler {
   const { dynamo, table, now } = parts;
   return new Reconciler({
-    ledger: parts.ledger ?? new Ledger(dynamo, table, now),
+    ledger: parts.ledger ?? openLedger(dynamo, table, now),
     client: parts.client,
     graphqlUrl: settings.graphqlUrl,
     apiUrl: settings.apiUrl,

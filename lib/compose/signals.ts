@@ -4,9 +4,9 @@ import { httpLambda } from '../http/lambda-http.js';
 import { createEc2SignalHandler } from '../intake/record-ec2-signal.js';
 import { createSignalIntake } from '../intake/signal-intake.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import { JobRunnerStore } from '../signals/job-runners.js';
 import type { DescribeInstance } from '../signals/runner-identities.js';
-import { SignalStore } from '../signals/signal-store.js';
+import { RunnerJobs } from '../ledger/runner-jobs.js';
+import { RunnerSignals } from '../ledger/runner-signals.js';
 
 /*
  * The two signal recorders. Kept apart from the worker's and the intake's assembly so their
@@ -30,7 +30,7 @@ export function composeSignalIntake(
   return httpLambda(
     createSignalIntake({
       secrets: parts.secrets,
-      store: new SignalStore(parts.dynamo, parts.table, settings.ttlSeconds),
+      store: new RunnerSignals(parts.dynamo, parts.table, settings.ttlSeconds),
       log: parts.log,
       metrics: parts.metrics,
     }),
@@ -52,8 +52,8 @@ export function composeEc2SignalRecorder(
   parts: Ec2SignalParts,
 ): ReturnType<typeof createEc2SignalHandler> {
   return createEc2SignalHandler({
-    store: new SignalStore(parts.dynamo, parts.table, settings.ttlSeconds),
-    jobs: new JobRunnerStore(parts.dynamo, parts.table),
+    store: new RunnerSignals(parts.dynamo, parts.table, settings.ttlSeconds),
+    jobs: new RunnerJobs(parts.dynamo, parts.table),
     describe: parts.describe,
     tagKeys: settings.tagKeys,
     log: parts.log,

@@ -6,16 +6,17 @@ import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { DynamoRetryBudget } from '../ledger/budget.js';
-import { Ledger } from '../ledger/ledger.js';
+import { type Ledger, openLedger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { DynamoPacing } from '../ledger/pacing.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
-import { SignalStore } from '../signals/signal-store.js';
+import { RunnerSignals, type RunnerSignalStore } from '../ledger/runner-signals.js';
 import { createWorkerHandler } from '../worker/handler.js';
+import type { WorkerContext } from '../worker/context.js';
+import type { RunOutcome } from '../worker/result.js';
 import { INLINE_TURN_WAIT_MS } from '../worker/turn.js';
-import type { RunOutcome, WorkerDeps } from '../worker/worker-deps.js';
 
 /** How long a worker's claim on a run attempt lasts before the reconciler may take it back. */
 const DEFAULT_LEASE_MS = 5 * 60_000;
@@ -34,50 +35,48 @@ export interface WorkerParts {
    */
   readonly leaseMs?: number;
   /** A ledger shared with other parts of the process; one on `now` is made when absent. */
-  readonly ledger?: Ledger;
+  readonly ledger?: Pick<Ledger, 'attempts' | 'requeues'>;
   /** A signal store shared with other parts of the process; one is made when absent. */
-  readonly signals?: SignalStore;
+  readonly signals?: RunnerSignalStore;
   /** The clock of the pace, the ledger, the breaker and its outcomes (tests move it); Date.now when absent. */
   readonly now?: () => number;
   /** Where decisions and re-run outcomes are published; nothing published when absent. */
   readonly events?: EventPublisher;
 }
 
-/** The worker's dependencies from the deployment's settings: one assembly for Lambda and the local runtime. */
-export function workerDeps(settings: WorkerSettings, parts: WorkerParts): WorkerDeps {
-  const outcomes = new DynamoRerunOutcomes(parts.dynamo, parts.table, settings.breaker, parts.now);
+/**
+ * The worker's context from the deployment's settings: one assembly for Lambda and the local
+ * runtime, every store built and every default applied here, once.
+ */
+export function workerContext(settings: WorkerSettings, parts: WorkerParts): WorkerContext {
+  const { dynamo, table, now } = parts;
+  const ledger = parts.ledger ?? openLedger(dynamo, table, now);
+  const runnerKeys = new RunnerKeys(settings.runnerNamePatterns);
   return {
-    ledger: parts.ledger ?? new Ledger(parts.dynamo, parts.table, parts.now),
-    client: parts.client,
-    graphqlUrl: settings.graphqlUrl,
-    configSource: new RepoConfigSource(),
-    defaults: settings.defaults,
-    signals:
-      parts.signals ??
-      new SignalStore(
-        parts.dynamo,
-        parts.table,
-        settings.signalTtlSeconds,
-        parts.now,
-        new RunnerKeys(settings.runnerNamePatterns),
-      ),
-    signalWindow: settings.signalWindow,
-    logHosts: settings.logHosts,
-    logWindowBytes: settings.logWindowBytes,
-    repositoryAllowList: settings.repositoryAllowList ?? null,
-    budget: new DynamoRetryBudget(parts.dynamo, parts.table, settings.retryBudgetPerHour, parts.now),
-    pacing: new DynamoPacing(parts.dynamo, parts.table, settings.pace, parts.now),
-    maxWaitMs: settings.pace.maxWaitMs,
-    // A hand-moved clock cannot be slept on: its turns are all deferrals.
-    inlineTurnWaitMs: parts.now ? 0 : INLINE_TURN_WAIT_MS,
-    now: parts.now ?? Date.now,
-    outcomes,
-    breaker: outcomes,
-    events: parts.events ?? NO_EVENTS,
-    log: parts.log,
-    metrics: parts.metrics,
+    stores: {
+      attempts: ledger.attempts,
+      requeues: ledger.requeues,
+      budget: new DynamoRetryBudget(dynamo, table, settings.retryBudgetPerHour, now),
+      pacing: new DynamoPacing(dynamo, table, settings.pace, now),
+      outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
+      signals: parts.signals ?? new RunnerSignals(dynamo, table, settings.signalTtlSeconds, now, runnerKeys),
+      repoConfig: new RepoConfigSource(),
+    },
+    github: { client: parts.client, graphqlUrl: settings.graphqlUrl },
+    settings: {
+      defaults: settings.defaults,
+      signalWindow: settings.signalWindow,
+      logHosts: settings.logHosts,
+      logWindowBytes: settings.logWindowBytes,
+      repositoryAllowList: settings.repositoryAllowList ?? null,
+      maxWaitMs: settings.pace.maxWaitMs,
+      // A hand-moved clock cannot be slept on: its turns are all deferrals.
+      inlineTurnWaitMs: now ? 0 : INLINE_TURN_WAIT_MS,
+      leaseMs: parts.leaseMs ?? DEFAULT_LEASE_MS,
+    },
+    obs: { log: parts.log, metrics: parts.metrics, events: parts.events ?? NO_EVENTS },
+    clock: now ?? Date.now,
     owner: parts.owner,
-    leaseMs: parts.leaseMs ?? DEFAULT_LEASE_MS,
   };
 }
 
@@ -97,7 +96,7 @@ export function composeWorker(
 ): ReturnType<typeof createWorkerHandler> {
   const { defer, maxReceiveCount, onOutcome, ...rest } = parts;
   return createWorkerHandler({
-    ...workerDeps(settings, rest),
+    ...workerContext(settings, rest),
     maxReceiveCount: maxReceiveCount ?? settings.maxReceiveCount,
     defer,
     ...(onOutcome && { onOutcome }),

@@ -1,7 +1,14 @@
 import { RUNNER_PRESETS } from './runner-presets.js';
-import { fromEnv } from './settings-schema.js';
+import type { SignalWindow } from '../model.js';
+import { fromEnv, SETTINGS } from './settings-schema.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** The signal window when none is configured (SIGNAL_WINDOW_BEFORE_SECONDS, SIGNAL_WINDOW_AFTER_SECONDS). */
+export const DEFAULT_SIGNAL_WINDOW: SignalWindow = {
+  beforeMs: SETTINGS.signalWindowBefore.default * 1000,
+  afterMs: SETTINGS.signalWindowAfter.default * 1000,
+};
 
 export interface SignalSettings {
   readonly ttlSeconds: number;

@@ -3,14 +3,11 @@ import type { Ec2Event } from '../signals/ec2-events.js';
 import { parseEc2Event } from '../signals/ec2-events.js';
 import type { DescribeInstance } from '../signals/runner-identities.js';
 import { describeRunnerInstance } from '../signals/runner-identities.js';
-import type { JobOnRunner } from '../signals/job-runners.js';
-import type { SignalRecordInput } from '../signals/signal-store.js';
+import type { JobOnRunner, JobRunnerStore } from '../ledger/runner-jobs.js';
+import type { RunnerSignalStore } from '../ledger/runner-signals.js';
 
-/** The one write the signal paths need; `SignalStore` implements it. */
-export interface SignalRecorder {
-  /** False when this (runner key, event time, event id) is already recorded. */
-  record(input: SignalRecordInput): Promise<boolean>;
-}
+/** The one write the signal paths need. */
+export type SignalRecorder = Pick<RunnerSignalStore, 'record'>;
 
 export interface Ec2SignalDeps {
   readonly store: SignalRecorder;
@@ -19,7 +16,7 @@ export interface Ec2SignalDeps {
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Jobs known to run on a runner (from `workflow_job` events), to count what an interruption kills. */
-  readonly jobs?: { runningOn(runnerKeys: readonly string[]): Promise<readonly JobOnRunner[]> };
+  readonly jobs?: Pick<JobRunnerStore, 'runningOn'>;
 }
 
 export interface Ec2SignalOutcome {

@@ -4,7 +4,7 @@ import type { SignalKind } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { mapBounded } from '../util/bounded.js';
 import { parseInstant } from '../util/iso-time.js';
-import type { SignalRecorder } from './record-ec2-signal.js';
+import type { RunnerSignalStore } from '../ledger/runner-signals.js';
 
 export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
 export const MAX_RUNNERS = 100;
@@ -131,15 +131,8 @@ export function signalAuthorized(secrets: readonly string[], headers: HttpReques
   return ok;
 }
 
-/** Where signal records go; `SignalStore` fits. */
-export interface SignalIntakeStore extends SignalRecorder {
-  /**
-   * The time of a post that carries none: the first receipt of its event id, so a retry lands
-   * on the same record key. A receipt older than `horizonMs` belongs to an earlier event (node
-   * names are reused), so it is replaced.
-   */
-  firstSeen(eventId: string, nowMs: number, horizonMs: number): Promise<string>;
-}
+/** Where signal records go, and the first receipt of a post that carries no time. */
+export type SignalIntakeStore = Pick<RunnerSignalStore, 'record' | 'firstSeen'>;
 
 export interface SignalIntakeDeps {
   /** The current secret first, then the previous one during a rotation. */

@@ -4,7 +4,7 @@ import { ShapeError } from '../errors.js';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import type { JobOnRunner } from '../signals/job-runners.js';
+import type { JobRunnerStore } from '../ledger/runner-jobs.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
 import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from '../webhook/run-message.js';
 
@@ -21,13 +21,8 @@ export const MAX_BODY_BYTES = 6 * 1024 * 1024;
  */
 const DELIVERY_GUID = /^[\x21-\x7e]{1,128}$/;
 
-export interface DeliveryRegistry {
-  /** True when this delivery GUID was already accepted. */
-  isSeen(guid: string): Promise<boolean>;
-  markSeen(guid: string, event: string): Promise<void>;
-}
-
 import type { EventPublisher } from '../events/types.js';
+import type { DeliveryLog } from '../ledger/deliveries.js';
 import type { QueuedJobLog } from '../ledger/queued-jobs.js';
 import type { RerunOutcomeLog } from '../ledger/outcomes.js';
 import type { RunQueue } from '../webhook/run-queue.js';
@@ -37,15 +32,12 @@ import { queuedJobFrom } from '../webhook/queued-job.js';
 export interface IntakeDeps {
   /** The current webhook secret first, then the previous one during a rotation. */
   readonly secrets: () => Promise<readonly string[]>;
-  readonly deliveries: DeliveryRegistry;
+  readonly deliveries: DeliveryLog;
   readonly queue: RunQueue;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Records which job runs on which runner, from `workflow_job` events (optional). */
-  readonly jobs?: {
-    started(job: JobOnRunner): Promise<void>;
-    finished(job: JobOnRunner): Promise<void>;
-  };
+  readonly jobs?: Pick<JobRunnerStore, 'started' | 'finished'>;
   /** Records jobs waiting for a runner (`queued`) and forgets them (`in_progress`, `completed`), for the stuck-queued sweep. */
   readonly queuedJobs?: Pick<QueuedJobLog, 'queued' | 'clear'>;
   /** Records green completions of re-runs reprise made (`recovered`); green runs are ignored without it. */

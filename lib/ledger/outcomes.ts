@@ -23,6 +23,9 @@ export interface RerunBreaker {
   look(installationId: number | null): Promise<BreakerFacts>;
 }
 
+/** The outcomes and the breaker they drive: one store, one table item per installation. */
+export type RerunOutcomes = RerunOutcomeLog & RerunBreaker;
+
 interface StoredBreaker {
   readonly openUntil: number;
   readonly outcomes: number;
@@ -45,7 +48,7 @@ const factsOf = (b: StoredBreaker, tripped: boolean) => ({
  * breaker item says until when the installation's re-runs pause; opening it is conditional,
  * so of many workers reading the same evidence one opens it.
  */
-export class DynamoRerunOutcomes implements RerunOutcomeLog, RerunBreaker {
+export class DynamoRerunOutcomes implements RerunOutcomes {
   private readonly table: Table;
 
   constructor(

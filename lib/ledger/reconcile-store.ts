@@ -1,9 +1,12 @@
 import type { DecisionKind } from '../model.js';
-import { keys, TTL, ttlFrom } from './keys.js';
 import type { FollowUp } from '../records.js';
-import type { StoredAttempt } from './attributes.js';
-import type { RunAttempts } from './run-attempts.js';
+import { heldBy, RERUN_IN, storedKey, writeDecision } from './attempt-items.js';
+import { STATE, type StoredAttempt } from './attributes.js';
+import { keys, TTL, ttlFrom } from './keys.js';
 import type { ScanStart, Table } from './table.js';
+
+/** How often an attempt whose re-run calls failed (5xx, timeout) may be released and decided again. */
+export const CALL_FAILED_RELEASES = 3;
 
 /**
  * The reconciler's reads and writes. Every write is one conditional single-item write, so a
@@ -48,11 +51,14 @@ export interface ReconcileStore {
   noteRedelivery(guid: string, outcome: string): Promise<boolean>;
 }
 
-/** The reconciler's store: its cursors and redeliveries, and its transitions of run attempts. */
+/**
+ * The reconciler's store: its cursors and redeliveries, and its transitions of run attempts
+ * (an orphaned claim recorded or released, a re-run followed up), each conditional on the very
+ * item the sweep read.
+ */
 export class TableReconcileStore implements ReconcileStore {
   constructor(
     private readonly table: Table,
-    private readonly attempts: RunAttempts,
     private readonly now: () => number,
   ) {}
 
@@ -75,38 +81,103 @@ export class TableReconcileStore implements ReconcileStore {
     limit: number,
     completedBefore: number,
   ): Promise<{ items: StoredAttempt[]; next: ScanStart | undefined }> {
-    return this.attempts.scanOpen(start, limit, completedBefore);
+    return this.table.scanPage<StoredAttempt>(
+      {
+        expression:
+          'begins_with(#pk, :run) AND begins_with(#sk, :attempt) AND (' +
+          '(#state IN (:claimed, :waiting) AND #leaseUntil < :now) OR ' +
+          `(#state = :decided AND ${RERUN_IN.expression} AND attribute_not_exists(#followUp) ` +
+          'AND #decidedAt < :before))',
+        values: {
+          ':run': keys.runAttemptPrefixes.pk,
+          ':attempt': keys.runAttemptPrefixes.sk,
+          ':claimed': STATE.claimed,
+          ':waiting': STATE.waiting,
+          ':decided': STATE.decided,
+          ...RERUN_IN.values,
+          ':now': this.now(),
+          ':before': completedBefore,
+        },
+      },
+      start,
+      limit,
+    );
   }
 
   scanHeld(
     start: ScanStart | undefined,
     limit: number,
   ): Promise<{ items: StoredAttempt[]; next: ScanStart | undefined }> {
-    return this.attempts.scanHeld(start, limit);
+    return this.table.scanPage<StoredAttempt>(
+      {
+        expression: 'begins_with(#pk, :run) AND begins_with(#sk, :attempt) AND #state IN (:claimed, :waiting)',
+        values: {
+          ':run': keys.runAttemptPrefixes.pk,
+          ':attempt': keys.runAttemptPrefixes.sk,
+          ':claimed': STATE.claimed,
+          ':waiting': STATE.waiting,
+        },
+      },
+      start,
+      limit,
+    );
   }
 
+  /** Only while it is the same claim (owner and lease). */
   recordOrphan(rec: StoredAttempt, decision: DecisionKind, reason: string, details: object): Promise<boolean> {
-    return this.attempts.recordOrphan(rec, decision, reason, details);
+    const claim = heldBy(rec.owner, rec.leaseUntil, rec.state);
+    return writeDecision(this.table, this.now(), storedKey(rec), claim, { decision, reason, details });
   }
 
+  /** Deletes an orphaned claim (or wait) only if it is still the same one: same state, owner and lease. */
   releaseOrphan(rec: StoredAttempt): Promise<boolean> {
-    return this.attempts.releaseOrphan(rec);
+    return this.table.deleteIf(storedKey(rec), heldBy(rec.owner, rec.leaseUntil, rec.state));
   }
 
   restoreClaim(rec: StoredAttempt): Promise<boolean> {
-    return this.attempts.restore(rec);
+    return this.table.putIf(
+      { ...rec, ttl: rec.ttl ?? ttlFrom(this.now(), TTL.runAttempt) },
+      { expression: 'attribute_not_exists(#pk)' },
+    );
   }
 
+  /**
+   * A later claim of the attempt is refused too, unless its re-run call failed and fewer than
+   * CALL_FAILED_RELEASES were released.
+   */
   markReclaim(rec: StoredAttempt, repoId: number): Promise<boolean> {
-    return this.attempts.markReclaim(rec, repoId);
+    const claim = `${rec.owner}@${rec.leaseUntil}`;
+    const now = this.now();
+    // A claim whose worker saw its re-run call fail (callError) did not die: its attempt may be
+    // released a few times, each after the run was seen not to have moved.
+    const allowed = rec.callError === undefined ? 1 : CALL_FAILED_RELEASES;
+    return this.table.updateIf(
+      keys.reclaim(repoId, rec.runId, rec.runAttempt),
+      'SET #claim = :claim, #releasedAt = :now, #ttl = :ttl ADD #releases :one',
+      { ':claim': claim, ':now': now, ':ttl': ttlFrom(now, TTL.runAttempt), ':one': 1 },
+      {
+        expression: 'attribute_not_exists(#pk) OR #claim = :claim OR #releases < :allowed',
+        values: { ':claim': claim, ':allowed': allowed },
+      },
+    );
   }
 
   markAbandoned(rec: StoredAttempt, repoId: number): Promise<boolean> {
-    return this.attempts.markAbandoned(rec, repoId);
+    return this.table.updateIf(
+      keys.reclaim(repoId, rec.runId, rec.runAttempt),
+      'SET #abandonedAt = :t',
+      { ':t': this.now() },
+      { expression: 'attribute_exists(#pk) AND attribute_not_exists(#abandonedAt)' },
+    );
   }
 
   markFollowUp(rec: StoredAttempt, followUp: FollowUp, detail: string): Promise<boolean> {
-    return this.attempts.markFollowUp(rec, followUp, detail);
+    return this.table.updateIf(
+      storedKey(rec),
+      'SET #followUp = :f, #followUpDetail = :x, #followUpAt = :t',
+      { ':f': followUp, ':x': detail, ':t': this.now() },
+      { expression: '#state = :decided AND attribute_not_exists(#followUp)', values: { ':decided': STATE.decided } },
+    );
   }
 
   claimRedelivery(guid: string, deliveryId: number): Promise<boolean> {

@@ -6,6 +6,11 @@ import type { ScanStart, Table } from './table.js';
 
 type Stored = Record<string, unknown> & { pk: string; sk: string };
 
+/** What `reprise report` counts: decisions, re-run outcomes and runner signals since a time. */
+export interface ReportSource {
+  facts(sinceMs: number): Promise<ReportFacts>;
+}
+
 /**
  * One filtered Scan for a report's period: decided run attempts, re-run outcome markers and
  * runner signals. A Scan, like the decision listing: it serves operators, not the hot path.

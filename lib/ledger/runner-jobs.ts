@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { RunnerKeys } from '../signals/runner-keys.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import { Table } from './table.js';
 
@@ -9,27 +10,48 @@ export interface JobOnRunner {
   readonly repository: string;
 }
 
-/** Jobs in progress, one item per runner key and job, from `workflow_job` events. */
-export class RunnerJobTable {
+/**
+ * Which jobs are running on which runner, from `workflow_job` events. It lets an interruption
+ * warning count the jobs it is about to kill, minutes before their runs complete.
+ */
+export interface JobRunnerStore {
+  started(job: JobOnRunner): Promise<void>;
+  finished(job: JobOnRunner): Promise<void>;
+  /** Jobs still running on any of these runner keys, each counted once. */
+  runningOn(runnerKeys: readonly string[]): Promise<JobOnRunner[]>;
+}
+
+/**
+ * Jobs in progress, one item per runner key and job: the signal side looks a runner up under any
+ * key its name gives (`RunnerKeys`).
+ */
+export class RunnerJobs implements JobRunnerStore {
   private readonly table: Table;
 
   constructor(
     client: DynamoDBClient,
     tableName: string,
     private readonly now: () => number = Date.now,
+    private readonly runnerKeys: RunnerKeys = new RunnerKeys(),
   ) {
     this.table = new Table(client, tableName);
   }
 
-  async put(runnerKey: string, job: JobOnRunner): Promise<void> {
-    await this.table.put({ ...keys.runnerJob(runnerKey, job.jobId), ...job, ttl: ttlFrom(this.now(), TTL.jobRunner) });
+  async started(job: JobOnRunner): Promise<void> {
+    for (const key of this.runnerKeys.for(job.runnerName)) {
+      await this.table.put({ ...keys.runnerJob(key, job.jobId), ...job, ttl: ttlFrom(this.now(), TTL.jobRunner) });
+    }
   }
 
-  delete(runnerKey: string, jobId: number): Promise<void> {
-    return this.table.delete(keys.runnerJob(runnerKey, jobId));
+  async finished(job: JobOnRunner): Promise<void> {
+    for (const key of this.runnerKeys.for(job.runnerName)) await this.table.delete(keys.runnerJob(key, job.jobId));
   }
 
-  list(runnerKey: string): Promise<JobOnRunner[]> {
-    return this.table.query<JobOnRunner>(keys.runnerJobs(runnerKey));
+  async runningOn(runnerKeys: readonly string[]): Promise<JobOnRunner[]> {
+    const seen = new Map<number, JobOnRunner>();
+    for (const key of runnerKeys) {
+      for (const job of await this.table.query<JobOnRunner>(keys.runnerJobs(key))) seen.set(job.jobId, job);
+    }
+    return [...seen.values()];
   }
 }

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { RunnerSignal, SignalKind } from '../model.js';
+import type { RunnerSignal, SignalKind, SignalWindow } from '../model.js';
 import type { SignalFact } from '../records.js';
+import { RunnerKeys } from '../signals/runner-keys.js';
 import { keys, ttlFrom } from './keys.js';
 import { Table } from './table.js';
 
@@ -11,8 +12,26 @@ export interface SignalRecordInput extends SignalFact {
   readonly reason?: string;
 }
 
-/** Runner signals (one item per runner key and event) and the first-seen markers of agent posts. */
-export class RunnerSignalTable {
+/** Runner-keyed interruption records: the signal paths write them, the worker looks them up. */
+export interface RunnerSignalStore {
+  /** Writes one record; false when this (runner key, event time, event id) was already recorded. */
+  record(input: SignalRecordInput): Promise<boolean>;
+  /**
+   * The time of a post that carries none: the first receipt of its event id, so a retry lands on
+   * the same record key. A receipt older than `horizonMs` belongs to an earlier event (node
+   * names are reused), so it is replaced.
+   */
+  firstSeen(eventId: string, nowMs: number, horizonMs: number): Promise<string>;
+  /** Signals for a runner (under every key its name gives) around a job's completion. */
+  forRunner(runnerName: string | null, completedAt: string | null, window: SignalWindow): Promise<RunnerSignal[]>;
+}
+
+/**
+ * Runner signals (one item per runner key and event) and the first-seen markers of agent posts.
+ * A runner's signals are looked up under every key its name gives (`RunnerKeys`): the name, the
+ * instance id in it, and what the configured patterns capture.
+ */
+export class RunnerSignals implements RunnerSignalStore {
   private readonly table: Table;
 
   constructor(
@@ -20,11 +39,11 @@ export class RunnerSignalTable {
     tableName: string,
     private readonly ttlSeconds: number,
     private readonly now: () => number = Date.now,
+    private readonly runnerKeys: RunnerKeys = new RunnerKeys(),
   ) {
     this.table = new Table(client, tableName);
   }
 
-  /** Writes one record; false when this event was already recorded. */
   record(input: SignalRecordInput): Promise<boolean> {
     const at = Date.parse(input.eventTime);
     if (Number.isNaN(at)) throw new Error(`signal eventTime is not a date: ${JSON.stringify(input.eventTime)}`);
@@ -36,8 +55,21 @@ export class RunnerSignalTable {
     );
   }
 
+  async forRunner(
+    runnerName: string | null,
+    completedAt: string | null,
+    window: SignalWindow,
+  ): Promise<RunnerSignal[]> {
+    const at = completedAt ? Date.parse(completedAt) : this.now();
+    const from = new Date(at - window.beforeMs).toISOString();
+    const to = new Date(at + window.afterMs).toISOString();
+    const out: RunnerSignal[] = [];
+    for (const key of this.runnerKeys.for(runnerName)) out.push(...(await this.between(key, from, to)));
+    return out;
+  }
+
   /** A runner key's signals with event times from `fromIso` to `toIso`. */
-  async between(runnerKey: string, fromIso: string, toIso: string): Promise<RunnerSignal[]> {
+  private async between(runnerKey: string, fromIso: string, toIso: string): Promise<RunnerSignal[]> {
     const items = await this.table.query(keys.runnerSignalsBetween(runnerKey, fromIso, toIso));
     return items.map((item) => ({
       runnerKey: item.runnerKey as string,
@@ -48,11 +80,6 @@ export class RunnerSignalTable {
     }));
   }
 
-  /**
-   * The time of a post that carries none: the first receipt of its event id, so a retry lands on
-   * the same record key. A marker older than `horizonMs` belongs to an earlier event (node
-   * names are reused), so it is replaced.
-   */
   async firstSeen(eventId: string, nowMs: number, horizonMs: number): Promise<string> {
     const key = keys.signalPost(eventId);
     const at = new Date(nowMs).toISOString();

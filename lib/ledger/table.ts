@@ -48,8 +48,18 @@ function namesIn(...expressions: (string | undefined)[]): Record<string, string>
   return Object.keys(names).length > 0 ? names : undefined;
 }
 
+/**
+ * `ExpressionAttributeValues` of an update and its condition. A placeholder both give must mean
+ * the same value: otherwise one would silently replace the other.
+ */
 function valuesOf(...parts: (Record<string, unknown> | undefined)[]): Record<string, unknown> | undefined {
-  const values = Object.assign({}, ...parts) as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of parts.flatMap((p) => Object.entries(p ?? {}))) {
+    if (Object.hasOwn(values, name) && JSON.stringify(values[name]) !== JSON.stringify(value)) {
+      throw new Error(`table expression gives ${name} two values`);
+    }
+    values[name] = value;
+  }
   return Object.keys(values).length > 0 ? values : undefined;
 }
 

@@ -9,7 +9,7 @@ import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
 export interface AdminDeps {
-  readonly ledger: Ledger;
+  readonly ledger: Pick<Ledger, 'attempts' | 'decisions' | 'report'>;
   /** The runtime's queue: a replay is sent as the intake sends a delivery. */
   readonly queue: RunQueue;
   readonly log: Log;
@@ -47,7 +47,7 @@ export function adminRoutes(
       if (typeof since === 'string') return reply(400, { error: since });
       if (typeof limit === 'string') return reply(400, { error: limit });
       const repository = q.get('repo') || undefined;
-      const records = await deps.ledger.listDecisions({
+      const records = await deps.ledger.decisions.list({
         ...(repository && { repository }),
         ...(since !== undefined && { sinceMs: since }),
         ...(limit !== undefined && { limit }),
@@ -58,7 +58,7 @@ export function adminRoutes(
     'GET /report-facts': async (event) => {
       const since = intParam(new URLSearchParams(event.rawQueryString ?? ''), 'since');
       if (typeof since !== 'number') return reply(400, { error: since ?? 'since: required (epoch ms)' });
-      return reply(200, await deps.ledger.reportFacts(since));
+      return reply(200, await deps.ledger.report.facts(since));
     },
 
     'POST /replay': async (event) => {
@@ -72,7 +72,7 @@ export function adminRoutes(
         const why = err instanceof ShapeError ? err.message : 'body is not JSON';
         return reply(400, { error: `expected {"message": <run message>, "force"?: boolean}: ${why}` });
       }
-      const verdict = await replayGuard(deps.ledger, message, force);
+      const verdict = await replayGuard(deps.ledger.attempts, message, force);
       const where = { run_id: message.runId, run_attempt: message.runAttempt, delivery: message.deliveryId };
       if (verdict.kind !== 'enqueue') {
         deps.log.info('replay not enqueued', { ...where, outcome: verdict.kind });

@@ -6,15 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import type { Ledger } from '../ledger/ledger.js';
 import type { Log } from '../obs/types.js';
 import type { RunQueue } from '../webhook/run-queue.js';
-import { adminRoutes } from './admin-routes.js';
+import { type AdminDeps, adminRoutes } from './admin-routes.js';
 import { adminTokenPath, loadOrCreateAdminToken, requireToken } from './admin-token.js';
 import { type Routes, serveRoutes } from './http-server.js';
 
 export interface AdminServerOptions {
-  readonly ledger: Ledger;
+  readonly ledger: AdminDeps['ledger'];
   readonly queue: RunQueue;
   readonly log: Log;
   readonly port: number;

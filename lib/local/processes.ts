@@ -19,7 +19,7 @@ import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { RunQueue } from '../webhook/run-queue.js';
-import type { RunOutcome } from '../worker/worker-deps.js';
+import type { RunOutcome } from '../worker/result.js';
 import type { LambdaHttpHandler } from './http-server.js';
 import type { EmbeddedFifoQueue } from './queue.js';
 

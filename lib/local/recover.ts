@@ -29,7 +29,7 @@ function queuedAttempts(queue: EmbeddedFifoQueue): Set<string> {
 }
 
 export function recoverAfterRestart(deps: {
-  readonly ledger: Ledger;
+  readonly ledger: Pick<Ledger, 'attempts' | 'reconcile'>;
   readonly queue: EmbeddedFifoQueue;
   readonly enqueue: RunQueue;
   readonly client: (installationId: number | null) => GitHubClients;
@@ -42,8 +42,8 @@ export function recoverAfterRestart(deps: {
 }): Promise<RestartSummary> {
   const queued = queuedAttempts(deps.queue);
   return sweepAfterRestart({
-    store: deps.ledger.reconcileStore(deps.now),
-    ledger: deps.ledger,
+    store: deps.ledger.reconcile(deps.now),
+    attempts: deps.ledger.attempts,
     client: deps.client,
     graphqlUrl: deps.graphqlUrl,
     queue: deps.enqueue,

@@ -6,7 +6,7 @@ import { fromEnv } from '../config/settings-schema.js';
 import { credentialsFromEnv } from '../config/secrets.js';
 import { ConfigError } from '../errors.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
-import { Ledger } from '../ledger/ledger.js';
+import { type Ledger, openLedger } from '../ledger/ledger.js';
 import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
 import type { RunMessage } from '../model.js';
 import { MemoryMetrics } from '../obs/memory-metrics.js';
@@ -14,7 +14,7 @@ import type { Log } from '../obs/types.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import { startSweepTimer } from '../reconcile/timer.js';
 import { MAX_RECEIVE_BATCH } from '../webhook/sqs-limits.js';
-import type { RunOutcome } from '../worker/worker-deps.js';
+import type { RunOutcome } from '../worker/result.js';
 import { serveAdmin } from './admin-server.js';
 import { nextBoot } from './boot.js';
 import { secureDataDir } from './data-dir.js';
@@ -115,7 +115,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const boot = nextBoot(opts.dataDir);
   const dynamo = await startDynamo({ table: TABLE_NAME, ...(opts.dataDir && { path: opts.dataDir }) });
   if (opts.dataDir) await secureDataDir(opts.dataDir);
-  const ledger = new Ledger(dynamo.client, TABLE_NAME, opts.clock);
+  const ledger = openLedger(dynamo.client, TABLE_NAME, opts.clock);
   const runQueue = await openRunQueue({
     name: 'reprise-runs.fifo',
     visibilityTimeoutMs: opts.visibilityTimeoutMs ?? 6 * 60_000,

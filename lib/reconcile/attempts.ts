@@ -4,7 +4,7 @@ import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoApi } from '../github/repo-api.js';
 import { STATE, type StoredAttempt } from '../ledger/attributes.js';
-import type { AttemptReader } from '../ledger/ledger.js';
+import type { AttemptReader } from '../ledger/run-attempts.js';
 import type { FollowUp } from '../records.js';
 import type { ReconcileStore } from '../ledger/reconcile-store.js';
 import type { RerunOutcomeLog } from '../ledger/outcomes.js';
@@ -15,7 +15,7 @@ import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 
 export interface AttemptContext {
   readonly store: ReconcileStore;
-  readonly ledger: AttemptReader;
+  readonly attempts: AttemptReader;
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
   readonly queue: RunQueue;
@@ -75,7 +75,7 @@ export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext):
   const msg = storedMessage(scanned, ctx);
   if (!msg) return 'skipped';
   // A scan reads eventually consistent data: act only on a consistent read of the same claim.
-  const rec = (await ctx.ledger.get(msg.repository.id, msg.runId, msg.runAttempt)) as StoredAttempt | undefined;
+  const rec = (await ctx.attempts.get(msg.repository.id, msg.runId, msg.runAttempt)) as StoredAttempt | undefined;
   if (!rec || rec.state !== scanned.state || rec.owner !== scanned.owner || rec.leaseUntil >= ctx.now())
     return 'skipped';
   const run = await readRun(msg, ctx);
@@ -158,7 +158,8 @@ export async function followUpRerun(scanned: StoredAttempt, ctx: AttemptContext)
   const settle = async (followUp: FollowUp, detail: string): Promise<FollowUpOutcome> =>
     (await ctx.store.markFollowUp(scanned, followUp, detail)) ? 'settled' : 'skipped';
 
-  if (await ctx.ledger.get(msg.repository.id, msg.runId, next)) return settle('delivered', `attempt ${next} recorded`);
+  if (await ctx.attempts.get(msg.repository.id, msg.runId, next))
+    return settle('delivered', `attempt ${next} recorded`);
   if ((scanned.decidedAt ?? 0) < ctx.now() - ctx.followUpMaxAgeMs) {
     ctx.log.warn('re-run attempt never completed within the follow-up period', { ...where(msg), next_attempt: next });
     return settle('expired', `attempt ${next} still open`);

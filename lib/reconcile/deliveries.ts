@@ -1,5 +1,5 @@
 import type { AppClient } from '../github/client.js';
-import type { ReconcileLedger } from '../ledger/ledger.js';
+import type { DeliveryLog } from '../ledger/deliveries.js';
 import type { ReconcileStore } from '../ledger/reconcile-store.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
@@ -27,7 +27,7 @@ export interface DeliveryCursor {
 export interface DeliveryContext {
   readonly app: AppClient;
   readonly store: ReconcileStore;
-  readonly ledger: Pick<ReconcileLedger, 'isSeen'>;
+  readonly deliveries: Pick<DeliveryLog, 'isSeen'>;
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now: () => number;
@@ -58,7 +58,7 @@ type Redelivery = 'redelivered' | 'skipped' | 'retry_later';
 
 async function redeliverOnce(d: HookDelivery, ctx: DeliveryContext): Promise<Redelivery> {
   // Accepted by the intake at some point (the failure was an earlier attempt): nothing was lost.
-  if (await ctx.ledger.isSeen(d.guid)) return 'skipped';
+  if (await ctx.deliveries.isSeen(d.guid)) return 'skipped';
   if (!(await ctx.store.claimRedelivery(d.guid, d.id))) return 'skipped';
   const line = { delivery: d.guid, delivery_id: d.id, status_code: d.status_code, delivered_at: d.delivered_at };
   try {

@@ -1,7 +1,7 @@
 import type { ReconcileSettings } from '../config/env.js';
 import type { GitHubClients } from '../github/client.js';
 import { STATE } from '../ledger/attributes.js';
-import type { ReconcileLedger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { ReconcileStore } from '../ledger/reconcile-store.js';
 import type { RerunOutcomeLog } from '../ledger/outcomes.js';
 import type { Log, MetricSink } from '../obs/types.js';
@@ -38,6 +38,9 @@ export const DEFAULT_LIMITS: ReconcileLimits = {
   completionGraceMs: 30 * 60_000,
   followUpMaxAgeMs: 3 * 86_400_000,
 };
+
+/** The ledger's stores the reconciler reads and writes. */
+export type ReconcileLedger = Pick<Ledger, 'attempts' | 'deliveries' | 'reconcile'>;
 
 export interface ReconcilerDeps {
   readonly ledger: ReconcileLedger;
@@ -130,10 +133,10 @@ export class Reconciler {
   constructor(private readonly deps: ReconcilerDeps) {
     this.now = deps.now ?? Date.now;
     this.limits = { ...DEFAULT_LIMITS, ...deps.limits };
-    this.store = deps.ledger.reconcileStore(this.now);
+    this.store = deps.ledger.reconcile(this.now);
     this.attempts = {
       store: this.store,
-      ledger: deps.ledger,
+      attempts: deps.ledger.attempts,
       client: deps.client,
       graphqlUrl: deps.graphqlUrl,
       queue: deps.queue,
@@ -225,7 +228,7 @@ export class Reconciler {
     await sweepStuck(
       {
         queuedJobs: stuck.queuedJobs,
-        ledger: this.deps.ledger,
+        attempts: this.deps.ledger.attempts,
         client: this.deps.client,
         graphqlUrl: this.deps.graphqlUrl,
         configSource: this.configSource,
@@ -249,7 +252,7 @@ export class Reconciler {
     const d = await sweepDeliveries({
       app,
       store: this.store,
-      ledger: this.deps.ledger,
+      deliveries: this.deps.ledger.deliveries,
       log: this.deps.log,
       metrics: this.deps.metrics,
       now: this.now,

@@ -60,7 +60,7 @@ export async function sweepAfterRestart(ctx: RestartContext): Promise<RestartSum
 export async function settleAfterRestart(scanned: StoredAttempt, ctx: RestartContext): Promise<RestartOutcome> {
   const msg = storedMessage(scanned, ctx);
   if (!msg) return 'skipped';
-  const rec = (await ctx.ledger.get(msg.repository.id, msg.runId, msg.runAttempt)) as StoredAttempt | undefined;
+  const rec = (await ctx.attempts.get(msg.repository.id, msg.runId, msg.runAttempt)) as StoredAttempt | undefined;
   if (!rec || rec.state !== scanned.state || rec.owner !== scanned.owner || rec.owner === ctx.owner) return 'skipped';
   const line = {
     repository: `${msg.repository.owner}/${msg.repository.name}`,

@@ -4,7 +4,7 @@ import { stuckJobMarkdown, summaryMarkdown } from '../github/report.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import { NotFoundError } from '../errors.js';
-import type { AttemptReader } from '../ledger/ledger.js';
+import type { AttemptReader } from '../ledger/run-attempts.js';
 import type { QueuedJobLog } from '../ledger/queued-jobs.js';
 import type { QueuedJobRecord } from '../records.js';
 import type { RerunPacing } from '../ledger/pacing.js';
@@ -18,7 +18,7 @@ const DEFAULT_STUCK_AFTER_MINUTES = 15;
 
 export interface StuckContext {
   readonly queuedJobs: QueuedJobLog;
-  readonly ledger: AttemptReader;
+  readonly attempts: AttemptReader;
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
   readonly configSource: Pick<RepoConfigSource, 'load'>;
@@ -131,7 +131,7 @@ async function report(
 ): Promise<void> {
   const prior =
     job.runAttempt > 1
-      ? await ctx.ledger.get(job.repoId, job.runId, job.runAttempt - 1).catch(() => undefined)
+      ? await ctx.attempts.get(job.repoId, job.runId, job.runAttempt - 1).catch(() => undefined)
       : undefined;
   const rerun = isRerunDecision(prior?.decision);
   const reason = describe(job, waitedMs, stuckAfterMinutes, rerun);

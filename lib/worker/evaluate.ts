@@ -1,12 +1,14 @@
 /**
  * Evaluating a run: gathers the facts the pure `decide()` asks for until it is final or asks for
  * a re-run. It reads GitHub and the ledger's counters and writes nothing, so the CLI's `explain`
- * uses it as it is.
+ * uses `evaluateRun` as it is; the worker's first look at an attempt reads its configuration
+ * first (`evaluateAfresh`).
  */
 import type { RepoConfig } from '../config/repo-config.js';
 import type { DecisionFacts, DecisionStep, FactName } from '../decide/decide.js';
 import { candidateJobs, decide } from '../decide/decide.js';
 import { runFromLatestJobs } from '../decide/run-from-jobs.js';
+import { configErrorNote } from '../github/repo-config-source.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { JobFacts, JobVerdict, RunMessage, SignalWindow } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
@@ -15,6 +17,7 @@ import type { RetryBudget } from '../ledger/budget.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
+import type { DecisionLine, DecisionSettings, WorkerContext, WorkerStores } from './context.js';
 
 /** What evaluating a run reads: no ledger, and nothing that writes to GitHub. */
 export interface EvaluationDeps {
@@ -37,6 +40,70 @@ export interface Evaluation {
   readonly facts: DecisionFacts;
   readonly verdicts: JobVerdict[];
   readonly unexamined: number;
+}
+
+/** What the decision knows once it is final or asks for a re-run (or, for the breaker, to wait). */
+export interface Judged extends Evaluation {
+  readonly config: RepoConfig;
+  /** The configuration error as the decision's reason says it, and as the log line's `config_error`. */
+  readonly configError?: string;
+  readonly configErrorRaw?: string;
+  /** GitHub requests made before a wait, when this is the turn after one. */
+  readonly priorRequests: number;
+}
+
+/** What the worker's evaluation reads: the stores of evidence and counters, no claim. */
+export interface EvaluationContext {
+  readonly stores: Pick<WorkerStores, 'budget' | 'outcomes' | 'signals'>;
+  readonly settings: Pick<DecisionSettings, 'signalWindow' | 'logHosts' | 'logWindowBytes'>;
+  readonly obs: Pick<WorkerContext['obs'], 'log' | 'metrics'>;
+}
+
+/** The evaluation's dependencies from the worker's context. */
+export const evaluationDeps = (ctx: EvaluationContext): EvaluationDeps => ({
+  budget: ctx.stores.budget,
+  breaker: ctx.stores.outcomes,
+  signals: ctx.stores.signals,
+  signalWindow: ctx.settings.signalWindow,
+  logHosts: ctx.settings.logHosts,
+  logWindowBytes: ctx.settings.logWindowBytes,
+  log: ctx.obs.log,
+  metrics: ctx.obs.metrics,
+});
+
+export interface AfreshContext extends EvaluationContext {
+  readonly stores: EvaluationContext['stores'] & Pick<WorkerStores, 'repoConfig'>;
+  readonly settings: EvaluationContext['settings'] & Pick<DecisionSettings, 'defaults' | 'repositoryAllowList'>;
+}
+
+/** The first look at an attempt: configuration, then the facts `decide()` asks for. Reads only. */
+export async function evaluateAfresh(
+  msg: RunMessage,
+  api: RepoApi,
+  ctx: AfreshContext,
+  line: DecisionLine,
+): Promise<Judged> {
+  const { repositoryAllowList, defaults } = ctx.settings;
+  const repository = `${msg.repository.owner}/${msg.repository.name}`;
+  const allowed = repositoryAllowList ? repositoryAllowList.includes(repository) : undefined;
+  // The configuration and the run's latest jobs are read at once: one round trip, not two.
+  const latest = allowed !== false && msg.createdAt ? api.listLatestJobs(msg.runId) : undefined;
+  latest?.catch(() => undefined);
+  const cfg = await ctx.stores.repoConfig.load(api, msg.repository.owner, msg.repository.name, defaults);
+  if (cfg.error)
+    ctx.obs.log.error('configuration error; failing closed', { ...line, error: cfg.error, kept: cfg.kept });
+  const ev = await evaluateRun(
+    { message: msg, config: cfg.config, ...(allowed !== undefined && { repositoryAllowed: allowed }) },
+    api,
+    { ...evaluationDeps(ctx), ...(latest && { latest }) },
+  );
+  const configError = cfg.error ? configErrorNote(cfg) : undefined;
+  return {
+    config: cfg.config,
+    ...(configError && { configError, configErrorRaw: cfg.error }),
+    ...ev,
+    priorRequests: 0,
+  };
 }
 
 /** Gathers the facts `decide()` asks for until it is final or asks for a re-run. Reads only. */

@@ -4,12 +4,13 @@ import { DECISION_NEED_MS } from '../config/github-settings.js';
 import { PermanentError, RateLimitedError, ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
 import { parseRunMessage } from '../webhook/run-message.js';
-import { decideRun } from './decide-run.js';
+import type { WorkerContext } from './context.js';
+import { type Deferred, duplicateOutcome, type RunOutcome } from './result.js';
+import { runDecision } from './run-decision.js';
 import { expireUnfitWait } from './unfit-wait.js';
 import { firstReceiveMs, fitBackoff, planWait } from './visibility.js';
-import type { RunOutcome, RunResult, WorkerDeps } from './worker-deps.js';
 
-export interface WorkerHandlerDeps extends WorkerDeps {
+export interface WorkerHandlerDeps extends WorkerContext {
   /**
    * Hides a failed message for `seconds` (SQS ChangeMessageVisibility): a rate limit's wait, or
    * the exponential backoff of a transient fault.
@@ -63,14 +64,15 @@ export function permanentFault(err: unknown): string | undefined {
 export function createWorkerHandler(
   deps: WorkerHandlerDeps,
 ): (event: SQSEvent, time?: InvocationTime) => Promise<SQSBatchResponse> {
+  const { log, metrics } = deps.obs;
   const needMs = deps.decisionNeedMs ?? DECISION_NEED_MS;
   const last = (received: number): boolean => deps.maxReceiveCount !== undefined && received >= deps.maxReceiveCount;
 
   /** Hides the record for `seconds`; a refusal is logged and counted, never silent. */
   const deferFor = async (record: SQSRecord, seconds: number, where: Record<string, unknown>): Promise<void> => {
     await deps.defer?.(record, seconds).catch((e: Error) => {
-      deps.log.error('visibility change refused', { ...where, seconds, error: e.message });
-      deps.metrics.count('DeferRefused');
+      log.error('visibility change refused', { ...where, seconds, error: e.message });
+      metrics.count('DeferRefused');
     });
   };
 
@@ -83,11 +85,11 @@ export function createWorkerHandler(
   const deferRecord = async (
     record: SQSRecord,
     message: RunMessage,
-    wait: Extract<RunResult, { kind: 'deferred' }>,
+    wait: Deferred,
     where: Record<string, unknown>,
     received: number,
   ): Promise<boolean> => {
-    const now = deps.now();
+    const now = deps.clock();
     const plan = planWait(Math.max(1, Math.ceil((wait.untilMs - now) / 1000)), firstReceiveMs(record, now), now);
     if (plan.kind === 'cannot_fit') {
       await expireUnfitWait(message, `${wait.reason}; ${plan.reason}`, deps);
@@ -96,10 +98,9 @@ export function createWorkerHandler(
     const line = { ...where, reason: wait.reason, wait_seconds: plan.seconds, receive_count: received };
     // The redrive counts every receive: after this one the message goes to the dead-letter queue,
     // and the waiting attempt is taken back by the reconciler once its lease past the turn ends.
-    if (last(received))
-      deps.log.error('run waits on its last receive; its message goes to the dead-letter queue', line);
-    else deps.log.info('run waits', line);
-    deps.metrics.count(wait.metric);
+    if (last(received)) log.error('run waits on its last receive; its message goes to the dead-letter queue', line);
+    else log.info('run waits', line);
+    metrics.count(wait.metric);
     await deferFor(record, plan.seconds, where);
     return true;
   };
@@ -109,30 +110,30 @@ export function createWorkerHandler(
     let message: RunMessage | undefined;
     try {
       message = parseRunMessage(record.body);
-      const result = await decideRun(message, deps);
+      const result = await runDecision(message, deps);
       if (result.kind === 'deferred') {
         const where = { message_id: record.messageId, run_id: message.runId, run_attempt: message.runAttempt };
         if (await deferRecord(record, message, result, where, received)) deferred.add(record.messageId);
         return;
       }
-      deps.onOutcome?.(message, result.outcome);
+      deps.onOutcome?.(message, result.kind === 'decided' ? result.outcome : duplicateOutcome(result));
     } catch (err) {
       const permanent = permanentFault(err);
       const where = { message_id: record.messageId, run_id: message?.runId, run_attempt: message?.runAttempt };
       if (permanent) {
-        deps.log.error('message dropped: permanent fault', { ...where, reason: permanent });
-        deps.metrics.count('PoisonMessage');
+        log.error('message dropped: permanent fault', { ...where, reason: permanent });
+        metrics.count('PoisonMessage');
         return;
       }
       const wait = err instanceof RateLimitedError ? err.delaySeconds : undefined;
       const reason = (err as Error).message;
       const final = last(received);
       // The last receive is not deferred: the redrive policy moves it to the DLQ at its next receive.
-      const now = deps.now();
+      const now = deps.clock();
       const retryIn = final
         ? undefined
         : fitBackoff(wait ?? transientBackoffSeconds(received), firstReceiveMs(record, now), now);
-      deps.log[final ? 'error' : 'warn'](
+      log[final ? 'error' : 'warn'](
         final ? 'message failed; it goes to the dead-letter queue' : 'message failed; it will be retried',
         {
           ...where,
@@ -142,7 +143,7 @@ export function createWorkerHandler(
           ...(retryIn !== undefined && { retry_in_seconds: retryIn }),
         },
       );
-      deps.metrics.count(err instanceof RateLimitedError ? 'RateLimited' : 'TransientFault');
+      metrics.count(err instanceof RateLimitedError ? 'RateLimited' : 'TransientFault');
       if (retryIn !== undefined) await deferFor(record, retryIn, where);
       throw err;
     }
@@ -179,18 +180,18 @@ export function createWorkerHandler(
     if (back.length > 0) {
       const cutShort = leftMs !== undefined && leftMs < needMs;
       if (cutShort) {
-        deps.log.info('batch cut short: the rest is handed back untouched', {
+        log.info('batch cut short: the rest is handed back untouched', {
           decided: started.size,
           handed_back: back.length,
           remaining_ms: leftMs,
           decision_need_ms: needMs,
         });
-        deps.metrics.count('HandedBack', back.length);
+        metrics.count('HandedBack', back.length);
       }
       for (const r of back) {
         const received = Number(r.attributes.ApproximateReceiveCount ?? '1');
         if (last(received)) {
-          deps.log.error('message handed back on its last receive; it goes to the dead-letter queue', {
+          log.error('message handed back on its last receive; it goes to the dead-letter queue', {
             message_id: r.messageId,
             receive_count: received,
           });

@@ -1,4 +1,7 @@
-import type { JobVerdict, RepoConfig } from '../model.js';
+import { staleCheckApplies } from '../decide/decide.js';
+import type { RepoApi } from '../github/repo-api.js';
+import type { JobVerdict, RepoConfig, RunMessage } from '../model.js';
+import { type EvaluationContext, evaluateRun, evaluationDeps, type Judged } from './evaluate.js';
 
 /**
  * What a run that earned a re-run keeps with its waiting attempt, so its turn costs one
@@ -42,4 +45,46 @@ export function readKeptFacts(text: string | undefined): KeptFacts | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The facts a decision that asks for a re-run keeps while it waits for its turn. */
+export const factsToKeep = (judged: Judged, requestsSoFar: number): KeptFacts => ({
+  config: judged.config,
+  ...(judged.configError && { configError: judged.configError }),
+  ...(judged.configErrorRaw && { configErrorRaw: judged.configErrorRaw }),
+  verdicts: judged.verdicts,
+  unexamined: judged.unexamined,
+  requests: requestsSoFar,
+});
+
+/**
+ * The turn after a wait: the verdicts and the configuration are the ones kept; the run is read
+ * again (one listing: moved on? running again?) and the ledger's budget and breaker afresh. The
+ * staleness check ran before the wait and is not repeated.
+ */
+export async function resumeFromKept(
+  msg: RunMessage,
+  kept: KeptFacts,
+  api: RepoApi,
+  ctx: EvaluationContext,
+): Promise<Judged> {
+  const ev = await evaluateRun(
+    {
+      message: msg,
+      config: kept.config,
+      ...(staleCheckApplies(kept.config, msg) && { stale: {} }),
+      jobs: kept.verdicts.map((v) => v.job),
+      verdicts: kept.verdicts,
+    },
+    api,
+    evaluationDeps(ctx),
+  );
+  return {
+    config: kept.config,
+    ...(kept.configError && { configError: kept.configError }),
+    ...(kept.configErrorRaw && { configErrorRaw: kept.configErrorRaw }),
+    ...ev,
+    unexamined: kept.unexamined,
+    priorRequests: kept.requests,
+  };
 }

@@ -6,10 +6,23 @@ import { redOutcome } from '../decide/breaker.js';
 import { decisionEvent, outcomeEvent, publishQuietly } from '../events/build.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoApi } from '../github/repo-api.js';
-import type { DecisionKind, JobVerdict, RepoConfig, RunMessage } from '../model.js';
-import type { RunOutcome, WorkerDeps } from './worker-deps.js';
+import { type Decision, isRerunDecision, type JobVerdict, type RunMessage } from '../model.js';
 import { boundedOutcome } from './bounded-outcome.js';
+import type { DecisionLine, WorkerContext, WorkerStores } from './context.js';
+import type { Judged } from './evaluate.js';
+import type { RunOutcome } from './result.js';
 import { reportTurn } from './turn.js';
+
+export interface OutcomeContext {
+  readonly stores: Pick<WorkerStores, 'outcomes'>;
+  readonly obs: WorkerContext['obs'];
+  readonly clock: () => number;
+}
+
+export interface RecordContext extends OutcomeContext {
+  readonly stores: Pick<WorkerStores, 'outcomes' | 'attempts' | 'pacing'>;
+  readonly owner: string;
+}
 
 /**
  * The outcome of this attempt when it is a re-run reprise made: the red attempt's own
@@ -17,48 +30,60 @@ import { reportTurn } from './turn.js';
  */
 export async function recordOutcome(
   msg: RunMessage,
-  deps: WorkerDeps,
-  repository: string,
   verdicts: readonly JobVerdict[],
-  base: Record<string, unknown>,
+  ctx: OutcomeContext,
+  line: DecisionLine,
 ): Promise<void> {
   if (msg.runAttempt < 2) return;
+  const { log, metrics, events } = ctx.obs;
   const outcome = redOutcome(msg.conclusion, verdicts);
   const ref = {
     installationId: msg.installationId,
     repoId: msg.repository.id,
-    repository,
+    repository: `${msg.repository.owner}/${msg.repository.name}`,
     runId: msg.runId,
     runAttempt: msg.runAttempt,
   };
   try {
-    if ((await deps.outcomes.recordIfRerun(ref, outcome)) !== 'recorded') return;
-    deps.log.info('re-run outcome', { ...base, outcome });
-    deps.metrics.count('RerunOutcome', 1, { name: 'outcome', value: outcome });
-    await publishQuietly(deps.events, outcomeEvent(ref, outcome, deps.now()), deps.log, base);
+    if ((await ctx.stores.outcomes.recordIfRerun(ref, outcome)) !== 'recorded') return;
+    log.info('re-run outcome', { ...line, outcome });
+    metrics.count('RerunOutcome', 1, { name: 'outcome', value: outcome });
+    await publishQuietly(events, outcomeEvent(ref, outcome, ctx.clock()), log, line);
   } catch (e) {
-    deps.log.warn('could not record the re-run outcome', { ...base, error: (e as Error).message });
+    log.warn('could not record the re-run outcome', { ...line, error: (e as Error).message });
   }
 }
 
-export async function record(
+/**
+ * Records the decision: the re-run counted, each job's line, the check run (when the
+ * installation's pace has a slot free), the decision line with both halves of a decision that
+ * waited, the ledger, then the event.
+ */
+export async function recordDecision(
   msg: RunMessage,
-  deps: WorkerDeps,
+  judged: Judged,
+  decided: Decision,
   api: RepoApi,
-  config: RepoConfig,
-  base: Record<string, unknown>,
-  given: {
-    decision: DecisionKind;
-    reason: string;
-    verdicts: readonly JobVerdict[];
-    unexamined: number;
-    /** GitHub requests the decision made before it waited for its turn (0 when it did not wait). */
-    priorRequests: number;
-  },
+  ctx: RecordContext,
+  line: DecisionLine,
 ): Promise<RunOutcome> {
-  const o = { ...boundedOutcome({ ...given, verdicts: [...given.verdicts] }), priorRequests: given.priorRequests };
+  const { log, metrics, events } = ctx.obs;
+  const { step, config } = judged;
+  if (step.kind === 'rerun' && isRerunDecision(decided.decision)) {
+    metrics.count('Rerun');
+    metrics.count(step.evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
+  }
+  // The repository's owners read the decision (log line, check run), so a broken file is named there.
+  const reason = judged.configError ? `${judged.configError}; ${decided.reason}` : decided.reason;
+  const base = judged.configErrorRaw ? { ...line, config_error: judged.configErrorRaw } : line;
+  const o = {
+    ...boundedOutcome({ decision: decided.decision, reason, verdicts: [...judged.verdicts] }),
+    unexamined: judged.unexamined,
+    // GitHub requests the decision made before it waited for its turn (0 when it did not wait).
+    priorRequests: judged.priorRequests,
+  };
   for (const v of o.verdicts) {
-    deps.log.info('job', {
+    log.info('job', {
       ...base,
       job_id: v.job.id,
       name: v.job.name,
@@ -71,28 +96,28 @@ export async function record(
   }
   // A file that fails closed reads no job, but its owners still see its error where they asked.
   if (config.report === 'check_run' && (o.verdicts.length > 0 || base.config_error !== undefined)) {
-    const go = await reportTurn(msg.installationId, deps).catch((e: Error) => {
-      deps.log.warn('could not reserve a turn for the check run', { ...base, error: e.message });
+    const go = await reportTurn(msg.installationId, ctx).catch((e: Error) => {
+      log.warn('could not reserve a turn for the check run', { ...base, error: e.message });
       return false;
     });
     if (go) {
       await reportCheckRun(api, msg.headSha, o, o.verdicts).catch((e: Error) =>
-        deps.log.warn('could not create the reprise check run', { ...base, error: e.message }),
+        log.warn('could not create the reprise check run', { ...base, error: e.message }),
       );
     } else {
-      deps.log.info('check run skipped: re-runs of this installation are waiting for their turn', base);
-      deps.metrics.count('ReportYielded');
+      log.info('check run skipped: re-runs of this installation are waiting for their turn', base);
+      metrics.count('ReportYielded');
     }
   }
   // Both halves of a decision that waited for its turn.
   const requests = o.priorRequests + api.requests;
-  const line = { ...base, decision: o.decision, reason: o.reason, requests, unexamined: o.unexamined };
+  const decisionLog = { ...base, decision: o.decision, reason: o.reason, requests, unexamined: o.unexamined };
   if (o.decision === 'no_infra_evidence' || o.decision === 'rerun_rejected' || o.decision === 'expired')
-    deps.log.warn('decision', line);
-  else deps.log.info('decision', line);
-  deps.metrics.count('Decision', 1, { name: 'decision', value: o.decision });
-  if (o.decision === 'budget_exhausted') deps.metrics.count('BudgetExhausted');
-  const kept = await deps.ledger.finalise(msg, deps.owner, o.decision, o.reason, {
+    log.warn('decision', decisionLog);
+  else log.info('decision', decisionLog);
+  metrics.count('Decision', 1, { name: 'decision', value: o.decision });
+  if (o.decision === 'budget_exhausted') metrics.count('BudgetExhausted');
+  const kept = await ctx.stores.attempts.finalise(msg, ctx.owner, o.decision, o.reason, {
     requests,
     // The workflow and each job's own times: `reprise report` counts the minutes lost from them.
     workflow: msg.workflow.name,
@@ -104,8 +129,8 @@ export async function record(
       ...(v.job.completedAt && { completedAt: v.job.completedAt }),
     })),
   });
-  if (!kept) deps.log.warn('claim was lost before the decision was recorded', line);
+  if (!kept) log.warn('claim was lost before the decision was recorded', decisionLog);
   // Published once the decision is recorded (or its claim found lost), so a consumer never acts on one undone.
-  await publishQuietly(deps.events, decisionEvent(msg, o, deps.now()), deps.log, line);
+  await publishQuietly(events, decisionEvent(msg, o, ctx.clock()), log, decisionLog);
   return { decision: o.decision, reason: o.reason, requests, verdicts: o.verdicts };
 }

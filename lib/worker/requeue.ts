@@ -10,13 +10,12 @@ import { RateLimitedError } from '../errors.js';
 import { enqueuePullRequest, readMergeGroup } from '../github/merge-queue.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { DecisionKind, RepoConfig, RunMessage } from '../model.js';
-import type { Log, MetricSink } from '../obs/types.js';
-import type { RequeueLog, RequeueRef } from '../ledger/requeues.js';
+import type { RequeueRef } from '../ledger/requeues.js';
+import type { WorkerContext, WorkerStores } from './context.js';
 
-export interface RequeueDeps {
-  readonly ledger: { readonly requeues: RequeueLog };
-  readonly log: Log;
-  readonly metrics: MetricSink;
+export interface RequeueContext {
+  readonly stores: Pick<WorkerStores, 'requeues'>;
+  readonly obs: Pick<WorkerContext['obs'], 'log' | 'metrics'>;
 }
 
 /** What the worker does with a run that earned a re-run: the re-run (with a note when it is a fallback), or a decision. */
@@ -34,7 +33,7 @@ export async function actOnMergeGroup(
   msg: RunMessage,
   config: RepoConfig,
   api: RepoApi,
-  deps: RequeueDeps,
+  ctx: RequeueContext,
   rerunReason: string,
   onSend: () => void,
 ): Promise<MergeQueueAction> {
@@ -50,10 +49,10 @@ export async function actOnMergeGroup(
     const step = decideRequeue(facts);
     switch (step.kind) {
       case 'rerun':
-        if (step.note) deps.log.warn('merge queue: falling back to the re-run', { ...base, note: step.note });
+        if (step.note) ctx.obs.log.warn('merge queue: falling back to the re-run', { ...base, note: step.note });
         return step;
       case 'final':
-        if (step.decision === 'requeued') deps.metrics.count('Requeue');
+        if (step.decision === 'requeued') ctx.obs.metrics.count('Requeue');
         return step;
       case 'need':
         if (step.what === 'group') {
@@ -66,7 +65,7 @@ export async function actOnMergeGroup(
             headSha: tested,
             groupSha: msg.headSha,
           };
-          facts = { ...facts, claim: await deps.ledger.requeues.claim(claimed, maxRequeues(config)) };
+          facts = { ...facts, claim: await ctx.stores.requeues.claim(claimed, maxRequeues(config)) };
         }
         break;
       case 'enqueue': {
@@ -76,15 +75,15 @@ export async function actOnMergeGroup(
         } catch (err) {
           // Turned away before GitHub acted on it: the retry may take the claim again.
           if (err instanceof RateLimitedError && claimed) {
-            await deps.ledger.requeues
+            await ctx.stores.requeues
               .release(claimed)
               .catch((e: Error) =>
-                deps.log.warn('could not release the re-enqueue claim', { ...base, error: e.message }),
+                ctx.obs.log.warn('could not release the re-enqueue claim', { ...base, error: e.message }),
               );
           }
           throw err;
         }
-        if (!facts.answer!.accepted) deps.metrics.count('RequeueRefused');
+        if (!facts.answer!.accepted) ctx.obs.metrics.count('RequeueRefused');
         break;
       }
     }

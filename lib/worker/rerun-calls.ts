@@ -1,6 +1,12 @@
+/**
+ * The act: the re-run call, one POST per call, with the fallbacks GitHub's answer leads to; or,
+ * for a merge-group run, the pull request put back in the queue (requeue.ts).
+ */
+import { candidateJobs } from '../decide/decide.js';
 import { afterRerun } from '../decide/rerun-outcome.js';
 import type { RepoApi } from '../github/repo-api.js';
 import {
+  type Decision,
   type DecisionKind,
   isRerunDecision,
   type JobFacts,
@@ -8,6 +14,8 @@ import {
   type RerunAnswer,
   type RunMessage,
 } from '../model.js';
+import type { Judged } from './evaluate.js';
+import { actOnMergeGroup, type RequeueContext } from './requeue.js';
 
 export interface RerunStep {
   readonly reason: string;
@@ -37,4 +45,34 @@ export async function rerunCalls(
     refused.push(answer);
     answer = next.call === 'job' ? await api.rerunJob(next.jobId) : await api.rerunRun(msg.runId);
   }
+}
+
+/** What the act marks as it goes, so a fault knows whether GitHub may have acted. */
+export interface CallMarks {
+  /** A re-run call or the merge-queue mutation has left: from then on the claim stays on a fault. */
+  sent: boolean;
+  /** A re-run call is out: a fault now leaves GitHub's action unknown, and is noted on the claim. */
+  calling: boolean;
+}
+
+/**
+ * Re-runs the run that earned it, or, for a merge-group run, puts its pull request back in the
+ * merge queue (falling back to the re-run). A rate limit or a fault of a call is thrown.
+ */
+export async function act(
+  msg: RunMessage,
+  judged: Judged,
+  step: RerunStep,
+  api: RepoApi,
+  ctx: RequeueContext,
+  marks: CallMarks,
+): Promise<Decision> {
+  const { config } = judged;
+  const queued = await actOnMergeGroup(msg, config, api, ctx, step.reason, () => (marks.sent = true));
+  if (queued.kind === 'final') return queued;
+  marks.sent = marks.calling = true;
+  const candidates = candidateJobs(judged.facts.jobs ?? [], msg, config);
+  const done = await rerunCalls(api, msg, candidates, step, config);
+  marks.calling = false;
+  return queued.note ? { ...done, reason: `${done.reason}; ${queued.note}` } : done;
 }

@@ -1,7 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type TurnStep, turnStep } from '../decide/decide.js';
-import { isLate, type RerunPacing } from '../ledger/pacing.js';
-import type { MetricSink } from '../obs/types.js';
+import { TransientError } from '../errors.js';
+import { isLate } from '../ledger/pacing.js';
+import type { RunMessage } from '../model.js';
+import type { DecisionSettings, WorkerContext, WorkerStores } from './context.js';
+import type { Judged } from './evaluate.js';
+import { factsToKeep, keepFacts } from './kept-facts.js';
+import type { Deferred } from './result.js';
 
 /**
  * A turn this close is waited for in-process: the queue hides a message in whole seconds, so a
@@ -9,13 +14,11 @@ import type { MetricSink } from '../obs/types.js';
  */
 export const INLINE_TURN_WAIT_MS = 1_000;
 
-export interface TurnDeps {
-  readonly pacing: RerunPacing;
-  readonly maxWaitMs: number;
-  readonly now: () => number;
-  /** Waits up to this long in-process for a turn; 0 on a hand-moved clock, which cannot be slept on. */
-  readonly inlineWaitMs: number;
-  readonly metrics: MetricSink;
+export interface TurnContext {
+  readonly stores: Pick<WorkerStores, 'pacing'>;
+  readonly settings: Pick<DecisionSettings, 'maxWaitMs' | 'inlineTurnWaitMs'>;
+  readonly obs: Pick<WorkerContext['obs'], 'metrics'>;
+  readonly clock: () => number;
 }
 
 /** A turn already reserved by the waiting attempt, if any. */
@@ -33,25 +36,61 @@ export type Turn =
  * The run's turn in its installation's pace: the slot it kept while waiting, or a new one when
  * it has none or came back later than the allowance (a late turn that went at once would burst
  * past GitHub's window together with the others that came back late). A turn within
- * `inlineWaitMs` is waited for here; a later one is a wait the caller turns into a deferral.
- * A run with no slot free within `maxWaitMs` of when it started waiting is expired.
+ * `inlineTurnWaitMs` is waited for here; a later one is a wait the caller turns into a deferral
+ * (`waitForTurn`). A run with no slot free within `maxWaitMs` of when it started waiting is expired.
  */
-export async function takeTurn(installationId: number | null, kept: KeptTurn, deps: TurnDeps): Promise<Turn> {
-  const waitingSince = kept.waitingSince ?? deps.now();
+export async function takeTurn(installationId: number | null, kept: KeptTurn, ctx: TurnContext): Promise<Turn> {
+  const { maxWaitMs, inlineTurnWaitMs } = ctx.settings;
+  const waitingSince = kept.waitingSince ?? ctx.clock();
   let slotAt = kept.slotAt;
-  if (slotAt !== undefined && isLate(slotAt, deps.now())) {
-    deps.metrics.count('LateTurn');
+  if (slotAt !== undefined && isLate(slotAt, ctx.clock())) {
+    ctx.obs.metrics.count('LateTurn');
     slotAt = undefined;
   }
-  slotAt ??= await deps.pacing.reserve(installationId, waitingSince + deps.maxWaitMs);
-  const now = deps.now();
-  const turn = turnStep({ slotAt, now, waitingSince, maxWaitMs: deps.maxWaitMs });
+  slotAt ??= await ctx.stores.pacing.reserve(installationId, waitingSince + maxWaitMs);
+  const now = ctx.clock();
+  const turn = turnStep({ slotAt, now, waitingSince, maxWaitMs });
+  if (turn.kind === 'final') ctx.obs.metrics.count('Expired');
   if (turn.kind !== 'wait') return turn;
-  if (turn.until - now <= deps.inlineWaitMs) {
+  if (turn.until - now <= inlineTurnWaitMs) {
     await sleep(turn.until - now);
     return { kind: 'go' };
   }
   return { kind: 'wait', until: turn.until, waitingSince };
+}
+
+/** A wait for the re-run turn at `untilMs`, in the words of the log line. */
+export const turnWait = (untilMs: number, now: number): Deferred => ({
+  kind: 'deferred',
+  untilMs,
+  reason: `waiting for a re-run turn in ${Math.ceil((untilMs - now) / 1000)}s`,
+  metric: 'RerunWaiting',
+});
+
+export interface WaitContext {
+  readonly stores: Pick<WorkerStores, 'attempts'>;
+  readonly settings: Pick<DecisionSettings, 'leaseMs'>;
+  readonly clock: () => number;
+  readonly owner: string;
+}
+
+/**
+ * Turns the claim into a wait for the slot, keeping what the turn will need (the facts and the
+ * requests made so far), and answers the deferral. A claim lost meanwhile is a fault.
+ */
+export async function waitForTurn(
+  msg: RunMessage,
+  judged: Judged,
+  requestsSoFar: number,
+  turn: { readonly until: number; readonly waitingSince: number },
+  ctx: WaitContext,
+): Promise<Deferred> {
+  const kept = keepFacts(factsToKeep(judged, requestsSoFar));
+  const { attempts } = ctx.stores;
+  if (!(await attempts.wait(msg, ctx.owner, turn.until, turn.waitingSince, ctx.settings.leaseMs, kept))) {
+    throw new TransientError('the claim was lost before the run could wait for its turn');
+  }
+  return turnWait(turn.until, ctx.clock());
 }
 
 /** A report waits in-process for its slot at most this long. */
@@ -64,12 +103,13 @@ const REPORT_MAX_WAIT_MS = 1_000;
  */
 export async function reportTurn(
   installationId: number | null,
-  deps: Pick<TurnDeps, 'pacing' | 'now'>,
+  ctx: { readonly stores: Pick<WorkerStores, 'pacing'>; readonly clock: () => number },
 ): Promise<boolean> {
-  const latest = deps.now() + Math.min(deps.pacing.spacingMs, REPORT_MAX_WAIT_MS);
-  const slot = await deps.pacing.reserve(installationId, latest);
+  const { pacing } = ctx.stores;
+  const latest = ctx.clock() + Math.min(pacing.spacingMs, REPORT_MAX_WAIT_MS);
+  const slot = await pacing.reserve(installationId, latest);
   if (slot === undefined) return false;
-  const wait = slot - deps.now();
+  const wait = slot - ctx.clock();
   if (wait > 0) await sleep(wait);
   return true;
 }

@@ -1,9 +1,15 @@
 import { decisionEvent, publishQuietly } from '../events/build.js';
 import type { RunMessage } from '../model.js';
-import type { WorkerDeps } from './worker-deps.js';
+import { type DecisionSettings, decisionLine, type WorkerContext, type WorkerStores } from './context.js';
 
-/** What deciding a wait that cannot fit needs: the ledger and the outputs, nothing of GitHub. */
-export type UnfitWaitDeps = Pick<WorkerDeps, 'ledger' | 'owner' | 'leaseMs' | 'log' | 'metrics' | 'events' | 'now'>;
+/** What deciding a wait that cannot fit needs: the claim and the outputs, nothing of GitHub. */
+export interface UnfitWaitContext {
+  readonly stores: Pick<WorkerStores, 'attempts'>;
+  readonly settings: Pick<DecisionSettings, 'leaseMs'>;
+  readonly obs: WorkerContext['obs'];
+  readonly clock: () => number;
+  readonly owner: string;
+}
 
 /**
  * A run whose wait ends past SQS's visibility window is decided `expired` with the reason, never
@@ -11,35 +17,29 @@ export type UnfitWaitDeps = Pick<WorkerDeps, 'ledger' | 'owner' | 'leaseMs' | 'l
  * whether it is free (a pause released it) or this worker's own wait for a turn; an attempt held
  * or decided by another message is left to that message. Returns whether this call decided it.
  */
-export async function expireUnfitWait(msg: RunMessage, reason: string, deps: UnfitWaitDeps): Promise<boolean> {
-  const base = {
-    run_id: msg.runId,
-    run_attempt: msg.runAttempt,
-    repository: `${msg.repository.owner}/${msg.repository.name}`,
-    delivery: msg.deliveryId,
-  };
-  let claim = await deps.ledger.claim(msg, deps.owner, deps.leaseMs);
+export async function expireUnfitWait(msg: RunMessage, reason: string, ctx: UnfitWaitContext): Promise<boolean> {
+  const base = decisionLine(msg);
+  const { attempts } = ctx.stores;
+  const { log, metrics, events } = ctx.obs;
+  const { owner } = ctx;
+  let claim = await attempts.claim(msg, owner, ctx.settings.leaseMs);
   const prior = claim.claimed ? undefined : claim.existing;
-  if (prior && !prior.decision && prior.state === 'waiting' && prior.owner === deps.owner) {
-    if (await deps.ledger.forceRelease(msg, prior)) claim = await deps.ledger.claim(msg, deps.owner, deps.leaseMs);
+  if (prior && !prior.decision && prior.state === 'waiting' && prior.owner === owner) {
+    if (await attempts.forceRelease(msg, prior)) claim = await attempts.claim(msg, owner, ctx.settings.leaseMs);
   }
   if (!claim.claimed) {
-    deps.log.info('wait past the visibility window left to the message that holds the attempt', { ...base, reason });
+    log.info('wait past the visibility window left to the message that holds the attempt', { ...base, reason });
     return false;
   }
   const decided = `expired: ${reason}`;
-  if (!(await deps.ledger.finalise(msg, deps.owner, 'expired', decided, { requests: 0 }))) {
-    deps.log.warn('claim was lost before the expired decision was recorded', base);
+  if (!(await attempts.finalise(msg, owner, 'expired', decided, { requests: 0 }))) {
+    log.warn('claim was lost before the expired decision was recorded', base);
     return false;
   }
-  deps.log.warn('decision', { ...base, decision: 'expired', reason: decided, requests: 0 });
-  deps.metrics.count('Decision', 1, { name: 'decision', value: 'expired' });
-  deps.metrics.count('Expired');
-  await publishQuietly(
-    deps.events,
-    decisionEvent(msg, { decision: 'expired', reason: decided, verdicts: [] }, deps.now()),
-    deps.log,
-    base,
-  );
+  log.warn('decision', { ...base, decision: 'expired', reason: decided, requests: 0 });
+  metrics.count('Decision', 1, { name: 'decision', value: 'expired' });
+  metrics.count('Expired');
+  const event = decisionEvent(msg, { decision: 'expired', reason: decided, verdicts: [] }, ctx.clock());
+  await publishQuietly(events, event, log, base);
   return true;
 }

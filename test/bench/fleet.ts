@@ -1,6 +1,6 @@
 /** The local runtime in this process, in front of the GitHub simulator, for the latency section. */
 import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { appEnv } from '../support/harness.js';
 import { LoadGenerator, WEBHOOK_SECRET } from './load.js';

@@ -6,11 +6,12 @@
 import { sign } from '@octokit/webhooks-methods';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { httpLambda } from '../../lib/http/lambda-http.js';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
 import { startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { createIntake, type DeliveryRegistry } from '../../lib/intake/webhook-intake.js';
+import { createIntake } from '../../lib/intake/webhook-intake.js';
+import type { DeliveryLog } from '../../lib/ledger/deliveries.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { webhookEvent, workflowRunPayload } from '../support/webhooks.js';
 import { type Cell, ms, type Summary, summarize, table } from './format.js';
@@ -80,7 +81,7 @@ function eventSource(payload: { workflow_run: { id: number } }, from: number): E
   };
 }
 
-class MemoryRegistry implements DeliveryRegistry {
+class MemoryRegistry implements DeliveryLog {
   private readonly seen = new Set<string>();
   async isSeen(guid: string): Promise<boolean> {
     return this.seen.has(guid);
@@ -92,7 +93,7 @@ class MemoryRegistry implements DeliveryRegistry {
 
 async function run(
   name: string,
-  deliveries: DeliveryRegistry,
+  deliveries: DeliveryLog,
   events: EventSource,
   counts: { warmup: number; timed: number },
   meter?: CapacityMeter,
@@ -148,12 +149,12 @@ async function run(
 async function dynaliteAlone(n: number, warmup: number): Promise<Summary> {
   const dynamo = await startDynamo({ table: TABLE });
   try {
-    const ledger = new Ledger(dynamo.client, TABLE);
+    const ledger = openLedger(dynamo.client, TABLE);
     const times: number[] = [];
     for (let i = 0; i < warmup + n; i++) {
       const t0 = performance.now();
-      await ledger.isSeen(`alone-${i}`);
-      await ledger.markSeen(`alone-${i}`, 'workflow_run');
+      await ledger.deliveries.isSeen(`alone-${i}`);
+      await ledger.deliveries.markSeen(`alone-${i}`, 'workflow_run');
       if (i >= warmup) times.push(performance.now() - t0);
     }
     return summarize(times);
@@ -173,7 +174,13 @@ export async function measureIntake(opts: { quick: boolean }): Promise<IntakeRes
   let ledger: IntakeVariant;
   try {
     const meter = new CapacityMeter(dynamo.client);
-    ledger = await run(INTAKE_WITH_LEDGER, new Ledger(dynamo.client, TABLE), eventSource(payload, 0), counts, meter);
+    ledger = await run(
+      INTAKE_WITH_LEDGER,
+      openLedger(dynamo.client, TABLE).deliveries,
+      eventSource(payload, 0),
+      counts,
+      meter,
+    );
   } finally {
     await dynamo.close();
   }

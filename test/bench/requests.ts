@@ -2,7 +2,7 @@
  * Section 1: GitHub requests per decision, reprise's batched path (the real worker, through
  * the test harness) against the per-job REST pattern, on the same scenarios in the same run.
  */
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { INSTALLATION_ID, startHarness, type Harness } from '../support/harness.js';
 import { baselineClient, perJobDecision } from './baseline.js';
 import { type Cell, median, ms, table } from './format.js';

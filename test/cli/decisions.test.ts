@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisions } from '../../lib/cli/decisions.js';
 import { defaultAdminUrl } from '../../lib/cli/local-runtime.js';
 import type { DecisionRecord } from '../../lib/replay/replay-guard.js';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
 import type { Runtime } from '../../lib/local/runtime.js';
 import { startDynamo, type EmbeddedDynamo } from '../../lib/local/dynamo.js';
 import type { GitHubSimulator } from '../sim/index.js';
@@ -89,11 +89,11 @@ describe('reprise decisions', () => {
   });
 
   it('success from DynamoDB, the table named by --table or by the stack output TableName', async () => {
-    const ledger = new Ledger(dynamo.client, 'reprise-deployed');
-    const msg = JSON.parse(JSON.stringify(await rt.ledger.get(sim.repoId('acme/web'), runs.lost!, 1)))
+    const ledger = openLedger(dynamo.client, 'reprise-deployed');
+    const msg = JSON.parse(JSON.stringify(await rt.ledger.attempts.get(sim.repoId('acme/web'), runs.lost!, 1)))
       .message as string;
-    await ledger.claim(JSON.parse(msg), 'lambda-1', 60_000);
-    await ledger.finalise(JSON.parse(msg), 'lambda-1', 'retried', 'from the deployed table');
+    await ledger.attempts.claim(JSON.parse(msg), 'lambda-1', 60_000);
+    await ledger.attempts.finalise(JSON.parse(msg), 'lambda-1', 'retried', 'from the deployed table');
     const io = captureIo({}, { dynamodb: dynamo.client });
     expect(await decisions(['--table', 'reprise-deployed'], io)).toBe(0);
     expect(io.out()).toMatch(/acme\/web +\d+ +1 +retried +from the deployed table/);

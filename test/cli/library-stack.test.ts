@@ -104,8 +104,8 @@ async function decided(repo: string): Promise<number> {
     jobs: [{ name: 'test', conclusion: 'failure', annotations: [failureAnnotation(TEXT.exitCode())] }],
   });
   const msg = h.message(run.id);
-  await h.ledger.claim(msg, 'w', 60_000);
-  await h.ledger.finalise(msg, 'w', 'genuine_failure', 'job "test" failed for a real reason');
+  await h.ledger.attempts.claim(msg, 'w', 60_000);
+  await h.ledger.attempts.finalise(msg, 'w', 'genuine_failure', 'job "test" failed for a real reason');
   return run.id;
 }
 

@@ -4,7 +4,7 @@ import { replay } from '../../lib/cli/replay.js';
 import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
 import type { RunMessage } from '../../lib/model.js';
 import { parseRunMessage, runMessageFromPayload } from '../../lib/webhook/run-message.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { failureAnnotation, TEXT } from '../support/evidence.js';
 import { appEnv, INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
@@ -107,7 +107,7 @@ describe('reprise replay through the local runtime', () => {
   it('an attempt another worker is deciding (live claim) is reported in progress, exit 1, nothing sent', async () => {
     const run = sim.addRun(failedRun(LOST));
     const msg = runMessageFromPayload(workflowRunPayload(sim, run.id), 'held');
-    await rt.ledger.claim(msg, 'worker-elsewhere', 60_000);
+    await rt.ledger.attempts.claim(msg, 'worker-elsewhere', 60_000);
     const io = captureIo(env());
     expect(await replay([`acme/replay#${run.id}`, '--local', rt.adminUrl, '--force'], io)).toBe(1);
     expect(io.err()).toContain(`attempt 1 of run ${run.id} is claimed by worker-elsewhere`);
@@ -241,7 +241,7 @@ describe('reprise replay to the deployed queue (SQS in memory, the ledger table 
 
     const result = await h.worker()(h.sqsEvent([message]));
     expect(result.batchItemFailures).toEqual([]);
-    expect((await h.ledger.get(message.repository.id, run.id, 1))?.decision).toBe('retried');
+    expect((await h.ledger.attempts.get(message.repository.id, run.id, 1))?.decision).toBe('retried');
     expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);
 
     const again = captureIo(env(), aws);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { report } from '../../lib/cli/report.js';
 import { type Report, summarise } from '../../lib/cli/report-data.js';
 import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
 import type { DescribeInstance } from '../../lib/signals/runner-identities.js';
@@ -48,7 +48,6 @@ const worker = () =>
     defaults: { textOnlyMaxAttempts: 3 },
     ledger,
     outcomes,
-    breaker: outcomes,
     pacing: unpaced(() => clock),
     now: () => clock,
   });
@@ -64,7 +63,7 @@ async function deliverAt(runId: number, at: number) {
   clock = at;
   const intake = createIntake({
     secrets: async () => [SECRET],
-    deliveries: h.ledger,
+    deliveries: h.ledger.deliveries,
     queue: embeddedRunQueue(new EmbeddedFifoQueue({ name: 'report-test.fifo' })),
     outcomes,
     log: h.log,
@@ -100,7 +99,7 @@ const run = (repo: string, workflowName: string, jobs: SimJobSpec[], onRerun: 's
 
 beforeAll(async () => {
   h = await startHarness();
-  ledger = new Ledger(h.dynamo.client, TABLE, () => clock);
+  ledger = openLedger(h.dynamo.client, TABLE, () => clock);
   outcomes = new DynamoRerunOutcomes(
     h.dynamo.client,
     TABLE,
@@ -503,14 +502,14 @@ describe('reprise report: records kept before job times were', () => {
   it('a lost job recorded without start and end times counts as lost, with no minutes, and says so', async () => {
     const msg = h.message(run('acme/legacy', 'CI', [lost('test', 5, T0 - HOUR)]).id);
     clock = T0 - HOUR;
-    await ledger.claim(msg, 'old-worker', 60_000);
+    await ledger.attempts.claim(msg, 'old-worker', 60_000);
     // The details as decisions recorded them before: each job's name, verdict and source only.
-    await ledger.finalise(msg, 'old-worker', 'retried', 'lost', {
+    await ledger.attempts.finalise(msg, 'old-worker', 'retried', 'lost', {
       requests: 4,
       jobs: [{ name: 'test', verdict: 'infra', source: 'annotations' }],
     });
     clock = T0;
-    const r = summarise(await ledger.reportFacts(T0 - 2 * HOUR), {
+    const r = summarise(await ledger.report.facts(T0 - 2 * HOUR), {
       sinceMs: T0 - 2 * HOUR,
       untilMs: T0,
       pricePerMinute: 0.008,

@@ -18,8 +18,8 @@ describe('reprise status', () => {
     h = await startHarness();
     const run = h.sim.addRun({ repo: 'acme/status', jobs: [{ name: 'test', conclusion: 'failure' }] });
     const msg = h.message(run.id);
-    await h.ledger.claim(msg, 'w', 60_000);
-    await h.ledger.finalise(msg, 'w', 'genuine_failure', 'job "test" failed for a real reason');
+    await h.ledger.attempts.claim(msg, 'w', 60_000);
+    await h.ledger.attempts.finalise(msg, 'w', 'genuine_failure', 'job "test" failed for a real reason');
   });
   afterAll(async () => {
     await h.close();

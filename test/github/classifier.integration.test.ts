@@ -317,7 +317,7 @@ describe('staleness and races', () => {
     const message = h.message(run.id);
     await h.worker()(h.sqsEvent([message])); // re-runs: attempt 2
     const again = { ...message, deliveryId: 'another-delivery' };
-    await h.ledger.release(again, 'nobody'); // nothing to release: the ledger still holds attempt 1
+    await h.ledger.attempts.release(again, 'nobody'); // nothing to release: the ledger still holds attempt 1
     const res = await h.worker()(h.sqsEvent([{ ...again, runAttempt: 1 }]));
     expect(res.batchItemFailures).toEqual([]);
     expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);

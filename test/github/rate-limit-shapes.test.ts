@@ -137,14 +137,14 @@ describe('every rate-limit shape at every call site: the message waits, and the 
     expect(deferred).toHaveLength(1);
     expect(deferred[0]).toBeGreaterThanOrEqual(low);
     expect(deferred[0]).toBeLessThanOrEqual(high);
-    expect(await h.ledger.get(message.repository.id, run.id, 1)).toBeUndefined();
+    expect(await h.ledger.attempts.get(message.repository.id, run.id, 1)).toBeUndefined();
     expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(0);
 
     // The limit over, the same message decides the run as lost: one re-run.
     h.sim.clearFaults();
     const second = await h.worker()(h.sqsEvent([message]));
     expect(second.batchItemFailures).toHaveLength(0);
-    expect((await h.ledger.get(message.repository.id, run.id, 1))?.decision).toBe('retried');
+    expect((await h.ledger.attempts.get(message.repository.id, run.id, 1))?.decision).toBe('retried');
     expect(h.sim.reruns.filter((r) => r.runId === run.id)).toHaveLength(1);
   });
 
@@ -160,12 +160,12 @@ describe('every rate-limit shape at every call site: the message waits, and the 
       const first = await h.worker({ defer: async (_r, s) => void deferred.push(s) })(h.sqsEvent([message]));
       expect(first.batchItemFailures).toHaveLength(1);
       expect(deferred[0]).toBeGreaterThan(60);
-      expect(await h.ledger.get(message.repository.id, run.id, 1)).toBeUndefined();
+      expect(await h.ledger.attempts.get(message.repository.id, run.id, 1)).toBeUndefined();
     } finally {
       h.sim.setRateLimit('graphql', 5000, 0);
     }
     await h.worker()(h.sqsEvent([message]));
-    expect((await h.ledger.get(message.repository.id, run.id, 1))?.decision).toBe('retried');
+    expect((await h.ledger.attempts.get(message.repository.id, run.id, 1))?.decision).toBe('retried');
   });
 });
 
@@ -212,7 +212,7 @@ describe("GitHub's secondary limit on re-runs", () => {
       expect(pending).toHaveLength(0);
       for (const [i, r] of runs.entries()) {
         const m = messages[i]!;
-        expect((await h.ledger.get(m.repository.id, r.id, 1))?.decision).toBe('retried');
+        expect((await h.ledger.attempts.get(m.repository.id, r.id, 1))?.decision).toBe('retried');
         expect(h.sim.reruns.filter((x) => x.runId === r.id)).toHaveLength(1);
       }
       // The limit was met: some POSTs were refused on the way.

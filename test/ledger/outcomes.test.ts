@@ -39,7 +39,6 @@ const worker = () =>
     // Text evidence may re-run twice, so a run lost on every attempt is re-run twice.
     defaults: { textOnlyMaxAttempts: 3 },
     outcomes,
-    breaker: outcomes,
     // The clock stands still between decisions, so no pace could let a batch go: the pace has its own suite.
     pacing: unpaced(() => clock),
     now: () => clock,
@@ -62,7 +61,7 @@ function lostRun(onRerun: 'same' | 'success') {
 async function deliver(runId: number, guid?: string) {
   const intake = createIntake({
     secrets: async () => [SECRET],
-    deliveries: h.ledger,
+    deliveries: h.ledger.deliveries,
     queue: embeddedRunQueue(new EmbeddedFifoQueue({ name: 'outcomes-test.fifo' })),
     outcomes,
     log: h.log,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/ledger/keys.js';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
 import { Table } from '../../lib/ledger/table.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 
@@ -16,7 +16,7 @@ const ref = (pullRequest: number, groupSha: string, headSha = head) => ({ repoId
 
 describe('the merge-queue loop guard in the ledger', () => {
   it('lets one head be queued again max_requeues times, then answers cap', async () => {
-    const ledger = new Ledger(dynamo.client, TABLE);
+    const ledger = openLedger(dynamo.client, TABLE);
     expect(await ledger.requeues.claim(ref(1, 'g1'.padEnd(40, '0')), 1)).toBe('claimed');
     expect(await ledger.requeues.claim(ref(1, 'g2'.padEnd(40, '0')), 1)).toBe('cap');
     // A new head of the same pull request starts its own count.
@@ -24,7 +24,7 @@ describe('the merge-queue loop guard in the ledger', () => {
   });
 
   it('counts a merge group once, whichever of its runs asks', async () => {
-    const ledger = new Ledger(dynamo.client, TABLE);
+    const ledger = openLedger(dynamo.client, TABLE);
     const group = 'c'.repeat(40);
     expect(await ledger.requeues.claim(ref(2, group), 2)).toBe('claimed');
     expect(await ledger.requeues.claim(ref(2, group), 2)).toBe('group_handled');
@@ -33,7 +33,7 @@ describe('the merge-queue loop guard in the ledger', () => {
   });
 
   it('gives one of many concurrent claims of the same group the right to send', async () => {
-    const ledger = new Ledger(dynamo.client, TABLE);
+    const ledger = openLedger(dynamo.client, TABLE);
     const answers = await Promise.all(
       Array.from({ length: 8 }, () => ledger.requeues.claim(ref(3, 'f'.repeat(40)), 1)),
     );
@@ -42,7 +42,7 @@ describe('the merge-queue loop guard in the ledger', () => {
   });
 
   it('takes a released claim back, so the retry of a rate-limited mutation may send it', async () => {
-    const ledger = new Ledger(dynamo.client, TABLE);
+    const ledger = openLedger(dynamo.client, TABLE);
     const r = ref(4, '1'.repeat(40));
     expect(await ledger.requeues.claim(r, 1)).toBe('claimed');
     await ledger.requeues.release(r);
@@ -51,7 +51,7 @@ describe('the merge-queue loop guard in the ledger', () => {
 
   it('keeps every item it writes under a TTL', async () => {
     const now = Date.parse('2026-12-03T12:00:00Z');
-    const ledger = new Ledger(dynamo.client, TABLE, () => now);
+    const ledger = openLedger(dynamo.client, TABLE, () => now);
     const r = ref(5, '2'.repeat(40));
     await ledger.requeues.claim(r, 1);
     const table = new Table(dynamo.client, TABLE);

@@ -29,13 +29,13 @@ describe('lint: layers point down and the pure core does no I/O', () => {
     [
       'settings → adapter',
       'lib/config/probe.ts',
-      "import { Ledger } from '../ledger/ledger.js';",
+      "import { openLedger } from '../ledger/ledger.js';",
       'import-x/no-restricted-paths',
     ],
     [
       'adapter → flow',
       'lib/ledger/probe.ts',
-      "import { decideRun } from '../worker/decide-run.js';",
+      "import { runDecision } from '../worker/run-decision.js';",
       'import-x/no-restricted-paths',
     ],
     ['flow → face', 'lib/worker/probe.ts', "import { main } from '../cli/main.js';", 'import-x/no-restricted-paths'],
@@ -99,13 +99,13 @@ describe('lint: layers point down and the pure core does no I/O', () => {
   });
 
   it.each([
-    ['flow → adapter', 'lib/worker/probe.ts', "import { Ledger } from '../ledger/ledger.js';"],
+    ['flow → adapter', 'lib/worker/probe.ts', "import { openLedger } from '../ledger/ledger.js';"],
     [
       'a DynamoDB client passed by type',
       'lib/worker/probe.ts',
       "import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
     ],
-    ['face → flow', 'lib/local/probe.ts', "import { decideRun } from '../worker/decide-run.js';"],
+    ['face → flow', 'lib/local/probe.ts', "import { runDecision } from '../worker/run-decision.js';"],
     ['compose → flow', 'lib/compose/probe.ts', "import { createWorkerHandler } from '../worker/handler.js';"],
     ['a function → compose', 'functions/probe.ts', "import { composeWorker } from '../lib/compose/worker.js';"],
     ['the local runtime → compose', 'lib/local/probe.ts', "import { composeIntake } from '../compose/intake.js';"],

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BUILT_IN_DEFAULTS, parseRepoConfig, REPO_CONFIG_MAX_BYTES } from '../../lib/config/repo-config.js';
 import { RepoConfigSource } from '../../lib/github/repo-config-source.js';
 import { RepoApi } from '../../lib/github/repo-api.js';
-import { STORED_JOBS_LIMIT } from '../../lib/ledger/run-attempts.js';
+import { STORED_JOBS_LIMIT } from '../../lib/ledger/attempt-items.js';
 import { TEXT_CAPS } from '../../lib/util/clip.js';
 import { failureAnnotation, lostAnnotation, TEXT } from '../support/evidence.js';
 import { type Harness, INSTALLATION_ID, startHarness } from '../support/harness.js';
@@ -25,7 +25,7 @@ beforeEach(() => {
 const keys = (n: number) => Array.from({ length: n }, (_, i) => `key_${i}: ${i}`).join('\n');
 const apiFor = (repo: string) => {
   const [owner, name] = repo.split('/') as [string, string];
-  return new RepoApi(h.deps().client(INSTALLATION_ID), owner, name, h.sim.graphqlUrl);
+  return new RepoApi(h.client(INSTALLATION_ID), owner, name, h.sim.graphqlUrl);
 };
 
 describe('the repository file', () => {
@@ -109,7 +109,7 @@ describe('a decision item stays far below 400 KB', () => {
       expect(String(j.runner_name).length).toBeLessThanOrEqual(TEXT_CAPS.name);
       expect(String(j.evidence).length).toBeLessThanOrEqual(TEXT_CAPS.error);
     }
-    const item = await h.ledger.get(h.sim.repoId('acme/long-names'), run.id, 1);
+    const item = await h.ledger.attempts.get(h.sim.repoId('acme/long-names'), run.id, 1);
     expect(item?.decision).toBe('retried');
     const { message: _message, ...decision } = item!;
     expect(JSON.stringify(decision).length).toBeLessThan(64 * 1024);
@@ -123,7 +123,7 @@ describe('a decision item stays far below 400 KB', () => {
     }));
     const run = h.sim.addRun({ repo: 'acme/many-jobs', jobs });
     await h.worker()(h.sqsEvent([h.message(run.id)]));
-    const item = await h.ledger.get(h.sim.repoId('acme/many-jobs'), run.id, 1);
+    const item = await h.ledger.attempts.get(h.sim.repoId('acme/many-jobs'), run.id, 1);
     expect(item?.decision).toBe('retried');
     const details = item!.details as { jobs: unknown[]; jobsOmitted: number };
     expect(details.jobs).toHaveLength(STORED_JOBS_LIMIT);

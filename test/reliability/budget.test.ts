@@ -2,7 +2,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeSettings } from '../../lib/config/env.js';
 import type { RunMessage } from '../../lib/model.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { DynamoRetryBudget } from '../../lib/ledger/budget.js';
 import { BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
 import { type BudgetFacts, decide, type DecisionFacts } from '../../lib/decide/decide.js';

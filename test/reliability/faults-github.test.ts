@@ -128,10 +128,10 @@ describe('transient GitHub faults are retried, never taken as evidence', () => {
     const run = h.sim.addRun({ repo: `acme/transient-${++seq}`, jobs });
     const message = h.message(run.id);
     const first = await h.worker()(h.sqsEvent([message]));
-    const firstRecord = await h.ledger.get(message.repository.id, run.id, 1);
+    const firstRecord = await h.ledger.attempts.get(message.repository.id, run.id, 1);
     h.sim.clearFaults();
     const second = await h.worker()(h.sqsEvent([message]));
-    const record = await h.ledger.get(message.repository.id, run.id, 1);
+    const record = await h.ledger.attempts.get(message.repository.id, run.id, 1);
     return { run, first, firstRecord, second, record, reruns: h.sim.reruns.filter((r) => r.runId === run.id) };
   }
 

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Runtime, type RuntimeOptions, startRuntime } from '../../lib/local/runtime.js';
 import type { DecisionKind, RunMessage } from '../../lib/model.js';
 import type { SweepCounts } from '../../lib/reconcile/reconciler.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { type GitHubSimulator, NO_RERUNS, type SimJobSpec, tallyReruns } from '../sim/index.js';
 import { testPrivateKey, UNPACED_ENV } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
@@ -249,7 +249,7 @@ export async function audit(sim: GitHubSimulator, rt: Runtime, runs: readonly Pl
     if (t.repeats > 0) duplicates++;
     if (run.earnsRerun && t.accepted === 0) lost++;
     if (!run.earnsRerun && t.received > 0) spurious++;
-    const record = await rt.ledger.get(run.repoId, run.id, 1);
+    const record = await rt.ledger.attempts.get(run.repoId, run.id, 1);
     if (record?.state !== 'decided') undecided.push(run.id);
     else if (record.decision !== run.expected) {
       wrong.push({ id: run.id, kind: run.kind, expected: run.expected, recorded: String(record.decision) });
@@ -317,7 +317,7 @@ export async function undecidedDetail(
   ids: readonly number[],
 ): Promise<string> {
   const left = runs.filter((r) => ids.includes(r.id));
-  const records = await Promise.all(left.map((r) => rt.ledger.get(r.repoId, r.id, 1)));
+  const records = await Promise.all(left.map((r) => rt.ledger.attempts.get(r.repoId, r.id, 1)));
   return JSON.stringify({ queue: rt.queue.stats(), records: records.slice(0, 5) });
 }
 

@@ -5,7 +5,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { httpLambda } from '../../lib/http/lambda-http.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import type { JobOnRunner } from '../../lib/signals/job-runners.js';
+import type { JobOnRunner } from '../../lib/ledger/runner-jobs.js';
 import { createIntake, MAX_BODY_BYTES } from '../../lib/intake/webhook-intake.js';
 import { parseRunMessage } from '../../lib/webhook/run-message.js';
 import { MemoryLog } from '../support/memory-log.js';

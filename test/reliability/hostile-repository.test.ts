@@ -205,7 +205,7 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
     expect(outcome!.reason.length).toBeLessThan(500);
     expect(sim.rerunTally(huge.id).received).toBe(0);
     // Recorded, so a redelivery is a duplicate of a decision, not of a worker that never finished.
-    const item = await local.rt.ledger.get(sim.repoId('acme/huge'), huge.id, 1);
+    const item = await local.rt.ledger.attempts.get(sim.repoId('acme/huge'), huge.id, 1);
     expect(item).toMatchObject({ state: 'decided', decision: 'ignored' });
     const lines = local.log.lines.filter((l) => l.run_id === huge.id);
     expect(lines.length).toBeGreaterThan(0);

@@ -76,17 +76,17 @@ describe('the intake or a worker killed at each step', () => {
     });
 
     // The kills: each wraps the real dependency and throws once, for its runs only.
-    const ledger = rt.ledger;
-    const claim = ledger.claim.bind(ledger);
+    const attempts = rt.ledger.attempts;
+    const claim = attempts.claim.bind(attempts);
     const claimed = new Set<number>();
-    ledger.claim = async (msg, owner, leaseMs) => {
+    attempts.claim = async (msg, owner, leaseMs) => {
       const result = await claim(msg, owner, leaseMs);
       if (result.claimed && killOnce('worker, after the claim', msg.runId, claimed)) throw new WorkerKilled();
       return result;
     };
-    const finalise = ledger.finalise.bind(ledger);
+    const finalise = attempts.finalise.bind(attempts);
     const finalised = new Set<number>();
-    ledger.finalise = async (msg, owner, decision, reason, details) => {
+    attempts.finalise = async (msg, owner, decision, reason, details) => {
       if (killOnce('worker, after the re-run call, before recording', msg.runId, finalised)) throw new WorkerKilled();
       return finalise(msg, owner, decision, reason, details);
     };
@@ -132,9 +132,10 @@ describe('the intake or a worker killed at each step', () => {
     };
     // Dying between the enqueue and mark-seen: the message is queued, the intake never answers
     // and never marks the delivery seen.
-    const markSeen = ledger.markSeen.bind(ledger);
+    const deliveries = rt.ledger.deliveries;
+    const markSeen = deliveries.markSeen.bind(deliveries);
     const marked = new Set<number>();
-    ledger.markSeen = (guid, event) => {
+    deliveries.markSeen = (guid, event) => {
       const runId = runOfGuid.get(guid);
       if (runId !== undefined && killOnce('intake, after the enqueue, before mark-seen', runId, marked)) {
         return new Promise<void>(() => undefined);
@@ -207,7 +208,7 @@ describe('the intake or a worker killed at each step', () => {
       if (c.step === 'intake, before the enqueue') expect(answer, `run ${c.run.id}`).toBe(500);
       else if (c.step === 'intake, after the enqueue, before mark-seen') expect(answer, `run ${c.run.id}`).toBe(0);
       else expect(answer, `run ${c.run.id}`).toBe(202);
-      const seen = await rt.ledger.isSeen(`kill-${c.run.id}`);
+      const seen = await rt.ledger.deliveries.isSeen(`kill-${c.run.id}`);
       expect(seen, `run ${c.run.id} (${c.step})`).toBe(!c.step.startsWith('intake'));
     }
   });
@@ -256,7 +257,7 @@ describe('the intake or a worker killed at each step', () => {
     expect(rt.queue.stats()).toMatchObject({ visible: 0, inFlight: 0, deadLetters: 0 });
     // Every attempt ends decided in the ledger, whoever recorded it.
     for (const c of cases) {
-      const rec = await rt.ledger.get(sim.repoId(c.run.repo), c.run.id, 1);
+      const rec = await rt.ledger.attempts.get(sim.repoId(c.run.repo), c.run.id, 1);
       expect(rec?.state, `run ${c.run.id} (${c.step})`).toBe('decided');
       expect(rec?.decision).toBe(c.earnsRerun ? 'retried' : 'genuine_failure');
     }
@@ -300,7 +301,7 @@ describe('the enqueue fails', () => {
     const deliver = () => fetch(`${rt.url}/webhook`, { method: 'POST', headers: d.headers, body: d.body });
 
     expect((await deliver()).status).toBe(500);
-    expect(await rt.ledger.isSeen('enqueue-fails')).toBe(false);
+    expect(await rt.ledger.deliveries.isSeen('enqueue-fails')).toBe(false);
     expect(queue.stats()).toMatchObject({ sent: 0, visible: 0, inFlight: 0 });
     await rt.poller.drain(10_000);
     expect(sim.rerunTally(run.id).received).toBe(0);
@@ -309,7 +310,7 @@ describe('the enqueue fails', () => {
     const again = await deliver();
     expect(again.status).toBe(202);
     expect(await again.json()).toMatchObject({ reason: 'enqueued' });
-    expect(await rt.ledger.isSeen('enqueue-fails')).toBe(true);
+    expect(await rt.ledger.deliveries.isSeen('enqueue-fails')).toBe(true);
     await rt.poller.drain(10_000);
     expect(sim.rerunTally(run.id)).toEqual({ received: 1, accepted: 1, repeats: 0 });
     expect(failures).toBe(2);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeSettings } from '../../lib/config/env.js';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { DynamoPacing, isLate, LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
 import type { StoredAttempt } from '../../lib/ledger/attributes.js';
 import { replayGuard } from '../../lib/replay/replay-guard.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { startHarness, TABLE, type Harness } from '../support/harness.js';
 import { kit, lostRun } from './reconcile-kit.js';
 
@@ -117,7 +117,7 @@ describe('a run that must wait for its turn waits in the queue', () => {
   let ledger: Ledger;
   beforeAll(async () => {
     h = await startHarness();
-    ledger = new Ledger(h.dynamo.client, TABLE, clock);
+    ledger = openLedger(h.dynamo.client, TABLE, clock);
   });
   afterAll(async () => h.close());
 
@@ -163,7 +163,7 @@ describe('a run that must wait for its turn waits in the queue', () => {
     expect(res.batchItemFailures).toHaveLength(1);
     expect(w.deferred).toEqual([1]);
     expect(h.sim.reruns.filter((r) => r.runId === b.id)).toHaveLength(0);
-    const waiting = await ledger.get(h.sim.repoId(i.repo), b.id, 1);
+    const waiting = await ledger.attempts.get(h.sim.repoId(i.repo), b.id, 1);
     expect(waiting).toMatchObject({ state: 'waiting', slotAt: now + w.pacing.spacingMs });
     expect(waiting!.leaseUntil).toBe(waiting!.slotAt! + 60_000);
 
@@ -234,14 +234,14 @@ describe('a run that must wait for its turn waits in the queue', () => {
     await w.worker(h.sqsEvent([i.message(a.id)]));
     const msg = i.message(b.id);
     await w.worker(h.sqsEvent([msg]));
-    const rec = await ledger.get(h.sim.repoId(i.repo), b.id, 1);
+    const rec = await ledger.attempts.get(h.sim.repoId(i.repo), b.id, 1);
     // Back long after its slot (a queue that held it): the slot is given up for a new one, a window on.
     now = rec!.slotAt! + LATE_ALLOWANCE_MS + 1;
     const res = await w.worker(h.sqsEvent([msg]));
     expect(res.batchItemFailures).toHaveLength(1);
     expect(h.metrics.get('LateTurn')).toBe(1);
     expect(h.sim.reruns.filter((r) => r.runId === b.id)).toHaveLength(0);
-    const again = await ledger.get(h.sim.repoId(i.repo), b.id, 1);
+    const again = await ledger.attempts.get(h.sim.repoId(i.repo), b.id, 1);
     expect(again).toMatchObject({ state: 'waiting', waitingSince: rec!.waitingSince });
     expect(again!.slotAt!).toBeGreaterThanOrEqual(rec!.slotAt! + 60_000 + LATE_ALLOWANCE_MS);
     now = again!.slotAt!;
@@ -257,14 +257,14 @@ describe('a run that must wait for its turn waits in the queue', () => {
     const w = paced(1);
     await w.worker(h.sqsEvent([i.message(a.id)]));
     await w.worker(h.sqsEvent([i.message(b.id)]));
-    const rec = await ledger.get(h.sim.repoId(i.repo), b.id, 1);
+    const rec = await ledger.attempts.get(h.sim.repoId(i.repo), b.id, 1);
     expect(rec?.state).toBe('waiting');
     // A minute's wait plus the lease: a sweep before then finds nothing to do.
     expect(await kit(h, { offsetMs: 30_000 }).reconciler.sweep()).toMatchObject({ orphansReleased: 0 });
     const late = kit(h, { offsetMs: rec!.leaseUntil - Date.now() + 1000 });
     expect(await late.reconciler.sweep()).toMatchObject({ orphansReleased: 1, orphansRecorded: 0 });
     expect(late.enqueued().map((m) => m.runId)).toEqual([b.id]);
-    expect(await ledger.get(h.sim.repoId(i.repo), b.id, 1)).toBeUndefined();
+    expect(await ledger.attempts.get(h.sim.repoId(i.repo), b.id, 1)).toBeUndefined();
   });
 
   it('replay reports a waiting run as in progress', async () => {
@@ -273,12 +273,12 @@ describe('a run that must wait for its turn waits in the queue', () => {
     const w = paced(1);
     await w.worker(h.sqsEvent([i.message(lostRun(h, i.repo).id)]));
     await w.worker(h.sqsEvent([i.message(run.id)]));
-    const verdict = await replayGuard(ledger, i.message(run.id), false, now);
+    const verdict = await replayGuard(ledger.attempts, i.message(run.id), false, now);
     expect(verdict).toMatchObject({
       kind: 'in_progress',
       reason: expect.stringMatching(/waiting for its re-run turn/),
     });
-    expect((await ledger.get(h.sim.repoId(i.repo), run.id, 1)) as StoredAttempt).toMatchObject({
+    expect((await ledger.attempts.get(h.sim.repoId(i.repo), run.id, 1)) as StoredAttempt).toMatchObject({
       state: 'waiting',
     });
   });

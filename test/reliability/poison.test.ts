@@ -126,7 +126,7 @@ describe('transient faults: exponential backoff, then the DLQ with the reason lo
     expect(last[0]).toMatchObject({ level: 'error', receive_count: 5, run_id: run.id });
     expect(String(last[0]?.reason)).toMatch(/503|Service Unavailable|fault/i);
     // Nothing was claimed for good: a redrive can decide the attempt.
-    expect(await h.ledger.get(h.message(run.id).repository.id, run.id, 1)).toBeUndefined();
+    expect(await h.ledger.attempts.get(h.message(run.id).repository.id, run.id, 1)).toBeUndefined();
   });
 });
 

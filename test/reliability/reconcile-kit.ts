@@ -48,7 +48,7 @@ export function kit(
   const reconciler = new Reconciler({
     events: { publish: async (e) => void events.push(e) },
     ledger: opts.ledger ?? h.ledger,
-    client: h.deps().client,
+    client: h.client,
     graphqlUrl: h.sim.graphqlUrl,
     apiUrl: opts.apiUrl ?? h.sim.url,
     ...(opts.app !== false && {

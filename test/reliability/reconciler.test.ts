@@ -1,13 +1,13 @@
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/ledger/keys.js';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
 import type { StoredAttempt } from '../../lib/ledger/attributes.js';
 import { startDynamo } from '../../lib/local/dynamo.js';
 import { settleOrphan } from '../../lib/reconcile/attempts.js';
 import { nextCursor, redeliveryWindowMs } from '../../lib/reconcile/deliveries.js';
 import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { workflowRunPayload } from '../support/webhooks.js';
@@ -30,7 +30,7 @@ describe('reconciler: orphaned claims', () => {
     const run = lostRun(h);
     const msg = h.message(run.id);
     // A lease longer than the test may run: the early sweep cannot find it expired on a slow machine.
-    await h.ledger.claim(msg, 'dead-worker', MINUTE);
+    await h.ledger.attempts.claim(msg, 'dead-worker', MINUTE);
 
     const early = await kit(h).reconciler.sweep();
     expect(early).toMatchObject({ matched: 0, orphansReleased: 0, failed: false });
@@ -38,11 +38,11 @@ describe('reconciler: orphaned claims', () => {
     const k = kit(h, { offsetMs: 2 * MINUTE });
     expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 1, failed: false });
     expect(k.enqueued()).toEqual([msg]);
-    expect(await h.ledger.get(msg.repository.id, run.id, 1)).toBeUndefined();
+    expect(await h.ledger.attempts.get(msg.repository.id, run.id, 1)).toBeUndefined();
     expect(k.metrics.get('OrphanReleased')).toBe(1);
 
     await k.drain();
-    expect((await h.ledger.get(msg.repository.id, run.id, 1))?.decision).toBe('retried');
+    expect((await h.ledger.attempts.get(msg.repository.id, run.id, 1))?.decision).toBe('retried');
     expect(reruns(h, run.id)).toBe(1);
 
     // Idempotent: later sweeps find nothing to do.
@@ -53,19 +53,16 @@ describe('reconciler: orphaned claims', () => {
   it('a claim whose worker died after the re-run call went through is recorded as retried, never re-run again', async () => {
     const run = lostRun(h);
     const msg = h.message(run.id);
-    await h.ledger.claim(msg, 'dead-worker', 1_000);
-    await h
-      .deps()
-      .client(INSTALLATION_ID)
-      .rest.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
-        owner: 'acme',
-        repo: 'reconcile',
-        run_id: run.id,
-      });
+    await h.ledger.attempts.claim(msg, 'dead-worker', 1_000);
+    await h.client(INSTALLATION_ID).rest.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
+      owner: 'acme',
+      repo: 'reconcile',
+      run_id: run.id,
+    });
 
     const k = kit(h, { offsetMs: 2_000 });
     expect(await k.reconciler.sweep()).toMatchObject({ orphansRecorded: 1, orphansReleased: 0 });
-    const rec = await h.ledger.get(msg.repository.id, run.id, 1);
+    const rec = await h.ledger.attempts.get(msg.repository.id, run.id, 1);
     expect(rec).toMatchObject({ state: 'decided', decision: 'retried', owner: 'dead-worker' });
     expect(rec?.details).toMatchObject({ reconciled: true, runAttemptSeen: 2 });
     expect(k.enqueued()).toEqual([]);
@@ -79,24 +76,24 @@ describe('reconciler: orphaned claims', () => {
 
   it('a claim still within its lease is left alone', async () => {
     const run = lostRun(h);
-    await h.ledger.claim(h.message(run.id), 'slow-worker', 60_000);
+    await h.ledger.attempts.claim(h.message(run.id), 'slow-worker', 60_000);
     const k = kit(h, { offsetMs: 30_000 });
     expect(await k.reconciler.sweep()).toMatchObject({ matched: 0, orphansReleased: 0 });
-    expect((await h.ledger.get(h.message(run.id).repository.id, run.id, 1))?.state).toBe('claimed');
+    expect((await h.ledger.attempts.get(h.message(run.id).repository.id, run.id, 1))?.state).toBe('claimed');
   });
 
   it('acts only on the same claim: a record that changed owner since the scan is not touched', async () => {
     const run = lostRun(h);
     const msg = h.message(run.id);
-    await h.ledger.claim(msg, 'worker-b', 1_000);
-    const current = (await h.ledger.get(msg.repository.id, run.id, 1)) as StoredAttempt;
+    await h.ledger.attempts.claim(msg, 'worker-b', 1_000);
+    const current = (await h.ledger.attempts.get(msg.repository.id, run.id, 1)) as StoredAttempt;
     const scannedEarlier: StoredAttempt = { ...current, owner: 'worker-a' };
     const k = kit(h, { offsetMs: 2_000 });
-    const store = h.ledger.reconcileStore(() => Date.now() + 2_000);
+    const store = h.ledger.reconcile(() => Date.now() + 2_000);
     const ctx = {
       store,
-      ledger: h.ledger,
-      client: h.deps().client,
+      attempts: h.ledger.attempts,
+      client: h.client,
       graphqlUrl: h.sim.graphqlUrl,
       queue: { send: async () => undefined },
       log: h.log,
@@ -107,17 +104,17 @@ describe('reconciler: orphaned claims', () => {
     expect(await settleOrphan(scannedEarlier, ctx)).toBe('skipped');
     expect(await store.releaseOrphan(scannedEarlier)).toBe(false);
     expect(await store.recordOrphan(scannedEarlier, 'retried', 'x', {})).toBe(false);
-    expect((await h.ledger.get(msg.repository.id, run.id, 1))?.owner).toBe('worker-b');
+    expect((await h.ledger.attempts.get(msg.repository.id, run.id, 1))?.owner).toBe('worker-b');
   });
 
   it('releases an attempt at most once, ever: a second orphan of it is reported once and left alone', async () => {
     const run = lostRun(h);
     const msg = h.message(run.id);
-    await h.ledger.claim(msg, 'dead-1', 1_000);
+    await h.ledger.attempts.claim(msg, 'dead-1', 1_000);
     const k = kit(h, { offsetMs: 5_000 });
     expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 1 });
     // The re-enqueued message's worker dies too, right after its claim.
-    await h.ledger.claim(msg, 'dead-2', 1_000);
+    await h.ledger.attempts.claim(msg, 'dead-2', 1_000);
     expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, orphansAbandoned: 1 });
     expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, orphansAbandoned: 1 });
     expect(k.metrics.get('OrphanAbandoned')).toBe(1);
@@ -131,13 +128,13 @@ describe('reconciler: orphaned claims', () => {
   it('if the run cannot be read, does nothing; the next sweep carries on', async () => {
     const run = lostRun(h);
     const msg = h.message(run.id);
-    await h.ledger.claim(msg, 'dead', 1_000);
+    await h.ledger.attempts.claim(msg, 'dead', 1_000);
     h.sim.injectFault({ method: 'GET', path: new RegExp(`/actions/runs/${run.id}$`), status: 502, times: 20 });
     const k = kit(h, { offsetMs: 2_000 });
     const failed = await k.reconciler.sweep();
     expect(failed).toMatchObject({ orphansReleased: 0, failed: true });
     expect(k.metrics.get('SweepFailed')).toBe(1);
-    expect((await h.ledger.get(msg.repository.id, run.id, 1))?.state).toBe('claimed');
+    expect((await h.ledger.attempts.get(msg.repository.id, run.id, 1))?.state).toBe('claimed');
     expect(k.enqueued()).toEqual([]);
 
     h.sim.clearFaults();
@@ -147,7 +144,7 @@ describe('reconciler: orphaned claims', () => {
   it('if the message cannot be enqueued, the claim is put back and the next sweep tries again', async () => {
     const run = lostRun(h);
     const msg = h.message(run.id);
-    await h.ledger.claim(msg, 'dead', 1_000);
+    await h.ledger.attempts.claim(msg, 'dead', 1_000);
     let queueUp = false;
     const sent: string[] = [];
     const k = kit(h, {
@@ -158,7 +155,7 @@ describe('reconciler: orphaned claims', () => {
       },
     });
     expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, failed: true });
-    expect((await h.ledger.get(msg.repository.id, run.id, 1))?.owner).toBe('dead');
+    expect((await h.ledger.attempts.get(msg.repository.id, run.id, 1))?.owner).toBe('dead');
     queueUp = true;
     expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 1, failed: false });
     expect(sent).toEqual([msg.deliveryId]);
@@ -166,7 +163,7 @@ describe('reconciler: orphaned claims', () => {
 
   it('is bounded: a page limit per sweep, resumed from a cursor stored in DynamoDB across cold starts', async () => {
     const runs = Array.from({ length: 12 }, () => lostRun(h));
-    for (const run of runs) await h.ledger.claim(h.message(run.id), 'dead', 1_000);
+    for (const run of runs) await h.ledger.attempts.claim(h.message(run.id), 'dead', 1_000);
     const limits = { ledgerPageSize: 4, ledgerPages: 2 };
     const perSweep: number[] = [];
     let released = 0;
@@ -187,9 +184,9 @@ describe('reconciler: the ledger cannot be read', () => {
     const h = await startHarness();
     const down = await startDynamo({ table: 'down' });
     try {
-      const ledger = new Ledger(down.client, 'down');
+      const ledger = openLedger(down.client, 'down');
       const run = lostRun(h);
-      await ledger.claim(h.message(run.id), 'dead', 1);
+      await ledger.attempts.claim(h.message(run.id), 'dead', 1);
       await down.stop();
       h.sim.resetRequests();
       const k = kit(h, { ledger, offsetMs: 1_000 });
@@ -332,7 +329,7 @@ describe('reconciler: missed deliveries', () => {
 
   it('skips a delivery the intake already accepted', async () => {
     failedRun('accepted-later');
-    await h.ledger.markSeen('accepted-later', 'workflow_run');
+    await h.ledger.deliveries.markSeen('accepted-later', 'workflow_run');
     await kit(h).reconciler.sweep();
     expect(redelivered).toEqual([]);
   });
@@ -409,7 +406,7 @@ describe('reconciler: lost completions', () => {
     expect(k.metrics.get('LostCompletion')).toBe(1);
 
     await k.drain({ defaults: { textOnlyMaxAttempts: 3 } });
-    const second = await h.ledger.get(h.message(run.id).repository.id, run.id, 2);
+    const second = await h.ledger.attempts.get(h.message(run.id).repository.id, run.id, 2);
     expect(second?.decision).toBe('retried');
     expect(h.sim.run(run.id).runAttempt).toBe(3);
 
@@ -437,7 +434,10 @@ describe('reconciler: lost completions', () => {
     const k = kit(h, { offsetMs: 31 * MINUTE });
     expect(await k.reconciler.sweep()).toMatchObject({ completionsEnqueued: 0, followUpsSettled: 1 });
     expect(k.enqueued()).toEqual([]);
-    const rec = (await h.ledger.get(run.message.repository.id, run.id, 1)) as unknown as Record<string, unknown>;
+    const rec = (await h.ledger.attempts.get(run.message.repository.id, run.id, 1)) as unknown as Record<
+      string,
+      unknown
+    >;
     expect(rec.followUp).toBe('completed');
     expect(await k.reconciler.sweep()).toMatchObject({ matched: 0 });
   });
@@ -478,7 +478,7 @@ describe('reconciler in the local runtime', () => {
       jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
     });
     const msg = runMessageFromPayload(workflowRunPayload(sim, run.id), 'timer-delivery');
-    await rt.ledger.claim(msg, 'dead-local-worker', 50);
+    await rt.ledger.attempts.claim(msg, 'dead-local-worker', 50);
     // A bound on waiting, not on the timer: a loaded machine only makes the sweep come later.
     const deadline = Date.now() + 20_000;
     while (outcomes().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -28,9 +28,9 @@ describe('restart sweep: claims of an earlier process of the same data dir', () 
     const metrics = new MemoryMetrics();
     const events: RepriseEvent[] = [];
     const ctx: RestartContext = {
-      store: h.ledger.reconcileStore(Date.now),
-      ledger: h.ledger,
-      client: h.deps().client,
+      store: h.ledger.reconcile(Date.now),
+      attempts: h.ledger.attempts,
+      client: h.client,
       graphqlUrl: h.sim.graphqlUrl,
       queue: embeddedRunQueue(queue),
       events: { publish: async (e) => void events.push(e) },
@@ -47,10 +47,10 @@ describe('restart sweep: claims of an earlier process of the same data dir', () 
   it('releases a claim of a dead process at once, long before its lease ends, and enqueues its message when the queue has none', async () => {
     const run = lostRun(h, 'acme/restart-released');
     const msg = h.message(run.id);
-    expect((await h.ledger.claim(msg, 'local-g1-dead', LEASE_MS)).claimed).toBe(true);
+    expect((await h.ledger.attempts.claim(msg, 'local-g1-dead', LEASE_MS)).claimed).toBe(true);
     const s = sweep('local-g2-alive');
     expect(await s.run()).toMatchObject({ released: 1, abandoned: 0, recorded: 0 });
-    expect(await h.ledger.get(msg.repository.id, run.id, 1)).toBeUndefined();
+    expect(await h.ledger.attempts.get(msg.repository.id, run.id, 1)).toBeUndefined();
     expect(sent(s.queue)).toEqual([run.id]);
     expect(s.metrics.get('OrphanReleased')).toBe(1);
     // Decided again from that message: one re-run.
@@ -62,13 +62,13 @@ describe('restart sweep: claims of an earlier process of the same data dir', () 
   it('a released attempt claimed again when the next process died is finalised abandoned, with its reason, and not re-run', async () => {
     const run = lostRun(h, 'acme/restart-twice');
     const msg = h.message(run.id);
-    await h.ledger.claim(msg, 'local-g1-dead', LEASE_MS);
+    await h.ledger.attempts.claim(msg, 'local-g1-dead', LEASE_MS);
     expect(await sweep('local-g2-next').run()).toMatchObject({ released: 1 });
     // The next process took it up and died deciding it too.
-    expect((await h.ledger.claim(msg, 'local-g2-next', LEASE_MS)).claimed).toBe(true);
+    expect((await h.ledger.attempts.claim(msg, 'local-g2-next', LEASE_MS)).claimed).toBe(true);
     const s = sweep('local-g3-last');
     expect(await s.run()).toMatchObject({ released: 0, abandoned: 1 });
-    const rec = await h.ledger.get(msg.repository.id, run.id, 1);
+    const rec = await h.ledger.attempts.get(msg.repository.id, run.id, 1);
     expect(rec).toMatchObject({ state: 'decided', decision: 'abandoned' });
     expect(rec?.reason).toMatch(/stopped while deciding this attempt after it had been released once/);
     expect(sent(s.queue)).toEqual([]);
@@ -82,7 +82,7 @@ describe('restart sweep: claims of an earlier process of the same data dir', () 
   it('a claim whose re-run call went through before the process died is recorded retried, never re-run again', async () => {
     const run = lostRun(h, 'acme/restart-rerun');
     const msg = h.message(run.id);
-    await h.ledger.claim(msg, 'local-g1-dead', LEASE_MS);
+    await h.ledger.attempts.claim(msg, 'local-g1-dead', LEASE_MS);
     const token = h.sim.issueToken(INSTALLATION_ID);
     const res = await fetch(`${h.sim.url}/repos/acme/restart-rerun/actions/runs/${run.id}/rerun-failed-jobs`, {
       method: 'POST',
@@ -91,7 +91,10 @@ describe('restart sweep: claims of an earlier process of the same data dir', () 
     expect(res.status).toBe(201);
     const s = sweep('local-g2-alive');
     expect(await s.run()).toMatchObject({ recorded: 1, released: 0 });
-    expect(await h.ledger.get(msg.repository.id, run.id, 1)).toMatchObject({ state: 'decided', decision: 'retried' });
+    expect(await h.ledger.attempts.get(msg.repository.id, run.id, 1)).toMatchObject({
+      state: 'decided',
+      decision: 'retried',
+    });
     expect(sent(s.queue)).toEqual([]);
     expect(h.sim.rerunTally(run.id).received).toBe(1);
   });
@@ -99,26 +102,26 @@ describe('restart sweep: claims of an earlier process of the same data dir', () 
   it('a waiting attempt keeps its turn; its message is enqueued only when the queue lost it', async () => {
     const run = lostRun(h, 'acme/restart-waiting');
     const msg = h.message(run.id);
-    await h.ledger.claim(msg, 'local-g1-dead', LEASE_MS);
+    await h.ledger.attempts.claim(msg, 'local-g1-dead', LEASE_MS);
     const slotAt = Date.now() + 60_000;
-    expect(await h.ledger.wait(msg, 'local-g1-dead', slotAt, Date.now(), LEASE_MS)).toBe(true);
+    expect(await h.ledger.attempts.wait(msg, 'local-g1-dead', slotAt, Date.now(), LEASE_MS)).toBe(true);
     const onDisk = sweep('local-g2-alive', (m) => m.runId === run.id);
     expect(await onDisk.run()).toMatchObject({ kept: 1, released: 0 });
     expect(sent(onDisk.queue)).toEqual([]);
     const lost = sweep('local-g2-alive');
     expect(await lost.run()).toMatchObject({ kept: 1 });
     expect(sent(lost.queue)).toEqual([run.id]);
-    expect(await h.ledger.get(msg.repository.id, run.id, 1)).toMatchObject({ state: 'waiting', slotAt });
+    expect(await h.ledger.attempts.get(msg.repository.id, run.id, 1)).toMatchObject({ state: 'waiting', slotAt });
   });
 
   it("leaves this process's own claims alone, and a claim already in the queue is released without a second message", async () => {
     const mine = lostRun(h, 'acme/restart-mine');
     const theirs = lostRun(h, 'acme/restart-queued');
-    await h.ledger.claim(h.message(mine.id), 'local-g2-alive', LEASE_MS);
-    await h.ledger.claim(h.message(theirs.id), 'local-g1-dead', LEASE_MS);
+    await h.ledger.attempts.claim(h.message(mine.id), 'local-g2-alive', LEASE_MS);
+    await h.ledger.attempts.claim(h.message(theirs.id), 'local-g1-dead', LEASE_MS);
     const s = sweep('local-g2-alive', (m) => m.runId === theirs.id);
     expect(await s.run()).toMatchObject({ released: 1 });
-    expect(await h.ledger.get(h.message(mine.id).repository.id, mine.id, 1)).toMatchObject({
+    expect(await h.ledger.attempts.get(h.message(mine.id).repository.id, mine.id, 1)).toMatchObject({
       state: 'claimed',
       owner: 'local-g2-alive',
     });
@@ -129,7 +132,7 @@ describe('restart sweep: claims of an earlier process of the same data dir', () 
 
   it('while GitHub cannot be read, a claim stays for the reconciler, and after three faults the rest is not tried: a start is never held up', async () => {
     const runs = Array.from({ length: 5 }, (_, i) => lostRun(h, `acme/restart-down-${i}`));
-    for (const run of runs) await h.ledger.claim(h.message(run.id), 'local-g1-dead', LEASE_MS);
+    for (const run of runs) await h.ledger.attempts.claim(h.message(run.id), 'local-g1-dead', LEASE_MS);
     h.sim.injectFault({ method: 'GET', path: /\/repos\/acme\/restart-down-\d\/actions\/runs\/\d+$/, status: 500 });
     const reads = () => h.sim.count('GET', /\/repos\/acme\/restart-down-\d\/actions\/runs\/\d+$/);
     const before = reads();
@@ -147,7 +150,7 @@ describe('restart sweep: claims of an earlier process of the same data dir', () 
       expect(tried.size).toBe(3);
       expect(reads()).toBeGreaterThan(before);
       for (const run of runs) {
-        expect(await h.ledger.get(h.message(run.id).repository.id, run.id, 1)).toMatchObject({
+        expect(await h.ledger.attempts.get(h.message(run.id).repository.id, run.id, 1)).toMatchObject({
           state: 'claimed',
           owner: 'local-g1-dead',
         });

@@ -53,7 +53,7 @@ describe('the spot wave: one installation, every lost run re-run once, paced und
     expect(w.drainMs).toBeGreaterThanOrEqual(w.windowFloorMs);
     // Each run waited once at most, and its copy was settled at once: three receives a run at most.
     expect(w.receives).toBeLessThanOrEqual(3 * RUNS);
-    for (const r of await f.rt.ledger.listDecisions({ limit: RUNS })) expect(r.state).toBe('decided');
+    for (const r of await f.rt.ledger.decisions.list({ limit: RUNS })) expect(r.state).toBe('decided');
     expect(f.rt.metrics.get('RerunWaiting')).toBeGreaterThan(RUNS - 10);
   }, 240_000);
 });

@@ -2,14 +2,16 @@ import type { SQSEvent } from 'aws-lambda';
 import { runtimeSettings, type RuntimeSettings } from '../../lib/config/env.js';
 import type { RepoConfig } from '../../lib/config/repo-config.js';
 import { createClientFactory } from '../../lib/github/client.js';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { SignalStore } from '../../lib/signals/signal-store.js';
+import { RunnerSignals } from '../../lib/ledger/runner-signals.js';
 import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
-import { workerDeps } from '../../lib/compose/worker.js';
+import { workerContext } from '../../lib/compose/worker.js';
+import type { GitHubClients } from '../../lib/github/client.js';
+import type { DecisionSettings, WorkerContext, WorkerObs, WorkerStores } from '../../lib/worker/context.js';
 import { createWorkerHandler, type WorkerHandlerDeps } from '../../lib/worker/handler.js';
 import { GitHubSimulator, simAppPrivateKey } from '../sim/index.js';
 import { MemoryLog } from './memory-log.js';
@@ -35,19 +37,39 @@ export const appEnv = (apiUrl: string): Record<string, string> => ({
   LOG_HOSTS: '127.0.0.1',
 });
 
+/**
+ * What a test may put in place of the production assembly, flat: a store, a setting (the
+ * repository defaults are merged, not replaced), an output, the clock, the GitHub clients, or
+ * what the handler adds (`defer`, `onOutcome`, …).
+ */
+export type WorkerOverrides = Partial<
+  Omit<WorkerStores, 'repoConfig'> &
+    Omit<DecisionSettings, 'defaults'> &
+    WorkerObs &
+    Pick<WorkerHandlerDeps, 'defer' | 'maxReceiveCount' | 'onOutcome' | 'decisionNeedMs' | 'owner'> & {
+      /** The ledger whose attempts and requeues the worker uses. */
+      ledger: Pick<Ledger, 'attempts' | 'requeues'>;
+      configSource: WorkerStores['repoConfig'];
+      client: (installationId: number | null) => GitHubClients;
+      /** The clock of the decision and of every store the assembly builds. */
+      now: () => number;
+      defaults: Partial<RepoConfig>;
+    }
+>;
+
 export interface Harness {
   readonly sim: GitHubSimulator;
   /** Parsed from `appEnv` by the runtime's own settings parser. */
   readonly settings: RuntimeSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
-  readonly signals: SignalStore;
+  readonly signals: RunnerSignals;
   readonly log: MemoryLog;
   readonly metrics: MemoryMetrics;
-  deps(over?: Omit<Partial<WorkerHandlerDeps>, 'defaults'> & { defaults?: Partial<RepoConfig> }): WorkerHandlerDeps;
-  worker(
-    over?: Omit<Partial<WorkerHandlerDeps>, 'defaults'> & { defaults?: Partial<RepoConfig> },
-  ): ReturnType<typeof createWorkerHandler>;
+  /** The installation clients every worker of the harness uses. */
+  readonly client: (installationId: number | null) => GitHubClients;
+  deps(over?: WorkerOverrides): WorkerHandlerDeps;
+  worker(over?: WorkerOverrides): ReturnType<typeof createWorkerHandler>;
   message(runId: number, deliveryId?: string): RunMessage;
   /** Real SQS records, made by sending through the embedded FIFO queue and receiving them. */
   sqsEvent(messages: readonly RunMessage[]): SQSEvent;
@@ -69,8 +91,8 @@ export async function startHarness(): Promise<Harness> {
     ...UNPACED_ENV,
   });
   const dynamo = await startDynamo({ table: TABLE });
-  const ledger = new Ledger(dynamo.client, TABLE);
-  const signals = new SignalStore(dynamo.client, TABLE, settings.signalTtlSeconds);
+  const ledger = openLedger(dynamo.client, TABLE);
+  const signals = new RunnerSignals(dynamo.client, TABLE, settings.signalTtlSeconds);
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
   let seq = 0;
@@ -82,25 +104,41 @@ export async function startHarness(): Promise<Harness> {
     // A loaded machine must not time a request out: timeouts are tested on a virtual clock (worker/deadline.test.ts).
     requestTimeoutMs: 10 * 60_000,
   });
-  /** The production assembly, then whatever the test overrides; `defaults` are merged, not replaced. */
-  const deps = (
-    over: Omit<Partial<WorkerHandlerDeps>, 'defaults'> & { defaults?: Partial<RepoConfig> } = {},
-  ): WorkerHandlerDeps => {
-    const { defaults, ...rest } = over;
-    const base = workerDeps(settings, {
+  /** The production assembly, then whatever the test overrides, each in its place in the context. */
+  const deps = (over: WorkerOverrides = {}): WorkerHandlerDeps => {
+    const { ledger: overLedger, configSource, client: overClient, now, defaults, ...rest } = over;
+    const base = workerContext(settings, {
       dynamo: dynamo.client,
       table: TABLE,
-      ledger,
-      client,
+      ledger: overLedger ?? ledger,
+      client: overClient ?? client,
       signals,
       log,
       metrics,
       owner: `worker-${++seq}`,
       leaseMs: 60_000,
       // A test's clock drives the pace, the budget and the breaker as well as the decision.
-      ...(rest.now && { now: rest.now }),
+      ...(now && { now }),
     });
-    return { ...base, defaults: { ...base.defaults, ...defaults }, ...rest };
+    const pick = <T extends object>(from: T): Partial<T> =>
+      Object.fromEntries(
+        Object.keys(from).flatMap((k) => (k in rest ? [[k, rest[k as keyof typeof rest]]] : [])),
+      ) as Partial<T>;
+    const context: WorkerContext = {
+      stores: { ...base.stores, ...pick(base.stores), ...(configSource && { repoConfig: configSource }) },
+      github: base.github,
+      settings: { ...base.settings, ...pick(base.settings), defaults: { ...base.settings.defaults, ...defaults } },
+      obs: { ...base.obs, ...pick(base.obs) },
+      clock: base.clock,
+      owner: rest.owner ?? base.owner,
+    };
+    return {
+      ...context,
+      ...(rest.defer && { defer: rest.defer }),
+      ...(rest.maxReceiveCount !== undefined && { maxReceiveCount: rest.maxReceiveCount }),
+      ...(rest.onOutcome && { onOutcome: rest.onOutcome }),
+      ...(rest.decisionNeedMs !== undefined && { decisionNeedMs: rest.decisionNeedMs }),
+    };
   };
   return {
     sim,
@@ -110,6 +148,7 @@ export async function startHarness(): Promise<Harness> {
     signals,
     log,
     metrics,
+    client,
     deps,
     worker: (over) => createWorkerHandler(deps(over)),
     message: (runId, deliveryId = `delivery-${runId}-${++seq}`) =>

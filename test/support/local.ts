@@ -1,6 +1,6 @@
 import { type Runtime, type RuntimeOptions, startRuntime } from '../../lib/local/runtime.js';
 import type { RunMessage } from '../../lib/model.js';
-import type { RunOutcome } from '../../lib/worker/worker-deps.js';
+import type { RunOutcome } from '../../lib/worker/result.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { appEnv, INSTALLATION_ID, UNPACED_ENV } from './harness.js';
 import { MemoryLog } from './memory-log.js';

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, LambdaFunctionURLEvent } from 'aws-lambda'
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { httpLambda } from '../../lib/http/lambda-http.js';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
@@ -31,7 +31,7 @@ beforeEach(() => {
   handler = httpLambda(
     createIntake({
       secrets: async () => [SECRET, PREVIOUS],
-      deliveries: new Ledger(dynamo.client, 'intake-test'),
+      deliveries: openLedger(dynamo.client, 'intake-test').deliveries,
       queue: embeddedRunQueue(queue),
       log,
       metrics,

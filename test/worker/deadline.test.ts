@@ -162,7 +162,7 @@ describe('time-bounded batches', () => {
           records.some((r) => failed.has(r.messageId) && r.body.includes(m.deliveryId)),
         );
         claimsOfFirstHandedBack = await Promise.all(
-          back.map((m) => h.ledger.get(m.repository.id, m.runId, m.runAttempt)),
+          back.map((m) => h.ledger.attempts.get(m.repository.id, m.runId, m.runAttempt)),
         );
       }
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Ledger } from '../../lib/ledger/ledger.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
 import { DynamoPacing } from '../../lib/ledger/pacing.js';
 import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import { exitAnnotation, lostJob } from '../support/evidence.js';
@@ -246,7 +246,7 @@ describe('merge queues: the pace', () => {
     const pacing = new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 1, perHour: 0, spacingMs: 350 }, clock);
     const deferred: number[] = [];
     const worker = h.worker({
-      ledger: new Ledger(h.dynamo.client, TABLE, clock),
+      ledger: openLedger(h.dynamo.client, TABLE, clock),
       pacing,
       now: clock,
       defer: async (_r, seconds) => void deferred.push(seconds),

@@ -110,7 +110,7 @@ describe('the worker plans its deferrals inside the window', () => {
     const expired = h.log.named('decision').find((l) => l.run_id === runs[1]!.id);
     expect(expired).toMatchObject({ decision: 'expired' });
     expect(String(expired?.reason)).toMatch(/waiting for a re-run turn.*12-hour visibility limit/);
-    const rec = await h.ledger.get(h.sim.repoId('acme/vis-late'), runs[1]!.id, 1);
+    const rec = await h.ledger.attempts.get(h.sim.repoId('acme/vis-late'), runs[1]!.id, 1);
     expect(rec).toMatchObject({ decision: 'expired' });
   });
 
@@ -131,7 +131,9 @@ describe('the worker plans its deferrals inside the window', () => {
 
   it('a copy whose wait cannot fit, of an attempt another message waits for, is acknowledged and leaves that wait alone', async () => {
     const { runs, event } = await twoLostRuns('acme/vis-copy', Date.now());
-    expect(await h.ledger.get(h.sim.repoId('acme/vis-copy'), runs[1]!.id, 1)).toMatchObject({ state: 'waiting' });
+    expect(await h.ledger.attempts.get(h.sim.repoId('acme/vis-copy'), runs[1]!.id, 1)).toMatchObject({
+      state: 'waiting',
+    });
     // A copy of the waiting run's message, first received almost 12 h ago, reaches another worker.
     const copy = h.sqsEvent([h.message(runs[1]!.id, `${event.Records[1]!.messageId}-copy`)]);
     const res = await paced()({ Records: receivedAt(copy.Records, Date.now() - (12 * HOUR_S - 30) * 1000) });
@@ -141,7 +143,7 @@ describe('the worker plans its deferrals inside the window', () => {
       decision: 'duplicate',
       reason: expect.stringMatching(/waits for its re-run turn .* under another delivery/),
     });
-    const rec = await h.ledger.get(h.sim.repoId('acme/vis-copy'), runs[1]!.id, 1);
+    const rec = await h.ledger.attempts.get(h.sim.repoId('acme/vis-copy'), runs[1]!.id, 1);
     expect(rec).toMatchObject({ state: 'waiting' });
     expect(rec?.decision).toBeUndefined();
   });

@@ -1,0 +1,84 @@
+/**
+ * What one decision is given, resolved once where the worker's process is assembled
+ * (lib/compose/worker.ts): the stores it reads and writes, GitHub, its settings, its outputs,
+ * the clock and who it is. Nothing in it is optional. Each stage takes only the slice it uses.
+ */
+import type { RepoConfig } from '../config/repo-config.js';
+import type { EventPublisher } from '../events/types.js';
+import type { GitHubClients } from '../github/client.js';
+import type { RepoConfigSource } from '../github/repo-config-source.js';
+import type { RetryBudget } from '../ledger/budget.js';
+import type { RerunOutcomes } from '../ledger/outcomes.js';
+import type { RerunPacing } from '../ledger/pacing.js';
+import type { RequeueLog } from '../ledger/requeues.js';
+import type { AttemptLedger } from '../ledger/run-attempts.js';
+import type { RunnerSignalStore } from '../ledger/runner-signals.js';
+import type { RunMessage, SignalWindow } from '../model.js';
+import type { Log, MetricSink } from '../obs/types.js';
+
+export interface WorkerStores {
+  /** Run attempts from claim to decision. */
+  readonly attempts: AttemptLedger;
+  /** The merge-queue loop guard. */
+  readonly requeues: RequeueLog;
+  /** The installation's retry budget (a ceiling; no limit when its setting is 0). */
+  readonly budget: RetryBudget;
+  /** The installation's shared pace of re-runs and reports. */
+  readonly pacing: RerunPacing;
+  /** Where the outcome of each re-run attempt is recorded, and the breaker those outcomes drive. */
+  readonly outcomes: RerunOutcomes;
+  /** Interruption records of runners, looked up around each job's completion. */
+  readonly signals: Pick<RunnerSignalStore, 'forRunner'>;
+  /** Each repository's `.github/reprise.yml`, with its absence remembered a while. */
+  readonly repoConfig: Pick<RepoConfigSource, 'load'>;
+}
+
+export interface WorkerGitHub {
+  readonly client: (installationId: number | null) => GitHubClients;
+  readonly graphqlUrl: string;
+}
+
+export interface DecisionSettings {
+  /** The deployment's defaults, which a repository's file overrides. */
+  readonly defaults: RepoConfig;
+  readonly signalWindow: SignalWindow;
+  /** Hosts a job log's redirect may lead to. */
+  readonly logHosts: readonly string[];
+  readonly logWindowBytes: number;
+  /** When not null, only these `owner/name` repositories are ever re-run. */
+  readonly repositoryAllowList: readonly string[] | null;
+  /** How long a run may wait for its re-run turn before it is expired. */
+  readonly maxWaitMs: number;
+  /** A turn this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
+  readonly inlineTurnWaitMs: number;
+  /** How long a claim lasts before the reconciler may take it back. */
+  readonly leaseMs: number;
+}
+
+export interface WorkerObs {
+  readonly log: Log;
+  readonly metrics: MetricSink;
+  /** Where each decision and re-run outcome is published (`NO_EVENTS` where none are kept). */
+  readonly events: EventPublisher;
+}
+
+export interface WorkerContext {
+  readonly stores: WorkerStores;
+  readonly github: WorkerGitHub;
+  readonly settings: DecisionSettings;
+  readonly obs: WorkerObs;
+  /** The clock the pace, the ledger and the breaker keep (tests move it). */
+  readonly clock: () => number;
+  /** Identifies this worker's claims. */
+  readonly owner: string;
+}
+
+/** The fields every log line of one decision starts with. */
+export type DecisionLine = Readonly<Record<string, unknown>>;
+
+export const decisionLine = (msg: RunMessage): DecisionLine => ({
+  run_id: msg.runId,
+  run_attempt: msg.runAttempt,
+  repository: `${msg.repository.owner}/${msg.repository.name}`,
+  delivery: msg.deliveryId,
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { keepFacts, type KeptFacts, readKeptFacts, resumeFromKept } from '../../../lib/worker/kept-facts.js';
+import type { JobFacts } from '../../../lib/model.js';
+import { config, failedJob, jobVerdict, runMessage } from '../../core/fixtures.js';
+import { fakeRepoApi, fakeWorld } from '../../support/fakes/context.js';
+
+const msg = runMessage({ runAttempt: 1 });
+const lostJob = failedJob({ runAttempt: 1 });
+const kept: KeptFacts = {
+  config: config({ textOnlyMaxAttempts: 3 }),
+  configError: 'reprise.yml: line 3: not a list',
+  configErrorRaw: 'line 3: not a list',
+  verdicts: [jobVerdict(lostJob, 'infra', 'annotations', { evidence: 'The runner lost communication' })],
+  unexamined: 2,
+  requests: 2,
+};
+/** The run's latest jobs as GitHub lists them at the turn. */
+const listing = (jobs: JobFacts[]) => fakeRepoApi({ listLatestJobs: async () => jobs });
+
+describe('resuming a wait from the facts it kept', () => {
+  it('the kept facts survive the ledger as text; another version is not read, and the turn decides afresh', () => {
+    const text = keepFacts(kept);
+    expect(readKeptFacts(text)).toMatchObject({ ...kept, config: { ...kept.config, extraPatterns: [] } });
+    expect(readKeptFacts(text.replace('"v":1', '"v":2'))).toBeUndefined();
+    expect(readKeptFacts('not json')).toBeUndefined();
+    expect(readKeptFacts(undefined)).toBeUndefined();
+  });
+
+  it('the turn reads the run once (one listing) and asks for the re-run with the kept verdicts, configuration and requests', async () => {
+    const w = fakeWorld();
+    const api = listing([lostJob]);
+    const judged = await resumeFromKept(msg, kept, api, w.ctx);
+    expect(api.readsSent).toEqual(['listLatestJobs']);
+    expect(judged.step).toMatchObject({ kind: 'rerun', evidence: 'text' });
+    expect(judged).toMatchObject({
+      config: kept.config,
+      configError: kept.configError,
+      configErrorRaw: kept.configErrorRaw,
+      verdicts: kept.verdicts,
+      unexamined: 2,
+      priorRequests: 2,
+    });
+  });
+
+  it('a run re-run by someone else meanwhile (a job listed for a newer attempt) is a duplicate', async () => {
+    const w = fakeWorld();
+    const judged = await resumeFromKept(msg, kept, listing([{ ...lostJob, runAttempt: 2 }]), w.ctx);
+    expect(judged.step).toMatchObject({ kind: 'final', decision: 'duplicate' });
+  });
+
+  it('the budget and the breaker are read afresh: a pause that began meanwhile makes the run wait', async () => {
+    const w = fakeWorld();
+    const until = w.clock.now() + 30 * 60_000;
+    w.outcomes.pause(until);
+    const judged = await resumeFromKept(msg, kept, listing([lostJob]), w.ctx);
+    expect(judged.step).toMatchObject({ kind: 'wait', untilMs: until });
+  });
+
+  it('a budget spent meanwhile stops the run', async () => {
+    const w = fakeWorld({ budgetPerHour: 1 });
+    await w.budget.take(msg.installationId, 'another-run');
+    const judged = await resumeFromKept(msg, kept, listing([lostJob]), w.ctx);
+    expect(judged.step).toMatchObject({ kind: 'final', decision: 'budget_exhausted' });
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { TransientError } from '../../../lib/errors.js';
+import { LATE_ALLOWANCE_MS } from '../../../lib/ledger/pacing.js';
+import { takeTurn, waitForTurn } from '../../../lib/worker/turn.js';
+import { readKeptFacts } from '../../../lib/worker/kept-facts.js';
+import type { Judged } from '../../../lib/worker/evaluate.js';
+import { config, failedJob, jobVerdict, runMessage } from '../../core/fixtures.js';
+import { fakeWorld } from '../../support/fakes/context.js';
+
+const INSTALLATION = 42;
+
+const judged = (over: Partial<Judged> = {}): Judged => {
+  const job = failedJob();
+  return {
+    step: { kind: 'rerun', reason: 'lost runner', cancelledOnly: false, evidence: 'text' },
+    facts: { message: runMessage(), config: config() },
+    verdicts: [jobVerdict(job, 'infra')],
+    unexamined: 0,
+    config: config(),
+    priorRequests: 0,
+    ...over,
+  };
+};
+
+describe('the turn: the installation’s pace slot', () => {
+  it('a slot free now is a go, and reserves that slot', async () => {
+    const w = fakeWorld({ spacingMs: 5_000 });
+    expect(await takeTurn(INSTALLATION, {}, w.ctx)).toEqual({ kind: 'go' });
+    expect(w.pacing.slots.get(INSTALLATION)).toEqual([w.clock.now()]);
+  });
+
+  it('a slot within the in-process allowance is waited for here, then is a go', async () => {
+    const w = fakeWorld({ spacingMs: 40, inlineTurnWaitMs: 1_000 });
+    await takeTurn(INSTALLATION, {}, w.ctx);
+    const started = performance.now();
+    expect(await takeTurn(INSTALLATION, {}, w.ctx)).toEqual({ kind: 'go' });
+    // The clock the pace keeps stands still; the wait is a real one of the slot's distance.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(35);
+    expect(w.pacing.slots.get(INSTALLATION)).toEqual([w.clock.now(), w.clock.now() + 40]);
+  });
+
+  it('a later slot is a wait until it, counted from when the run began waiting', async () => {
+    const w = fakeWorld({ spacingMs: 5_000, inlineTurnWaitMs: 1_000 });
+    await takeTurn(INSTALLATION, {}, w.ctx);
+    const turn = await takeTurn(INSTALLATION, {}, w.ctx);
+    expect(turn).toEqual({ kind: 'wait', until: w.clock.now() + 5_000, waitingSince: w.clock.now() });
+  });
+
+  it('a kept slot that came back within the late allowance goes without a new reservation', async () => {
+    const w = fakeWorld();
+    const slotAt = w.clock.now() - LATE_ALLOWANCE_MS;
+    expect(await takeTurn(INSTALLATION, { slotAt, waitingSince: slotAt - 60_000 }, w.ctx)).toEqual({ kind: 'go' });
+    expect(w.pacing.slots.get(INSTALLATION)).toBeUndefined();
+    expect(w.metrics.get('LateTurn')).toBe(0);
+  });
+
+  it('a kept slot that came back later than the allowance is given up for a new one (LateTurn)', async () => {
+    const w = fakeWorld({ spacingMs: 5_000 });
+    // Another run holds the slot free now: the late turn queues behind it instead of going at once.
+    await w.pacing.reserve(INSTALLATION);
+    const slotAt = w.clock.now() - LATE_ALLOWANCE_MS - 1;
+    const turn = await takeTurn(INSTALLATION, { slotAt, waitingSince: slotAt - 60_000 }, w.ctx);
+    expect(w.metrics.get('LateTurn')).toBe(1);
+    expect(turn).toEqual({ kind: 'wait', until: w.clock.now() + 5_000, waitingSince: slotAt - 60_000 });
+  });
+
+  it('no slot free within max_wait of when the run began waiting: expired, nothing reserved', async () => {
+    const w = fakeWorld({ spacingMs: 5_000, maxWaitMs: 4_000 });
+    await w.pacing.reserve(INSTALLATION);
+    const turn = await takeTurn(INSTALLATION, {}, w.ctx);
+    expect(turn).toMatchObject({ kind: 'final', decision: 'expired', reason: expect.stringMatching(/max_wait/) });
+    expect(w.metrics.get('Expired')).toBe(1);
+    expect(w.pacing.slots.get(INSTALLATION)).toHaveLength(1);
+  });
+});
+
+describe('waiting for the turn: the claim becomes a wait that keeps the facts', () => {
+  it('writes the wait on the claim (slot, lease past it, the facts and the requests so far) and answers the deferral', async () => {
+    const w = fakeWorld();
+    const msg = runMessage();
+    await w.attempts.claim(msg, w.ctx.owner, w.ctx.settings.leaseMs);
+    const until = w.clock.now() + 12_300;
+    const j = judged({ configError: 'reprise.yml: bad', priorRequests: 1 });
+    const deferred = await waitForTurn(msg, j, 3, { until, waitingSince: w.clock.now() }, w.ctx);
+    expect(deferred).toEqual({
+      kind: 'deferred',
+      untilMs: until,
+      reason: 'waiting for a re-run turn in 13s',
+      metric: 'RerunWaiting',
+    });
+    const rec = w.attempts.of(msg);
+    expect(rec).toMatchObject({ state: 'waiting', slotAt: until, leaseUntil: until + 60_000 });
+    expect(readKeptFacts(rec.kept)).toMatchObject({ configError: 'reprise.yml: bad', requests: 3, unexamined: 0 });
+    expect(readKeptFacts(rec.kept)?.verdicts).toHaveLength(1);
+  });
+
+  it('a wait needs the claim: a claim lost meanwhile is a transient fault, and nothing is written', async () => {
+    const w = fakeWorld();
+    const msg = runMessage();
+    await w.attempts.claim(msg, 'worker-b', 60_000);
+    const turn = { until: w.clock.now() + 5_000, waitingSince: w.clock.now() };
+    await expect(waitForTurn(msg, judged(), 0, turn, w.ctx)).rejects.toBeInstanceOf(TransientError);
+    expect(w.attempts.of(msg)).toMatchObject({ state: 'claimed', owner: 'worker-b' });
+    expect(w.attempts.count('wait', true)).toBe(0);
+  });
+});
