@@ -33,7 +33,6 @@ export const ATTR = {
   callError: 'callError',
   // reclaim marker
   claim: 'claim',
-  abandonedAt: 'abandonedAt',
   releasedAt: 'releasedAt',
   releases: 'releases',
   // redelivery, re-run outcome

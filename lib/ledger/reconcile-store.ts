@@ -41,8 +41,6 @@ export interface ReconcileStore {
    * released, and again for that same claim (a sweep that stopped half-way); fails for any other.
    */
   markReclaim(rec: StoredAttempt, repoId: number): Promise<boolean>;
-  /** True the first time only: an orphan that is left alone is reported once. */
-  markAbandoned(rec: StoredAttempt, repoId: number): Promise<boolean>;
   markFollowUp(rec: StoredAttempt, followUp: FollowUp, detail: string): Promise<boolean>;
   /** Claims the one redelivery of a delivery GUID; false when it was already asked for. */
   claimRedelivery(guid: string, deliveryId: number): Promise<boolean>;
@@ -159,15 +157,6 @@ export class TableReconcileStore implements ReconcileStore {
         expression: 'attribute_not_exists(#pk) OR #claim = :claim OR #releases < :allowed',
         values: { ':claim': claim, ':allowed': allowed },
       },
-    );
-  }
-
-  markAbandoned(rec: StoredAttempt, repoId: number): Promise<boolean> {
-    return this.table.updateIf(
-      keys.reclaim(repoId, rec.runId, rec.runAttempt),
-      'SET #abandonedAt = :t',
-      { ':t': this.now() },
-      { expression: 'attribute_exists(#pk) AND attribute_not_exists(#abandonedAt)' },
     );
   }
 

@@ -100,14 +100,17 @@ export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext):
   }
 
   if (!(await ctx.store.markReclaim(rec, msg.repository.id))) {
-    if (await ctx.store.markAbandoned(rec, msg.repository.id)) {
-      ctx.log.error(
-        'orphaned claim left alone: this attempt was released once already and its worker died again',
-        line,
-      );
-      ctx.metrics.count('OrphanAbandoned');
-    }
-    return 'abandoned';
+    // Decided, so it is no longer swept, and `reprise decisions` shows it with its reason.
+    const reason =
+      rec.callError === undefined
+        ? 'abandoned: its worker stopped while deciding it after it had been released once; decide it by hand (reprise replay)'
+        : `abandoned: its re-run call failed again (${rec.callError}) and GitHub shows no new attempt; decide it by hand (reprise replay)`;
+    const recorded = await recordAbandonedOrphan(rec, msg, ctx, line, {
+      reason,
+      details: { reconciled: true },
+      message: 'orphaned claim recorded abandoned: this attempt was released before and its worker stopped again',
+    });
+    return recorded ? 'abandoned' : 'skipped';
   }
   if (!(await ctx.store.releaseOrphan(rec))) return 'skipped';
   try {
@@ -209,6 +212,31 @@ export async function recordRetriedOrphan(
   await publishQuietly(
     ctx.events,
     decisionEvent(msg, { decision: 'retried', reason: o.reason, verdicts: [] }, ctx.now()),
+    ctx.log,
+    line,
+  );
+  return true;
+}
+
+/**
+ * An orphan released before and found claimed again: deciding it may be what stops its worker
+ * (or GitHub keeps failing its call), so it is finalised `abandoned`, counted and published,
+ * never decided again on its own.
+ */
+export async function recordAbandonedOrphan(
+  rec: StoredAttempt,
+  msg: RunMessage,
+  ctx: Pick<AttemptContext, 'store' | 'events' | 'log' | 'metrics' | 'now'>,
+  line: Record<string, unknown>,
+  o: { readonly reason: string; readonly details: object; readonly message: string },
+): Promise<boolean> {
+  if (!(await ctx.store.recordOrphan(rec, 'abandoned', o.reason, o.details))) return false;
+  ctx.log.error(o.message, line);
+  ctx.metrics.count('OrphanAbandoned');
+  ctx.metrics.count('Decision', 1, { name: 'decision', value: 'abandoned' });
+  await publishQuietly(
+    ctx.events,
+    decisionEvent(msg, { decision: 'abandoned', reason: o.reason, verdicts: [] }, ctx.now()),
     ctx.log,
     line,
   );

@@ -7,10 +7,16 @@
  * `abandoned` rather than decided forever. A waiting attempt keeps its turn: its message is
  * on the queue's disk and comes back at its slot.
  */
-import { decisionEvent, publishQuietly } from '../events/build.js';
 import { STATE, type StoredAttempt } from '../ledger/attributes.js';
 import { messageGroupId } from '../webhook/run-message.js';
-import { type AttemptContext, deduplicationId, readRun, recordRetriedOrphan, storedMessage } from './attempts.js';
+import {
+  type AttemptContext,
+  deduplicationId,
+  readRun,
+  recordAbandonedOrphan,
+  recordRetriedOrphan,
+  storedMessage,
+} from './attempts.js';
 import type { RunMessage } from '../model.js';
 
 export interface RestartContext extends Omit<AttemptContext, 'followUpMaxAgeMs' | 'outcomes'> {
@@ -88,19 +94,13 @@ export async function settleAfterRestart(scanned: StoredAttempt, ctx: RestartCon
 
   if (!(await ctx.store.markReclaim(rec, msg.repository.id))) {
     // Released once already, and claimed again when a process stopped: deciding it may be what stops it.
-    const reason =
-      'abandoned: the runtime stopped while deciding this attempt after it had been released once; decide it by hand (reprise replay)';
-    if (!(await ctx.store.recordOrphan(rec, 'abandoned', reason, { restart: true }))) return 'skipped';
-    ctx.log.error('attempt abandoned: the runtime stopped twice while it was being decided', line);
-    ctx.metrics.count('OrphanAbandoned');
-    ctx.metrics.count('Decision', 1, { name: 'decision', value: 'abandoned' });
-    await publishQuietly(
-      ctx.events,
-      decisionEvent(msg, { decision: 'abandoned', reason, verdicts: [] }, ctx.now()),
-      ctx.log,
-      line,
-    );
-    return 'abandoned';
+    const recorded = await recordAbandonedOrphan(rec, msg, ctx, line, {
+      reason:
+        'abandoned: the runtime stopped while deciding this attempt after it had been released once; decide it by hand (reprise replay)',
+      details: { restart: true },
+      message: 'attempt abandoned: the runtime stopped twice while it was being decided',
+    });
+    return recorded ? 'abandoned' : 'skipped';
   }
   if (!(await ctx.store.releaseOrphan(rec))) return 'skipped';
   if (!ctx.queued(msg)) await enqueue(msg, rec, ctx);

@@ -107,7 +107,7 @@ describe('reconciler: orphaned claims', () => {
     expect((await h.ledger.attempts.get(msg.repository.id, run.id, 1))?.owner).toBe('worker-b');
   });
 
-  it('releases an attempt at most once, ever: a second orphan of it is reported once and left alone', async () => {
+  it('releases an attempt at most once, ever: a second orphan of it is recorded abandoned with its reason, once, and never swept again', async () => {
     const run = lostRun(h);
     const msg = h.message(run.id);
     await h.ledger.attempts.claim(msg, 'dead-1', 1_000);
@@ -116,13 +116,36 @@ describe('reconciler: orphaned claims', () => {
     // The re-enqueued message's worker dies too, right after its claim.
     await h.ledger.attempts.claim(msg, 'dead-2', 1_000);
     expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, orphansAbandoned: 1 });
-    expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, orphansAbandoned: 1 });
+    expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, orphansAbandoned: 0 });
     expect(k.metrics.get('OrphanAbandoned')).toBe(1);
+    expect(k.metrics.get('Decision{decision=abandoned}')).toBe(1);
     expect(
-      h.log.named('orphaned claim left alone: this attempt was released once already and its worker died again'),
+      h.log.named('orphaned claim recorded abandoned: this attempt was released before and its worker stopped again'),
     ).toHaveLength(1);
+    const rec = await h.ledger.attempts.get(msg.repository.id, run.id, 1);
+    expect(rec).toMatchObject({ state: 'decided', decision: 'abandoned' });
+    expect(rec?.reason).toMatch(
+      /^abandoned: its worker stopped while deciding it after it had been released once; decide it by hand \(reprise replay\)$/,
+    );
     expect(k.enqueued()).toHaveLength(1);
     expect(reruns(h, run.id)).toBe(0);
+  });
+
+  it('an attempt whose re-run call keeps failing is released a few times, then recorded abandoned with the call’s error', async () => {
+    const run = lostRun(h);
+    const msg = h.message(run.id);
+    const k = kit(h, { offsetMs: 5_000 });
+    const released: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await h.ledger.attempts.claim(msg, `failing-${i}`, 1_000);
+      await h.ledger.attempts.noteCallFailed(msg, `failing-${i}`, 'GitHub answered 502');
+      released.push((await k.reconciler.sweep()).orphansReleased);
+    }
+    expect(released).toEqual([1, 1, 1, 0, 0]);
+    const rec = await h.ledger.attempts.get(msg.repository.id, run.id, 1);
+    expect(rec).toMatchObject({ state: 'decided', decision: 'abandoned' });
+    expect(rec?.reason).toMatch(/its re-run call failed again \(GitHub answered 502\) and GitHub shows no new attempt/);
+    expect(k.enqueued()).toHaveLength(3);
   });
 
   it('if the run cannot be read, does nothing; the next sweep carries on', async () => {
