@@ -3,21 +3,13 @@
  * the rest read (over REST) before it is classified, up to the classifier's cap of 1000, past
  * which the job is cut short and the run left alone, at a bounded number of requests.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS_PER_JOB } from '../../lib/github/annotations.js';
 import { SCAN_LIMITS } from '../../lib/classify/scan-budget.js';
 import { exitAnnotation, lostAnnotation } from '../support/evidence.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h.close());
-beforeEach(() => {
-  h.log.clear();
-  h.sim.resetRequests();
-});
+const h = harnessForFile();
 
 const warnings = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ level: 'warning' as const, message: `deprecated input ${i}` }));

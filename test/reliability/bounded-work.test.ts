@@ -3,24 +3,16 @@
  * ETag), refused unread past 64 KiB, and parsed in linear time below it; whatever names and
  * texts a workflow holds, its decision item stays far below DynamoDB's 400 KB.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DEFAULTS, parseRepoConfig, REPO_CONFIG_MAX_BYTES } from '../../lib/config/repo-config.js';
 import { RepoConfigSource } from '../../lib/github/repo-config-source.js';
 import { RepoApi } from '../../lib/github/repo-api.js';
 import { STORED_JOBS_LIMIT } from '../../lib/ledger/attempt-items.js';
 import { TEXT_CAPS } from '../../lib/util/clip.js';
 import { failureAnnotation, lostAnnotation, TEXT } from '../support/evidence.js';
-import { type Harness, INSTALLATION_ID, startHarness } from '../support/harness.js';
+import { harnessForFile, INSTALLATION_ID } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h.close());
-beforeEach(() => {
-  h.log.clear();
-  h.sim.resetRequests();
-});
+const h = harnessForFile();
 
 const keys = (n: number) => Array.from({ length: n }, (_, i) => `key_${i}: ${i}`).join('\n');
 const apiFor = (repo: string) => {

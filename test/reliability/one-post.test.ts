@@ -4,20 +4,11 @@
  * status; the queue and the reconciler decide what happens next. Counted from every re-run
  * request the simulator received, whatever it answered.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lostAnnotation } from '../support/evidence.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h.close());
-beforeEach(() => {
-  h.log.clear();
-  h.sim.clearFaults();
-  h.sim.resetRequests();
-});
+const h = harnessForFile({ clearFaults: true });
 
 let seq = 0;
 const lostRun = () =>

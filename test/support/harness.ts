@@ -1,4 +1,5 @@
 import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { runtimeSettings, type RuntimeSettings } from '../../lib/config/env.js';
 import type { RepoConfig } from '../../lib/config/repo-config.js';
 import { createClientFactory } from '../../lib/github/client.js';
@@ -167,4 +168,24 @@ export async function startHarness(): Promise<Harness> {
       await dynamo.close();
     },
   };
+}
+
+/**
+ * One harness for a test file: started before its first test and closed after its last; before
+ * each test its log and the simulator's request log are cleared (and its injected faults, with
+ * `clearFaults`). The object is filled in place when the harness starts, so a file holds it in a
+ * const and its tests read it as they would the harness itself.
+ */
+export function harnessForFile(opts: { readonly clearFaults?: boolean } = {}): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(h, await startHarness());
+  });
+  afterAll(async () => h.close?.());
+  beforeEach(() => {
+    h.log.clear();
+    if (opts.clearFaults) h.sim.clearFaults();
+    h.sim.resetRequests();
+  });
+  return h;
 }

@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exitAnnotation, lostAnnotation, lostJob } from '../support/evidence.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { harnessForFile } from '../support/harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h.close());
-beforeEach(() => {
-  h.log.clear();
-  h.sim.resetRequests();
-});
+const h = harnessForFile();
 
 async function decideOnce(runId: number, over = {}) {
   const worker = h.worker(over);
