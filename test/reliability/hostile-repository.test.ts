@@ -233,12 +233,14 @@ describe('a hostile repository configuration cannot stall the runtime', () => {
     // What a backtracking pattern did before: the process busy, the probe waiting. The stall
     // lasts until this process has burnt 300 ms of CPU *and* 300 ms have passed, so a neighbour
     // taking the core only lengthens it: the measure must show it however loaded the machine.
+    // It starts when the runtime receives the probe, so it happens while the probe waits, whatever
+    // the order in which a loaded machine runs the rest.
     let stalled = false;
-    setTimeout(() => {
+    local.rt.server.prependOnceListener('request', () => {
       const start = mark();
       while (performance.now() - start.wall < 300 || cpuMsSince(start.cpu) < 300);
       stalled = true;
-    }, 0);
+    });
     const [held] = await probeOnce();
     // The stall happened while the probe waited (an event, not a time), and the measure shows it.
     expect(stalled).toBe(true);
