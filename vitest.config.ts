@@ -7,8 +7,11 @@ import { defineConfig } from 'vitest/config';
 const WALL_CLOCK = ['test/reliability/wave-realtime*.test.ts', 'test/reliability/crash-restart.test.ts'];
 // Run by `npm run test:deployed` (vitest.deployed.config.ts): they need moto_server.
 const DEPLOYED = ['test/deployed/**', '**/node_modules/**'];
-/** Suites that mock a module of reprise's own: each gets a module registry of its own. */
-const MOCKING = ['test/functions/rotation.test.ts'];
+/**
+ * Suites that get a process of their own: one mocks a module of reprise's own, one measures how
+ * long the event loop is held, which an earlier file's leftover heap or timers would add to.
+ */
+const OWN_PROCESS = ['test/functions/rotation.test.ts', 'test/reliability/hostile-repository.test.ts'];
 
 export default defineConfig({
   test: {
@@ -28,7 +31,7 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...WALL_CLOCK, ...MOCKING, ...DEPLOYED],
+          exclude: [...WALL_CLOCK, ...OWN_PROCESS, ...DEPLOYED],
           // Two files at a time on two cores: no suite's verdict depends on the machine's load.
           maxWorkers: 2,
           // The files of one worker share its loaded modules (the AWS SDK, Octokit, the CDK): each
@@ -39,7 +42,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'isolated', include: MOCKING, maxWorkers: 2, sequence: { groupOrder: 0 } },
+        test: { name: 'isolated', include: OWN_PROCESS, maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
