@@ -120,6 +120,12 @@ export interface RepriseProps {
    */
   readonly rerunAllFallback?: boolean;
   /**
+   * GitHub's own platform failures (a hosted runner not provisioned or deprovisioned, a job no runner acquired,
+   * an internal error): `rerun` counts them as text-only infrastructure evidence, `leave` leaves the run alone.
+   * @default 'rerun'
+   */
+  readonly platformErrors?: 'rerun' | 'leave';
+  /**
    * Which runs are checked for staleness.
    * @default 'pull_request'
    */

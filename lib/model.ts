@@ -83,7 +83,9 @@ export type RerunAnswer =
   | { readonly call: RerunCall; readonly accepted: false; readonly refusal: string };
 
 export type Verdict = 'infra' | 'genuine' | 'inconclusive' | 'vetoed';
-export type EvidenceSource = 'signal' | 'annotations' | 'logs' | 'annotations+logs' | 'unreadable' | 'none';
+/** `platform`: GitHub's own platform failure (a hosted runner not provisioned, an internal error), text only. */
+export type EvidenceSource =
+  'signal' | 'annotations' | 'logs' | 'annotations+logs' | 'platform' | 'unreadable' | 'none';
 
 export interface JobVerdict {
   readonly job: JobFacts;
@@ -180,7 +182,12 @@ export interface RepoConfig {
   readonly mergeQueue?: MergeQueueMode;
   /** Re-enqueues allowed per pull-request head; 1 when absent. */
   readonly maxRequeues?: number;
+  /** What a job lost to GitHub's own platform failure gets; `rerun` when absent. */
+  readonly platformErrors?: PlatformErrors;
 }
+
+/** `rerun`: GitHub's platform failures count as infrastructure (text-only strength); `leave`: the run is left alone. */
+export type PlatformErrors = 'rerun' | 'leave';
 
 /**
  * `requeue`: put the pull request back in the merge queue (a refusal falls back to the re-run);

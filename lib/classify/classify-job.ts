@@ -1,6 +1,6 @@
 import type { Annotation, EvidenceSource, JobFacts, JobVerdict, RunnerSignal, SignalKind } from '../model.js';
 import type { TextPattern } from './linear-pattern.js';
-import { CANCELLATION_ECHO, EXIT_CODE, FAIL_FAST, matches, matchLoss, matchVeto } from './patterns.js';
+import { CANCELLATION_ECHO, EXIT_CODE, FAIL_FAST, matches, matchLoss, matchPlatform, matchVeto } from './patterns.js';
 import { BudgetSpent, ScanBudget, scanned, type ScanMeter } from './scan-budget.js';
 
 /** Annotations as read from GitHub, or the status that made them unreadable. */
@@ -27,6 +27,8 @@ const EXACT_KINDS: ReadonlySet<SignalKind> = new Set(['spot-interruption', 'term
 
 interface TextFindings {
   loss?: string;
+  /** A GitHub platform failure, by pattern name: its own evidence family. */
+  platform?: string;
   veto?: { kind: 'person' | 'concurrency' | 'timeout'; text: string };
   /** Failure texts that are neither a loss, a veto nor the cancellation echo: a real failure. */
   real: string[];
@@ -47,8 +49,14 @@ function examine(texts: readonly string[], extra: readonly TextPattern[], meter:
     if (matches(CANCELLATION_ECHO, text, meter)) continue;
     f.echoOnly = false;
     if (matches(FAIL_FAST, text, meter)) continue;
-    const loss = matches(EXIT_CODE, text, meter) ? undefined : matchLoss(text, extra, meter);
+    if (matches(EXIT_CODE, text, meter)) {
+      f.real.push(text);
+      continue;
+    }
+    const loss = matchLoss(text, extra, meter);
+    const platform = loss ? undefined : matchPlatform(text, meter);
     if (loss) f.loss ??= loss;
+    else if (platform) f.platform ??= platform;
     else f.real.push(text);
   }
   return f;
@@ -130,11 +138,12 @@ function classifyWithin(
   // A real failure beside the loss (a test failed, then the runner died in an always() step).
   const exitCode = fromAnn.real.find((t) => matches(EXIT_CODE, t, meter));
   if (exitCode) return verdict(job, 'genuine', 'annotations', exitCode);
-  if (!cancelled && (fromAnn.loss || exact) && fromAnn.real.length > 0) {
+  if (!cancelled && (fromAnn.loss || fromAnn.platform || exact) && fromAnn.real.length > 0) {
     return verdict(job, 'genuine', 'annotations', fromAnn.real[0] ?? '');
   }
   if (exact) return verdict(job, 'infra', 'signal', `${exact.kind} for ${exact.runnerKey} at ${exact.eventTime}`);
   if (fromAnn.loss) return verdict(job, 'infra', 'annotations', `pattern ${fromAnn.loss}`);
+  if (fromAnn.platform) return verdict(job, 'infra', 'platform', `platform ${fromAnn.platform}`);
 
   // Cancelled jobs reach their log only when the cancellation echo is all they carry.
   const wantsLog = cancelled ? readable && fromAnn.echoOnly : !readable || fromAnn.real.length === 0;
@@ -157,8 +166,13 @@ function classifyWithin(
   const realAnywhere = [...fromAnn.real, ...fromLog.real];
   const logExit = fromLog.real.find((t) => matches(EXIT_CODE, t, meter));
   if (logExit) return verdict(job, 'genuine', source, logExit);
-  if (fromLog.loss && realAnywhere.length === 0) return verdict(job, 'infra', source, `log pattern ${fromLog.loss}`);
+  const logLoss = (): Classification =>
+    fromLog.loss
+      ? verdict(job, 'infra', source, `log pattern ${fromLog.loss}`)
+      : verdict(job, 'infra', 'platform', `log platform ${fromLog.platform}`);
+  const lossInLog = fromLog.loss !== undefined || fromLog.platform !== undefined;
+  if (lossInLog && realAnywhere.length === 0) return logLoss();
   if (realAnywhere.length > 0 && !cancelled) return verdict(job, 'genuine', source, realAnywhere[0] ?? '');
-  if (fromLog.loss) return verdict(job, 'infra', source, `log pattern ${fromLog.loss}`);
+  if (lossInLog) return logLoss();
   return verdict(job, cancelled ? 'inconclusive' : 'genuine', source, 'no runner-loss evidence in annotations or log');
 }

@@ -23,6 +23,41 @@ export const RUNNER_LOSS_PATTERNS: readonly NamedPattern[] = [
   { name: 'shutdown-signal', re: linearPattern('the runner has received a shutdown signal') },
 ];
 
+/**
+ * GitHub's own platform failures: a hosted or larger runner that could not be provisioned or was
+ * deprovisioned under the job, a job no runner acquired after GitHub's retries, an internal error
+ * while running it (some carry nothing but a correlation id), a disconnect of the hosted runner.
+ * Text only, like the runner-loss texts; `platform_errors: leave` turns them off. Each is GitHub's
+ * whole sentence, anchored on its stable words, so a step's output that merely mentions an internal
+ * error or a disconnect never matches.
+ */
+export const PLATFORM_PATTERNS: readonly NamedPattern[] = [
+  {
+    name: 'not-acquired',
+    re: linearPattern('the job was not acquired by runner of type \\S+ even after multiple attempts'),
+  },
+  {
+    name: 'internal-error',
+    re: linearPattern('github actions has encountered an internal error when running your job'),
+  },
+  // Only the whole annotation: a correlation id and nothing else.
+  {
+    name: 'internal-server-error',
+    re: linearPattern(
+      '^\\s*internal server error\\. correlation id: [0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\\.?\\s*$',
+    ),
+  },
+  {
+    name: 'hosted-error',
+    re: linearPattern('the hosted runner encountered an error while running your job\\. \\(error type: \\w+\\)'),
+  },
+  { name: 'provisioning', re: linearPattern('an error occurred while provisioning resources \\(error type: \\w+\\)') },
+  {
+    name: 'deprovisioned',
+    re: linearPattern('received request to deprovision: the request was cancelled by the remote provider'),
+  },
+];
+
 /** Alone it proves nothing: it often follows the shutdown signal, so it sends the job to its log. */
 export const CANCELLATION_ECHO: TextPattern = linearPattern('^\\s*the operation was canceled\\.?\\s*$');
 
@@ -43,6 +78,7 @@ export const VETO_PATTERNS: readonly { readonly kind: VetoKind; readonly re: Tex
 /** Every built-in pattern by name, for tests and documentation that must cover them all. */
 export const BUILT_IN_PATTERNS: readonly NamedPattern[] = [
   ...RUNNER_LOSS_PATTERNS,
+  ...PLATFORM_PATTERNS.map((p) => ({ name: `platform-${p.name}`, re: p.re })),
   { name: 'cancellation-echo', re: CANCELLATION_ECHO },
   { name: 'fail-fast', re: FAIL_FAST },
   { name: 'exit-code', re: EXIT_CODE },
@@ -59,6 +95,11 @@ export function matchLoss(text: string, extra: readonly TextPattern[], meter?: S
   for (const p of RUNNER_LOSS_PATTERNS) if (matches(p.re, text, meter)) return p.name;
   for (const re of extra) if (matches(re, text, meter)) return `extra:${re.source}`;
   return undefined;
+}
+
+/** The platform failure a text reports, by name, or undefined. */
+export function matchPlatform(text: string, meter?: ScanMeter): string | undefined {
+  return PLATFORM_PATTERNS.find((p) => matches(p.re, text, meter))?.name;
 }
 
 export function matchVeto(text: string, meter?: ScanMeter): VetoKind | undefined {

@@ -1,5 +1,5 @@
 import type { RuntimeSettings } from '../config/env.js';
-import { candidateJobs } from '../decide/decide.js';
+import { candidateJobs, platformErrorsMode } from '../decide/decide.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
@@ -166,6 +166,10 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
       evidence: v ? v.evidence : null,
     };
   });
+  // GitHub's own platform failures are their own evidence family, with their own setting.
+  if (verdicts?.some((v) => v.verdict === 'infra' && v.source === 'platform')) {
+    notes.push(`GitHub platform failure seen; platform_errors: ${platformErrorsMode(cfg.config)}`);
+  }
   // dry_run was forced: it means "would re-run" unless the configuration itself says dry_run.
   const wouldRerun = decision === 'dry_run' && !cfg.config.dryRun;
   const mergeQueue = wouldRerun

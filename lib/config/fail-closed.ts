@@ -27,6 +27,7 @@ const NARROWING_KEYS = new Set([
   'stale_check',
   'merge_queue',
   'max_requeues',
+  'platform_errors',
 ]);
 
 const STALE_ORDER: readonly RepoConfig['staleCheck'][] = ['off', 'pull_request', 'all'];
@@ -79,6 +80,9 @@ function narrowing(
     // Leaving merge-group runs alone narrows; a lower count of re-enqueues narrows too.
     case 'merge_queue':
       return one.mergeQueue === 'off' ? { mergeQueue: 'off' } : undefined;
+    // Leaving platform failures alone narrows; `rerun` widens and is set aside.
+    case 'platform_errors':
+      return one.platformErrors === 'leave' ? { platformErrors: 'leave' } : undefined;
     case 'max_requeues':
       return (one.maxRequeues ?? 1) < (cfg.maxRequeues ?? 1) ? { maxRequeues: one.maxRequeues! } : undefined;
     default:

@@ -157,6 +157,21 @@ export const SETTINGS = {
     values: 'boolean',
     doc: 'when GitHub refuses to re-run the failed jobs of a run whose candidates were all cancelled, re-run the whole run',
   }),
+  platformErrors: def({
+    env: 'PLATFORM_ERRORS',
+    prop: 'platformErrors',
+    context: 'platformErrors',
+    repoKey: 'platform_errors',
+    // Absent means `rerun`: the decision reads it so, and older settings stay whole.
+    repoOmitsDefault: true,
+    default: 'rerun',
+    parse: oneOf(['rerun', 'leave'] as const),
+    readBy: ['worker', 'reconciler'],
+    local: true,
+    sample: 'leave',
+    values: '`rerun`, `leave`',
+    doc: "GitHub's own platform failures (runner not provisioned, job not acquired, internal error): `rerun` or `leave`",
+  }),
   staleCheck: def({
     env: 'STALE_CHECK',
     prop: 'staleCheck',

@@ -1,6 +1,6 @@
 import { globMatch } from '../util/glob.js';
 import { type BreakerFacts, pauseReason } from './breaker.js';
-import type { DecisionKind, JobFacts, JobVerdict, RepoConfig, RunFacts, RunMessage } from '../model.js';
+import type { DecisionKind, JobFacts, JobVerdict, PlatformErrors, RepoConfig, RunFacts, RunMessage } from '../model.js';
 
 /** Why a run is stale; each field set only when that check ran and found it. */
 export interface StaleFacts {
@@ -57,6 +57,9 @@ export function candidateJobs(jobs: readonly JobFacts[], msg: RunMessage, cfg: R
 }
 
 /** Whether the staleness check applies to this run. */
+/** What a job lost to GitHub's own platform failure gets: `rerun` unless the settings say `leave`. */
+export const platformErrorsMode = (cfg: RepoConfig): PlatformErrors => cfg.platformErrors ?? 'rerun';
+
 export const staleCheckApplies = (cfg: RepoConfig, msg: RunMessage): boolean =>
   cfg.staleCheck === 'all' || (cfg.staleCheck === 'pull_request' && msg.event.startsWith('pull_request'));
 
@@ -127,6 +130,13 @@ function judge(verdicts: readonly JobVerdict[], candidates: JobFacts[], run: Run
   const cut = verdicts.find((v) => v.cutShort);
   if (cut) return final('no_infra_evidence', `job "${cut.job.name}": ${cut.evidence}; the run is left alone`);
   const infra = verdicts.filter((v) => v.verdict === 'infra');
+  const platform = infra.find((v) => v.source === 'platform');
+  if (platform && platformErrorsMode(cfg) === 'leave') {
+    return final(
+      'no_infra_evidence',
+      `job "${platform.job.name}" hit a GitHub platform failure (${platform.evidence}) and platform_errors is leave`,
+    );
+  }
   if (infra.length === 0) {
     return final(
       'no_infra_evidence',
@@ -144,7 +154,8 @@ function judge(verdicts: readonly JobVerdict[], candidates: JobFacts[], run: Run
     );
   }
   const names = infra.map((v) => v.job.name).join(', ');
-  const reason = `${infra.length} job(s) lost to infrastructure: ${names}`;
+  const onPlatform = platform ? ` (GitHub platform failure: ${platform.evidence})` : '';
+  const reason = `${infra.length} job(s) lost to infrastructure: ${names}${onPlatform}`;
   if (cfg.dryRun) return final('dry_run', `would re-run: ${reason}`);
   const cancelledOnly = candidates.every((j) => j.conclusion === 'cancelled');
   return { kind: 'rerun', reason, cancelledOnly, evidence: exact ? 'exact' : 'text' };

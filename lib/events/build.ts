@@ -1,4 +1,11 @@
-import { isRerunDecision, type DecisionKind, type JobVerdict, type RerunOutcome, type RunMessage } from '../model.js';
+import {
+  isRerunDecision,
+  type DecisionKind,
+  type EvidenceSource,
+  type JobVerdict,
+  type RerunOutcome,
+  type RunMessage,
+} from '../model.js';
 import type { AttemptRef } from '../records.js';
 import type { DecisionEvent, EventPublisher, RepriseEvent, RerunOutcomeEvent } from './types.js';
 import type { Log } from '../obs/types.js';
@@ -14,6 +21,11 @@ const FINAL_FAILURES: ReadonlySet<DecisionKind> = new Set<DecisionKind>([
   'expired',
   'abandoned',
 ]);
+
+/** The evidence families of the jobs judged lost (signal, annotations, logs, platform, …), each once. */
+export const lostJobEvidence = (verdicts: readonly JobVerdict[]): EvidenceSource[] => [
+  ...new Set(verdicts.filter((v) => v.verdict === 'infra').map((v) => v.source)),
+];
 
 export function decisionEvent(
   msg: RunMessage,
@@ -36,6 +48,7 @@ export function decisionEvent(
     rerun,
     next_attempt: rerun ? msg.runAttempt + 1 : null,
     lost_jobs: o.verdicts.filter((v) => v.verdict === 'infra').map((v) => v.job.name),
+    lost_job_evidence: lostJobEvidence(o.verdicts),
     final_failure: FINAL_FAILURES.has(o.decision),
   };
 }

@@ -1,4 +1,4 @@
-import type { DecisionKind, RerunOutcome } from '../model.js';
+import type { DecisionKind, EvidenceSource, RerunOutcome } from '../model.js';
 
 /**
  * Events reprise publishes, one per decision, re-run outcome and stuck-queued job: the `detail`
@@ -28,6 +28,8 @@ export interface DecisionEvent extends EventBase {
   readonly next_attempt: number | null;
   /** The jobs the re-run starts again, when `rerun`; those judged lost otherwise. */
   readonly lost_jobs: readonly string[];
+  /** How the lost jobs were judged lost, each family once: `platform` for GitHub's own failures. */
+  readonly lost_job_evidence: readonly EvidenceSource[];
   /** The run stays red and reprise will not re-run it. */
   readonly final_failure: boolean;
 }

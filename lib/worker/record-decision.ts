@@ -3,7 +3,7 @@
  * the decision itself (job lines, check run, decision line, ledger, event).
  */
 import { redOutcome } from '../decide/breaker.js';
-import { decisionEvent, outcomeEvent, publishQuietly } from '../events/build.js';
+import { decisionEvent, lostJobEvidence, outcomeEvent, publishQuietly } from '../events/build.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoApi } from '../github/repo-api.js';
 import { type Decision, isRerunDecision, type JobVerdict, type RunMessage } from '../model.js';
@@ -111,7 +111,15 @@ export async function recordDecision(
   }
   // Both halves of a decision that waited for its turn.
   const requests = o.priorRequests + api.requests;
-  const decisionLog = { ...base, decision: o.decision, reason: o.reason, requests, unexamined: o.unexamined };
+  const evidence = lostJobEvidence(o.verdicts);
+  const decisionLog = {
+    ...base,
+    decision: o.decision,
+    reason: o.reason,
+    requests,
+    unexamined: o.unexamined,
+    ...(evidence.length > 0 && { evidence }),
+  };
   if (o.decision === 'no_infra_evidence' || o.decision === 'rerun_rejected' || o.decision === 'expired')
     log.warn('decision', decisionLog);
   else log.info('decision', decisionLog);

@@ -15,6 +15,7 @@ import {
   repoFieldOf,
 } from '../../lib/config/repo-settings.js';
 import { MAX_ATTEMPTS_LIMIT, SETTING_NAMES, settingOf } from '../../lib/config/settings-schema.js';
+import { platformErrorsMode } from '../../lib/decide/decide.js';
 import { maxRequeues, mergeQueueMode } from '../../lib/decide/merge-group.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { RepoConfig } from '../../lib/model.js';
@@ -37,6 +38,7 @@ const shown = (v: unknown): unknown =>
 const DECIDED: Partial<Record<keyof RepoConfig, (c: RepoConfig) => unknown>> = {
   mergeQueue: mergeQueueMode,
   maxRequeues,
+  platformErrors: platformErrorsMode,
 };
 
 const UNCAPPED: RepoConfig = { ...BUILT_IN_DEFAULTS, maxAttempts: MAX_ATTEMPTS_LIMIT };

@@ -57,6 +57,30 @@ const ADVERSARIES: Record<string, { prefix: string; nearMatch: string }> = {
   },
   'hosted-lost': { prefix: 'the hosted runner:', nearMatch: 'The hosted runner: r1 lost communication with the serve' },
   'shutdown-signal': { prefix: 'the runner has ', nearMatch: 'The runner has received a shutdown signa' },
+  'platform-not-acquired': {
+    prefix: 'the job was not acquired by runner of type ',
+    nearMatch: 'The job was not acquired by Runner of type hosted even after multiple attempt',
+  },
+  'platform-internal-error': {
+    prefix: 'github actions has encountered ',
+    nearMatch: 'GitHub Actions has encountered an internal error when running your jo',
+  },
+  'platform-internal-server-error': {
+    prefix: 'internal server error. correlation id: ',
+    nearMatch: 'Internal server error. Correlation ID: 79b9a27c-24a5-41cb-b9af-7f4a788e3b2',
+  },
+  'platform-hosted-error': {
+    prefix: 'the hosted runner encountered an error ',
+    nearMatch: 'The hosted runner encountered an error while running your job. (Error Type: Disconnect',
+  },
+  'platform-provisioning': {
+    prefix: 'an error occurred while provisioning resources (error type: ',
+    nearMatch: 'An error occurred while provisioning resources (Error Type: Failure',
+  },
+  'platform-deprovisioned': {
+    prefix: 'received request to deprovision: ',
+    nearMatch: 'Received request to deprovision: The request was cancelled by the remote provid',
+  },
   'cancellation-echo': { prefix: ' ', nearMatch: 'The operation was canceled. ' },
   'fail-fast': { prefix: 'the strategy ', nearMatch: 'The strategy configuration was canceled becaus' },
   'exit-code': { prefix: 'process completed with exit code ', nearMatch: 'Process completed with exit code x' },
