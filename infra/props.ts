@@ -126,10 +126,12 @@ export interface RepriseProps {
    */
   readonly platformErrors?: 'rerun' | 'leave';
   /**
-   * Which runs are checked for staleness.
-   * @default 'pull_request'
+   * Which runs are checked for staleness: `branch` checks pull-request runs and branch runs a
+   * newer commit's run superseded (re-running one would join its concurrency group), `pull_request`
+   * pull-request runs only.
+   * @default 'branch'
    */
-  readonly staleCheck?: 'pull_request' | 'all' | 'off';
+  readonly staleCheck?: 'branch' | 'pull_request' | 'all' | 'off';
   /**
    * Where decisions are reported: the log, or also a `reprise` check run (the App then needs `checks: write`).
    * @default 'log'

@@ -18,6 +18,8 @@ export interface RunMessage {
   readonly pullRequests: readonly number[];
   /** The run's creation time (`workflow_run.created_at`); absent on messages that predate it. */
   readonly createdAt?: string;
+  /** The run's number in its workflow (`workflow_run.run_number`); absent on messages that predate it. */
+  readonly runNumber?: number;
 }
 
 export type JobConclusion =
@@ -170,8 +172,8 @@ export interface RepoConfig {
   readonly ignoreJobs: readonly string[];
   readonly dryRun: boolean;
   readonly rerunAllFallback: boolean;
-  /** Which runs get the staleness check. */
-  readonly staleCheck: 'off' | 'pull_request' | 'all';
+  /** Which runs get the staleness check (docs/configuration.md). */
+  readonly staleCheck: 'off' | 'pull_request' | 'branch' | 'all';
   readonly report: 'log' | 'check_run';
   readonly requireExactSignal: boolean;
   /** Minutes a job may wait for a runner before it is reported stuck; 15 when absent. */

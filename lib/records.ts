@@ -119,3 +119,11 @@ export interface QueuedJobRecord extends QueuedJob {
   /** When a sweep reported it stuck; a job is reported once. */
   readonly reportedAt?: number;
 }
+
+/** Where the newest run of a workflow on a branch is recorded: one item per key. */
+export interface BranchRunKey {
+  readonly installationId: number | null;
+  readonly repoId: number;
+  readonly workflowId: number;
+  readonly branch: string;
+}

@@ -4,6 +4,7 @@ import type { EventPublisher } from '../events/types.js';
 import { httpLambda } from '../http/lambda-http.js';
 import { createIntake } from '../intake/webhook-intake.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
+import { TableBranchRuns } from '../ledger/branch-runs.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
 import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
 import type { Log, MetricSink } from '../obs/types.js';
@@ -38,6 +39,7 @@ export function composeIntake(settings: IntakeSettings, parts: IntakeParts): Ret
       jobs: new RunnerJobs(dynamo, table, now, new RunnerKeys(settings.runnerNamePatterns)),
       queuedJobs: new DynamoQueuedJobs(dynamo, table, now),
       outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
+      branchRuns: new TableBranchRuns(dynamo, table, now),
       queue: parts.queue,
       ...(parts.events && { events: parts.events }),
       ...(now && { now }),

@@ -5,6 +5,7 @@ import { NO_EVENTS } from '../events/build.js';
 import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
+import { TableBranchRuns } from '../ledger/branch-runs.js';
 import { DynamoRetryBudget } from '../ledger/budget.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
@@ -60,6 +61,7 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       pacing: new DynamoPacing(dynamo, table, settings.pace, now),
       outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
       signals: parts.signals ?? new RunnerSignals(dynamo, table, settings.signalTtlSeconds, now, runnerKeys),
+      branchRuns: new TableBranchRuns(dynamo, table, now),
       repoConfig: new RepoConfigSource(),
     },
     github: { client: parts.client, graphqlUrl: settings.graphqlUrl },

@@ -30,7 +30,7 @@ const NARROWING_KEYS = new Set([
   'platform_errors',
 ]);
 
-const STALE_ORDER: readonly RepoConfig['staleCheck'][] = ['off', 'pull_request', 'all'];
+const STALE_ORDER: readonly RepoConfig['staleCheck'][] = ['off', 'pull_request', 'branch', 'all'];
 
 /**
  * The one setting an entry narrows, or undefined when it narrows nothing (or does not parse).

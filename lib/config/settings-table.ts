@@ -177,14 +177,14 @@ export const SETTINGS = {
     prop: 'staleCheck',
     context: 'staleCheck',
     repoKey: 'stale_check',
-    default: 'pull_request',
-    // In a repository file `false` is `off` and `true` is `pull_request`.
-    parse: oneOf(['pull_request', 'all', 'off'] as const, { booleans: ['off', 'pull_request'] }),
+    default: 'branch',
+    // In a repository file `false` is `off` and `true` is the default, `branch`.
+    parse: oneOf(['branch', 'pull_request', 'all', 'off'] as const, { booleans: ['off', 'branch'] }),
     readBy: ['worker', 'reconciler'],
     local: true,
     sample: 'all',
-    values: '`pull_request`, `all`, `off` (or `true`/`false`)',
-    doc: 'which runs are checked for staleness: `pull_request`, `all` or `off`',
+    values: '`branch`, `pull_request`, `all`, `off` (or `true`/`false`)',
+    doc: 'which runs are checked for staleness: `branch` (pull requests, and branch runs a newer commit superseded), `pull_request` (pull requests only), `all` or `off`',
   }),
   report: def({
     env: 'REPORT',

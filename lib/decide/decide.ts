@@ -1,10 +1,13 @@
 import { globMatch } from '../util/glob.js';
+import { branchRule, isPullRequestEvent } from './branch-staleness.js';
 import { type BreakerFacts, pauseReason } from './breaker.js';
 import type { DecisionKind, JobFacts, JobVerdict, PlatformErrors, RepoConfig, RunFacts, RunMessage } from '../model.js';
 
 /** Why a run is stale; each field set only when that check ran and found it. */
 export interface StaleFacts {
   readonly newerRunId?: number;
+  /** Set when a newer run of the branch superseded a branch run: the newer run's commit. */
+  readonly newerOnBranch?: { readonly branch: string; readonly headSha: string };
   readonly pullRequestClosed?: number;
   readonly pullRequestMovedOn?: number;
 }
@@ -56,12 +59,30 @@ export function candidateJobs(jobs: readonly JobFacts[], msg: RunMessage, cfg: R
   );
 }
 
-/** Whether the staleness check applies to this run. */
 /** What a job lost to GitHub's own platform failure gets: `rerun` unless the settings say `leave`. */
 export const platformErrorsMode = (cfg: RepoConfig): PlatformErrors => cfg.platformErrors ?? 'rerun';
 
-export const staleCheckApplies = (cfg: RepoConfig, msg: RunMessage): boolean =>
-  cfg.staleCheck === 'all' || (cfg.staleCheck === 'pull_request' && msg.event.startsWith('pull_request'));
+/**
+ * Whether the staleness check applies to this run: `pull_request` checks pull-request runs,
+ * `branch` (the default) branch runs too (merge groups excepted), `all` every run.
+ */
+export const staleCheckApplies = (cfg: RepoConfig, msg: RunMessage): boolean => {
+  if (cfg.staleCheck === 'off') return false;
+  if (cfg.staleCheck === 'all' || isPullRequestEvent(msg.event)) return true;
+  return branchRule(cfg, msg) !== undefined;
+};
+
+function staleReason(s: StaleFacts, msg: RunMessage): string | undefined {
+  if (s.newerRunId && s.newerOnBranch) {
+    const { branch, headSha } = s.newerOnBranch;
+    const what = headSha === msg.headSha ? 'the same commit' : `commit ${headSha.slice(0, 7)}`;
+    return `a newer run ${s.newerRunId} of the same workflow on branch ${branch} is for ${what}: re-running ${msg.headSha.slice(0, 7)} would join its concurrency group`;
+  }
+  if (s.newerRunId) return `a newer run ${s.newerRunId} exists for the same workflow`;
+  if (s.pullRequestClosed) return `pull request #${s.pullRequestClosed} is closed`;
+  if (s.pullRequestMovedOn) return `pull request #${s.pullRequestMovedOn} head moved past ${msg.headSha.slice(0, 7)}`;
+  return undefined;
+}
 
 /** Why a run is left alone when its installation's retry budget is spent. */
 export const budgetSpentReason = (b: BudgetFacts): string =>
@@ -87,11 +108,8 @@ export function decide(f: DecisionFacts): DecisionStep {
 
   if (staleCheckApplies(cfg, msg)) {
     if (!f.stale) return { kind: 'need', what: 'stale' };
-    if (f.stale.newerRunId) return final('stale', `a newer run ${f.stale.newerRunId} exists for the same workflow`);
-    if (f.stale.pullRequestClosed) return final('stale', `pull request #${f.stale.pullRequestClosed} is closed`);
-    if (f.stale.pullRequestMovedOn) {
-      return final('stale', `pull request #${f.stale.pullRequestMovedOn} head moved past ${msg.headSha.slice(0, 7)}`);
-    }
+    const stale = staleReason(f.stale, msg);
+    if (stale) return final('stale', stale);
   }
   if (run.runAttempt >= cfg.maxAttempts) {
     return final('attempt_cap', `attempt ${run.runAttempt} reached max_attempts ${cfg.maxAttempts}`);

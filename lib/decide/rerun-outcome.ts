@@ -14,8 +14,10 @@ const CALL_NAME: Record<RerunAnswer['call'], string> = {
 
 /**
  * What follows a re-run answer. A refused `rerun-failed-jobs` on a cancelled-only run falls
- * back to the single job, or to the whole run when `rerun_all_fallback` allows it. `earlier`
- * holds the refusals that led to this call, so a final refusal names every refused call.
+ * back to the single job, or to the whole run when `rerun_all_fallback` allows it; a refused
+ * single job falls back to the whole run too when it allows it, since GitHub may still accept
+ * that. Each call is made at most once: the chain is failed jobs, job, run. `earlier` holds
+ * the refusals that led to this call, so a final refusal names every refused call.
  */
 export function afterRerun(
   answer: RerunAnswer,
@@ -34,6 +36,7 @@ export function afterRerun(
     if (only) return { kind: 'call', call: 'job', jobId: only.id };
     if (cfg.rerunAllFallback) return { kind: 'call', call: 'run' };
   }
+  if (answer.call === 'job' && cancelledOnly && cfg.rerunAllFallback) return { kind: 'call', call: 'run' };
   const refused = [...earlier, answer].filter((a) => !a.accepted);
   const named = refused.map((a) => `${CALL_NAME[a.call]} refused (${a.accepted ? '' : a.refusal})`).join('; ');
   let hint: string;

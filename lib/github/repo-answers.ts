@@ -33,9 +33,13 @@ export type FileRead =
 /** A run of a workflow, as the staleness check compares it. */
 export interface WorkflowRunSummary {
   readonly id: number;
+  readonly runNumber: number;
+  readonly event: string;
   readonly createdAt: string;
   readonly headSha: string;
   readonly headBranch: string | null;
+  /** The repository the run's head is in: another one for a fork's pull request. */
+  readonly headRepositoryId: number | null;
 }
 
 export interface CheckRunReport {

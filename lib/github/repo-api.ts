@@ -208,9 +208,12 @@ export class RepoApi {
     });
     return data.workflow_runs.map((r) => ({
       id: Number(r.id),
+      runNumber: r.run_number,
+      event: r.event,
       createdAt: r.created_at,
       headSha: r.head_sha,
       headBranch: r.head_branch,
+      headRepositoryId: headRepositoryIdOf(r),
     }));
   }
 
@@ -284,3 +287,12 @@ export class RepoApi {
     return rerunCall(this.calls, 'run', { run_id: runId });
   }
 }
+
+/** The head repository's id of a listed run (the client keeps big integers as bigint). */
+const headRepositoryIdOf = (r: {
+  readonly head_repository?: { readonly id: number | bigint } | null;
+  readonly head_repository_id?: number | bigint;
+}): number | null => {
+  const id = r.head_repository?.id ?? r.head_repository_id;
+  return id === undefined ? null : Number(id);
+};

@@ -28,6 +28,8 @@ import type { RerunOutcomeLog } from '../ledger/outcomes.js';
 import type { RunQueue } from '../webhook/run-queue.js';
 import { outcomeEvent, publishQuietly } from '../events/build.js';
 import { queuedJobFrom } from '../webhook/queued-job.js';
+import type { BranchRunLog } from '../ledger/branch-runs.js';
+import { branchRunFrom } from '../webhook/branch-run.js';
 
 export interface IntakeDeps {
   /** The current webhook secret first, then the previous one during a rotation. */
@@ -44,6 +46,8 @@ export interface IntakeDeps {
   readonly outcomes?: Pick<RerunOutcomeLog, 'recordIfRerun'>;
   /** Where a recorded `recovered` outcome is published. */
   readonly events?: EventPublisher;
+  /** Records the newest run of each workflow on each branch, from every `workflow_run` event (optional). */
+  readonly branchRuns?: Pick<BranchRunLog, 'record'>;
   readonly now?: () => number;
 }
 
@@ -147,6 +151,25 @@ async function recordJob(deps: IntakeDeps, payload: Record<string, unknown>): Pr
 }
 
 /**
+ * Records the run a `workflow_run` event reports as its branch's newest, whatever its action or
+ * conclusion: nothing is enqueued for it. A failed write is logged and the delivery goes on: the
+ * worker then lists the branch's runs instead.
+ */
+async function recordBranchRun(deps: IntakeDeps, payload: Record<string, unknown>, guid: string): Promise<void> {
+  const found = branchRunFrom(payload);
+  if (!deps.branchRuns || typeof found === 'string') return;
+  try {
+    await deps.branchRuns.record(found.key, found.run);
+  } catch (err) {
+    deps.log.warn('could not record the branch run', {
+      delivery: guid,
+      run_id: found.run.runId,
+      error: (err as Error).message,
+    });
+  }
+}
+
+/**
  * The webhook intake: verify, filter, dedupe, enqueue. No GitHub call, so it answers fast.
  * The delivery is marked seen only after the enqueue, so a failure here is never mistaken
  * for a duplicate when GitHub redelivers.
@@ -181,6 +204,7 @@ export function createIntake(deps: IntakeDeps): (req: HttpRequest) => Promise<Ht
       return recordJob(deps, payload as Record<string, unknown>);
     }
 
+    if (event === 'workflow_run') await recordBranchRun(deps, payload as Record<string, unknown>, guid);
     if (deps.outcomes && isGreenRerun(event, payload as Record<string, unknown>)) {
       return recordRecovered(deps, payload as Record<string, unknown>, guid);
     }

@@ -51,6 +51,8 @@ export const ATTR = {
   // re-enqueues of a pull-request head
   requeues: 'requeues',
   version: 'version',
+  // newest run of a workflow on a branch
+  runNumber: 'runNumber',
 } as const;
 
 export type AttributeName = keyof typeof ATTR;

@@ -21,6 +21,8 @@ export const TTL = {
   queuedJob: 2 * DAY,
   /** A pull request's re-enqueues live as long as a run attempt's record. */
   requeue: 35 * DAY,
+  /** GitHub re-runs nothing older than 30 days: a branch's newest run is not needed longer. */
+  branchRun: 31 * DAY,
 } as const;
 
 export interface Key {
@@ -106,6 +108,11 @@ export const keys = {
   requeueGroup: (repoId: number, pullRequest: number, groupSha: string): Key => ({
     pk: `REQUEUE#${repoId}#${pullRequest}`,
     sk: `GROUP#${groupSha}`,
+  }),
+  /** The newest run of a workflow on a branch of a repository, as `workflow_run` events reported it. */
+  branchRun: (installationId: number | null, repoId: number, workflowId: number, branch: string): Key => ({
+    pk: `BRANCHRUN#${installationId ?? 'none'}#${repoId}#${workflowId}`,
+    sk: `BRANCH#${branch}`,
   }),
   /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
   reconcileCursor: (name: string): Key => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),

@@ -35,6 +35,10 @@ const optTime = (o: Obj, k: string, at: string): { createdAt?: string } => {
   return { createdAt: v };
 };
 
+/** `{ runNumber }` when the run carries its number, `{}` when it is absent. */
+const optRunNumber = (o: Obj, at: string): { runNumber?: number } =>
+  o.run_number === undefined || o.run_number === null ? {} : { runNumber: num(o, 'run_number', at) };
+
 /** Far above any real run's message, far below SQS's limit. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
 
@@ -90,6 +94,7 @@ export function runMessageFromPayload(payload: unknown, deliveryId: string): Run
       num(obj(pr, `workflow_run.pull_requests[${i}]`), 'number', `workflow_run.pull_requests[${i}]`),
     ),
     ...optTime(run, 'created_at', 'workflow_run'),
+    ...optRunNumber(run, 'workflow_run'),
   });
 }
 
@@ -136,6 +141,7 @@ export function parseRunMessage(body: string): RunMessage {
   if (o.conclusion !== 'failure' && o.conclusion !== 'cancelled') throw new ShapeError('message.conclusion: invalid');
   if (!Array.isArray(o.pullRequests)) throw new ShapeError('message.pullRequests: expected a list');
   optTime(o, 'createdAt', 'message');
+  if (o.runNumber !== undefined) num(o, 'runNumber', 'message');
   return m as RunMessage;
 }
 

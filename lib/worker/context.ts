@@ -7,6 +7,7 @@ import type { RepoConfig } from '../config/repo-config.js';
 import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
+import type { BranchRunLog } from '../ledger/branch-runs.js';
 import type { RetryBudget } from '../ledger/budget.js';
 import type { RerunOutcomes } from '../ledger/outcomes.js';
 import type { RerunPacing } from '../ledger/pacing.js';
@@ -29,6 +30,8 @@ export interface WorkerStores {
   readonly outcomes: RerunOutcomes;
   /** Interruption records of runners, looked up around each job's completion. */
   readonly signals: Pick<RunnerSignalStore, 'forRunner'>;
+  /** The newest run of each workflow on each branch, as the intake recorded it. */
+  readonly branchRuns: Pick<BranchRunLog, 'newest'>;
   /** Each repository's `.github/reprise.yml`, with its absence remembered a while. */
   readonly repoConfig: Pick<RepoConfigSource, 'load'>;
 }

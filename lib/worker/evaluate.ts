@@ -14,6 +14,7 @@ import type { JobFacts, JobVerdict, RunMessage, SignalWindow } from '../model.js
 import type { Log, MetricSink } from '../obs/types.js';
 import type { RerunBreaker } from '../ledger/outcomes.js';
 import type { RetryBudget } from '../ledger/budget.js';
+import type { BranchRunLog } from '../ledger/branch-runs.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
@@ -32,6 +33,8 @@ export interface EvaluationDeps {
   readonly metrics: MetricSink;
   /** The run's latest jobs, already asked for. */
   readonly latest?: Promise<JobFacts[]>;
+  /** The newest run of each branch, as the intake recorded it; a listing answers when absent. */
+  readonly branchRuns?: Pick<BranchRunLog, 'newest'>;
 }
 
 export interface Evaluation {
@@ -54,7 +57,7 @@ export interface Judged extends Evaluation {
 
 /** What the worker's evaluation reads: the stores of evidence and counters, no claim. */
 export interface EvaluationContext {
-  readonly stores: Pick<WorkerStores, 'budget' | 'outcomes' | 'signals'>;
+  readonly stores: Pick<WorkerStores, 'budget' | 'outcomes' | 'signals' | 'branchRuns'>;
   readonly settings: Pick<DecisionSettings, 'signalWindow' | 'logHosts' | 'logWindowBytes'>;
   readonly obs: Pick<WorkerContext['obs'], 'log' | 'metrics'>;
 }
@@ -64,6 +67,7 @@ export const evaluationDeps = (ctx: EvaluationContext): EvaluationDeps => ({
   budget: ctx.stores.budget,
   breaker: ctx.stores.outcomes,
   signals: ctx.stores.signals,
+  branchRuns: ctx.stores.branchRuns,
   signalWindow: ctx.settings.signalWindow,
   logHosts: ctx.settings.logHosts,
   logWindowBytes: ctx.settings.logWindowBytes,
@@ -135,7 +139,7 @@ async function gather(
     case 'run':
       return { ...facts, ...(await readRun(msg, api, deps.latest)) };
     case 'stale':
-      return { ...facts, stale: await findStaleness(api, msg, facts.run!) };
+      return { ...facts, stale: await findStaleness(api, msg, facts.run!, config, deps.branchRuns) };
     case 'budget':
       return { ...facts, budget: deps.budget ? await deps.budget.usage(msg.installationId) : { limit: 0, used: 0 } };
     case 'jobs':

@@ -1,12 +1,32 @@
+import {
+  type BranchRun,
+  branchRule,
+  fromListed,
+  fromNewestRecorded,
+  isBranchEvent,
+  type SupersededBy,
+} from '../decide/branch-staleness.js';
 import type { StaleFacts } from '../decide/decide.js';
 import type { RepoApi } from '../github/repo-api.js';
-import type { RunFacts, RunMessage } from '../model.js';
+import type { WorkflowRunSummary } from '../github/repo-answers.js';
+import type { BranchRunLog } from '../ledger/branch-runs.js';
+import type { RepoConfig, RunFacts, RunMessage } from '../model.js';
 
 /**
- * Looks for reasons a re-run would be wasted: a newer run of the same workflow for the same
- * head sha or branch, or a pull request that closed or moved on.
+ * Looks for reasons a re-run would be wasted. A branch run: a newer run of the same workflow on
+ * the branch, from the newest run the intake recorded, or one listing when the record cannot
+ * answer. A pull-request run: a newer run of the same workflow for the same head sha or branch,
+ * or a pull request that closed or moved on.
  */
-export async function findStaleness(api: RepoApi, msg: RunMessage, run: RunFacts): Promise<StaleFacts> {
+export async function findStaleness(
+  api: RepoApi,
+  msg: RunMessage,
+  run: RunFacts,
+  cfg: Pick<RepoConfig, 'staleCheck'>,
+  branchRuns?: Pick<BranchRunLog, 'newest'>,
+): Promise<StaleFacts> {
+  const rule = branchRule(cfg, msg);
+  if (rule && msg.headBranch !== null) return branchStaleness(api, msg, run, rule, msg.headBranch, branchRuns);
   const runs = await api.workflowRuns(
     run.workflowId,
     msg.headBranch ? { branch: msg.headBranch } : { headSha: msg.headSha },
@@ -24,4 +44,43 @@ export async function findStaleness(api: RepoApi, msg: RunMessage, run: RunFacts
     if (pr.headSha !== msg.headSha) return { pullRequestMovedOn: number };
   }
   return {};
+}
+
+async function branchStaleness(
+  api: RepoApi,
+  msg: RunMessage,
+  run: RunFacts,
+  rule: SupersededBy,
+  branch: string,
+  branchRuns: Pick<BranchRunLog, 'newest'> | undefined,
+): Promise<StaleFacts> {
+  const key = { installationId: msg.installationId, repoId: msg.repository.id, workflowId: run.workflowId, branch };
+  const recorded = msg.runNumber === undefined ? undefined : await branchRuns?.newest(key);
+  const self = msg.runNumber === undefined ? undefined : { runId: msg.runId, runNumber: msg.runNumber, headSha: msg.headSha };
+  let answer = self ? fromNewestRecorded(self, recorded, rule) : ({ kind: 'list' } as const);
+  if (answer.kind === 'list') {
+    const listed = await api.workflowRuns(run.workflowId, { branch });
+    const own = listed.filter((r) => ownBranchRun(r, msg, branch)).map(asBranchRun);
+    answer = fromListed(self ?? sinceCreated(msg, run, listed), own, rule);
+  }
+  return answer.kind === 'stale'
+    ? { newerRunId: answer.newer.runId, newerOnBranch: { branch, headSha: answer.newer.headSha } }
+    : {};
+}
+
+/** A run of the repository's own branch: not a fork's pull request from a branch of that name. */
+const ownBranchRun = (r: WorkflowRunSummary, msg: RunMessage, branch: string): boolean =>
+  r.headBranch === branch && r.headRepositoryId === msg.repository.id && isBranchEvent(r.event);
+
+const asBranchRun = (r: WorkflowRunSummary): BranchRun => ({ runId: r.id, runNumber: r.runNumber, headSha: r.headSha });
+
+/**
+ * This run's number for a message that predates it: from the listing, or else one below every
+ * run listed as created after it.
+ */
+function sinceCreated(msg: RunMessage, run: RunFacts, listed: readonly WorkflowRunSummary[]): BranchRun {
+  const found = listed.find((r) => r.id === msg.runId);
+  const after = listed.filter((r) => Date.parse(r.createdAt) > Date.parse(run.createdAt)).map((r) => r.runNumber);
+  const runNumber = found?.runNumber ?? (after.length > 0 ? Math.min(...after) - 1 : Number.MAX_SAFE_INTEGER);
+  return { runId: msg.runId, runNumber, headSha: msg.headSha };
 }

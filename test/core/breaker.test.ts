@@ -46,6 +46,8 @@ describe('decide: the breaker step', () => {
     message: runMessage(),
     config: config(),
     run: runFacts(),
+    // The head of its branch: its staleness checked and clean.
+    stale: {},
     budget: { limit: 0, used: 0 },
     jobs: [job({ id: 5, name: 'ok', conclusion: 'success' }), lost],
     verdicts: [v('infra')],

@@ -28,7 +28,10 @@ const atAttempt = (jobs: readonly JobFacts[], runAttempt: number): JobFacts[] =>
 
 const CLOSED = { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 1_800_000 } as const;
 
-/** Every fact gathered for a push run with one job lost to infrastructure; rows override what their rule needs. */
+/**
+ * Every fact gathered for a push run with one job lost to infrastructure, the head of its branch
+ * (its staleness checked and clean); rows override what their rule needs.
+ */
 function facts(over: Partial<DecisionFacts> & { cfg?: Partial<RepoConfig>; attempt?: number } = {}): DecisionFacts {
   const { cfg, attempt, ...rest } = over;
   const message = rest.message ?? runMessage({ runAttempt: attempt ?? 1 });
@@ -40,7 +43,7 @@ function facts(over: Partial<DecisionFacts> & { cfg?: Partial<RepoConfig>; attem
     jobs: atAttempt([passed, lost], message.runAttempt),
     verdicts: [infraText()],
     breaker: CLOSED,
-    ...(message.event.startsWith('pull_request') && { stale: {} }),
+    ...(staleCheckApplies(config(cfg), message) && { stale: {} }),
     ...rest,
   };
 }
@@ -111,7 +114,7 @@ describe('decisions per run attempt, one row each', () => {
     ]);
   });
 
-  describe('stale (pull_request runs by default)', () => {
+  describe('stale (pull-request runs, and branch runs by default)', () => {
     runRows([
       {
         rule: 'a newer run exists for the same workflow and head',
@@ -137,14 +140,59 @@ describe('decisions per run attempt, one row each', () => {
         expected: 'rerun',
       },
       {
-        rule: 'a push run is not checked by default (stale facts are not consulted)',
-        facts: facts({ stale: { newerRunId: 9002 } }),
+        rule: 'item 3: a push run superseded by a newer commit’s run on its branch is stale (the default, branch)',
+        facts: facts({ stale: { newerRunId: 9002, newerOnBranch: { branch: 'main', headSha: 'deadbeef'.repeat(5) } } }),
+        expected: 'stale',
+        reason: /newer run 9002 of the same workflow on branch main is for commit deadbee: re-running c0ffee0/,
+      },
+      {
+        rule: 'item 3: a push run at the head of its branch is re-run',
+        facts: facts({ stale: {} }),
         expected: 'rerun',
+      },
+      ...(['schedule', 'workflow_dispatch', 'release', 'workflow_run'] as const).map((event) => ({
+        rule: `item 3: a ${event} run on a branch is checked by default`,
+        facts: facts({ message: runMessage({ event }), stale: { newerRunId: 9002 } }),
+        expected: 'stale' as const,
+      })),
+      {
+        rule: 'item 3: a merge-group run is not checked by the branch rule (it has its own)',
+        facts: facts({ message: runMessage({ event: 'merge_group' }), stale: { newerRunId: 9002 } }),
+        expected: 'rerun',
+      },
+      {
+        rule: 'item 3: a run without a head branch (a tag push) is not checked by the branch rule',
+        facts: facts({ message: runMessage({ headBranch: null }), stale: { newerRunId: 9002 } }),
+        expected: 'rerun',
+      },
+      {
+        rule: 'stale_check: pull_request does not check a push run (stale facts are not consulted)',
+        facts: facts({ cfg: { staleCheck: 'pull_request' }, stale: { newerRunId: 9002 } }),
+        expected: 'rerun',
+      },
+      {
+        rule: 'stale_check: pull_request still checks a pull_request run',
+        facts: facts({ message: prMessage(), cfg: { staleCheck: 'pull_request' }, stale: { pullRequestClosed: 12 } }),
+        expected: 'stale',
       },
       {
         rule: 'stale_check: all checks a push run',
         facts: facts({ cfg: { staleCheck: 'all' }, stale: { newerRunId: 9002 } }),
         expected: 'stale',
+      },
+      {
+        rule: 'stale_check: all checks a merge-group run too',
+        facts: facts({
+          message: runMessage({ event: 'merge_group' }),
+          cfg: { staleCheck: 'all' },
+          stale: { newerRunId: 9002 },
+        }),
+        expected: 'stale',
+      },
+      {
+        rule: 'stale_check: off skips the check for a push run',
+        facts: facts({ cfg: { staleCheck: 'off' }, stale: { newerRunId: 9002 } }),
+        expected: 'rerun',
       },
       {
         rule: 'stale_check: off skips the check for a pull_request run',
@@ -494,17 +542,26 @@ describe('decide names the next fact it needs, and only the facts a decision use
       { ...base(prMessage()), run: runFacts({ event: 'pull_request' }) },
       'need stale',
     ],
-    ['a push run skips staleness and needs the budget', { ...base(), run: runFacts() }, 'need budget'],
+    ['a push run needs staleness by default', { ...base(), run: runFacts() }, 'need stale'],
+    [
+      'stale_check: pull_request: a push run skips staleness and needs the budget',
+      { ...base(), config: config({ staleCheck: 'pull_request' }), run: runFacts() },
+      'need budget',
+    ],
     [
       'stale_check: all needs staleness for a push run',
       { ...base(), config: config({ staleCheck: 'all' }), run: runFacts() },
       'need stale',
     ],
     ['staleness gathered: the budget next', { ...base(prMessage()), run: runFacts(), stale: {} }, 'need budget'],
-    ['budget gathered: the jobs next', { ...base(), run: runFacts(), budget: { limit: 0, used: 0 } }, 'need jobs'],
+    [
+      'budget gathered: the jobs next',
+      { ...base(), run: runFacts(), stale: {}, budget: { limit: 0, used: 0 } },
+      'need jobs',
+    ],
     [
       'candidates found: their verdicts next',
-      { ...base(), run: runFacts(), budget: { limit: 0, used: 0 }, jobs: [lost] },
+      { ...base(), run: runFacts(), stale: {}, budget: { limit: 0, used: 0 }, jobs: [lost] },
       'need verdicts',
     ],
   ] as const)('%s → %s', (_label, f, need) => {
@@ -525,7 +582,8 @@ describe('decide names the next fact it needs, and only the facts a decision use
   });
 
   it.each([
-    ['a push run', runMessage(), ['run', 'budget', 'jobs', 'verdicts', 'breaker']],
+    ['a push run', runMessage(), ['run', 'stale', 'budget', 'jobs', 'verdicts', 'breaker']],
+    ['a merge-group run', runMessage({ event: 'merge_group' }), ['run', 'budget', 'jobs', 'verdicts', 'breaker']],
     ['a pull_request run', prMessage(), ['run', 'stale', 'budget', 'jobs', 'verdicts', 'breaker']],
   ] as const)('gathering facts one by one for %s asks in order and ends in a rerun', (_label, message, expected) => {
     const all = facts({ message });
@@ -581,6 +639,13 @@ describe('staleCheckApplies', () => {
     ['pull_request', 'pull_request', true],
     ['pull_request', 'push', false],
     ['pull_request', 'schedule', false],
+    ['branch', 'pull_request', true],
+    ['branch', 'pull_request_target', true],
+    ['branch', 'push', true],
+    ['branch', 'schedule', true],
+    ['branch', 'workflow_dispatch', true],
+    ['branch', 'merge_group', false],
+    ['all', 'merge_group', true],
     ['all', 'push', true],
     ['all', 'pull_request', true],
     ['off', 'pull_request', false],

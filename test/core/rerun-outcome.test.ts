@@ -152,6 +152,22 @@ describe('cancelled-only runs: fallback when rerun-failed-jobs is refused', () =
       decision: 'rerun_rejected',
     },
     {
+      rule: 'item 4: one cancelled candidate, rerun_all_fallback on, the single job refused too: the whole run → retried_all',
+      candidates: [cancelledA],
+      cfg: config({ rerunAllFallback: true }),
+      answers: { failed_jobs: 403, job: 403 },
+      calls: ['failed_jobs', 'job 201', 'run'],
+      decision: 'retried_all',
+    },
+    {
+      rule: 'item 4: failed jobs, the single job and the whole run all refused: rerun_rejected, one call each, no loop',
+      candidates: [cancelledA],
+      cfg: config({ rerunAllFallback: true }),
+      answers: { failed_jobs: 403, job: 403, run: 422 },
+      calls: ['failed_jobs', 'job 201', 'run'],
+      decision: 'rerun_rejected',
+    },
+    {
       rule: 'the whole-run fallback refused too: rerun_rejected, no loop',
       candidates: [cancelledA, cancelledB],
       cfg: config({ rerunAllFallback: true }),
@@ -181,8 +197,11 @@ describe('cancelled-only runs: fallback when rerun-failed-jobs is refused', () =
 
 describe('a refused fallback: the reason names every refused call', () => {
   /** The final reason after rerun-failed-jobs and then the fallback `call` were both refused. */
-  function refusedTwice(call: 'job' | 'run', candidates: readonly JobFacts[]): string {
-    const cfg = config({ rerunAllFallback: true });
+  function refusedTwice(
+    call: 'job' | 'run',
+    candidates: readonly JobFacts[],
+    cfg = config({ rerunAllFallback: true }),
+  ): string {
     const first = answer('failed_jobs', 422, 'There are no failed jobs to re-run');
     const next = afterRerun(first, candidates, true, cfg);
     expect(next).toMatchObject({ kind: 'call', call });
@@ -200,10 +219,21 @@ describe('a refused fallback: the reason names every refused call', () => {
   });
 
   it('the single-job fallback refused too: both refusals named', () => {
-    const reason = refusedTwice('job', [cancelledA]);
+    const reason = refusedTwice('job', [cancelledA], config());
     expect(reason).toMatch(
       /^rerun-failed-jobs refused \(GitHub said 422: .*\); the single-job fallback refused \(GitHub said 403: .*\); the cancelled job could not be re-run either/,
     );
     expect(reason).not.toMatch(/rerun_all_fallback/);
+  });
+
+  it('item 4: all three refused with rerun_all_fallback: the reason names the three refusals in order', () => {
+    const cfg = config({ rerunAllFallback: true });
+    const first = answer('failed_jobs', 403, 'There are no failed jobs to re-run');
+    const job = answer('job', 403, 'This job cannot be re-run');
+    expect(afterRerun(job, [cancelledA], true, cfg, [first])).toEqual({ kind: 'call', call: 'run' });
+    const last = afterRerun(answer('run', 422, 'Too old'), [cancelledA], true, cfg, [first, job]);
+    expect(last.kind === 'final' && last.reason).toMatch(
+      /^rerun-failed-jobs refused \(GitHub said 403: .*\); the single-job fallback refused \(GitHub said 403: .*\); the whole-run fallback refused \(GitHub said 422: Too old\); the whole run could not be re-run either/,
+    );
   });
 });

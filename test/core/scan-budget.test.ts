@@ -87,6 +87,7 @@ describe('a time budget per decision', () => {
       message: runMessage(),
       config: config(),
       run: runFacts(),
+      stale: {},
       budget: { limit: 0, used: 0 },
       jobs: [job],
       verdicts: [c.verdict],

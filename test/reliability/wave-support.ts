@@ -66,6 +66,8 @@ export function planWave(
     const runner = `spot-${n}-i-0abc${n.toString(16).padStart(6, '0')}`;
     return sim.addRun({
       repo: `${prefix}-org/service-${n % repos}`,
+      // A reclaim hits runs of many branches: each run is its branch's head, none superseded.
+      headBranch: `spot-${n}`,
       jobs: [
         { name: 'build', conclusion: 'success' },
         {

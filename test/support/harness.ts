@@ -9,6 +9,8 @@ import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { RunnerSignals } from '../../lib/ledger/runner-signals.js';
+import { TableBranchRuns } from '../../lib/ledger/branch-runs.js';
+import { branchRunFrom } from '../../lib/webhook/branch-run.js';
 import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import { workerContext } from '../../lib/compose/worker.js';
 import type { GitHubClients } from '../../lib/github/client.js';
@@ -71,6 +73,11 @@ export interface Harness {
   readonly client: (installationId: number | null) => GitHubClients;
   deps(over?: WorkerOverrides): WorkerHandlerDeps;
   worker(over?: WorkerOverrides): ReturnType<typeof createWorkerHandler>;
+  /**
+   * The message the intake enqueues for the run's `completed` delivery. The intake recorded the
+   * run as its branch's newest first (when no newer one was), so the harness does too: a worker
+   * of the harness waits for that write before it decides.
+   */
   message(runId: number, deliveryId?: string): RunMessage;
   /** Real SQS records, made by sending through the embedded FIFO queue and receiving them. */
   sqsEvent(messages: readonly RunMessage[]): SQSEvent;
@@ -97,6 +104,8 @@ export async function startHarness(): Promise<Harness> {
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
   let seq = 0;
+  const branchRuns = new TableBranchRuns(dynamo.client, TABLE);
+  const recording: Promise<unknown>[] = [];
   const client = createClientFactory({
     apiUrl: settings.apiUrl,
     credentials: { kind: 'app', appId: APP_ID, privateKey: testPrivateKey() },
@@ -151,9 +160,19 @@ export async function startHarness(): Promise<Harness> {
     metrics,
     client,
     deps,
-    worker: (over) => createWorkerHandler(deps(over)),
-    message: (runId, deliveryId = `delivery-${runId}-${++seq}`) =>
-      runMessageFromPayload(workflowRunPayload(sim, runId, INSTALLATION_ID), deliveryId),
+    worker: (over) => {
+      const handle = createWorkerHandler(deps(over));
+      return async (event, time) => {
+        await Promise.all(recording.splice(0));
+        return handle(event, time);
+      };
+    },
+    message: (runId, deliveryId = `delivery-${runId}-${++seq}`) => {
+      const payload = workflowRunPayload(sim, runId, INSTALLATION_ID);
+      const reported = branchRunFrom(payload);
+      if (typeof reported !== 'string') recording.push(branchRuns.record(reported.key, reported.run));
+      return runMessageFromPayload(payload, deliveryId);
+    },
     sqsEvent: (messages) => {
       const q = new EmbeddedFifoQueue({ name: 'reprise-runs.fifo' });
       // The embedded queue takes a message before its send returns.

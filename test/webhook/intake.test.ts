@@ -110,6 +110,7 @@ describe('intake answers', () => {
         'conclusion',
         'pullRequests',
         'createdAt',
+        'runNumber',
       ].sort(),
     );
   });

@@ -86,7 +86,10 @@ describe('the worker plans its deferrals inside the window', () => {
     }));
 
   async function twoLostRuns(repo: string, firstReceive: number) {
-    const runs = [1, 2].map(() => h.sim.addRun({ repo, jobs: [lostJob('test', 'runner-i-0abc1234def567890')] }));
+    // Each the head of its own branch: neither superseded the other.
+    const runs = [1, 2].map((n) =>
+      h.sim.addRun({ repo, headBranch: `lost-${n}`, jobs: [lostJob('test', 'runner-i-0abc1234def567890')] }),
+    );
     const event = h.sqsEvent(runs.map((r) => h.message(r.id)));
     const res = await paced()({ Records: receivedAt(event.Records, firstReceive) });
     return { runs, event, res };

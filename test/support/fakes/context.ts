@@ -56,6 +56,8 @@ export function fakeWorld(o: WorldOptions = {}): FakeWorld {
       pacing,
       outcomes,
       signals: new MemorySignals(),
+      // No run is recorded: a branch run's staleness is listed.
+      branchRuns: { newest: () => Promise.resolve(undefined) },
       repoConfig: {
         load: () => Promise.reject(new Error('the repository configuration is not read in this test')),
       },
