@@ -68,11 +68,16 @@ describe('the corpus of real reports through the compiled runtime (npm start, re
     sim.addInstallation({ id: INSTALLATION, account: ORG });
     sim.setRepoFile(LEAVE_REPO, '.github/reprise.yml', 'platform_errors: leave\n');
     for (const r of REPORTS) {
-      const run = sim.addRun({ repo: `${ORG}/app`, jobs: [{ name: 'build', conclusion: 'success' }, jobOf(r)] });
+      // Each report's run is its branch's head: none is superseded by another report's run.
+      const run = sim.addRun({
+        repo: `${ORG}/app`,
+        headBranch: `report-${r.id}`,
+        jobs: [{ name: 'build', conclusion: 'success' }, jobOf(r)],
+      });
       runOf.set(r.id, run.id);
       // Every scored platform failure once more, in the repository that turned them off.
       if (r.family === 'platform' && mustRerun(r)) {
-        leaveRuns.push(sim.addRun({ repo: LEAVE_REPO, jobs: [jobOf(r)] }).id);
+        leaveRuns.push(sim.addRun({ repo: LEAVE_REPO, headBranch: `leave-${r.id}`, jobs: [jobOf(r)] }).id);
       }
     }
     rt = await startCompiledRuntime(sim, {
