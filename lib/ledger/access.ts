@@ -50,8 +50,10 @@ const on = (leadingKey: string, ...actions: TableAction[]): KeyGrant => ({ leadi
 
 /** Each store's requests, as its module sends them (lib/ledger/*.ts). */
 export const STORE_ACCESS = {
-  /** deliveries.ts */
+  /** deliveries.ts, the intake's side: `isSeen`, `markSeen`. */
   deliveries: [on(P.delivery, 'GetItem', 'PutItem')],
+  /** deliveries.ts, the reconciler's side: `isSeen`. */
+  deliveryReads: [on(P.delivery, 'GetItem')],
   /** run-attempts.ts, the worker's side: claim, wait, finalise, release. */
   attempts: [on(P.run, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem')],
   /** run-attempts.ts, read only (the reconciler's `get`). */
@@ -100,7 +102,7 @@ export const FUNCTION_STORES: Readonly<Record<FunctionName, { stores: readonly S
   signalIntake: { stores: ['signalPosts'], scan: false },
   // Its sweep of run attempts is a Scan (reconcile-store.ts), which no partition key can bound.
   reconciler: {
-    stores: ['reconcile', 'attemptReads', 'deliveries', 'outcomes', 'queuedJobSweep', 'pacing'],
+    stores: ['reconcile', 'attemptReads', 'deliveryReads', 'outcomes', 'queuedJobSweep', 'pacing'],
     scan: true,
   },
 };

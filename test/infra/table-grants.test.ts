@@ -152,6 +152,12 @@ describe("each function's table access is limited to the key prefixes and action
     expect(may('intake', 'DeleteItem', run)).toBe(false);
   });
 
+  it('only the intake records a delivery as seen; the reconciler only asks whether it was', () => {
+    const delivery = keys.delivery('g').pk;
+    expect(FUNCTIONS.filter((fn) => may(fn, 'PutItem', delivery))).toEqual(['intake']);
+    expect(FUNCTIONS.filter((fn) => may(fn, 'GetItem', delivery)).sort()).toEqual(['intake', 'reconciler']);
+  });
+
   it('no function holds the local queue journal, batch operations, or a table-wide action', () => {
     const queue = keys.queueMessage('work', 'm').pk;
     for (const fn of FUNCTIONS) {
