@@ -21,7 +21,7 @@ import type { FunctionName } from '../lib/config/settings-schema.js';
 import type { StackOutputName } from '../lib/config/stack-outputs.js';
 import { functionEnvironment, resolveProps, type RepriseProps } from './props.js';
 import { acknowledgeDeadLetterQueue, secureQueue, WorkQueues } from './queues.js';
-import { Storage } from './storage.js';
+import { grantTableAccess, Storage } from './storage.js';
 
 export { type RepriseAlarmThresholds, type RepriseProps } from './props.js';
 export { WebhookAccess, type HttpApiAccessOptions } from './webhook-access.js';
@@ -142,7 +142,7 @@ export class Reprise extends Construct {
       },
     });
     this.eventBus.grantPutEventsTo(intake.role);
-    this.table.grantReadWriteData(intake.role);
+    grantTableAccess(this.table, intake.role, 'intake');
     this.workQueue.grantSendMessages(intake.role);
     this.webhookSecret.grantRead(intake.role);
 
@@ -163,7 +163,7 @@ export class Reprise extends Construct {
       },
     });
     this.eventBus.grantPutEventsTo(worker.role);
-    this.table.grantReadWriteData(worker.role);
+    grantTableAccess(this.table, worker.role, 'worker');
     this.githubAppSecret.grantRead(worker.role);
     worker.function.addEventSource(
       new SqsEventSource(this.workQueue, {
@@ -195,7 +195,7 @@ export class Reprise extends Construct {
       },
       asyncFailureQueue: this.signalDeadLetterQueue,
     });
-    this.table.grantReadWriteData(ec2Signal.role);
+    grantTableAccess(this.table, ec2Signal.role, 'ec2Signal');
     // Reads the runner-name tags of the interrupted instance.
     ec2Signal.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
     acknowledge(
@@ -222,7 +222,7 @@ export class Reprise extends Construct {
         ...settingsOf('signalIntake'),
       },
     });
-    this.table.grantReadWriteData(signalIntake.role);
+    grantTableAccess(this.table, signalIntake.role, 'signalIntake');
     this.signalSecret.grantRead(signalIntake.role);
 
     const reconciler = fn('Reconciler', HANDLERS.reconciler, {
@@ -248,7 +248,7 @@ export class Reprise extends Construct {
       'The reconciler is invoked asynchronously by a schedule whose events are empty: a failed invocation has ' +
         'nothing to deliver anywhere. Failed sweeps are counted (SweepFailed) and alarmed, and the next tick resumes.',
     );
-    this.table.grantReadWriteData(reconciler.role);
+    grantTableAccess(this.table, reconciler.role, 'reconciler');
     this.githubAppSecret.grantRead(reconciler.role);
     this.workQueue.grantSendMessages(reconciler.role);
     this.reconcileSchedule = new Rule(this, 'ReconcileSchedule', {

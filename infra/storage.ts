@@ -1,8 +1,41 @@
 import { RemovalPolicy, SecretValue } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import type { FunctionName } from '../lib/config/settings-schema.js';
+import { tableGrant } from '../lib/ledger/access.js';
 import { acknowledge } from './nag.js';
+
+/** The IAM condition key that bounds a request to the items of its partition keys. */
+export const LEADING_KEYS = 'dynamodb:LeadingKeys';
+
+/**
+ * A function's table access as lib/ledger/access.ts declares it: each set of actions on the
+ * partition-key patterns it belongs to (`ForAllValues:StringLike` on `dynamodb:LeadingKeys`, and
+ * `Null: false` so a request that names no partition key is not let through by an empty set), and
+ * Scan apart, for the one function whose sweep scans.
+ */
+export function grantTableAccess(table: Table, grantee: IGrantable, fn: FunctionName): void {
+  const grant = tableGrant(fn);
+  for (const g of grant.keyed) {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: g.actions.map((a) => `dynamodb:${a}`),
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { [LEADING_KEYS]: [...g.leadingKeys] },
+          Null: { [LEADING_KEYS]: 'false' },
+        },
+      }),
+    );
+  }
+  if (grant.scan) {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['dynamodb:Scan'], resources: [table.tableArn] }),
+    );
+  }
+}
 
 export interface StorageProps {
   readonly removalPolicy: RemovalPolicy;

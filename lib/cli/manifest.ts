@@ -8,7 +8,11 @@ export interface ManifestOptions {
   readonly redirectUrl: string;
   /** `check_run` reports need `checks: write`. */
   readonly report: 'log' | 'check_run';
-  /** Ask for what `enqueuePullRequest` needs (the default: `merge_queue: requeue` is). */
+  /**
+   * Ask for what `enqueuePullRequest` needs, for `merge_queue: requeue` (`reprise setup
+   * --merge-queue`). Off by default: those are write permissions on every installed repository's
+   * contents, and without them a merge-group run lost to infrastructure is re-run instead.
+   */
   readonly mergeQueue?: boolean;
 }
 
@@ -24,8 +28,9 @@ export interface AppManifest {
 }
 
 /**
- * Only what reprise uses: re-runs (actions: write), annotations (checks), the configuration
- * file (contents), pull requests for staleness, and metadata, which every App has.
+ * The least reprise needs: re-runs (actions: write), annotations and check runs (checks: read,
+ * or write for `report: check_run`), the configuration file (contents: read), the pull requests
+ * a run belongs to for staleness (pull_requests: read), and metadata, which every App has.
  */
 export function appPermissions(report: 'log' | 'check_run'): Record<string, 'read' | 'write'> {
   return {
@@ -52,7 +57,7 @@ export const MERGE_QUEUE_PERMISSIONS: Readonly<Record<string, 'write'>> = {
 
 export const manifestPermissions = (o: Pick<ManifestOptions, 'report' | 'mergeQueue'>) => ({
   ...appPermissions(o.report),
-  ...(o.mergeQueue !== false && MERGE_QUEUE_PERMISSIONS),
+  ...(o.mergeQueue === true && MERGE_QUEUE_PERMISSIONS),
 });
 
 export function buildManifest(o: ManifestOptions): AppManifest {

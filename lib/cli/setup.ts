@@ -26,9 +26,11 @@ Options:
   --github-url URL      GitHub's web URL, https://HOST for GitHub Enterprise Server (default https://github.com)
   --api-url URL         REST base (default derived from --github-url, or GITHUB_API_URL)
   --report check_run    ask for checks: write, to report decisions as check runs
-  --no-merge-queue      leave out what putting a pull request back in the merge queue needs
-                        (pull_requests, contents and merge_queues: write); merge-group runs
-                        lost to a runner are then re-run instead (docs/operations.md)
+  --merge-queue         also ask for what putting a pull request back in the merge queue needs
+                        (pull_requests, contents and merge_queues: write), for merge_queue: requeue;
+                        without it those stay unasked (a leaked App key cannot push) and merge-group
+                        runs lost to a runner are re-run instead (docs/operations.md)
+  --no-merge-queue      the default: the App asks for none of those
   --name NAME           the App's name (default "reprise"; GitHub lets you change it before creating)
   --port N              port of the local page (default: a free one)
   --timeout SECONDS     how long to wait for GitHub's redirect (default 900)
@@ -46,6 +48,7 @@ const OPTIONS = {
   'github-url': { type: 'string' },
   'api-url': { type: 'string' },
   report: { type: 'string' },
+  'merge-queue': { type: 'boolean' },
   'no-merge-queue': { type: 'boolean' },
   name: { type: 'string' },
   'homepage-url': { type: 'string' },
@@ -219,7 +222,7 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         webhookUrl,
         redirectUrl: `${pageUrl}callback`,
         report: v.report === 'check_run' ? 'check_run' : 'log',
-        mergeQueue: !v['no-merge-queue'],
+        mergeQueue: v['merge-queue'] === true && !v['no-merge-queue'],
       });
       manifestHtml = manifestPage(newAppUrl(webUrl, state, v.org), manifest);
       println(io.stderr, `Open ${pageUrl} in a browser on this machine and press the button to create the App`);

@@ -82,7 +82,16 @@ export async function listInstallations(app: AppClient): Promise<Installation[]>
   return (await app.paginate('GET /app/installations', { per_page: 100 })) as unknown as Installation[];
 }
 
-export function checkInstallations(installations: readonly Installation[], facts: AppFacts): Check {
+/** The setting that needs a permission beyond the least, named when an installation lacks it. */
+const neededBy = (name: string, level: string): string =>
+  name === 'checks' && level === 'write' ? ' (report: check_run needs it to create check runs)' : '';
+
+/** `report` is the deployment's (REPORT, or --report): check_run needs checks: write of every installation. */
+export function checkInstallations(
+  installations: readonly Installation[],
+  facts: AppFacts,
+  report: 'log' | 'check_run' = 'log',
+): Check {
   if (installations.length === 0) {
     return {
       name: 'installations',
@@ -91,7 +100,7 @@ export function checkInstallations(installations: readonly Installation[], facts
       fix: `install it: ${facts.htmlUrl}/installations/new`,
     };
   }
-  const needed = appPermissions('log');
+  const needed = appPermissions(report);
   const problems: string[] = [];
   const fixes: string[] = [];
   for (const i of installations) {
@@ -102,7 +111,7 @@ export function checkInstallations(installations: readonly Installation[], facts
     }
     const missing = Object.entries(needed)
       .filter(([k, level]) => (RANK[i.permissions[k] ?? ''] ?? 0) < (RANK[level] ?? 0))
-      .map(([k, level]) => `${k}: ${level}`);
+      .map(([k, level]) => `${k}: ${level}${neededBy(k, level)}`);
     if (missing.length > 0) {
       problems.push(`${who} lacks ${missing.join(', ')}`);
       fixes.push(`an owner of ${who} accepts the App's permissions at ${i.html_url}`);
@@ -147,7 +156,8 @@ export function checkMergeQueuePermissions(installations: readonly Installation[
         .join('; ') +
       `: a pull request ejected from its merge queue by a lost runner is not put back (its run is re-run instead)`,
     fix:
-      `add ${needed} to the App's permissions, then an owner accepts them at ${lacking.map(({ i }) => i.html_url).join(', ')}; ` +
+      `add ${needed} to the App's permissions (or create it with reprise setup --merge-queue), then an owner ` +
+      `accepts them at ${lacking.map(({ i }) => i.html_url).join(', ')}; ` +
       'or set merge_queue: rerun in .github/reprise.yml to keep re-running merge-group runs',
   };
 }

@@ -1,6 +1,16 @@
 import { describeAwsError, stackOutputs } from './aws.js';
 import { appClient, credentialsFrom, describeGitHubError, settingsFrom, workerClients } from './github.js';
-import { CliError, type CliIo, parseCommand, parseCount, printJson, println, runCommand, withProgress } from './io.js';
+import {
+  CliError,
+  type CliIo,
+  parseCommand,
+  parseCount,
+  printJson,
+  println,
+  runCommand,
+  UsageError,
+  withProgress,
+} from './io.js';
 import { ledgerSource } from './ledger-source.js';
 import { localUrl } from './local-runtime.js';
 import {
@@ -22,7 +32,9 @@ Usage: reprise status [--stack NAME | --webhook-url URL] [--table NAME | --local
 Needs the App's credentials in the environment: APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH),
 and GITHUB_API_URL for GitHub Enterprise Server. Checks, each OK or what is wrong and the fix:
   webhook URL     the App's webhook URL (GET /app/hook/config) is the deployed one
-  installations   where the App is installed, on which repositories, with the permissions it asks
+  installations   where the App is installed, on which repositories, with the permissions the
+                  settings need (checks: write with REPORT=check_run or --report check_run)
+  merge queue     whether each installation grants what merge_queue: requeue needs
   deliveries      webhook deliveries of the last 24 h that failed and were not redelivered
   rate limit      requests left this hour, through an installation token
   decisions       the last decisions recorded in the ledger
@@ -35,6 +47,7 @@ Options:
                      http://127.0.0.1:ADMIN_PORT (default PORT + 1, i.e. 3001)
   --data-dir DIR     with --local: the runtime's --data-dir (its admin-token file)
   --decisions N      how many recent decisions to show (default 5)
+  --report MODE      the deployment's report setting, log or check_run (default: REPORT, else log)
   --json             print the checks as JSON
   -h, --help         this help
 
@@ -47,6 +60,7 @@ const OPTIONS = {
   local: { type: 'string' },
   'data-dir': { type: 'string' },
   decisions: { type: 'string' },
+  report: { type: 'string' },
 } as const;
 
 const LABEL: Record<Check['status'], string> = { ok: 'OK', fail: 'FAIL', warn: 'WARN', skip: 'SKIP' };
@@ -71,7 +85,11 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
     async () => {
       const { values: v } = parseCommand('status', argv, OPTIONS);
       const count = parseCount(v.decisions, 'decisions', 5);
+      if (v.report !== undefined && v.report !== 'check_run' && v.report !== 'log') {
+        throw new UsageError(`--report: expected check_run or log, got "${v.report}"`);
+      }
       const settings = settingsFrom(io.env);
+      const report = v.report ?? settings.defaults.report ?? 'log';
       const creds = credentialsFrom(io.env, false);
       if (creds.kind !== 'app') throw new CliError('status needs App credentials');
       const app = appClient(settings.apiUrl, creds, io);
@@ -97,7 +115,7 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
       checks.push(
         await run(io, 'installations', async () => {
           installations = await listInstallations(app);
-          return checkInstallations(installations, facts);
+          return checkInstallations(installations, facts, report);
         }),
       );
       checks.push(await run(io, 'merge queue', async () => checkMergeQueuePermissions(installations)));

@@ -135,7 +135,7 @@ async function recordJob(deps: IntakeDeps, payload: Record<string, unknown>): Pr
       await waiting.queued(q);
       return answer(202, { ok: true, reason: 'job recorded as queued' });
     }
-    await waiting.clear(q.repoId, q.jobId);
+    await waiting.clear(q);
   }
   const jobs = deps.jobs;
   if (!jobs || (action !== 'in_progress' && action !== 'completed'))

@@ -38,6 +38,7 @@ export interface KeyRange {
 
 const attemptNo = (attempt: number) => String(attempt).padStart(3, '0');
 const budgetPk = (installationId: number | null) => `BUDGET#${installationId ?? 'none'}`;
+const queuedPk = (installationId: number | null) => `QUEUED#${installationId ?? 'none'}`;
 const outcomesPk = (installationId: number | null) => `OUTCOMES#${installationId ?? 'none'}`;
 
 export const keys = {
@@ -94,11 +95,26 @@ export const keys = {
   /** The installation's breaker: until when its automatic re-runs pause. */
   breaker: (installationId: number | null): Key => ({ pk: `BREAKER#${installationId ?? 'none'}`, sk: 'BREAKER' }),
   /**
-   * A job waiting for a runner, from its `queued` event until `in_progress` or `completed`. One
-   * partition: it holds only jobs waiting now (and stuck ones until TTL), so a sweep reads it whole.
+   * A job waiting for a runner, from its `queued` event until `in_progress` or `completed`: one
+   * partition per installation, so a sweep reads each installation apart and a bounded page of it.
    */
-  queuedJob: (repoId: number, jobId: number): Key => ({ pk: 'QUEUED', sk: `JOB#${repoId}#${jobId}` }),
-  queuedJobs: (): KeyRange => ({ pk: 'QUEUED' }),
+  queuedJob: (installationId: number | null, repoId: number, jobId: number): Key => ({
+    pk: queuedPk(installationId),
+    sk: `JOB#${repoId}#${jobId}`,
+  }),
+  /** An installation's waiting jobs after `afterSk` (a job's sort key), or from the first. */
+  queuedJobsAfter: (installationId: number | null, afterSk?: string): KeyRange => ({
+    pk: queuedPk(installationId),
+    sk: { after: afterSk ?? 'JOB#' },
+  }),
+  /** Beside an installation's waiting jobs: the sort key where its next sweep resumes. */
+  queuedCursor: (installationId: number | null): Key => ({ pk: queuedPk(installationId), sk: 'CURSOR' }),
+  /** One item per installation with jobs waiting (refreshed by each `queued`): where a sweep starts. */
+  queuedInstallation: (installationId: number | null): Key => ({
+    pk: 'QUEUEDINST',
+    sk: `INST#${installationId ?? 'none'}`,
+  }),
+  queuedInstallations: (): KeyRange => ({ pk: 'QUEUEDINST' }),
   /** How often a pull request's head was put back in the merge queue: one counter per head. */
   requeueHead: (repoId: number, pullRequest: number, headSha: string): Key => ({
     pk: `REQUEUE#${repoId}#${pullRequest}`,

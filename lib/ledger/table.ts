@@ -158,6 +158,22 @@ export class Table {
     return n;
   }
 
+  /** The first `limit` items of a key range, in sort-key order: one bounded read. */
+  async queryFirst<T = Record<string, unknown>>(range: KeyRange, limit: number, consistent = false): Promise<T[]> {
+    const cond = keyCondition(range);
+    const page = await this.doc.send(
+      new QueryCommand({
+        TableName: this.name,
+        KeyConditionExpression: cond.expression,
+        ExpressionAttributeNames: namesIn(cond.expression),
+        ExpressionAttributeValues: valuesOf(cond.values),
+        ConsistentRead: consistent,
+        Limit: limit,
+      }),
+    );
+    return (page.Items ?? []) as T[];
+  }
+
   /** One page of a filtered Scan. `limit` bounds the items read, not the matches. */
   async scanPage<T = Record<string, unknown>>(
     filter: Expression,

@@ -15,6 +15,8 @@ import type { EventPublisher, StuckQueuedEvent } from '../events/types.js';
 /** No repository may ask for less: a sweep never reads a configuration for a job younger than this. */
 const MIN_STUCK_AFTER_MS = 60_000;
 const DEFAULT_STUCK_AFTER_MINUTES = 15;
+/** Jobs of one installation a sweep reads at most: a backlog on a label no runner has waits its turn. */
+export const STUCK_JOBS_PER_INSTALLATION = 50;
 
 export interface StuckContext {
   readonly queuedJobs: QueuedJobLog;
@@ -30,6 +32,8 @@ export interface StuckContext {
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now: () => number;
+  /** How many jobs of one installation a sweep reads; STUCK_JOBS_PER_INSTALLATION when absent. */
+  readonly perInstallation?: number;
 }
 
 export interface StuckCounts {
@@ -54,13 +58,13 @@ function describe(job: QueuedJobRecord, waitedMs: number, stuckAfterMinutes: num
  * Jobs queued longer than their repository's `stuck_after` with no runner picking them up. Each
  * is reported once (a conditional mark): a metric, an alarm on it, a log line, an event, and a
  * check run when the repository asks for `report: check_run`. GitHub is asked for the job's
- * status first, so a missed `in_progress` delivery clears the job instead of reporting it.
+ * status first, so a missed `in_progress` delivery clears the job instead of reporting it. Each
+ * installation gives a bounded share of its jobs per sweep, resuming where its last share ended.
  */
 export async function sweepStuck(ctx: StuckContext, counts: StuckCounts): Promise<void> {
   const now = ctx.now();
-  const waiting = (await ctx.queuedJobs.list()).filter(
-    (j) => j.reportedAt === undefined && now - j.queuedAt >= MIN_STUCK_AFTER_MS,
-  );
+  const share = await ctx.queuedJobs.sweepShare(ctx.perInstallation ?? STUCK_JOBS_PER_INSTALLATION);
+  const waiting = share.filter((j) => j.reportedAt === undefined && now - j.queuedAt >= MIN_STUCK_AFTER_MS);
   // One configuration read per repository and sweep.
   const configs = new Map<string, Promise<RepoConfig>>();
   for (const job of waiting) {
@@ -110,7 +114,7 @@ async function sweepJob(
     status = 'gone';
   }
   if (status === 'in_progress' || status === 'completed' || status === 'gone') {
-    await ctx.queuedJobs.clear(job.repoId, job.jobId);
+    await ctx.queuedJobs.clear(job);
     counts.stuckCleared++;
     return;
   }

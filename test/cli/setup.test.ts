@@ -161,7 +161,7 @@ describe('reprise setup: the GitHub App manifest flow', () => {
     ['log', 'read'],
     ['check_run', 'write'],
   ] as const)(
-    'the manifest asks for exactly the permissions reprise uses (report %s → checks: %s)',
+    'the manifest asks for the least reprise needs, without merge queues: no contents: write, no pull_requests: write (report %s → checks: %s)',
     (report, checks) => {
       const m = buildManifest({
         name: 'reprise',
@@ -170,32 +170,56 @@ describe('reprise setup: the GitHub App manifest flow', () => {
         redirectUrl: 'http://127.0.0.1:1/callback',
         report,
       });
-      // What enqueuePullRequest needs comes on top: merge_queue: requeue is the default.
       expect(m.default_permissions).toEqual({
         actions: 'write',
         checks,
-        contents: 'write',
-        pull_requests: 'write',
-        merge_queues: 'write',
+        contents: 'read',
+        pull_requests: 'read',
         metadata: 'read',
       });
-      expect(m.default_permissions).toEqual({ ...appPermissions(report), ...MERGE_QUEUE_PERMISSIONS });
+      expect(m.default_permissions).toEqual(appPermissions(report));
       expect(m.default_events).toEqual(['workflow_run', 'workflow_job']);
       expect(m.public).toBe(false);
     },
   );
 
-  it('--no-merge-queue leaves out the write permissions enqueuePullRequest needs', () => {
+  it('with merge queues enabled (--merge-queue, for merge_queue: requeue) the manifest also asks for what enqueuePullRequest needs', () => {
     const m = buildManifest({
       name: 'reprise',
       homepageUrl: 'https://github.com',
       webhookUrl: 'https://h.example.com/webhook',
       redirectUrl: 'http://127.0.0.1:1/callback',
       report: 'log',
-      mergeQueue: false,
+      mergeQueue: true,
     });
-    expect(m.default_permissions).toEqual(appPermissions('log'));
-    expect(m.default_permissions).not.toHaveProperty('merge_queues');
+    expect(m.default_permissions).toEqual({
+      actions: 'write',
+      checks: 'read',
+      contents: 'write',
+      pull_requests: 'write',
+      merge_queues: 'write',
+      metadata: 'read',
+    });
+    expect(m.default_permissions).toEqual({ ...appPermissions('log'), ...MERGE_QUEUE_PERMISSIONS });
+  });
+
+  it('the served manifest asks for contents: write and pull_requests: write only with --merge-queue', async () => {
+    let id = 424_300;
+    for (const [flags, expected] of [
+      [[], { contents: 'read', pull_requests: 'read' }],
+      [['--no-merge-queue'], { contents: 'read', pull_requests: 'read' }],
+      [['--merge-queue'], { contents: 'write', pull_requests: 'write', merge_queues: 'write' }],
+    ] as const) {
+      const io = captureIo({ GITHUB_API_URL: sim.url });
+      const file = join(dir, `mq${flags.join('')}.env`);
+      const done = setup(['--dotenv', file, '--webhook-url', 'https://h.example.com/webhook', ...flags], io);
+      const page = await openPage(io);
+      const asked = page.manifest.default_permissions as Record<string, string>;
+      expect(asked, flags.join(' ') || 'no flag').toMatchObject(expected);
+      if (!('merge_queues' in expected)) expect(asked).not.toHaveProperty('merge_queues');
+      await callback(page.pageUrl, { code: newCode(++id), state: page.state });
+      expect(await done).toBe(0);
+    }
   });
 
   it('--report check_run reaches the served manifest as checks: write', async () => {

@@ -131,6 +131,29 @@ describe('reprise status', () => {
     expect(io.out()).toMatch(/^SKIP +webhook URL/m);
   });
 
+  it('says when an installation lacks the checks: write that report: check_run needs (REPORT or --report), and not with report: log', async () => {
+    h.sim.addInstallation({
+      id: 9002,
+      account: 'initech',
+      permissions: { actions: 'write', checks: 'read', contents: 'read', metadata: 'read', pull_requests: 'read' },
+    });
+    const line =
+      /^FAIL +installations +.*initech lacks checks: write \(report: check_run needs it to create check runs\)/m;
+    const fromEnv = captureIo({ ...appEnv(h.sim.url), REPORT: 'check_run' });
+    expect(await status(['--webhook-url', HOOK], fromEnv)).toBe(1);
+    expect(fromEnv.out()).toMatch(line);
+    expect(fromEnv.out()).toMatch(/an owner of initech accepts the App's permissions at /);
+    const fromFlag = captureIo(appEnv(h.sim.url));
+    expect(await status(['--webhook-url', HOOK, '--report', 'check_run'], fromFlag)).toBe(1);
+    expect(fromFlag.out()).toMatch(line);
+    const log = captureIo(appEnv(h.sim.url));
+    await status(['--webhook-url', HOOK], log);
+    expect(log.out()).not.toMatch(/initech lacks checks/);
+    const bad = captureIo(appEnv(h.sim.url));
+    expect(await status(['--report', 'checks'], bad)).toBe(2);
+    expect(bad.err()).toMatch(/--report: expected check_run or log/);
+  });
+
   it('bad credentials: GitHub refusing the App JWT is one clear message, exit 1', async () => {
     h.sim.injectFault({
       method: 'GET',

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { RunInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { EventBridgeClient, PutEventsCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lostJob } from '../support/evidence.js';
@@ -15,7 +16,8 @@ import { APP_ID, testPrivateKey } from '../support/harness.js';
 import { deployed } from '../infra/settings-support.js';
 import { workflowJobPayload } from '../support/job-events.js';
 import { signedDelivery, webhookEvent, workflowRunPayload } from '../support/webhooks.js';
-import { type Deployment, deploy } from './setup.js';
+import { type Deployment, deploy, type FunctionKey } from './setup.js';
+import { allows, roleOfFunction, statementsOfRole } from '../support/iam-policy.js';
 import { motoServerPath } from './moto-server.js';
 import { awsConfig } from './stack.js';
 
@@ -337,5 +339,54 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
     // The setting of this deployment (-c report=check_run) reached the reconciler that reads it.
     expect(await d.fn.reconciler.envReads()).toContain('REPORT');
     expect(d.environments.reconciler.REPORT).toBe('check_run');
+  });
+
+  it("least privilege, as deployed: every table request each function's bundle sent in this journey is one its own synthesized policy allows (LeadingKeys judged by a strict evaluator), and the signal intake touched signal items only", async () => {
+    // An agent's post, so the internet-facing signal intake sends its requests too.
+    const secret = String(
+      (await d.secrets.send(new GetSecretValueCommand({ SecretId: d.environments.signalIntake.SIGNAL_SECRET_ARN! })))
+        .SecretString,
+    );
+    const posted = await d.fn.signalIntake.invoke<{ statusCode: number }>(
+      webhookEvent(
+        { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        { body: JSON.stringify({ runners: ['moto-agent-runner'], kind: 'terminated' }), isBase64Encoded: false },
+      ),
+    );
+    expect(posted.statusCode).toBe(202);
+
+    const tableId = Object.keys(d.stack.resources).find(
+      (id) => d.stack.resources[id]!.Type === 'AWS::DynamoDB::Table',
+    )!;
+    const tableArn = d.stack.resolve({ 'Fn::GetAtt': [tableId, 'Arn'] });
+    const refused: string[] = [];
+    for (const k of Object.keys(d.fn) as FunctionKey[]) {
+      const statements = statementsOfRole(d.stack.resources, roleOfFunction(d.stack.resources, d.ids[k]));
+      const calls = d.tableCalls[k];
+      expect(calls.length, `${k} sent no table request in the journey`).toBeGreaterThan(0);
+      for (const call of calls) {
+        expect(call.table).toBe(d.tableName);
+        const request = {
+          action: call.action,
+          resource: tableArn,
+          ...(call.leadingKeys && { leadingKeys: call.leadingKeys }),
+        };
+        if (!allows(statements, request, d.stack.resolve))
+          refused.push(`${k} ${call.action} ${call.leadingKeys?.join(',') ?? '(no key)'}`);
+      }
+    }
+    expect([...new Set(refused)]).toEqual([]);
+    const signalKeys = d.tableCalls.signalIntake.flatMap((c) => c.leadingKeys ?? ['(scan)']);
+    expect(signalKeys.filter((pk) => !/^(RUNNER|SIGNALPOST)#/.test(pk))).toEqual([]);
+    expect(signalKeys).toContain('RUNNER#moto-agent-runner');
+    // The evaluator is not lenient: the same policy refuses the intake's requests on the worker's items.
+    const intakePolicy = statementsOfRole(d.stack.resources, roleOfFunction(d.stack.resources, d.ids.signalIntake));
+    expect(
+      allows(
+        intakePolicy,
+        { action: 'dynamodb:PutItem', resource: tableArn, leadingKeys: ['RUN#1#2'] },
+        d.stack.resolve,
+      ),
+    ).toBe(false);
   });
 });

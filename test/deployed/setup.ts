@@ -28,6 +28,7 @@ import { APP_ID, testPrivateKey } from '../support/harness.js';
 import { testApp } from '../infra/synth.js';
 import { bundleFor, LambdaInstance, pollOnce } from './functions.js';
 import { type MotoServer, startMoto } from './moto-server.js';
+import { startTableRecorder, type TableCall, type TableRecorder } from './table-recorder.js';
 import {
   ACCOUNT,
   awsConfig,
@@ -90,6 +91,8 @@ export interface Deployment {
   readonly fn: Record<FunctionKey, LambdaInstance>;
   /** Each function's logical id in the template. */
   readonly ids: Record<FunctionKey, string>;
+  /** Every DynamoDB request each function's bundle sent, through its own recording proxy. */
+  readonly tableCalls: Record<FunctionKey, TableCall[]>;
   /** A new instance of a function: a cold start with the same environment. */
   coldStart(key: FunctionKey): Promise<LambdaInstance>;
   putAppSecret(value: string): Promise<void>;
@@ -189,6 +192,8 @@ export async function deploy(motoPath: string, context: Record<string, string>):
    * a GitHub URL that is not https, so the template names GitHub's own; GitHub here is the
    * simulator, on 127.0.0.1.
    */
+  const recorders = {} as Record<FunctionKey, TableRecorder>;
+  for (const k of Object.keys(ids) as FunctionKey[]) recorders[k] = await startTableRecorder(moto.url);
   const processEnv = (k: FunctionKey): Record<string, string> => {
     const env = { ...environments[k] };
     if (env.GITHUB_API_URL !== undefined) env.GITHUB_API_URL = sim.url;
@@ -196,6 +201,8 @@ export async function deploy(motoPath: string, context: Record<string, string>):
     return {
       ...env,
       AWS_ENDPOINT_URL: moto.url,
+      // The table through the function's own recorder, which forwards to moto.
+      AWS_ENDPOINT_URL_DYNAMODB: recorders[k].url,
       AWS_REGION: REGION,
       AWS_ACCESS_KEY_ID: 'testing',
       AWS_SECRET_ACCESS_KEY: 'testing',
@@ -229,6 +236,10 @@ export async function deploy(motoPath: string, context: Record<string, string>):
     environments,
     fn,
     ids,
+    tableCalls: Object.fromEntries((Object.keys(ids) as FunctionKey[]).map((k) => [k, recorders[k].calls])) as Record<
+      FunctionKey,
+      TableCall[]
+    >,
     coldStart: async (k) => {
       const i = await coldStart(k);
       started.push(i);
@@ -259,6 +270,7 @@ export async function deploy(motoPath: string, context: Record<string, string>):
     queue: (name) => testQueue(sqs, name),
     close: async () => {
       await Promise.all(started.map((i) => i.close()));
+      await Promise.all(Object.values(recorders).map((r) => r.close()));
       await sim.close();
       await moto.close();
     },
