@@ -44,6 +44,7 @@ const P = {
   requeue: leadingKeyOf(keys.requeueHead(1, 1, 's')),
   cursor: leadingKeyOf(keys.reconcileCursor('n')),
   redelivery: leadingKeyOf(keys.redelivery('g')),
+  branchRun: leadingKeyOf(keys.branchRun(1, 1, 1, 'b')),
 } as const;
 
 const on = (leadingKey: string, ...actions: TableAction[]): KeyGrant => ({ leadingKeys: [leadingKey], actions });
@@ -83,6 +84,10 @@ export const STORE_ACCESS = {
   signalRecords: [on(P.runnerSignal, 'PutItem')],
   /** runner-signals.ts, the worker's side: `forRunner`. */
   signalReads: [on(P.runnerSignal, 'Query')],
+  /** branch-runs.ts, the intake's side: `record`. */
+  branchRunWrites: [on(P.branchRun, 'PutItem')],
+  /** branch-runs.ts, the worker's side: `newest`. */
+  branchRunReads: [on(P.branchRun, 'GetItem')],
   /** reconcile-store.ts, beside its Scan of run attempts: cursors, orphans, reclaims, redeliveries. */
   reconcile: [
     on(P.cursor, 'GetItem', 'PutItem'),
@@ -95,8 +100,11 @@ export type StoreName = keyof typeof STORE_ACCESS;
 
 /** The stores each function's compose opens (lib/compose/*.ts), and whether it scans. */
 export const FUNCTION_STORES: Readonly<Record<FunctionName, { stores: readonly StoreName[]; scan: boolean }>> = {
-  intake: { stores: ['deliveries', 'runnerJobWrites', 'queuedJobWrites', 'outcomes'], scan: false },
-  worker: { stores: ['attempts', 'requeues', 'budget', 'pacing', 'outcomes', 'signalReads'], scan: false },
+  intake: { stores: ['deliveries', 'runnerJobWrites', 'queuedJobWrites', 'outcomes', 'branchRunWrites'], scan: false },
+  worker: {
+    stores: ['attempts', 'requeues', 'budget', 'pacing', 'outcomes', 'signalReads', 'branchRunReads'],
+    scan: false,
+  },
   ec2Signal: { stores: ['signalRecords', 'runnerJobReads'], scan: false },
   // Internet-facing: runner signals and the first-seen times of their posts, nothing else.
   signalIntake: { stores: ['signalPosts'], scan: false },
