@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GitHubSimulator } from '../sim/index.js';
+import { appEnv } from '../support/harness.js';
+import { seedMonth, type SeededMonth } from './backtest-history.js';
+
+const BIN = resolve('lib/cli/bin.mjs');
+
+interface JsonReport {
+  complete: boolean;
+  planned: number;
+  done: number;
+  runsListed: number;
+  summary: { classes: Record<string, number>; savedDelayMs: number; wouldRerun: number };
+  requests: { total: number; byKind: Record<string, number> };
+  attempts: { runId: number; attempt: number; class: string; explain: string; url: string }[];
+}
+
+describe('reprise backtest', () => {
+  let sim: GitHubSimulator;
+  let month: SeededMonth;
+  const dir = mkdtempSync(join(tmpdir(), 'reprise-backtest-'));
+
+  /** The bundled command as a user runs it, from a directory with no .env. */
+  const reprise = (args: string[]) =>
+    promisify(execFile)(process.execPath, [BIN, ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: dir, ...appEnv(sim.url) },
+      timeout: 120_000,
+      maxBuffer: 16 * 1024 * 1024,
+    }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+
+  /** Requests to GitHub's API, the log host's reads aside. */
+  const apiRequests = () => sim.requests.filter((r) => !r.path.startsWith('/_logs/'));
+  const classesOf = (r: JsonReport) => new Map(r.attempts.map((a) => [`${a.runId}@${a.attempt}`, a.class]));
+
+  beforeAll(async () => {
+    sim = await GitHubSimulator.start();
+    month = seedMonth(sim);
+  });
+  afterAll(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => sim.resetRequests());
+
+  it("acceptance: over a seeded month, every failed attempt gets its class, the saved delay is the agreed re-runs' delays, within the request budget, and nothing is POSTed but the token and GraphQL reads", async () => {
+    const got = await reprise(['backtest', 'acme', '--since', '30d', '--json']);
+    expect(got.stderr).toBe('');
+    expect(got.code).toBe(0);
+    const r = JSON.parse(got.stdout) as JsonReport;
+    expect(r.complete).toBe(true);
+
+    // Each attempt carries its run id, attempt number and class.
+    const want = new Map(month.expected.map((e) => [`${e.run.id}@${e.attempt}`, e.class]));
+    expect(classesOf(r)).toEqual(want);
+    expect(r.summary.classes).toEqual({ agreed_rerun: 4, reprise_only: 2, people_only: 2, agreed_leave: 2 });
+    expect(r.summary.savedDelayMs).toBe(month.savedDelayMs);
+    expect(r.summary.savedDelayMs).toBe((42 + 18 + 10 + 30) * 60_000);
+    expect(r.runsListed).toBe(month.runsListed);
+    const people = r.attempts.find((a) => a.class === 'people_only')!;
+    expect(people.explain).toBe(
+      `reprise explain ${people.url.split('/').slice(3, 5).join('/')}#${people.runId}@${people.attempt}`,
+    );
+
+    // The budget: 3 per failed attempt + 2 per repository + 1 per 100 runs listed + 5, logs aside.
+    const failed = r.attempts.length;
+    const api = apiRequests().filter((q) => !/\/actions\/jobs\/\d+\/logs$/.test(q.path));
+    const budget = 3 * failed + 2 * 2 + Math.ceil(r.runsListed / 100) + 5;
+    expect(api.length).toBeLessThanOrEqual(budget);
+    expect(r.requests.total).toBe(apiRequests().length);
+
+    // Reads only: the installation token and GraphQL queries are the only POSTs, and no query is a mutation.
+    const posts = sim.requests.filter((q) => q.method !== 'GET');
+    expect(posts.filter((q) => !/\/access_tokens$|^\/graphql$/.test(q.path))).toEqual([]);
+    for (const q of posts.filter((p) => p.path === '/graphql')) {
+      expect(String((q.body as { query?: string }).query)).not.toMatch(/^\s*mutation/);
+    }
+    expect(sim.reruns).toHaveLength(0);
+    expect(sim.rerunRequests).toHaveLength(0);
+    expect(sim.checkRuns).toHaveLength(0);
+  });
+
+  it('the terminal summary: a table of classes, each disagreement with its link and the explain command, and the request costs at the end', async () => {
+    const got = await reprise(['backtest', 'acme/web', '--since', '30d']);
+    expect(got.code).toBe(0);
+    const out = got.stdout;
+    expect(out).toMatch(/^ {2}CLASS +ATTEMPTS +MEANING$/m);
+    expect(out).toMatch(/^ {2}agreed_rerun +4 +reprise would re-run, people did \(3 passed\)$/m);
+    expect(out).toMatch(/^ {2}reprise_only +1 /m);
+    expect(out).toMatch(/^ {2}people_only +1 /m);
+    const only = month.expected.find((e) => e.class === 'reprise_only' && e.run.repo === 'acme/web')!;
+    expect(out).toContain(`https://github.com/acme/web/actions/runs/${only.run.id}`);
+    expect(out).toContain(`reprise explain acme/web#${only.run.id}@1`);
+    expect(out).toContain("People's waiting time reprise would have saved: 1.7 h over 4 re-run(s)");
+    expect(out.trimEnd().split('\n').pop()).toMatch(
+      /^GitHub requests: \d+ \(installation 1, token 1, run listings 2, /,
+    );
+  });
+});
