@@ -48,6 +48,11 @@ export interface BacktestDeps {
    * "unreadable"; a judgement made while one was refused is dropped, not kept.
    */
   readonly refused?: () => number;
+  /**
+   * Requests the budget still allows. An attempt is begun only with room for its reads (its
+   * record, jobs, annotations and a log or two), so a budget stops the backtest between attempts.
+   */
+  readonly headroom?: () => number;
   /** Told how many attempts are done of how many to look at. */
   readonly progress?: (done: number, total: number) => void;
 }
@@ -72,6 +77,9 @@ export interface BacktestResult {
   readonly done: number;
   readonly notes: string[];
 }
+
+/** Reads one attempt's judgement may take: its jobs, its annotations, and up to two logs. */
+const JUDGEMENT_READS = 4;
 
 const key = (run: ListedRun, n: number): string => `${run.repository.id}:${run.id}:${n}`;
 
@@ -148,8 +156,15 @@ export async function backtest(input: BacktestInput, deps: BacktestDeps): Promis
   }
 
   /** Attempts 1..latest of a run; the earlier ones read once, then kept. */
+  function room(needed: number): void {
+    if ((deps.headroom?.() ?? Infinity) < needed) throw new Stopped();
+  }
+
   async function history(run: ListedRun, repoApi: RepoApi): Promise<AttemptRecord[]> {
     const out: AttemptRecord[] = [];
+    let unread = 0;
+    for (let n = 1; n < run.latest.number; n++) if (!deps.cache.attempt(key(run, n))) unread++;
+    room(unread);
     for (let n = 1; n < run.latest.number; n++) {
       const k = key(run, n);
       let a = deps.cache.attempt(k);
@@ -173,6 +188,7 @@ export async function backtest(input: BacktestInput, deps: BacktestDeps): Promis
     const k = key(run, a.number);
     const kept = deps.cache.judgement(k);
     if (kept) return kept;
+    room(JUDGEMENT_READS);
     const allow = deps.repositoryAllowList;
     const full = `${run.repository.owner}/${run.repository.name}`;
     const config = await configOf();

@@ -69,6 +69,11 @@ export class RequestMeter {
     return this.refusals;
   }
 
+  /** Requests the budget still allows; Infinity without one. */
+  get remaining(): number {
+    return this.max === undefined ? Infinity : Math.max(0, this.max - this.sent);
+  }
+
   get spent(): boolean {
     return this.max !== undefined && this.sent >= this.max;
   }

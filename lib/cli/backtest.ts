@@ -162,6 +162,7 @@ export async function backtest(argv: readonly string[], io: CliIo): Promise<numb
           },
           cache: cache ?? noCache,
           refused: () => meter.refused,
+          headroom: () => meter.remaining,
           ...(showProgress && { progress: (done: number, total: number) => io.stderr.write(progressBar(done, total)) }),
         },
       ).finally(() => {

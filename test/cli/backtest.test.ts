@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../lib/cli/main.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { appEnv } from '../support/harness.js';
 import { seedMonth, type SeededMonth } from './backtest-history.js';
+import { captureIo } from './support.js';
 
 const BIN = resolve('lib/cli/bin.mjs');
 
@@ -37,6 +39,7 @@ describe('reprise backtest', () => {
       (e: { code: number; stdout: string; stderr: string }) => e,
     );
 
+  const graphqlReads = () => sim.requests.filter((q) => q.path === '/graphql').length;
   /** Requests to GitHub's API, the log host's reads aside. */
   const apiRequests = () => sim.requests.filter((r) => !r.path.startsWith('/_logs/'));
   const classesOf = (r: JsonReport) => new Map(r.attempts.map((a) => [`${a.runId}@${a.attempt}`, a.class]));
@@ -103,5 +106,76 @@ describe('reprise backtest', () => {
     expect(out.trimEnd().split('\n').pop()).toMatch(
       /^GitHub requests: \d+ \(installation 1, token 1, run listings 2, /,
     );
+  });
+
+  it('--max-requests is never exceeded and stops cleanly saying how far it got; resumed with --cache, the same classes as an uninterrupted run, and no attempt read twice (only the listings again)', async () => {
+    const whole = JSON.parse((await reprise(['backtest', 'acme', '--json'])).stdout) as JsonReport;
+    const graphqlWhole = graphqlReads();
+
+    const text = await reprise(['backtest', 'acme', '--max-requests', '20']);
+    expect(text.stdout).toMatch(
+      /^Stopped by --max-requests 20: \d+ of \d+ attempts looked at\. Run again with the same --cache FILE/m,
+    );
+    expect(text.stdout).toMatch(/^GitHub requests: \d+ of 20 allowed/m);
+
+    sim.resetRequests();
+    const cache = join(dir, 'resume.json');
+    const cut = JSON.parse(
+      (await reprise(['backtest', 'acme', '--json', '--max-requests', '20', '--cache', cache])).stdout,
+    ) as JsonReport;
+    expect(cut.complete).toBe(false);
+    expect(cut.done).toBeLessThan(cut.planned);
+    expect(cut.requests.total).toBeLessThanOrEqual(20);
+    expect(apiRequests().length).toBeLessThanOrEqual(20);
+    const firstReads = apiRequests().map((q) => q.path);
+    const firstGraphql = graphqlReads();
+
+    sim.resetRequests();
+    const again = JSON.parse((await reprise(['backtest', 'acme', '--json', '--cache', cache])).stdout) as JsonReport;
+    expect(again.complete).toBe(true);
+    expect(classesOf(again)).toEqual(classesOf(whole));
+    // Each attempt's record and jobs were read once over the two runs, its annotations too; the listings twice.
+    const attemptReads = [...firstReads, ...apiRequests().map((q) => q.path)].filter((p) =>
+      /\/attempts\/\d+(\/jobs)?$/.test(p),
+    );
+    expect(attemptReads.length).toBeGreaterThan(0);
+    expect(new Set(attemptReads).size).toBe(attemptReads.length);
+    expect(firstGraphql + graphqlReads()).toBe(graphqlWhole);
+    expect(apiRequests().filter((q) => /\/actions\/runs$/.test(q.path))).toHaveLength(3);
+  });
+
+  it.each([
+    [
+      ['backtest', 'acme', '--since', 'last tuesday'],
+      2,
+      '--since: expected a duration (30m, 2h, 7d) or an ISO date, got "last tuesday"',
+    ],
+    [['backtest', 'acme', '--since', '2999-01-01'], 2, '--since: "2999-01-01" is not in the past'],
+    [['backtest', 'acme', '--max-requests', '0'], 2, '--max-requests: expected a whole number ≥ 1, got "0"'],
+    [['backtest', 'nobody'], 1, 'the App has no installation on "nobody" (it is installed on: acme)'],
+    [['backtest', 'acme/x/y'], 2, 'expected <owner> or <owner>/<repo>, got "acme/x/y"'],
+  ])('bad input %j exits %i with a clear error', async (args, code, message) => {
+    const got = await reprise(args);
+    expect(got.code).toBe(code);
+    expect(got.stderr).toContain(`reprise backtest: ${message}`);
+  });
+
+  it('no credentials: a clear error, and no request is sent', async () => {
+    const io = captureIo({ GITHUB_API_URL: sim.url });
+    expect(await main(['backtest', 'acme'], io)).toBe(1);
+    expect(io.err()).toContain('reprise backtest: GitHub credentials missing');
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('GITHUB_TOKEN reads one named repository; an owner alone asks for one', async () => {
+    sim.addToken('ghp_backtest');
+    const env = { GITHUB_TOKEN: 'ghp_backtest', GITHUB_API_URL: sim.url, LOG_HOSTS: '127.0.0.1' };
+    const owner = captureIo(env);
+    expect(await main(['backtest', 'acme'], owner)).toBe(2);
+    expect(owner.err()).toContain('with GITHUB_TOKEN, name a repository (acme/<repo>)');
+    const io = captureIo(env);
+    expect(await main(['backtest', 'acme/api', '--json', '--workflow', 'Integration'], io)).toBe(0);
+    const r = JSON.parse(io.out()) as JsonReport;
+    expect(r.attempts.map((a) => a.class)).toEqual(['reprise_only']);
   });
 });
