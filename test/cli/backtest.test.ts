@@ -178,4 +178,24 @@ describe('reprise backtest', () => {
     const r = JSON.parse(io.out()) as JsonReport;
     expect(r.attempts.map((a) => a.class)).toEqual(['reprise_only']);
   });
+
+  it('a progress bar on a terminal only: drawn on a TTY, quiet with --json and when stderr is not a TTY', async () => {
+    sim.addToken('ghp_progress');
+    const env = { GITHUB_TOKEN: 'ghp_progress', GITHUB_API_URL: sim.url, LOG_HOSTS: '127.0.0.1' };
+    /** A captured stderr that says it is a terminal. */
+    const tty = () => {
+      const io = captureIo(env);
+      Object.assign(io.stderr, { isTTY: true });
+      return io;
+    };
+    const onTerminal = tty();
+    expect(await main(['backtest', 'acme/web'], onTerminal)).toBe(0);
+    expect(onTerminal.err()).toMatch(/\r\[#{30}\] (\d+)\/\1 attempts\n$/);
+    const json = tty();
+    expect(await main(['backtest', 'acme/web', '--json'], json)).toBe(0);
+    expect(json.err()).toBe('');
+    const piped = captureIo(env);
+    expect(await main(['backtest', 'acme/web'], piped)).toBe(0);
+    expect(piped.err()).toBe('');
+  });
 });
