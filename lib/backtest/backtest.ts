@@ -4,7 +4,9 @@
  * stopped by its request budget resumes where it stopped.
  */
 import type { RepoConfig } from '../config/repo-config.js';
+import { NotFoundError } from '../errors.js';
 import type { GitHubClients } from '../github/client.js';
+import { statusOf } from '../github/repo-requests.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import type { EvaluationDeps } from '../worker/evaluate.js';
@@ -121,11 +123,18 @@ export async function backtest(input: BacktestInput, deps: BacktestDeps): Promis
         }));
       const apiOf = memo(() => api(repo));
       for (const run of runs) {
-        const records = await guard(() => history(run, apiOf()));
+        const where = `${repo.owner}/${repo.name} run ${run.id}`;
+        const records = await gone(where, () => guard(() => history(run, apiOf())));
+        if (!records) {
+          done += run.latest.number;
+          continue;
+        }
         for (const [i, a] of records.entries()) {
           if (failedAttempt(a)) {
-            const judgement = await guard(() => judged(run, a, all, apiOf(), configOf));
-            attempts.push(examined(run, a, records[i + 1], judgement));
+            const judgement = await gone(`${where} attempt ${a.number}`, () =>
+              guard(() => judged(run, a, all, apiOf(), configOf)),
+            );
+            if (judgement) attempts.push(examined(run, a, records[i + 1], judgement));
           }
           done++;
           deps.progress?.(done, planned);
@@ -156,6 +165,18 @@ export async function backtest(input: BacktestInput, deps: BacktestDeps): Promis
   }
 
   /** Attempts 1..latest of a run; the earlier ones read once, then kept. */
+  /** What GitHub no longer has (404, 410) is said in a note and left out; any other fault stops the backtest. */
+  async function gone<T>(where: string, read: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await read();
+    } catch (err) {
+      const status = statusOf(err instanceof NotFoundError ? err.cause : err);
+      if (status !== 404 && status !== 410) throw err;
+      notes.push(`${where}: GitHub no longer has it (${status}); left out`);
+      return undefined;
+    }
+  }
+
   function room(needed: number): void {
     if ((deps.headroom?.() ?? Infinity) < needed) throw new Stopped();
   }

@@ -13,6 +13,7 @@ import { captureIo } from './support.js';
 const BIN = resolve('lib/cli/bin.mjs');
 
 interface JsonReport {
+  notes: string[];
   complete: boolean;
   planned: number;
   done: number;
@@ -68,6 +69,8 @@ describe('reprise backtest', () => {
     expect(r.summary.savedDelayMs).toBe(month.savedDelayMs);
     expect(r.summary.savedDelayMs).toBe((42 + 18 + 10 + 30) * 60_000);
     expect(r.runsListed).toBe(month.runsListed);
+    // The run past the logs' retention is judged on what is left, and the report says so.
+    expect(r.notes).toContain("1 attempt(s) judged without some job's log or annotations: GitHub no longer keeps them");
     const people = r.attempts.find((a) => a.class === 'people_only')!;
     expect(people.explain).toBe(
       `reprise explain ${people.url.split('/').slice(3, 5).join('/')}#${people.runId}@${people.attempt}`,
@@ -197,5 +200,21 @@ describe('reprise backtest', () => {
     const piped = captureIo(env);
     expect(await main(['backtest', 'acme/web'], piped)).toBe(0);
     expect(piped.err()).toBe('');
+  });
+
+  it('an attempt GitHub no longer has (410) is left out with a note; the others are still classed', async () => {
+    sim.addToken('ghp_gone');
+    const only = month.expected.find((e) => e.class === 'reprise_only' && e.run.repo === 'acme/web')!;
+    sim.injectFault({ path: new RegExp(`/actions/runs/${only.run.id}/attempts/1/jobs$`), status: 410 });
+    try {
+      const io = captureIo({ GITHUB_TOKEN: 'ghp_gone', GITHUB_API_URL: sim.url, LOG_HOSTS: '127.0.0.1' });
+      expect(await main(['backtest', 'acme/web', '--json'], io)).toBe(0);
+      const r = JSON.parse(io.out()) as JsonReport;
+      expect(r.notes).toContain(`acme/web run ${only.run.id} attempt 1: GitHub no longer has it (410); left out`);
+      expect(r.attempts.map((a) => a.runId)).not.toContain(only.run.id);
+      expect(r.summary.classes).toEqual({ agreed_rerun: 4, reprise_only: 0, people_only: 1, agreed_leave: 1 });
+    } finally {
+      sim.clearFaults();
+    }
   });
 });
