@@ -24,6 +24,7 @@ interface JsonReport {
 }
 
 describe('reprise backtest', () => {
+  // Each test runs the bundled command as a process, some of them several times: a loaded machine is slow to start one.
   let sim: GitHubSimulator;
   let month: SeededMonth;
   const dir = mkdtempSync(join(tmpdir(), 'reprise-backtest-'));
@@ -92,7 +93,7 @@ describe('reprise backtest', () => {
     expect(sim.reruns).toHaveLength(0);
     expect(sim.rerunRequests).toHaveLength(0);
     expect(sim.checkRuns).toHaveLength(0);
-  });
+  }, 180_000);
 
   it('the terminal summary: a table of classes, each disagreement with its link and the explain command, and the request costs at the end', async () => {
     const got = await reprise(['backtest', 'acme/web', '--since', '30d']);
@@ -109,7 +110,7 @@ describe('reprise backtest', () => {
     expect(out.trimEnd().split('\n').pop()).toMatch(
       /^GitHub requests: \d+ \(installation 1, token 1, run listings 2, /,
     );
-  });
+  }, 180_000);
 
   it('--max-requests is never exceeded and stops cleanly saying how far it got; resumed with --cache, the same classes as an uninterrupted run, and no attempt read twice (only the listings again)', async () => {
     const whole = JSON.parse((await reprise(['backtest', 'acme', '--json'])).stdout) as JsonReport;
@@ -145,7 +146,7 @@ describe('reprise backtest', () => {
     expect(new Set(attemptReads).size).toBe(attemptReads.length);
     expect(firstGraphql + graphqlReads()).toBe(graphqlWhole);
     expect(apiRequests().filter((q) => /\/actions\/runs$/.test(q.path))).toHaveLength(3);
-  });
+  }, 180_000);
 
   it.each([
     [
@@ -157,11 +158,15 @@ describe('reprise backtest', () => {
     [['backtest', 'acme', '--max-requests', '0'], 2, '--max-requests: expected a whole number ≥ 1, got "0"'],
     [['backtest', 'nobody'], 1, 'the App has no installation on "nobody" (it is installed on: acme)'],
     [['backtest', 'acme/x/y'], 2, 'expected <owner> or <owner>/<repo>, got "acme/x/y"'],
-  ])('bad input %j exits %i with a clear error', async (args, code, message) => {
-    const got = await reprise(args);
-    expect(got.code).toBe(code);
-    expect(got.stderr).toContain(`reprise backtest: ${message}`);
-  });
+  ])(
+    'bad input %j exits %i with a clear error',
+    async (args, code, message) => {
+      const got = await reprise(args);
+      expect(got.code).toBe(code);
+      expect(got.stderr).toContain(`reprise backtest: ${message}`);
+    },
+    180_000,
+  );
 
   it('no credentials: a clear error, and no request is sent', async () => {
     const io = captureIo({ GITHUB_API_URL: sim.url });
@@ -200,7 +205,7 @@ describe('reprise backtest', () => {
     const piped = captureIo(env);
     expect(await main(['backtest', 'acme/web'], piped)).toBe(0);
     expect(piped.err()).toBe('');
-  });
+  }, 180_000);
 
   it('an attempt GitHub no longer has (410) is left out with a note; the others are still classed', async () => {
     sim.addToken('ghp_gone');
