@@ -89,9 +89,8 @@ const wanted = (run: ListedRun, workflows: readonly string[]): boolean =>
   workflows.length === 0 ||
   workflows.some((w) => w === run.workflowName || (run.workflowPath?.split('/').pop() ?? '') === w);
 
-/** Runs with something to look at: a failed latest attempt, or earlier attempts (re-run). */
-const worthReading = (run: ListedRun): boolean =>
-  run.latest.status === 'completed' && (failedAttempt(run.latest) || run.latest.number > 1);
+/** Runs with something to look at: a failed latest attempt, or earlier attempts (re-run, perhaps still running). */
+const worthReading = (run: ListedRun): boolean => failedAttempt(run.latest) || run.latest.number > 1;
 
 class Stopped extends Error {}
 

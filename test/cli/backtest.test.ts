@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../lib/cli/main.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { appEnv } from '../support/harness.js';
+import { lostAnnotation } from '../support/evidence.js';
 import { seedMonth, type SeededMonth } from './backtest-history.js';
 import { captureIo } from './support.js';
 
@@ -221,5 +222,42 @@ describe('reprise backtest', () => {
     } finally {
       sim.clearFaults();
     }
+  });
+
+  it('a run whose re-run is still running: the failed attempt before it is examined, the re-run unfinished', async () => {
+    sim.addToken('ghp_running');
+    const at = (min: number) => new Date(Date.now() - 3_600_000 + min * 60_000).toISOString();
+    const run = sim.addRunHistory({
+      repo: 'umbrella/running',
+      attempts: [
+        {
+          jobs: [
+            {
+              name: 'test',
+              conclusion: 'failure',
+              runnerName: 'ghr-i-0abc',
+              annotations: [lostAnnotation('ghr-i-0abc')],
+            },
+          ],
+          startedAt: at(0),
+          completedAt: at(8),
+        },
+        {
+          jobs: [{ name: 'test', conclusion: null }],
+          actor: { login: 'carol', type: 'User' },
+          startedAt: at(20),
+          completedAt: at(20),
+        },
+      ],
+    });
+    run.latest.status = 'in_progress';
+    run.latest.conclusion = null;
+    const io = captureIo({ GITHUB_TOKEN: 'ghp_running', GITHUB_API_URL: sim.url, LOG_HOSTS: '127.0.0.1' });
+    expect(await main(['backtest', 'umbrella/running', '--json'], io)).toBe(0);
+    const r = JSON.parse(io.out()) as JsonReport & {
+      attempts: { rerun?: { by: { login: string }; conclusion: string | null; delayMs: number } }[];
+    };
+    expect(r.attempts.map((a) => [a.runId, a.attempt, a.class])).toEqual([[run.id, 1, 'agreed_rerun']]);
+    expect(r.attempts[0]?.rerun).toMatchObject({ by: { login: 'carol' }, conclusion: null, delayMs: 12 * 60_000 });
   });
 });
