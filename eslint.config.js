@@ -9,7 +9,7 @@ const layers = {
   core: ['lib/model.ts', 'lib/errors.ts', 'lib/records.ts', 'lib/util', 'lib/classify', 'lib/decide'],
   config: ['lib/config'],
   adapters: ['lib/github', 'lib/ledger', 'lib/signals', 'lib/webhook', 'lib/http', 'lib/obs', 'lib/events'],
-  flows: ['lib/intake', 'lib/worker', 'lib/reconcile', 'lib/replay'],
+  flows: ['lib/intake', 'lib/worker', 'lib/reconcile', 'lib/replay', 'lib/backtest'],
   // Assembles each process's flow from its settings and clients, once for Lambda and the local runtime.
   compose: ['lib/compose'],
   faces: ['lib/cli', 'lib/local', 'functions', 'infra'],

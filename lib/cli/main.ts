@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseEnv } from 'node:util';
+import { backtest } from './backtest.js';
 import { decisions } from './decisions.js';
 import { explain } from './explain.js';
 import { type CliIo, type Command, println } from './io.js';
@@ -9,7 +10,15 @@ import { report } from './report.js';
 import { setup } from './setup.js';
 import { status } from './status.js';
 
-export const COMMANDS: Readonly<Record<string, Command>> = { setup, status, explain, decisions, report, replay };
+export const COMMANDS: Readonly<Record<string, Command>> = {
+  setup,
+  status,
+  explain,
+  decisions,
+  report,
+  replay,
+  backtest,
+};
 
 const HELP = `reprise: operate the reprise GitHub App.
 
@@ -22,6 +31,7 @@ Commands:
   decisions   list recorded decisions
   report      runs decided, re-run outcomes, minutes lost and interruptions over a period
   replay      redeliver a webhook, or send a run attempt for a new decision
+  backtest    what reprise would have done on past runs, against what people did
 
 Run "reprise <command> --help" for a command's options. Every command prints plain text,
 or JSON with --json, and exits 0 on success, 1 on failure, 2 on bad usage.

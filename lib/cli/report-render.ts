@@ -75,7 +75,7 @@ const indent = (s: string): string =>
 const countRow = (c: Count): string[] => [c.name, String(c.count)];
 const lossRow = (l: Loss): string[] => [l.name, String(l.minutes), String(l.jobs)];
 
-const esc = (s: string): string =>
+export const esc = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export const OUTCOME_COLOURS: Readonly<Record<OutcomeShare, string>> = {
@@ -103,7 +103,7 @@ const WIDE: Frame = { kind: 'wide', width: WIDTH, labelW: 200, valueW: 90, clip:
 const NARROW: Frame = { kind: 'narrow', width: 330, labelW: 124, valueW: 62, clip: 14 };
 
 /** Horizontal bars, one row per item; none when every value is zero. */
-function barChart(
+export function barChart(
   title: string,
   rows: readonly { label: string; value: number; shown: string }[],
   colour: string,
@@ -132,10 +132,10 @@ function barChart(
 
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
-const svg = (w: number, h: number, title: string, body: string, kind?: Frame['kind']): string =>
+export const svg = (w: number, h: number, title: string, body: string, kind?: Frame['kind']): string =>
   `<svg role="img" aria-label="${esc(title)}"${kind ? ` class="${kind}"` : ''} viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" xmlns="http://www.w3.org/2000/svg">${body}</svg>`;
 
-const section = (title: string, body: string): string => `<section><h2>${esc(title)}</h2>${body}</section>`;
+export const section = (title: string, body: string): string => `<section><h2>${esc(title)}</h2>${body}</section>`;
 
 /** Minutes lost per hour, day or week of the period: one column each. */
 function overTimeChart(r: Report): string {
@@ -198,10 +198,10 @@ function outcomesChart(r: Report): string {
   return section(title, `${svg(WIDTH, 34, title, parts.join(''))}<ul class="legend">${legend}</ul>`);
 }
 
-const card = (label: string, value: string, note = ''): string =>
+export const card = (label: string, value: string, note = ''): string =>
   `<div class="card"><div class="big">${esc(value)}</div><div>${esc(label)}</div>${note && `<div class="muted">${esc(note)}</div>`}</div>`;
 
-const STYLE = `
+export const STYLE = `
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#f6f8fa;margin:0;padding:24px}
 main{max-width:980px;margin:0 auto}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:0 0 10px}

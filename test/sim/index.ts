@@ -23,6 +23,7 @@ import type {
   SimRequestRecord,
   SimRerunRecord,
   SimRerunRequest,
+  SimHistorySpec,
   SimRunSpec,
 } from './types.js';
 import { NO_RERUNS, type RerunTally, tallyReruns } from './rerun-requests.js';
@@ -109,6 +110,11 @@ export class GitHubSimulator {
 
   addRun(spec: SimRunSpec): SimRun {
     return this.model.addRun(spec);
+  }
+
+  /** A finished run with every attempt as it happened (who started it, when, what its jobs concluded). */
+  addRunHistory(spec: SimHistorySpec): SimRun {
+    return this.model.addRunHistory(spec);
   }
 
   run(id: number): SimRun {

@@ -12,6 +12,7 @@ import type {
   SimRepo,
   SimRerunRecord,
   SimRerunRequest,
+  SimHistorySpec,
   SimRunSpec,
 } from './types.js';
 
@@ -225,6 +226,54 @@ export class SimModel implements JobFactory {
       if (!this.pulls.has(`${repo.fullName.toLowerCase()}#${number}`)) {
         this.addPullRequest(repo.fullName, { number, state: 'open', headSha, headRef: headBranch });
       }
+    }
+    return run;
+  }
+
+  /**
+   * A finished run and each of its attempts as they happened: attempt 1 ran every job; each later
+   * attempt ran again the jobs it names and kept the others, as a re-run of failed jobs does.
+   */
+  addRunHistory(spec: SimHistorySpec): SimRun {
+    const [first, ...later] = spec.attempts;
+    if (!first) throw new Error('a run history needs at least one attempt');
+    const timed = (a: SimHistorySpec['attempts'][number]) =>
+      a.jobs.map((j) => ({ startedAt: a.startedAt, completedAt: a.completedAt, ...j }));
+    const run = this.addRun({
+      repo: spec.repo,
+      ...(spec.workflowName !== undefined && { workflowName: spec.workflowName }),
+      ...(spec.workflowPath !== undefined && { workflowPath: spec.workflowPath }),
+      ...(spec.event !== undefined && { event: spec.event }),
+      ...(spec.headBranch !== undefined && { headBranch: spec.headBranch }),
+      ...(spec.headSha !== undefined && { headSha: spec.headSha }),
+      ...(spec.pullRequests !== undefined && { pullRequests: spec.pullRequests }),
+      createdAt: first.startedAt,
+      jobs: timed(first),
+    });
+    const one = run.latest;
+    Object.assign(one, { startedAt: first.startedAt, updatedAt: first.completedAt, status: 'completed' });
+    if (first.actor) one.actor = first.actor;
+    one.conclusion = deriveConclusion(one.jobs) ?? 'failure';
+    for (const a of later) {
+      const before = run.latest;
+      const n = before.number + 1;
+      const at = { repo: run.repo, runId: run.id, attempt: n, createdAt: a.startedAt, completedAt: a.completedAt };
+      const again = new Map(timed(a).map((j) => [j.name, j]));
+      const jobs = before.jobs.map((j) => {
+        const next = again.get(j.name);
+        return next ? buildJob(this, { labels: j.labels, needs: j.needs, ...next }, at) : j;
+      });
+      for (const j of jobs) if (j.runAttempt === n) this.indexJob(j, run);
+      run.attempts.push({
+        number: n,
+        ...(a.actor && { actor: a.actor }),
+        status: 'completed',
+        conclusion: deriveConclusion(jobs) ?? 'failure',
+        jobs,
+        executed: jobs.filter((j) => j.runAttempt === n).map((j) => j.name),
+        startedAt: a.startedAt,
+        updatedAt: a.completedAt,
+      });
     }
     return run;
   }

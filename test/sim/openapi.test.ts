@@ -11,6 +11,7 @@ let sim: GitHubSimulator;
 let spec: OpenApiResponses;
 let token: string;
 let failed: SimRun;
+let history: SimRun;
 let running: SimRun;
 const reruns: Record<'failed' | 'all' | 'job', SimRun> = {} as Record<'failed' | 'all' | 'job', SimRun>;
 let deliveryId: number;
@@ -86,6 +87,21 @@ const rows: Row[] = [
     200,
     () => `${runPath(() => failed)()}/attempts/1`,
   ),
+  r(
+    'a re-run attempt a bot started, in a seeded history',
+    'GET',
+    '/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}',
+    200,
+    () => `${runPath(() => history)()}/attempts/2`,
+  ),
+  r(
+    'runs created in a period, one page',
+    'GET',
+    '/repos/{owner}/{repo}/actions/runs',
+    200,
+    () => `/repos/${REPO}/actions/runs?created=%3E%3D2026-01-01&per_page=1`,
+  ),
+  r('repositories of the installation', 'GET', '/installation/repositories', 200, () => '/installation/repositories'),
   r(
     'jobs of an attempt',
     'GET',
@@ -294,6 +310,18 @@ beforeAll(async () => {
     jobs: [
       { name: 'build', conclusion: 'success' },
       { name: 'test', conclusion: null },
+    ],
+  });
+  history = sim.addRunHistory({
+    repo: REPO,
+    attempts: [
+      { jobs, startedAt: '2026-01-05T10:00:00Z', completedAt: '2026-01-05T10:09:00Z' },
+      {
+        jobs: [{ name: 'test', conclusion: 'success' }],
+        actor: { login: 'renovate[bot]', type: 'Bot' },
+        startedAt: '2026-01-05T10:40:00Z',
+        completedAt: '2026-01-05T10:48:00Z',
+      },
     ],
   });
   reruns.failed = sim.addRun({ repo: REPO, jobs });

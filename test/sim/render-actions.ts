@@ -1,8 +1,8 @@
 import { nodeId } from './ids.js';
 import type { SimModel } from './model.js';
-import { HTML, actionsApp, githubApp, octocat, repository } from './render-repo.js';
+import { HTML, actionsApp, githubApp, octocat, repository, user } from './render-repo.js';
 import type { SimRun } from './runs.js';
-import type { SimAnnotationSpec, SimCheckRun, SimJob } from './types.js';
+import type { SimActor, SimAnnotationSpec, SimCheckRun, SimJob } from './types.js';
 
 const LEVELS: Record<SimAnnotationSpec['level'], string> = {
   failure: 'FAILURE',
@@ -21,6 +21,11 @@ function prRef(api: string, model: SimModel, run: SimRun, number: number) {
     head: { ref: pr?.headRef ?? run.headBranch ?? '', sha: pr?.headSha ?? run.headSha, repo: repoRef },
     base: { ref: pr?.baseRef ?? repo.defaultBranch, sha: '0'.repeat(40), repo: repoRef },
   };
+}
+
+/** A person or a bot as GitHub shows the actor of a run; octocat when none is named. */
+function actorOf(api: string, model: SimModel, a: SimActor | undefined) {
+  return a ? user(api, a.login, model.ownerId(a.login), a.type) : octocat(api);
 }
 
 /** A workflow run as of one attempt (default: the latest), as REST and the webhook payload show it. */
@@ -51,11 +56,12 @@ export function workflowRun(api: string, model: SimModel, run: SimRun, n = run.r
     pull_requests: run.pullRequests.map((p) => prRef(api, model, run, p)),
     created_at: run.createdAt,
     updated_at: attempt.updatedAt,
-    actor: octocat(api),
+    // The run's actor started attempt 1; each attempt's triggering actor is who started that one.
+    actor: actorOf(api, model, run.attempts[0]?.actor),
     run_attempt: attempt.number,
     referenced_workflows: [],
     run_started_at: attempt.startedAt,
-    triggering_actor: octocat(api),
+    triggering_actor: actorOf(api, model, attempt.actor),
     jobs_url: `${url}/jobs`,
     logs_url: `${url}/logs`,
     check_suite_url: `${repoUrl}/check-suites/${run.checkSuiteId}`,

@@ -6,7 +6,9 @@ export const HTML = 'https://github.com';
 const REPO_CREATED = '2023-03-01T09:00:00Z';
 
 export function user(api: string, login: string, id: number, type: 'User' | 'Organization' | 'Bot' = 'Organization') {
-  const url = `${api}/users/${login}`;
+  // A bot's login (`renovate[bot]`) is percent-encoded in its URLs, as GitHub sends them.
+  const path = encodeURIComponent(login);
+  const url = `${api}/users/${path}`;
   return {
     login,
     id,
@@ -14,7 +16,7 @@ export function user(api: string, login: string, id: number, type: 'User' | 'Org
     avatar_url: `https://avatars.githubusercontent.com/u/${id}?v=4`,
     gravatar_id: '',
     url,
-    html_url: `${HTML}/${login}`,
+    html_url: `${HTML}/${path}`,
     followers_url: `${url}/followers`,
     following_url: `${url}/following{/other_user}`,
     gists_url: `${url}/gists{/gist_id}`,

@@ -31,9 +31,43 @@ function matchesStatus(run: SimRun, status: string): boolean {
   return run.status === status || run.conclusion === status;
 }
 
+/** A bound of GitHub's date syntax: a date is its whole day (from its start, or to its end). */
+function bound(value: string, end: boolean): number {
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) return NaN;
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) && end ? t + 86_400_000 - 1 : t;
+}
+
+/**
+ * The `created` filter in GitHub's search syntax for dates: `>=D`, `>D`, `<=D`, `<D`, `A..B`
+ * (`*` open), or one date. Null when it cannot be read (GitHub then lists nothing).
+ */
+export function createdFilter(q: string): ((iso: string) => boolean) | null {
+  const at = (iso: string) => Date.parse(iso);
+  const range = /^(.+)\.\.(.+)$/.exec(q);
+  let from = -Infinity;
+  let to = Infinity;
+  if (range) {
+    if (range[1] !== '*') from = bound(range[1]!, false);
+    if (range[2] !== '*') to = bound(range[2]!, true);
+  } else {
+    const m = /^(>=|<=|>|<)?(.+)$/.exec(q);
+    const [op, v] = [m?.[1] ?? '', m?.[2] ?? ''];
+    if (op === '>=') from = bound(v, false);
+    else if (op === '>') from = bound(v, true) + 1;
+    else if (op === '<=') to = bound(v, true);
+    else if (op === '<') to = bound(v, false) - 1;
+    else [from, to] = [bound(v, false), bound(v, true)];
+  }
+  if (Number.isNaN(from) || Number.isNaN(to)) return null;
+  return (iso) => at(iso) >= from && at(iso) <= to;
+}
+
 function listRuns(req: SimRequest, ctx: SimContext, runs: SimRun[]) {
   const q = req.query;
+  const created = q.created ? createdFilter(q.created) : () => true;
   const filtered = runs
+    .filter((r) => created !== null && created(r.createdAt))
     .filter((r) => sameRepo(req, r.repo))
     .filter((r) => !q.head_sha || r.headSha === q.head_sha)
     .filter((r) => !q.branch || r.headBranch === q.branch)

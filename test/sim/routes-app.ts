@@ -1,10 +1,12 @@
 import { fail, intParam, json, notFound, paginate, type Route } from './http.js';
 import { iso } from './ids.js';
 import { withinGrant } from './permissions.js';
-import { githubApp, installation } from './render-repo.js';
+import { githubApp, installation, repository } from './render-repo.js';
 import type { SimDelivery } from './types.js';
 
 const APPS_DOCS = 'https://docs.github.com/rest/apps/apps';
+const INSTALLATION_REPOS_DOCS =
+  'https://docs.github.com/rest/apps/installations#list-repositories-accessible-to-the-app-installation';
 const HOOK_DOCS = 'https://docs.github.com/rest/apps/webhooks';
 const REDELIVERY_WINDOW_MS = 3 * 86_400_000;
 
@@ -83,6 +85,32 @@ export const appRoutes: Route[] = [
       const { page, headers } = paginate(all, req, ctx);
       return json(
         page.map((i) => installation(ctx.api, ctx.model.app, i)),
+        200,
+        headers,
+      );
+    },
+  },
+  {
+    method: 'GET',
+    template: '/installation/repositories',
+    auth: 'token',
+    resource: 'core',
+    docs: INSTALLATION_REPOS_DOCS,
+    handler: (req, ctx) => {
+      const docs = INSTALLATION_REPOS_DOCS;
+      const id = req.auth.kind === 'token' ? req.auth.installationId : null;
+      const inst = id === null ? undefined : ctx.model.installations.get(id);
+      if (!inst) return fail(403, 'This endpoint requires an installation access token.', docs);
+      const repos = [...ctx.model.repos.values()]
+        .filter((r) => ctx.model.installationCovers(inst, r.owner, r.name))
+        .sort((a, b) => a.id - b.id);
+      const { page, headers } = paginate(repos, req, ctx);
+      return json(
+        {
+          total_count: repos.length,
+          repositories: page.map((r) => repository(ctx.api, r)),
+          repository_selection: inst.repositorySelection,
+        },
         200,
         headers,
       );

@@ -57,6 +57,29 @@ export interface SimRunSpec {
   createdAt?: string;
 }
 
+/** One attempt of a run seeded as history: when it ran, who started it, what its jobs concluded. */
+export interface SimAttemptSpec {
+  /** Attempt 1: the jobs of the run. Later attempts: the jobs it executed again (by name); the others are kept. */
+  jobs: SimJobSpec[];
+  /** Default octocat. */
+  actor?: SimActor;
+  /** ISO times: the attempt's `run_started_at`, and its completion (`updated_at`, the jobs' `completed_at`). */
+  startedAt: string;
+  completedAt: string;
+}
+
+/** A finished run with its whole history, e.g. a month back: attempt 1, then each re-run. */
+export interface SimHistorySpec {
+  repo: string;
+  workflowName?: string;
+  workflowPath?: string;
+  event?: string;
+  headBranch?: string;
+  headSha?: string;
+  pullRequests?: number[];
+  attempts: SimAttemptSpec[];
+}
+
 /** One job of one attempt. A job kept by rerun-failed-jobs is the same job (same id) listed again. */
 export interface SimJob {
   id: number;
@@ -79,8 +102,16 @@ export interface SimJob {
   spec: SimJobSpec;
 }
 
+/** Who started a run attempt: a person, or an App acting as a bot (`renovate[bot]`). */
+export interface SimActor {
+  login: string;
+  type: 'User' | 'Bot';
+}
+
 export interface SimAttempt {
   number: number;
+  /** Who started it (`triggering_actor`); default octocat. */
+  actor?: SimActor;
   status: SimStatus;
   conclusion: 'success' | 'failure' | 'cancelled' | null;
   jobs: SimJob[];
