@@ -43,6 +43,8 @@ export interface Report {
     readonly pricePerMinute: number;
     readonly cost: number;
   };
+  /** Lost jobs by the evidence that judged them lost: `signal`, `annotations`, `logs`, `platform`, … */
+  readonly lostByEvidence: readonly Count[];
   readonly overTime: readonly { readonly start: string; readonly minutes: number; readonly jobs: number }[];
   /** Instances with a spot interruption warning, each counted once. */
   readonly interruptions: {
@@ -56,6 +58,7 @@ export interface Report {
 
 interface JobDetail {
   readonly verdict?: unknown;
+  readonly source?: unknown;
   readonly startedAt?: unknown;
   readonly completedAt?: unknown;
 }
@@ -118,6 +121,7 @@ export function summarise(facts: ReportFacts, o: ReportOptions): Report {
     string,
     { name: string; repository: string; workflow: string; minutes: number; jobs: number }
   >();
+  const byEvidence = new Map<string, number>();
   let jobs = 0;
   let withoutTimes = 0;
   let minutes = 0;
@@ -125,6 +129,8 @@ export function summarise(facts: ReportFacts, o: ReportOptions): Report {
     for (const job of lostJobs(d)) {
       const m = minutesOf(job);
       jobs++;
+      const source = typeof job.source === 'string' ? job.source : UNKNOWN;
+      byEvidence.set(source, (byEvidence.get(source) ?? 0) + 1);
       if (m === undefined) withoutTimes++;
       const mins = m ?? 0;
       minutes += mins;
@@ -180,6 +186,7 @@ export function summarise(facts: ReportFacts, o: ReportOptions): Report {
       pricePerMinute: o.pricePerMinute,
       cost: round(minutes * o.pricePerMinute),
     },
+    lostByEvidence: counted(byEvidence),
     overTime: buckets.map((b) => ({
       start: new Date(b.start).toISOString(),
       minutes: round(b.minutes, 1),

@@ -39,8 +39,12 @@ export function reportText(r: Report, where: string): string {
   out.push(
     `Runner minutes lost to infrastructure: ${minutes(r.lost.minutes)} over ${r.lost.jobs} job(s)${untimed}`,
     `Estimated cost: ${money(r.lost.cost)} at ${price(r.lost.pricePerMinute)} per minute`,
-    '',
   );
+  // How the lost jobs were judged lost: GitHub's own platform failures (`platform`) apart from runner losses.
+  if (r.lostByEvidence.length > 0) {
+    out.push(`Lost jobs by evidence: ${r.lostByEvidence.map((c) => `${c.name} ${c.count}`).join(', ')}`);
+  }
+  out.push('');
   out.push(`Interruptions (spot interruption warnings, one per instance): ${r.interruptions.total}`);
   if (r.interruptions.total > 0) {
     out.push(indent(table(['INSTANCE TYPE', 'INTERRUPTIONS'], r.interruptions.byInstanceType.map(countRow))));
