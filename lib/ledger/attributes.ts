@@ -44,6 +44,8 @@ export const ATTR = {
   openUntil: 'openUntil',
   // signal post first-seen marker
   seenMs: 'seenMs',
+  // an HMAC signature's use: until when it blocks a replay
+  untilMs: 'untilMs',
   // queued job
   reportedAt: 'reportedAt',
   // pacing of an installation

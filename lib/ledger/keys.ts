@@ -68,6 +68,8 @@ export const keys = {
   }),
   /** When an agent's post without a time was first received, so its retries share one time. */
   signalPost: (eventId: string): Key => ({ pk: `SIGNALPOST#${eventId}`, sk: 'FIRST_SEEN' }),
+  /** An HMAC signature an agent's post used: a second post under it is a replay. */
+  signalSignature: (signature: string): Key => ({ pk: `SIGNALSIG#${signature}`, sk: 'USED' }),
   /** A job in progress on a runner, keyed by runner so an interruption can count its jobs. */
   runnerJob: (runnerKey: string, jobId: number): Key => ({ pk: `RUNNERJOB#${runnerKey}`, sk: `JOB#${jobId}` }),
   runnerJobs: (runnerKey: string): KeyRange => ({ pk: `RUNNERJOB#${runnerKey}` }),

@@ -158,6 +158,7 @@ async function gather(
       const g = await gatherVerdicts(candidateJobs(facts.jobs ?? [], msg, config), {
         api,
         ...(deps.signals && { signals: deps.signals }),
+        owner: { login: msg.repository.owner, installationId: msg.installationId },
         signalWindow: deps.signalWindow,
         extraPatterns: config.extraPatterns,
         logHosts: deps.logHosts,
