@@ -60,7 +60,7 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       pacing: new DynamoPacing(dynamo, table, settings.pace, now),
       outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
       signals: parts.signals ?? new RunnerSignals(dynamo, table, settings.signalTtlSeconds, now, runnerKeys),
-      repoConfig: new RepoConfigSource(),
+      repoConfig: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
     },
     github: { client: parts.client, graphqlUrl: settings.graphqlUrl },
     settings: {

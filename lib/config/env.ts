@@ -5,6 +5,7 @@ import { fromEnv, SETTING_NAMES, settingOf } from './settings-schema.js';
 
 export { breakerSettings, eventSettings, type EventSettings };
 import type { SignalWindow } from '../model.js';
+import type { RepoCeiling } from './repo-ceiling.js';
 import { DEFAULT_LOG_WINDOW_BYTES, graphqlUrlFor, logHostsFor } from './github-settings.js';
 import type { RepoConfig } from './repo-config.js';
 import { applyConfig, BUILT_IN_DEFAULTS } from './repo-config.js';
@@ -55,6 +56,8 @@ export interface RuntimeSettings {
   readonly runnerNamePatterns: readonly string[];
   /** Where decisions, re-run outcomes and stuck-queued jobs are published. */
   readonly events: EventSettings;
+  /** What a repository file may raise. */
+  readonly repoCeiling: RepoCeiling;
 }
 
 /** Read by no one and needed by no one: fixed here rather than offered as settings. */
@@ -118,6 +121,10 @@ export function workerSettings(env: Env = process.env): WorkerSettings {
     ...(allow && { repositoryAllowList: allow }),
     runnerNamePatterns: runnerNamePatternsFrom(env),
     events: eventSettings(env),
+    repoCeiling: {
+      maxAttempts: fromEnv(env, 'repoMaxAttemptsCeiling'),
+      extraPatterns: fromEnv(env, 'repoExtraPatterns'),
+    },
   };
 }
 

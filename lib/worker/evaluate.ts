@@ -48,6 +48,8 @@ export interface Judged extends Evaluation {
   /** The configuration error as the decision's reason says it, and as the log line's `config_error`. */
   readonly configError?: string;
   readonly configErrorRaw?: string;
+  /** What the operator's ceiling lowered in the repository's settings (REPO_MAX_ATTEMPTS_CEILING, REPO_EXTRA_PATTERNS). */
+  readonly clamped?: readonly string[];
   /** GitHub requests made before a wait, when this is the turn after one. */
   readonly priorRequests: number;
 }
@@ -98,9 +100,11 @@ export async function evaluateAfresh(
     { ...evaluationDeps(ctx), ...(latest && { latest }) },
   );
   const configError = cfg.error ? configErrorNote(cfg) : undefined;
+  if (cfg.clamped) ctx.obs.log.warn('repository settings clamped to the ceiling', { ...line, clamped: cfg.clamped });
   return {
     config: cfg.config,
     ...(configError && { configError, configErrorRaw: cfg.error }),
+    ...(cfg.clamped && { clamped: cfg.clamped }),
     ...ev,
     priorRequests: 0,
   };

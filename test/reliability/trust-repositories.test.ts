@@ -1,0 +1,71 @@
+/**
+ * One repository cannot steer reprise beyond its own reach, black-box through `npm start` and
+ * the GitHub simulator: its file is held under the operator's ceiling, and its lost re-runs
+ * pause only its own runs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GitHubSimulator } from '../sim/index.js';
+import { failureAnnotation, TEXT } from '../support/evidence.js';
+import { startTrustRuntime, type TrustRuntime } from './trust-support.js';
+
+const INSTALLATION = 7401;
+const LOST = failureAnnotation(TEXT.selfHostedNamed('r-1'));
+
+let sim: GitHubSimulator;
+let rt: TrustRuntime;
+
+beforeAll(async () => {
+  sim = await GitHubSimulator.start();
+  sim.addInstallation({ id: INSTALLATION, account: 'acme' });
+  rt = await startTrustRuntime(sim, {
+    REPO_MAX_ATTEMPTS_CEILING: '2',
+    REPO_EXTRA_PATTERNS: 'false',
+    PACE_PER_HOUR: '0',
+    WRITE_SPACING_MS: '0',
+    BREAKER_MIN_OUTCOMES: '10',
+    BREAKER_MIN_REPOSITORIES: '3',
+  });
+}, 90_000);
+afterAll(async () => {
+  await rt?.stop();
+  await sim?.close();
+});
+
+const lostRun = (repo: string, runAttempt = 1, onRerun: 'same' | 'success' = 'success') =>
+  sim.addRun({ repo, runAttempt, onRerun, jobs: [{ name: 'build', conclusion: 'failure', annotations: [LOST] }] });
+
+describe("a repository file is held under the operator's ceiling (npm start)", () => {
+  it('max_attempts: 50 above REPO_MAX_ATTEMPTS_CEILING=2 is clamped to 2, and the clamp is named on the decision', async () => {
+    sim.setRepoFile('acme/greedy', '.github/reprise.yml', 'max_attempts: 50\ntext_only_max_attempts: 50\n');
+    // Its second attempt was lost too: under its own file it would go again, under the ceiling not.
+    const run = lostRun('acme/greedy', 2);
+    expect(await rt.deliver(run.id, INSTALLATION)).toBe(202);
+    const line = await rt.line(run.id, 'decision');
+    expect(line.decision).not.toBe('retried');
+    expect(String(line.reason)).toContain('max_attempts 50 clamped to 2 (REPO_MAX_ATTEMPTS_CEILING)');
+    expect(line.config_clamped).toEqual(
+      expect.arrayContaining(['text_only_max_attempts 50 clamped to 2 (REPO_MAX_ATTEMPTS_CEILING)']),
+    );
+    expect(sim.rerunTally(run.id).received).toBe(0);
+  });
+
+  it('extra_patterns of a repository file are not evidence when REPO_EXTRA_PATTERNS=false, and the decision says so', async () => {
+    // A pattern broad enough to call any failure a runner loss.
+    sim.setRepoFile('acme/broad', '.github/reprise.yml', "extra_patterns:\n  - 'failed'\n");
+    const run = sim.addRun({
+      repo: 'acme/broad',
+      jobs: [
+        {
+          name: 'test',
+          conclusion: 'failure',
+          annotations: [failureAnnotation('3 tests failed')],
+        },
+      ],
+    });
+    expect(await rt.deliver(run.id, INSTALLATION)).toBe(202);
+    const line = await rt.line(run.id, 'decision');
+    expect(line.decision).not.toBe('retried');
+    expect(String(line.reason)).toContain('extra_patterns not used (REPO_EXTRA_PATTERNS=false)');
+    expect(sim.rerunTally(run.id).received).toBe(0);
+  });
+});
