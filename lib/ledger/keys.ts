@@ -91,6 +91,20 @@ export const keys = {
     pk: outcomesPk(installationId),
     sk: { after: `AT#${sinceIso}` },
   }),
+  /** One item per re-run outcome of one repository, sorted by time: its own breaker's window. */
+  repoOutcomeAt: (installationId: number | null, repoId: number, atIso: string, attemptKey: string): Key => ({
+    pk: `${outcomesPk(installationId)}#REPO#${repoId}`,
+    sk: `AT#${atIso}#${attemptKey}`,
+  }),
+  repoOutcomesSince: (installationId: number | null, repoId: number, sinceIso: string): KeyRange => ({
+    pk: `${outcomesPk(installationId)}#REPO#${repoId}`,
+    sk: { after: `AT#${sinceIso}` },
+  }),
+  /** A repository's breaker: until when its own automatic re-runs pause. */
+  repoBreaker: (installationId: number | null, repoId: number): Key => ({
+    pk: `BREAKER#${installationId ?? 'none'}#REPO#${repoId}`,
+    sk: 'BREAKER',
+  }),
   /** The installation's breaker: until when its automatic re-runs pause. */
   breaker: (installationId: number | null): Key => ({ pk: `BREAKER#${installationId ?? 'none'}`, sk: 'BREAKER' }),
   /**

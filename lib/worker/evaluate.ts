@@ -146,10 +146,13 @@ async function gather(
       return { ...facts, jobs: await api.listAttemptJobs(msg.runId, msg.runAttempt) };
     case 'breaker': {
       if (!deps.breaker) return { ...facts, breaker: { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 0 } };
-      const { tripped, ...breaker } = await deps.breaker.state(msg.installationId);
+      const repository = { id: msg.repository.id, name: `${msg.repository.owner}/${msg.repository.name}` };
+      const { tripped, ...breaker } = await deps.breaker.state(msg.installationId, repository);
       if (tripped) {
-        deps.log.warn('breaker opened: automatic re-runs of this installation pause', {
+        const own = breaker.scope?.kind === 'repository';
+        deps.log.warn(`breaker opened: automatic re-runs of this ${own ? 'repository' : 'installation'} pause`, {
           installation_id: msg.installationId,
+          ...(own && { repository: repository.name }),
           until: new Date(breaker.openUntil ?? 0).toISOString(),
           outcomes: breaker.outcomes,
           lost_again: breaker.lostAgain,

@@ -69,3 +69,36 @@ describe("a repository file is held under the operator's ceiling (npm start)", (
     expect(sim.rerunTally(run.id).received).toBe(0);
   });
 });
+
+describe('the breaker judges each repository apart (npm start)', () => {
+  it("a repository that kills its own runner ten times opens its own breaker, and a neighbour's lost run is still re-run", async () => {
+    // Ten runs of one repository, each re-run and lost again (a workflow that shuts its runner down).
+    const killers = Array.from({ length: 10 }, () => lostRun('acme/selfkill', 1, 'same'));
+    for (const r of killers) expect(await rt.deliver(r.id, INSTALLATION)).toBe(202);
+    for (const r of killers) expect(await rt.line(r.id, 'decision', 1)).toMatchObject({ decision: 'retried' });
+    // Each second attempt's decision records its outcome: lost again.
+    for (const r of killers) expect(await rt.deliver(r.id, INSTALLATION)).toBe(202);
+    for (const r of killers) await rt.line(r.id, 'decision', 2);
+    expect(rt.rt.lines.filter((l) => l.message === 're-run outcome' && l.outcome === 'lost_again')).toHaveLength(10);
+
+    // The repository's next lost run waits for its own breaker; the neighbour's goes.
+    const own = lostRun('acme/selfkill');
+    const neighbour = lostRun('acme/neighbour');
+    expect(await rt.deliver(own.id, INSTALLATION)).toBe(202);
+    const paused = await rt.line(own.id, 'decision deferred');
+    expect(String(paused.reason)).toMatch(
+      /re-runs of the repository acme\/selfkill are paused until .*: 10 of the last 10/,
+    );
+    expect(await rt.deliver(neighbour.id, INSTALLATION)).toBe(202);
+    expect(await rt.line(neighbour.id, 'decision')).toMatchObject({ decision: 'retried' });
+    expect(sim.rerunTally(neighbour.id).received).toBe(1);
+    expect(sim.rerunTally(own.id).received).toBe(0);
+    const opened = rt.rt.lines.filter((l) => String(l.message).startsWith('breaker opened'));
+    expect(opened).toEqual([
+      expect.objectContaining({
+        message: 'breaker opened: automatic re-runs of this repository pause',
+        repository: 'acme/selfkill',
+      }),
+    ]);
+  }, 60_000);
+});

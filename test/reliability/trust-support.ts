@@ -18,8 +18,8 @@ export interface TrustRuntime {
   deliver(runId: number, installationId: number, guid?: string): Promise<number>;
   /** The run's decision lines (`decision`, `decision deferred`) so far. */
   decisions(runId: number): Record<string, unknown>[];
-  /** Waits for the run's first line with this message; throws with the log's tail after `timeoutMs`. */
-  line(runId: number, message: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Waits for the run's first line with this message (of `attempt`, when given); throws with the log's tail after `timeoutMs`. */
+  line(runId: number, message: string, attempt?: number, timeoutMs?: number): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
 }
 
@@ -54,10 +54,12 @@ export async function startTrustRuntime(sim: GitHubSimulator, env: Record<string
       return (await post(`${url}/webhook`, d)).status;
     },
     decisions: (runId) => ofRun(runId).filter((l) => String(l.message).startsWith('decision')),
-    line: async (runId, message, timeoutMs = 30_000) => {
+    line: async (runId, message, attempt, timeoutMs = 30_000) => {
       const until = Date.now() + timeoutMs;
       for (;;) {
-        const got = ofRun(runId).find((l) => l.message === message);
+        const got = ofRun(runId).find(
+          (l) => l.message === message && (attempt === undefined || l.run_attempt === attempt),
+        );
         if (got) return got;
         if (Date.now() > until) {
           const tail = rt.lines.slice(-30).map((l) => JSON.stringify(l));
