@@ -70,6 +70,7 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       logWindowBytes: settings.logWindowBytes,
       repositoryAllowList: settings.repositoryAllowList ?? null,
       maxWaitMs: settings.pace.maxWaitMs,
+      repositoryShare: settings.pace.repositoryShare,
       // A hand-moved clock cannot be slept on: its turns are all deferrals.
       inlineTurnWaitMs: now ? 0 : INLINE_TURN_WAIT_MS,
       leaseMs: parts.leaseMs ?? DEFAULT_LEASE_MS,

@@ -31,6 +31,8 @@ export interface PaceSettings {
   /** Least time between two of an installation's POSTs: the write spacing of each process, and of the slots. */
   readonly spacingMs: number;
   readonly maxWaitMs: number;
+  /** While saturated, how far ahead one repository may hold turns, as a share of `maxWaitMs`. */
+  readonly repositoryShare: number;
 }
 
 /** Settings of the deployment, parsed and validated once per cold start. */
@@ -115,6 +117,7 @@ export function workerSettings(env: Env = process.env): WorkerSettings {
       perHour: fromEnv(env, 'pacePerHour'),
       spacingMs: fromEnv(env, 'writeSpacing'),
       maxWaitMs: fromEnv(env, 'maxWait') * 1000,
+      repositoryShare: fromEnv(env, 'paceRepositoryShare') / 100,
     },
     breaker: breakerSettings(env),
     maxReceiveCount: fromEnv(env, 'maxReceiveCount'),

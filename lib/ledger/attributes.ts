@@ -27,6 +27,7 @@ export const ATTR = {
   // waiting run attempt
   slotAt: 'slotAt',
   waitingSince: 'waitingSince',
+  unreserved: 'unreserved',
   kept: 'kept',
   message: 'message',
   // a claim whose re-run call failed, its outcome unknown

@@ -34,7 +34,7 @@ describe("breakerTrips: one repository's losses open its own breaker, not the in
     [{ outcomes: 10, lostAgain: 10, lostRepositories: 2 }, 'installation', false, 'two repositories, three needed'],
     [{ outcomes: 10, lostAgain: 6, lostRepositories: 3 }, 'installation', true, 'three repositories and the share'],
     [{ outcomes: 10, lostAgain: 4, lostRepositories: 4 }, 'installation', false, 'spread wide, but under the share'],
-  ] as const)('%o as the %s → %s (%s)', (counts, scope, trips) => {
+  ] as const)('%o as the %s → %s (%s)', (counts, scope, trips, _why) => {
     expect(breakerTrips(counts, F, scope)).toBe(trips);
   });
 

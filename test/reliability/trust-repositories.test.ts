@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
 import { failureAnnotation, TEXT } from '../support/evidence.js';
-import { startTrustRuntime, type TrustRuntime } from './trust-support.js';
+import { startTrustRuntime, type TrustRuntime, until } from './trust-support.js';
 
 const INSTALLATION = 7401;
 const LOST = failureAnnotation(TEXT.selfHostedNamed('r-1'));
@@ -100,5 +100,55 @@ describe('the breaker judges each repository apart (npm start)', () => {
         repository: 'acme/selfkill',
       }),
     ]);
+  }, 60_000);
+});
+
+describe('repositories take turns in a saturated pace (npm start)', () => {
+  it("a repository's burst does not push a neighbour's run past MAX_WAIT_SECONDS: the neighbour gets a turn, the burst's extra runs ask again", async () => {
+    const sim2 = await GitHubSimulator.start();
+    sim2.addInstallation({ id: INSTALLATION, account: 'acme' });
+    // Two turns a minute (one every 30 s), and a run waits a minute at most: six runs saturate it.
+    const paced = await startTrustRuntime(sim2, {
+      MAX_WAIT_SECONDS: '60',
+      WRITE_SPACING_MS: '30000',
+      PACE_PER_HOUR: '0',
+      PACE_REPOSITORY_SHARE_PERCENT: '50',
+      BREAKER_MIN_OUTCOMES: '0',
+    });
+    try {
+      const burst = Array.from({ length: 6 }, () =>
+        sim2.addRun({ repo: 'acme/burst', jobs: [{ name: 'build', conclusion: 'failure', annotations: [LOST] }] }),
+      );
+      for (const r of burst) expect(await paced.deliver(r.id, INSTALLATION)).toBe(202);
+      const settled = (id: number) =>
+        paced.rt.lines.some((l) => l.run_id === id && (l.message === 'decision' || l.message === 'run waits'));
+      for (const r of burst) await until(`run ${r.id} of the burst to go or wait`, () => settled(r.id));
+
+      const quiet = sim2.addRun({
+        repo: 'acme/quiet',
+        jobs: [{ name: 'build', conclusion: 'failure', annotations: [LOST] }],
+      });
+      expect(await paced.deliver(quiet.id, INSTALLATION)).toBe(202);
+      await until(`the neighbour's run to go or wait`, () => settled(quiet.id));
+
+      // The neighbour holds a turn within its wait; it is not expired.
+      const neighbour = paced.rt.lines.filter((l) => l.run_id === quiet.id);
+      expect(neighbour.filter((l) => l.message === 'decision')).toEqual([]);
+      const waits = neighbour.filter((l) => l.message === 'run waits');
+      expect(waits).toHaveLength(1);
+      expect(String(waits[0]!.reason)).toMatch(/^waiting for a re-run turn in \d+s$/);
+      expect(Number(waits[0]!.wait_seconds)).toBeLessThanOrEqual(60);
+      // The burst took one turn now and one ahead; its other runs ask again instead of filling the pace.
+      const burstLines = paced.rt.lines.filter((l) => burst.some((r) => r.id === l.run_id));
+      expect(burstLines.filter((l) => l.message === 'decision' && l.decision === 'expired')).toEqual([]);
+      expect(
+        burstLines.filter(
+          (l) => l.message === 'run waits' && /holds its share of the re-run turns/.test(String(l.reason)),
+        ),
+      ).toHaveLength(4);
+    } finally {
+      await paced.stop();
+      await sim2.close();
+    }
   }, 60_000);
 });
