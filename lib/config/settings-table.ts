@@ -447,7 +447,7 @@ export const SETTINGS = {
     context: 'signalSecretScope',
     envSeparator: ',',
     default: ['*'],
-    defaultText: '`*` (every installation)',
+    defaultText: 'every installation',
     parse: signalScope,
     readBy: ['signalIntake'],
     local: true,
