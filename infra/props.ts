@@ -105,6 +105,16 @@ export interface RepriseProps {
    */
   readonly requireExactSignal?: boolean;
   /**
+   * The most `max_attempts` and `text_only_max_attempts` a repository file may set; above it the value is clamped.
+   * @default 50
+   */
+  readonly repoMaxAttemptsCeiling?: number;
+  /**
+   * Whether a repository file's `extra_patterns` are used; `false` keeps only the deployment's.
+   * @default true
+   */
+  readonly repoExtraPatterns?: boolean;
+  /**
    * Extra runner-loss patterns (case-insensitive regular expressions) added to the built-in ones.
    * @default []
    */
@@ -153,6 +163,11 @@ export interface RepriseProps {
    */
   readonly retryBudgetPerHour?: number;
   /**
+   * When the pace is saturated, how far ahead (percent of `maxWait`) one repository may reserve turns.
+   * @default 50
+   */
+  readonly paceRepositoryShare?: number;
+  /**
    * Re-runs (and check-run reports) per installation and minute, shared by every worker: GitHub's secondary limit.
    * @default 80
    */
@@ -173,6 +188,11 @@ export interface RepriseProps {
    * @default Duration.hours(6)
    */
   readonly maxWait?: Duration;
+  /**
+   * Distinct repositories whose re-runs were lost again before the installation's breaker opens.
+   * @default 3
+   */
+  readonly breakerMinRepositories?: number;
   /**
    * Re-run outcomes of one installation within `breakerWindow` before the breaker judges them; 0 turns it off.
    * @default 10
@@ -236,6 +256,16 @@ export interface RepriseProps {
    * @default Duration.minutes(5)
    */
   readonly signalWindowAfter?: Duration;
+  /**
+   * Whom the signal secret may speak for: owner logins and `installation:<id>`, or `*`.
+   * @default ['*']
+   */
+  readonly signalSecretScope?: readonly string[];
+  /**
+   * How far an HMAC-signed signal's timestamp may be from the intake's clock.
+   * @default Duration.seconds(300)
+   */
+  readonly signalTimestampTolerance?: Duration;
   /**
    * How long runner signals are kept.
    * @default Duration.hours(24)

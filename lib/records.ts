@@ -30,6 +30,8 @@ export interface AttemptRecord {
   readonly slotAt?: number;
   /** When the attempt first had to wait for its turn (epoch ms); kept across the wait. */
   readonly waitingSince?: number;
+  /** While waiting: `slotAt` is when to ask the pace again (its repository held its share), not a reserved slot. */
+  readonly unreserved?: boolean;
   /** While waiting: the facts gathered before the wait (JSON), so the turn need not gather them again. */
   readonly kept?: string;
   /** Set on a claim whose re-run call failed with no answer to tell whether GitHub acted. */
@@ -38,7 +40,13 @@ export interface AttemptRecord {
 
 export type ClaimResult =
   /** With `slotAt`: the claim took over a waiting attempt, which keeps the re-run slot it reserved. */
-  | { readonly claimed: true; readonly slotAt?: number; readonly waitingSince?: number; readonly kept?: string }
+  | {
+      readonly claimed: true;
+      readonly slotAt?: number;
+      readonly waitingSince?: number;
+      readonly kept?: string;
+      readonly unreserved?: boolean;
+    }
   | { readonly claimed: false; readonly existing?: AttemptRecord };
 
 /** What became of a run attempt re-run by reprise once the reconciler looked at the next attempt. */

@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { ScopedSecret } from '../config/signal-scope.js';
 import type { SignalSettings } from '../config/signal-settings.js';
 import { httpLambda } from '../http/lambda-http.js';
 import { createEc2SignalHandler } from '../intake/record-ec2-signal.js';
@@ -16,15 +17,15 @@ import { RunnerSignals } from '../ledger/runner-signals.js';
 export interface SignalIntakeParts {
   readonly dynamo: DynamoDBClient;
   readonly table: string;
-  /** The current signal secret first, then the previous one during a rotation; none refuses every post. */
-  readonly secrets: () => Promise<readonly string[]>;
+  /** The current signal secret first, then the previous one during a rotation, each with its scope; none refuses every post. */
+  readonly secrets: () => Promise<readonly ScopedSecret[]>;
   readonly log: Log;
   readonly metrics: MetricSink;
 }
 
 /** `POST /signals` from agents: one assembly for the function and the local runtime. */
 export function composeSignalIntake(
-  settings: Pick<SignalSettings, 'ttlSeconds'>,
+  settings: Pick<SignalSettings, 'ttlSeconds' | 'toleranceMs'>,
   parts: SignalIntakeParts,
 ): ReturnType<typeof httpLambda> {
   return httpLambda(
@@ -33,6 +34,7 @@ export function composeSignalIntake(
       store: new RunnerSignals(parts.dynamo, parts.table, settings.ttlSeconds),
       log: parts.log,
       metrics: parts.metrics,
+      toleranceMs: settings.toleranceMs,
     }),
   );
 }

@@ -62,7 +62,7 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
       signals: parts.signals ?? new RunnerSignals(dynamo, table, settings.signalTtlSeconds, now, runnerKeys),
       branchRuns: new TableBranchRuns(dynamo, table, now),
-      repoConfig: new RepoConfigSource(),
+      repoConfig: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
     },
     github: { client: parts.client, graphqlUrl: settings.graphqlUrl },
     settings: {
@@ -72,6 +72,7 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       logWindowBytes: settings.logWindowBytes,
       repositoryAllowList: settings.repositoryAllowList ?? null,
       maxWaitMs: settings.pace.maxWaitMs,
+      repositoryShare: settings.pace.repositoryShare,
       // A hand-moved clock cannot be slept on: its turns are all deferrals.
       inlineTurnWaitMs: now ? 0 : INLINE_TURN_WAIT_MS,
       leaseMs: parts.leaseMs ?? DEFAULT_LEASE_MS,

@@ -5,6 +5,7 @@ import { fromEnv, SETTING_NAMES, settingOf } from './settings-schema.js';
 
 export { breakerSettings, eventSettings, type EventSettings };
 import type { SignalWindow } from '../model.js';
+import type { RepoCeiling } from './repo-ceiling.js';
 import { DEFAULT_LOG_WINDOW_BYTES, graphqlUrlFor, logHostsFor } from './github-settings.js';
 import type { RepoConfig } from './repo-config.js';
 import { applyConfig, BUILT_IN_DEFAULTS } from './repo-config.js';
@@ -30,6 +31,8 @@ export interface PaceSettings {
   /** Least time between two of an installation's POSTs: the write spacing of each process, and of the slots. */
   readonly spacingMs: number;
   readonly maxWaitMs: number;
+  /** While saturated, how far ahead one repository may hold turns, as a share of `maxWaitMs`. */
+  readonly repositoryShare: number;
 }
 
 /** Settings of the deployment, parsed and validated once per cold start. */
@@ -55,6 +58,8 @@ export interface RuntimeSettings {
   readonly runnerNamePatterns: readonly string[];
   /** Where decisions, re-run outcomes and stuck-queued jobs are published. */
   readonly events: EventSettings;
+  /** What a repository file may raise. */
+  readonly repoCeiling: RepoCeiling;
 }
 
 /** Read by no one and needed by no one: fixed here rather than offered as settings. */
@@ -112,12 +117,17 @@ export function workerSettings(env: Env = process.env): WorkerSettings {
       perHour: fromEnv(env, 'pacePerHour'),
       spacingMs: fromEnv(env, 'writeSpacing'),
       maxWaitMs: fromEnv(env, 'maxWait') * 1000,
+      repositoryShare: fromEnv(env, 'paceRepositoryShare') / 100,
     },
     breaker: breakerSettings(env),
     maxReceiveCount: fromEnv(env, 'maxReceiveCount'),
     ...(allow && { repositoryAllowList: allow }),
     runnerNamePatterns: runnerNamePatternsFrom(env),
     events: eventSettings(env),
+    repoCeiling: {
+      maxAttempts: fromEnv(env, 'repoMaxAttemptsCeiling'),
+      extraPatterns: fromEnv(env, 'repoExtraPatterns'),
+    },
   };
 }
 

@@ -29,6 +29,7 @@ export function breakerSettings(env: Env = process.env): BreakerSettings {
     windowMs: fromEnv(env, 'breakerWindow') * 1000,
     lostShare: fromEnv(env, 'breakerLostSharePercent') / 100,
     coolDownMs: fromEnv(env, 'breakerCoolDown') * 1000,
+    minRepositories: fromEnv(env, 'breakerMinRepositories'),
   };
 }
 

@@ -1,5 +1,6 @@
 import { bool, email, eventBus, int, list, oneOf, percent, regexpLines, retention, text, url } from './parsers.js';
 import { RUNNER_PRESET_NAMES } from './runner-presets.js';
+import { signalScope } from './signal-scope.js';
 import { def, FUNCTION_NAMES, type FunctionName } from './setting.js';
 
 /**
@@ -117,6 +118,31 @@ export const SETTINGS = {
     sample: 4,
     values: '1–50',
     doc: 'total attempts allowed when the only evidence is text; clamped to the exact-signal cap',
+  }),
+  repoMaxAttemptsCeiling: def({
+    env: 'REPO_MAX_ATTEMPTS_CEILING',
+    prop: 'repoMaxAttemptsCeiling',
+    context: 'repoMaxAttemptsCeiling',
+    default: MAX_ATTEMPTS_LIMIT,
+    defaultText: '50 (no cap)',
+    parse: int(1, MAX_ATTEMPTS_LIMIT, 'GitHub allows 50 re-runs of a run'),
+    readBy: ['worker', 'reconciler'],
+    local: true,
+    sample: 5,
+    values: '1–50',
+    doc: 'the most `max_attempts` and `text_only_max_attempts` a repository file may set; a higher value is clamped and the clamp named on the decision',
+  }),
+  repoExtraPatterns: def({
+    env: 'REPO_EXTRA_PATTERNS',
+    prop: 'repoExtraPatterns',
+    context: 'repoExtraPatterns',
+    default: true,
+    parse: bool,
+    readBy: ['worker', 'reconciler'],
+    local: true,
+    sample: false,
+    values: 'boolean',
+    doc: "`false`: a repository file's `extra_patterns` are not used (named on the decision); only the deployment's count as evidence",
   }),
   dryRun: def({
     env: 'DRY_RUN',
@@ -313,6 +339,17 @@ export const SETTINGS = {
     sample: 500,
     doc: "least time between two of an installation's re-run and report POSTs, in ms, and the pace's only spacing within its limits",
   }),
+  paceRepositoryShare: def({
+    env: 'PACE_REPOSITORY_SHARE_PERCENT',
+    prop: 'paceRepositoryShare',
+    context: 'paceRepositorySharePercent',
+    default: 50,
+    parse: int(1, 100),
+    readBy: ['worker'],
+    local: true,
+    sample: 30,
+    doc: "when the installation's pace is saturated, how far ahead (percent of `MAX_WAIT_SECONDS`) one repository may reserve turns; its other runs wait and ask again, so repositories take turns",
+  }),
   workerConcurrency: def({
     env: 'WORKER_CONCURRENCY',
     default: 8,
@@ -356,6 +393,17 @@ export const SETTINGS = {
     local: true,
     sample: 70,
     doc: "percent of those outcomes lost again at or above which the installation's automatic re-runs pause",
+  }),
+  breakerMinRepositories: def({
+    env: 'BREAKER_MIN_REPOSITORIES',
+    prop: 'breakerMinRepositories',
+    context: 'breakerMinRepositories',
+    default: 3,
+    parse: int(1),
+    readBy: ['worker', 'intake', 'reconciler'],
+    local: true,
+    sample: 5,
+    doc: "distinct repositories whose re-runs were lost again before the installation's breaker opens; one repository's losses open only its own",
   }),
   breakerCoolDown: def({
     env: 'BREAKER_COOL_DOWN_SECONDS',
@@ -407,6 +455,31 @@ export const SETTINGS = {
     local: true,
     sample: 48,
     doc: 'how long runner signals are kept',
+  }),
+  signalSecretScope: def({
+    env: 'SIGNAL_SECRET_SCOPE',
+    prop: 'signalSecretScope',
+    context: 'signalSecretScope',
+    envSeparator: ',',
+    default: ['*'],
+    defaultText: 'every installation',
+    parse: signalScope,
+    readBy: ['signalIntake'],
+    local: true,
+    sample: ['acme', 'installation:42'],
+    doc: 'whom the signal secret may speak for: comma-separated owner logins and `installation:<id>`, or `*`; a signal counts only for jobs of those owners (docs/signals.md)',
+  }),
+  signalTimestampTolerance: def({
+    env: 'SIGNAL_TIMESTAMP_TOLERANCE_SECONDS',
+    prop: 'signalTimestampTolerance',
+    context: 'signalTimestampToleranceSeconds',
+    unit: 'seconds',
+    default: 300,
+    parse: int(10, 3600, '', 'seconds'),
+    readBy: ['signalIntake'],
+    local: true,
+    sample: 120,
+    doc: "how far an HMAC-signed signal's `X-Reprise-Timestamp` may be from the intake's clock; an older (or replayed) body is refused",
   }),
   runnerTagKeys: def({
     env: 'RUNNER_TAG_KEYS',

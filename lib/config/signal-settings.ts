@@ -1,6 +1,9 @@
 import { RUNNER_PRESETS } from './runner-presets.js';
 import type { SignalWindow } from '../model.js';
 import { fromEnv, SETTINGS } from './settings-schema.js';
+import { ConfigError } from '../errors.js';
+import { parseRotatingSecret } from './secrets.js';
+import { parseScopedSecrets, type ScopedSecret, type SignalScope } from './signal-scope.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -16,6 +19,10 @@ export interface SignalSettings {
   readonly tagKeys: readonly string[];
   /** Patterns whose first group, matched on a runner name, is one more key of its signals. */
   readonly namePatterns: readonly string[];
+  /** How far an HMAC-signed post's timestamp may be from now, in ms. */
+  readonly toleranceMs: number;
+  /** Whom the signal secret speaks for, unless an entry names its own scope. */
+  readonly scope: SignalScope;
 }
 
 /**
@@ -27,6 +34,8 @@ export function signalSettings(env: Env): SignalSettings {
     ttlSeconds: signalTtlSecondsFrom(env),
     tagKeys: runnerTagKeysFrom(env),
     namePatterns: runnerNamePatternsFrom(env),
+    toleranceMs: signalToleranceMsFrom(env),
+    scope: signalSecretScopeFrom(env),
   };
 }
 
@@ -48,3 +57,45 @@ export const runnerTagKeysFrom = (env: Env): string[] => [
 export const runnerNamePatternsFrom = (env: Env): string[] => [
   ...new Set([...(presetOf(env)?.namePatterns ?? []), ...fromEnv(env, 'runnerNamePatterns')]),
 ];
+
+/** Whom the single signal secret speaks for (SIGNAL_SECRET_SCOPE): every installation unless narrowed. */
+export const signalSecretScopeFrom = (env: Env): SignalScope => fromEnv(env, 'signalSecretScope');
+
+/** How far an HMAC-signed post's timestamp may be from the intake's clock (SIGNAL_TIMESTAMP_TOLERANCE_SECONDS), in ms. */
+export const signalToleranceMsFrom = (env: Env): number => fromEnv(env, 'signalTimestampTolerance') * 1000;
+
+/**
+ * The local runtime's signal secrets: each `SIGNAL_SECRETS` entry with its own scope, then
+ * `SIGNAL_SECRET` with `SIGNAL_SECRET_SCOPE`'s.
+ */
+export function signalSecretsFrom(env: Env): ScopedSecret[] {
+  const scoped = env.SIGNAL_SECRETS ? parseScopedSecrets(env.SIGNAL_SECRETS, 'SIGNAL_SECRETS') : [];
+  const single = env.SIGNAL_SECRET ? [{ secret: env.SIGNAL_SECRET, scope: signalSecretScopeFrom(env) }] : [];
+  return [...scoped, ...single];
+}
+
+/**
+ * The deployed signal secret's value: the plain secret or `{"secret", "previous"}` (both with
+ * `scope`), and optionally `"scoped"`: more `<secret> <scope>` entries, as `SIGNAL_SECRETS` holds them.
+ */
+export function parseSignalSecretValue(value: string, name: string, scope: SignalScope): ScopedSecret[] {
+  const trimmed = value.trim();
+  let scoped: ScopedSecret[] = [];
+  let rest = trimmed;
+  if (trimmed.startsWith('{')) {
+    let doc: Record<string, unknown>;
+    try {
+      doc = JSON.parse(trimmed) as Record<string, unknown>;
+    } catch {
+      throw new ConfigError(`${name}: looks like JSON but does not parse`);
+    }
+    if (doc.scoped !== undefined) {
+      if (typeof doc.scoped !== 'string') throw new ConfigError(`${name}: "scoped" must be a string of entries`);
+      scoped = parseScopedSecrets(doc.scoped, `${name}: "scoped"`);
+      delete doc.scoped;
+    }
+    if (doc.secret === undefined && doc.previous === undefined && scoped.length > 0) return scoped;
+    rest = JSON.stringify(doc);
+  }
+  return [...scoped, ...parseRotatingSecret(rest, name).map((secret) => ({ secret, scope }))];
+}

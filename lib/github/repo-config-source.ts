@@ -1,3 +1,4 @@
+import { clampToCeiling, NO_CEILING, type RepoCeiling } from '../config/repo-ceiling.js';
 import type { RepoConfig } from '../config/repo-config.js';
 import { CONFIG_PATH, type ParsedRepoConfig, parseRepoConfig, REPO_CONFIG_MAX_BYTES } from '../config/repo-config.js';
 
@@ -21,7 +22,13 @@ export interface ConfigResult {
   readonly error?: string;
   /** With an error: the narrowing entries kept (empty: the runs are left alone). */
   readonly kept?: readonly string[];
+  /** What the operator's ceiling lowered in the file's settings. */
+  readonly clamped?: readonly string[];
 }
+
+/** The ceiling's clamps, in the words a decision's reason gives its owners. */
+export const clampNote = (clamped: readonly string[]): string =>
+  `repository settings above the deployment's ceiling: ${clamped.join('; ')}`;
 
 /** A broken file, in the words a decision's reason gives its owners. */
 export function configErrorNote(cfg: Pick<ConfigResult, 'error' | 'kept'>): string {
@@ -42,6 +49,7 @@ export class RepoConfigSource {
   constructor(
     private readonly absentTtlMs = 5 * 60_000,
     private readonly now: () => number = Date.now,
+    private readonly ceiling: RepoCeiling = NO_CEILING,
   ) {}
 
   /** `api` is the door to `owner/repo`; the owner's `.github` repository is read through it too. */
@@ -50,10 +58,12 @@ export class RepoConfigSource {
       const cached = await this.read(api, owner, r);
       if (cached?.text != null) {
         const parsed = this.parse(cached, defaults);
+        const { config, clamped } = clampToCeiling(parsed.config, defaults, this.ceiling);
         return {
-          config: parsed.config,
+          config,
           origin: `${owner}/${r}`,
           ...(parsed.error !== undefined && { error: parsed.error, kept: parsed.kept ?? [] }),
+          ...(clamped.length > 0 && { clamped }),
         };
       }
     }

@@ -5,6 +5,7 @@ import type { Log, MetricSink } from '../obs/types.js';
 import { mapBounded } from '../util/bounded.js';
 import { parseInstant } from '../util/iso-time.js';
 import type { RunnerSignalStore } from '../ledger/runner-signals.js';
+import { ANY_OWNER, type ScopedSecret } from '../config/signal-scope.js';
 
 export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
 export const MAX_RUNNERS = 100;
@@ -115,32 +116,72 @@ export function derivedEventId(post: SignalPost): string {
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 const sameSecret = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
 
-/** True when the bearer token or the body's HMAC matches one of the secrets. */
-export function signalAuthorized(secrets: readonly string[], headers: HttpRequest['headers'], body: Buffer): boolean {
+/** How far an HMAC post's timestamp may be from the intake's clock when none is configured. */
+export const DEFAULT_TIMESTAMP_TOLERANCE_MS = 300_000;
+
+/** The HMAC a post carries: over `<timestamp>.<raw body>`, keyed with the secret. */
+export const signalSignature = (secret: string, timestamp: string, body: Buffer | string): string =>
+  `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
+
+/** Who the post speaks as: the secret that signed it (with its scope), and how. */
+export type SignalAuth =
+  | { readonly secret: ScopedSecret; readonly via: 'bearer' }
+  | { readonly secret: ScopedSecret; readonly via: 'hmac'; readonly signature: string; readonly timestampMs: number }
+  | { readonly refused: string };
+
+const asScoped = (s: string | ScopedSecret): ScopedSecret =>
+  typeof s === 'string' ? { secret: s, scope: ANY_OWNER } : s;
+
+/**
+ * Which secret the bearer token or the HMAC matches. An HMAC signs `X-Reprise-Timestamp` (Unix
+ * seconds) with the body, and counts only within `toleranceMs` of `nowMs`: a captured body
+ * cannot be posted again later. (Replays within the window are the caller's to refuse.)
+ */
+export function authorizeSignal(
+  secrets: readonly (string | ScopedSecret)[],
+  headers: HttpRequest['headers'],
+  body: Buffer,
+  nowMs: number,
+  toleranceMs: number = DEFAULT_TIMESTAMP_TOLERANCE_MS,
+): SignalAuth {
   const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(headers.authorization ?? '')?.[1];
   const signature = headers['x-reprise-signature-256']?.trim().toLowerCase();
-  let ok = false;
-  for (const secret of secrets) {
-    if (!secret) continue;
-    if (bearer !== undefined && sameSecret(bearer, secret)) ok = true;
-    if (signature !== undefined) {
-      const expected = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-      if (sameSecret(signature, expected)) ok = true;
-    }
+  const timestamp = headers['x-reprise-timestamp']?.trim();
+  const wrong = { refused: 'missing or wrong bearer token or X-Reprise-Signature-256' };
+  for (const s of secrets.map(asScoped)) {
+    if (!s.secret) continue;
+    if (bearer !== undefined && sameSecret(bearer, s.secret)) return { secret: s, via: 'bearer' };
   }
-  return ok;
+  if (signature === undefined) return wrong;
+  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) {
+    return { refused: 'X-Reprise-Timestamp missing or not Unix seconds: an HMAC signs `<timestamp>.<body>`' };
+  }
+  const signer = secrets
+    .map(asScoped)
+    .find((s) => s.secret && sameSecret(signature, signalSignature(s.secret, timestamp, body)));
+  if (!signer) return wrong;
+  const timestampMs = Number(timestamp) * 1000;
+  if (Math.abs(nowMs - timestampMs) > toleranceMs) {
+    return {
+      refused: `X-Reprise-Timestamp ${timestamp} is more than ${Math.round(toleranceMs / 1000)} s from now: sign the post afresh`,
+    };
+  }
+  return { secret: signer, via: 'hmac', signature, timestampMs };
 }
 
-/** Where signal records go, and the first receipt of a post that carries no time. */
-export type SignalIntakeStore = Pick<RunnerSignalStore, 'record' | 'firstSeen'>;
+/** Where signal records go, the first receipt of a post that carries no time, and the signatures used. */
+export type SignalIntakeStore = Pick<RunnerSignalStore, 'record' | 'firstSeen'> &
+  Partial<Pick<RunnerSignalStore, 'firstUse'>>;
 
 export interface SignalIntakeDeps {
-  /** The current secret first, then the previous one during a rotation. */
-  readonly secrets: () => Promise<readonly string[]>;
+  /** The current secret first, then the previous one during a rotation; a plain string speaks for every installation. */
+  readonly secrets: () => Promise<readonly (string | ScopedSecret)[]>;
   readonly store: SignalIntakeStore;
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now?: () => number;
+  /** How far an HMAC post's timestamp may be from now; five minutes when absent. */
+  readonly toleranceMs?: number;
 }
 
 const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
@@ -156,9 +197,9 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
     if (req.body.length > MAX_SIGNAL_BODY_BYTES) {
       return answer(413, { error: `body over ${MAX_SIGNAL_BODY_BYTES} bytes`, field: 'body' });
     }
-    let secrets: readonly string[];
+    let secrets: readonly (string | ScopedSecret)[];
     try {
-      secrets = (await deps.secrets()).filter(Boolean);
+      secrets = (await deps.secrets()).filter((x) => (typeof x === 'string' ? x : x.secret));
     } catch (err) {
       deps.log.error('signal secret unavailable', { error: (err as Error).message });
       return answer(503, { error: 'signal secret unavailable' });
@@ -167,13 +208,17 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
       deps.log.error('no signal secret configured; refusing POST /signals');
       return answer(503, { error: 'signal intake not configured' });
     }
-    if (!signalAuthorized(secrets, req.headers, req.body)) {
+    const tolerance = deps.toleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
+    const auth = authorizeSignal(secrets, req.headers, req.body, now(), tolerance);
+    if ('refused' in auth) {
       deps.metrics.count('SignalAuthFailure');
       deps.log.warn('signal post rejected: bad or missing credentials', {
+        error: auth.refused,
         has_authorization: req.headers.authorization !== undefined,
         has_signature: req.headers['x-reprise-signature-256'] !== undefined,
+        has_timestamp: req.headers['x-reprise-timestamp'] !== undefined,
       });
-      return answer(401, { error: 'missing or wrong bearer token or X-Reprise-Signature-256' });
+      return answer(401, { error: auth.refused });
     }
 
     let body: unknown;
@@ -189,7 +234,18 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
       return answer(parsed.status, { error: `${parsed.field}: ${parsed.error}`, field: parsed.field });
     }
 
+    // A signature counts once: the same signed body posted again within the window is a replay.
+    if (auth.via === 'hmac' && deps.store.firstUse) {
+      const first = await deps.store.firstUse(auth.signature, auth.timestampMs + tolerance);
+      if (!first) {
+        deps.metrics.count('SignalReplayRefused');
+        deps.log.warn('signal post refused: replayed signature', { timestamp: auth.timestampMs / 1000 });
+        return answer(409, { error: 'this signature was already used: sign each post afresh', field: 'signature' });
+      }
+    }
+
     const post = parsed.post;
+    const scope = auth.secret.scope;
     const kind = recordedKind(post.kind);
     const eventId = post.eventId ?? derivedEventId(post);
     // One ISO form, as the store keeps it, so the answer names the record's time.
@@ -206,6 +262,7 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
         eventTime,
         eventId,
         source: AGENT_SIGNAL_SOURCE,
+        scope,
         ...(post.instanceId && { instanceId: post.instanceId }),
         ...(reason && { reason }),
       }),
@@ -219,6 +276,7 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
       event_time: eventTime,
       instance_id: post.instanceId,
       runners: keys.length,
+      scope: scope.join(','),
       recorded,
     });
     return answer(202, { recorded, event_id: eventId, event_time: eventTime });

@@ -34,6 +34,7 @@ const P = {
   run: leadingKeyOf(keys.runAttempt(1, 1, 1)),
   runnerSignal: leadingKeyOf(keys.runnerSignal('r', 't', 'e')),
   signalPost: leadingKeyOf(keys.signalPost('e')),
+  signalSignature: leadingKeyOf(keys.signalSignature('s')),
   runnerJob: leadingKeyOf(keys.runnerJob('r', 1)),
   budget: leadingKeyOf(keys.budgetWindow(1)),
   pace: leadingKeyOf(keys.pacing(1)),
@@ -78,8 +79,12 @@ export const STORE_ACCESS = {
   runnerJobWrites: [on(P.runnerJob, 'PutItem', 'DeleteItem')],
   /** runner-jobs.ts, the EC2 signal's side: `runningOn`. */
   runnerJobReads: [on(P.runnerJob, 'Query')],
-  /** runner-signals.ts, an agent's post: `record` and `firstSeen`. */
-  signalPosts: [on(P.runnerSignal, 'PutItem'), on(P.signalPost, 'GetItem', 'PutItem')],
+  /** runner-signals.ts, an agent's post: `record`, `firstSeen` and an HMAC signature's `firstUse`. */
+  signalPosts: [
+    on(P.runnerSignal, 'PutItem'),
+    on(P.signalPost, 'GetItem', 'PutItem'),
+    on(P.signalSignature, 'PutItem'),
+  ],
   /** runner-signals.ts, an EC2 event: `record`. */
   signalRecords: [on(P.runnerSignal, 'PutItem')],
   /** runner-signals.ts, the worker's side: `forRunner`. */

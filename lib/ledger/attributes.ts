@@ -27,6 +27,7 @@ export const ATTR = {
   // waiting run attempt
   slotAt: 'slotAt',
   waitingSince: 'waitingSince',
+  unreserved: 'unreserved',
   kept: 'kept',
   message: 'message',
   // a claim whose re-run call failed, its outcome unknown
@@ -44,6 +45,8 @@ export const ATTR = {
   openUntil: 'openUntil',
   // signal post first-seen marker
   seenMs: 'seenMs',
+  // an HMAC signature's use: until when it blocks a replay
+  untilMs: 'untilMs',
   // queued job
   reportedAt: 'reportedAt',
   // pacing of an installation

@@ -71,6 +71,8 @@ export const keys = {
   }),
   /** When an agent's post without a time was first received, so its retries share one time. */
   signalPost: (eventId: string): Key => ({ pk: `SIGNALPOST#${eventId}`, sk: 'FIRST_SEEN' }),
+  /** An HMAC signature an agent's post used: a second post under it is a replay. */
+  signalSignature: (signature: string): Key => ({ pk: `SIGNALSIG#${signature}`, sk: 'USED' }),
   /** A job in progress on a runner, keyed by runner so an interruption can count its jobs. */
   runnerJob: (runnerKey: string, jobId: number): Key => ({ pk: `RUNNERJOB#${runnerKey}`, sk: `JOB#${jobId}` }),
   runnerJobs: (runnerKey: string): KeyRange => ({ pk: `RUNNERJOB#${runnerKey}` }),
@@ -91,6 +93,20 @@ export const keys = {
   outcomesSince: (installationId: number | null, sinceIso: string): KeyRange => ({
     pk: outcomesPk(installationId),
     sk: { after: `AT#${sinceIso}` },
+  }),
+  /** One item per re-run outcome of one repository, sorted by time: its own breaker's window. */
+  repoOutcomeAt: (installationId: number | null, repoId: number, atIso: string, attemptKey: string): Key => ({
+    pk: `${outcomesPk(installationId)}#REPO#${repoId}`,
+    sk: `AT#${atIso}#${attemptKey}`,
+  }),
+  repoOutcomesSince: (installationId: number | null, repoId: number, sinceIso: string): KeyRange => ({
+    pk: `${outcomesPk(installationId)}#REPO#${repoId}`,
+    sk: { after: `AT#${sinceIso}` },
+  }),
+  /** A repository's breaker: until when its own automatic re-runs pause. */
+  repoBreaker: (installationId: number | null, repoId: number): Key => ({
+    pk: `BREAKER#${installationId ?? 'none'}#REPO#${repoId}`,
+    sk: 'BREAKER',
   }),
   /** The installation's breaker: until when its automatic re-runs pause. */
   breaker: (installationId: number | null): Key => ({ pk: `BREAKER#${installationId ?? 'none'}`, sk: 'BREAKER' }),

@@ -1,5 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type BreakerFacts, type BreakerSettings, breakerTrips } from '../decide/breaker.js';
+import {
+  type BreakerFacts,
+  type BreakerScope,
+  type BreakerSettings,
+  breakerTrips,
+  type OutcomeCounts,
+} from '../decide/breaker.js';
 import { isRerunDecision, type RerunOutcome } from '../model.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import type { AttemptRecord, AttemptRef, OutcomeRecord } from '../records.js';
@@ -15,29 +21,55 @@ export interface RerunOutcomeLog {
   get(repoId: number, runId: number, attempt: number): Promise<OutcomeRecord | undefined>;
 }
 
-/** Per-installation pause of automatic re-runs when re-run attempts keep being lost. */
-export interface RerunBreaker {
-  /** The breaker now; `tripped` only for the one caller whose read opened it. */
-  state(installationId: number | null): Promise<BreakerFacts & { readonly tripped: boolean }>;
-  /** The breaker as it stands, without opening it. */
-  look(installationId: number | null): Promise<BreakerFacts>;
+/** The repository a decision is about, for its own breaker. */
+export interface BreakerRepository {
+  readonly id: number;
+  /** `owner/name`, for the reason. */
+  readonly name: string;
 }
 
-/** The outcomes and the breaker they drive: one store, one table item per installation. */
+/**
+ * Pauses of automatic re-runs when re-run attempts keep being lost: one per repository, and
+ * one per installation that opens on a pattern across repositories.
+ */
+export interface RerunBreaker {
+  /**
+   * The breaker that holds the run now (the installation's, else its repository's); `tripped`
+   * only for the one caller whose read opened it.
+   */
+  state(
+    installationId: number | null,
+    repository?: BreakerRepository,
+  ): Promise<BreakerFacts & { readonly tripped: boolean }>;
+  /** The breaker as it stands, without opening it. */
+  look(installationId: number | null, repository?: BreakerRepository): Promise<BreakerFacts>;
+}
+
+/** The outcomes and the breakers they drive: one store, one table item per breaker. */
 export type RerunOutcomes = RerunOutcomeLog & RerunBreaker;
 
 interface StoredBreaker {
   readonly openUntil: number;
   readonly outcomes: number;
   readonly lostAgain: number;
+  readonly lostRepositories?: number;
   readonly windowMs: number;
 }
 
-const factsOf = (b: StoredBreaker, tripped: boolean) => ({
+/** Where one breaker and its window of outcomes are kept. */
+interface BreakerPlace {
+  readonly scope: BreakerScope;
+  readonly key: ReturnType<typeof keys.breaker>;
+  readonly since: (iso: string) => ReturnType<typeof keys.outcomesSince>;
+}
+
+const factsOf = (b: StoredBreaker, scope: BreakerScope, tripped: boolean) => ({
   openUntil: b.openUntil,
   outcomes: b.outcomes,
   lostAgain: b.lostAgain,
+  ...(b.lostRepositories !== undefined && { lostRepositories: b.lostRepositories }),
   windowMs: b.windowMs,
+  scope,
   tripped,
 });
 
@@ -82,13 +114,15 @@ export class DynamoRerunOutcomes implements RerunOutcomes {
       ttl: ttlFrom(now, TTL.rerunOutcome),
     };
     if (!(await this.table.putIf(marker, { expression: 'attribute_not_exists(#pk)' }))) return 'already';
-    await this.table.put({
-      ...keys.outcomeAt(a.installationId, at, `${a.repoId}#${a.runId}#${a.runAttempt}`),
+    const attemptKey = `${a.repoId}#${a.runId}#${a.runAttempt}`;
+    // Twice the window: the window's Query never misses an item TTL has not yet removed.
+    const item = {
       outcome,
       repository: a.repository,
-      // Twice the window: the window's Query never misses an item TTL has not yet removed.
       ttl: ttlFrom(now, Math.ceil((2 * this.settings.windowMs) / 1000)),
-    });
+    };
+    await this.table.put({ ...keys.outcomeAt(a.installationId, at, attemptKey), ...item });
+    await this.table.put({ ...keys.repoOutcomeAt(a.installationId, a.repoId, at, attemptKey), ...item });
     return 'recorded';
   }
 
@@ -97,53 +131,106 @@ export class DynamoRerunOutcomes implements RerunOutcomes {
   }
 
   /**
-   * Open while a pause runs. Otherwise the outcomes of the window, counted since the last
-   * pause ended (evidence that opened a breaker does not open it again), decide whether it opens now.
+   * The installation's breaker first (a pause there holds every repository), then the
+   * repository's own. Each is open while a pause runs; otherwise the outcomes of its window,
+   * counted since its last pause ended (evidence that opened a breaker does not open it
+   * again), decide whether it opens now.
    */
-  async state(installationId: number | null): Promise<BreakerFacts & { readonly tripped: boolean }> {
+  async state(
+    installationId: number | null,
+    repository?: BreakerRepository,
+  ): Promise<BreakerFacts & { readonly tripped: boolean }> {
     const s = this.settings;
     const closed = { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: s.windowMs, tripped: false };
     if (s.minOutcomes === 0) return closed;
+    const fleet = await this.judge(this.installationPlace(installationId));
+    if (fleet.openUntil !== null || !repository) return fleet;
+    const own = await this.judge(this.repositoryPlace(installationId, repository));
+    // While the repository's re-runs go, the decision reads the installation's counts.
+    return own.openUntil !== null ? own : fleet;
+  }
+
+  /** The breaker as it stands, for an operator: never opens it. */
+  async look(installationId: number | null, repository?: BreakerRepository): Promise<BreakerFacts> {
+    const places = [this.installationPlace(installationId)];
+    if (repository) places.push(this.repositoryPlace(installationId, repository));
+    let first: BreakerFacts | undefined;
+    for (const place of places) {
+      const { last, counts } = await this.read(place, this.now());
+      const facts = counts
+        ? { openUntil: null, ...counts, windowMs: this.settings.windowMs, scope: place.scope }
+        : (({ tripped: _t, ...f }) => f)(factsOf(last!, place.scope, false));
+      if (facts.openUntil !== null) return facts;
+      first ??= facts;
+    }
+    return first!;
+  }
+
+  private installationPlace(installationId: number | null): BreakerPlace {
+    return {
+      scope: { kind: 'installation' },
+      key: keys.breaker(installationId),
+      since: (iso) => keys.outcomesSince(installationId, iso),
+    };
+  }
+
+  private repositoryPlace(installationId: number | null, repo: BreakerRepository): BreakerPlace {
+    return {
+      scope: { kind: 'repository', name: repo.name },
+      key: keys.repoBreaker(installationId, repo.id),
+      since: (iso) => keys.repoOutcomesSince(installationId, repo.id, iso),
+    };
+  }
+
+  /** One breaker: open, opened now by this read, or closed with its counts. */
+  private async judge(place: BreakerPlace): Promise<BreakerFacts & { readonly tripped: boolean }> {
+    const s = this.settings;
     const now = this.now();
-    const key = keys.breaker(installationId);
-    const { last, counts } = await this.read(installationId, now);
-    if (!counts) return factsOf(last!, false);
-    if (!breakerTrips(counts, s)) return { ...closed, ...counts };
+    const closed = {
+      openUntil: null,
+      outcomes: 0,
+      lostAgain: 0,
+      windowMs: s.windowMs,
+      scope: place.scope,
+      tripped: false,
+    };
+    const { last, counts } = await this.read(place, now);
+    if (!counts) return factsOf(last!, place.scope, false);
+    if (!breakerTrips(counts, s, place.scope.kind)) return { ...closed, ...counts };
 
     const opened: StoredBreaker = { openUntil: now + s.coolDownMs, ...counts, windowMs: s.windowMs };
     const tripped = await this.table.putIf(
-      { ...key, ...opened, openedAt: now, ttl: ttlFrom(now, Math.ceil((s.coolDownMs + s.windowMs) / 1000)) },
+      { ...place.key, ...opened, openedAt: now, ttl: ttlFrom(now, Math.ceil((s.coolDownMs + s.windowMs) / 1000)) },
       last
         ? { expression: '#openUntil = :seen', values: { ':seen': last.openUntil } }
         : { expression: 'attribute_not_exists(#pk)' },
     );
-    if (tripped) return factsOf(opened, true);
+    if (tripped) return factsOf(opened, place.scope, true);
     // Another worker opened it meanwhile: its pause holds.
-    const other = await this.table.get<StoredBreaker>(key, true);
-    return other && other.openUntil > now ? factsOf(other, false) : { ...closed, ...counts };
-  }
-
-  /** The breaker as it stands, for an operator: never opens it. */
-  async look(installationId: number | null): Promise<BreakerFacts> {
-    const { last, counts } = await this.read(installationId, this.now());
-    return counts ? { openUntil: null, ...counts, windowMs: this.settings.windowMs } : factsOf(last!, false);
+    const other = await this.table.get<StoredBreaker>(place.key, true);
+    return other && other.openUntil > now ? factsOf(other, place.scope, false) : { ...closed, ...counts };
   }
 
   /** The pause that runs now (no counts), or the outcomes since the window began or the last pause ended. */
   private async read(
-    installationId: number | null,
+    place: BreakerPlace,
     now: number,
-  ): Promise<{ last: StoredBreaker | undefined; counts?: { outcomes: number; lostAgain: number } }> {
-    const last = await this.table.get<StoredBreaker>(keys.breaker(installationId), true);
+  ): Promise<{ last: StoredBreaker | undefined; counts?: Required<OutcomeCounts> }> {
+    const last = await this.table.get<StoredBreaker>(place.key, true);
     if (last && last.openUntil > now) return { last };
     const since = Math.max(now - this.settings.windowMs, last?.openUntil ?? 0);
-    const items = await this.table.query<{ outcome: RerunOutcome }>(
-      keys.outcomesSince(installationId, new Date(since).toISOString()),
+    const items = await this.table.query<{ outcome: RerunOutcome; repository?: string }>(
+      place.since(new Date(since).toISOString()),
       true,
     );
+    const lost = items.filter((i) => i.outcome === 'lost_again');
     return {
       last,
-      counts: { outcomes: items.length, lostAgain: items.filter((i) => i.outcome === 'lost_again').length },
+      counts: {
+        outcomes: items.length,
+        lostAgain: lost.length,
+        lostRepositories: new Set(lost.map((i) => i.repository ?? '')).size,
+      },
     };
   }
 }

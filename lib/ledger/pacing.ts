@@ -18,7 +18,28 @@ export interface RerunPacing {
    * now is taken whatever `latest` says).
    */
   reserve(installationId: number | null, latest?: number): Promise<number | undefined>;
+  /**
+   * A re-run's turn when repositories take turns: as `reserve`, but while the installation's
+   * slots run further ahead than `share.aheadMs`, a repository that already holds a slot
+   * there gets none now and is told when to ask again (the slot it would get, less `aheadMs`).
+   * A pace without it treats every repository as one.
+   */
+  reserveTurn?(installationId: number | null, latest: number, share: RepositoryShare): Promise<TurnReservation>;
 }
+
+/** How far ahead one repository may hold the installation's turns while others may wait. */
+export interface RepositoryShare {
+  /** The repository (its id), as the pace item records each slot's owner. */
+  readonly repository: number;
+  readonly aheadMs: number;
+}
+
+export type TurnReservation =
+  | { readonly slotAt: number }
+  /** No slot within `latest`: the run is expired. */
+  | { readonly full: true }
+  /** The repository holds its share of the turns ahead: it asks again at this time, reserving nothing now. */
+  | { readonly askAgainAt: number };
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -42,6 +63,8 @@ export interface PaceLimits {
 
 interface PaceItem {
   readonly slots?: number[];
+  /** The repository of each slot (0: a report, or a reservation that named none). */
+  readonly owners?: number[];
   readonly version?: number;
 }
 
@@ -89,29 +112,57 @@ export class DynamoPacing implements RerunPacing {
   }
 
   reserve(installationId: number | null, latest?: number): Promise<number | undefined> {
-    return this.inProcess.run(installationId, () => this.reserveNow(installationId, latest));
+    return this.inProcess.run(installationId, async () => {
+      const got = await this.reserveNow(installationId, latest);
+      return 'slotAt' in got ? got.slotAt : undefined;
+    });
   }
 
-  private async reserveNow(installationId: number | null, latest?: number): Promise<number | undefined> {
+  reserveTurn(installationId: number | null, latest: number, share: RepositoryShare): Promise<TurnReservation> {
+    return this.inProcess.run(installationId, () => this.reserveNow(installationId, latest, share));
+  }
+
+  private async reserveNow(
+    installationId: number | null,
+    latest?: number,
+    share?: RepositoryShare,
+  ): Promise<TurnReservation> {
     const key = keys.pacing(installationId);
     for (let tries = 1; tries <= MAX_TRIES; tries++) {
       const item = await this.table.get<PaceItem>(key, true);
       const now = this.now();
-      const at = this.nextSlot(item?.slots ?? [], now);
+      const held = item?.slots ?? [];
+      // Items written before owners were kept: their slots belong to no repository.
+      const owners = item?.owners?.length === held.length ? item.owners : held.map(() => 0);
+      const at = this.nextSlot(held, now);
       // A slot free now is always taken: the caller's `latest` was counted on its clock before
       // this read, and a turn that is here already cannot be too late.
-      if (latest !== undefined && at > Math.max(latest, now)) return undefined;
+      if (latest !== undefined && at > Math.max(latest, now)) return { full: true };
+      // Repositories take turns: one that holds a turn ahead does not take another beyond its
+      // share while others may come, so a burst cannot fill the pace up to a neighbour's max wait.
+      if (share && at > now + share.aheadMs && held.some((t, i) => t > now && owners[i] === share.repository)) {
+        return { askAgainAt: Math.max(at - share.aheadMs, now + 1_000) };
+      }
       const keep = Math.max(1, this.limits.perHour, this.limits.perMinute);
       const horizon = this.limits.perHour > 0 ? HOUR_MS : MINUTE_MS;
-      const slots = [...(item?.slots ?? []).filter((s) => s > now - horizon - LATE_ALLOWANCE_MS), at].slice(-keep);
+      const kept = held
+        .map((t, i) => [t, owners[i] ?? 0] as const)
+        .filter(([t]) => t > now - horizon - LATE_ALLOWANCE_MS);
+      const next = [...kept, [at, share?.repository ?? 0] as const].slice(-keep);
       const version = (item?.version ?? 0) + 1;
       const written = await this.table.putIf(
-        { ...key, slots, version, ttl: ttlFrom(Math.max(now, at), TTL.pacing) },
+        {
+          ...key,
+          slots: next.map(([t]) => t),
+          owners: next.map(([, o]) => o),
+          version,
+          ttl: ttlFrom(Math.max(now, at), TTL.pacing),
+        },
         item
           ? { expression: '#version = :seen', values: { ':seen': item.version ?? 0 } }
           : { expression: 'attribute_not_exists(#pk)' },
       );
-      if (written) return at;
+      if (written) return { slotAt: at };
       // Another worker reserved meanwhile: read its slot and take the next one.
       await sleep(Math.floor(Math.random() * 5 * Math.min(tries, 8)));
     }

@@ -26,6 +26,8 @@ export interface AttemptLedger extends AttemptReader {
     waitingSince: number,
     leaseMs: number,
     kept?: string,
+    /** `slotAt` is when to ask the pace again, not a reserved slot. */
+    unreserved?: boolean,
   ): Promise<boolean>;
   /** Records the decision; only the claim's owner may. False when the claim was lost. */
   finalise(
@@ -86,6 +88,7 @@ export class TableRunAttempts implements AttemptLedger {
     return {
       claimed: true,
       ...(existing.slotAt !== undefined && { slotAt: existing.slotAt }),
+      ...(existing.unreserved === true && { unreserved: true }),
       ...(existing.waitingSince !== undefined && { waitingSince: existing.waitingSince }),
       ...(existing.kept !== undefined && { kept: existing.kept }),
     };
@@ -104,12 +107,15 @@ export class TableRunAttempts implements AttemptLedger {
     waitingSince: number,
     leaseMs: number,
     kept?: string,
+    unreserved?: boolean,
   ): Promise<boolean> {
     return this.table.updateIf(
       keyOf(msg),
       // The message that waits becomes the attempt's: a copy that comes back before the turn is told apart by it.
-      `SET #state = :waiting, #slotAt = :slot, #waitingSince = :since, #leaseUntil = :until, #message = :msg${kept === undefined ? '' : ', #kept = :kept'}`,
+      `SET #state = :waiting, #slotAt = :slot, #waitingSince = :since, #leaseUntil = :until, #message = :msg${kept === undefined ? '' : ', #kept = :kept'}${unreserved ? ', #unreserved = :unreserved' : ''}` +
+        (unreserved ? '' : ' REMOVE #unreserved'),
       {
+        ...(unreserved && { ':unreserved': true }),
         ':waiting': STATE.waiting,
         ':msg': JSON.stringify(msg),
         ':slot': slotAt,

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { RunnerSignal, SignalKind, SignalWindow } from '../model.js';
 import type { SignalFact } from '../records.js';
+import { type JobOwner, scopeAllows, type SignalScope } from '../config/signal-scope.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { keys, ttlFrom } from './keys.js';
 import { Table } from './table.js';
@@ -10,6 +11,8 @@ export interface SignalRecordInput extends SignalFact {
   readonly region?: string;
   readonly account?: string;
   readonly reason?: string;
+  /** Whom the agent's secret speaks for; EC2 signals carry none and count for every installation. */
+  readonly scope?: SignalScope;
 }
 
 /** Runner-keyed interruption records: the signal paths write them, the worker looks them up. */
@@ -22,8 +25,21 @@ export interface RunnerSignalStore {
    * names are reused), so it is replaced.
    */
   firstSeen(eventId: string, nowMs: number, horizonMs: number): Promise<string>;
-  /** Signals for a runner (under every key its name gives) around a job's completion. */
-  forRunner(runnerName: string | null, completedAt: string | null, window: SignalWindow): Promise<RunnerSignal[]>;
+  /**
+   * Signals for a runner (under every key its name gives) around a job's completion that may
+   * count for a job of `owner`: an agent's signal whose scope leaves the owner out is not one.
+   */
+  forRunner(
+    runnerName: string | null,
+    completedAt: string | null,
+    window: SignalWindow,
+    owner?: JobOwner,
+  ): Promise<RunnerSignal[]>;
+  /**
+   * Marks an HMAC signature used, until `untilMs` (when its timestamp leaves the window); false
+   * when it was used already: the post is a replay.
+   */
+  firstUse(signature: string, untilMs: number): Promise<boolean>;
 }
 
 /**
@@ -59,25 +75,36 @@ export class RunnerSignals implements RunnerSignalStore {
     runnerName: string | null,
     completedAt: string | null,
     window: SignalWindow,
+    owner?: JobOwner,
   ): Promise<RunnerSignal[]> {
     const at = completedAt ? Date.parse(completedAt) : this.now();
     const from = new Date(at - window.beforeMs).toISOString();
     const to = new Date(at + window.afterMs).toISOString();
     const out: RunnerSignal[] = [];
-    for (const key of this.runnerKeys.for(runnerName)) out.push(...(await this.between(key, from, to)));
+    for (const key of this.runnerKeys.for(runnerName)) out.push(...(await this.between(key, from, to, owner)));
     return out;
   }
 
   /** A runner key's signals with event times from `fromIso` to `toIso`. */
-  private async between(runnerKey: string, fromIso: string, toIso: string): Promise<RunnerSignal[]> {
+  private async between(runnerKey: string, fromIso: string, toIso: string, owner?: JobOwner): Promise<RunnerSignal[]> {
     const items = await this.table.query(keys.runnerSignalsBetween(runnerKey, fromIso, toIso));
-    return items.map((item) => ({
+    const counted = owner === undefined ? items : items.filter((i) => scopeAllows(i.scope as SignalScope, owner));
+    return counted.map((item) => ({
       runnerKey: item.runnerKey as string,
       kind: item.kind as SignalKind,
       eventTime: item.eventTime as string,
       source: item.source as string,
       ...(item.instanceId ? { instanceId: item.instanceId as string } : {}),
     }));
+  }
+
+  async firstUse(signature: string, untilMs: number): Promise<boolean> {
+    const now = this.now();
+    // The marker outlives the window; one past it (TTL not yet run) no longer blocks.
+    return this.table.putIf(
+      { ...keys.signalSignature(signature), untilMs, ttl: ttlFrom(Math.max(now, untilMs), 3600) },
+      { expression: 'attribute_not_exists(#pk) OR #untilMs < :now', values: { ':now': now } },
+    );
   }
 
   async firstSeen(eventId: string, nowMs: number, horizonMs: number): Promise<string> {

@@ -9,6 +9,7 @@ import { githubAppClient, githubClients, type GitHubTuning } from '../compose/gi
 import { composeIntake } from '../compose/intake.js';
 import { composeReconciler } from '../compose/reconciler.js';
 import { composeSignalIntake } from '../compose/signals.js';
+import type { ScopedSecret } from '../config/signal-scope.js';
 import { composeWorker } from '../compose/worker.js';
 import type { RuntimeSettings } from '../config/env.js';
 import type { GitHubCredentials } from '../config/secrets.js';
@@ -28,8 +29,10 @@ export interface LocalParts {
   readonly credentials: GitHubCredentials;
   /** The webhook secrets, current first. */
   readonly webhookSecrets: readonly string[];
-  /** The signal secrets; none refuses every post. */
-  readonly signalSecrets: readonly string[];
+  /** The signal secrets, each with whom it speaks for; none refuses every post. */
+  readonly signalSecrets: readonly ScopedSecret[];
+  /** How far an HMAC-signed post's timestamp may be from now, in ms. */
+  readonly signalToleranceMs: number;
   readonly dynamo: DynamoDBClient;
   readonly table: string;
   readonly ledger: Ledger;
@@ -72,7 +75,7 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
       secrets: async () => parts.webhookSecrets,
     }),
     signalIntake: composeSignalIntake(
-      { ttlSeconds: settings.signalTtlSeconds },
+      { ttlSeconds: settings.signalTtlSeconds, toleranceMs: parts.signalToleranceMs },
       { dynamo, table, secrets: async () => parts.signalSecrets, log, metrics },
     ),
     worker: composeWorker(settings, {

@@ -4,6 +4,7 @@ import type { RuntimeSettings } from '../config/env.js';
 import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
 import { fromEnv } from '../config/settings-schema.js';
 import { credentialsFromEnv } from '../config/secrets.js';
+import { signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-settings.js';
 import { ConfigError } from '../errors.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
@@ -133,7 +134,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     settings,
     credentials,
     webhookSecrets,
-    signalSecrets: opts.env.SIGNAL_SECRET ? [opts.env.SIGNAL_SECRET] : [],
+    signalSecrets: signalSecretsFrom(opts.env),
+    signalToleranceMs: signalToleranceMsFrom(opts.env),
     dynamo: dynamo.client,
     table: TABLE_NAME,
     ledger,

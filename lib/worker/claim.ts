@@ -55,7 +55,7 @@ export async function settleUnclaimed(
   const now = ctx.clock();
   let reason: string;
   if (prior?.state === 'waiting' && (prior.slotAt ?? 0) > now) {
-    if (waitedBy(prior) === msg.deliveryId) return turnWait(prior.slotAt!, now);
+    if (waitedBy(prior) === msg.deliveryId) return turnWait(prior.slotAt!, now, prior.unreserved === true);
     reason = `attempt waits for its re-run turn at ${new Date(prior.slotAt!).toISOString()} under another delivery`;
   } else {
     const settled = priorClaim(prior);

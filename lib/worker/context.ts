@@ -52,6 +52,11 @@ export interface DecisionSettings {
   readonly repositoryAllowList: readonly string[] | null;
   /** How long a run may wait for its re-run turn before it is expired. */
   readonly maxWaitMs: number;
+  /**
+   * While the pace is saturated, how far ahead one repository may hold turns, as a share of
+   * `maxWaitMs` (PACE_REPOSITORY_SHARE_PERCENT); 1 or absent: repositories do not take turns.
+   */
+  readonly repositoryShare: number;
   /** A turn this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
   readonly inlineTurnWaitMs: number;
   /** How long a claim lasts before the reconciler may take it back. */

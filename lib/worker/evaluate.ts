@@ -51,6 +51,8 @@ export interface Judged extends Evaluation {
   /** The configuration error as the decision's reason says it, and as the log line's `config_error`. */
   readonly configError?: string;
   readonly configErrorRaw?: string;
+  /** What the operator's ceiling lowered in the repository's settings (REPO_MAX_ATTEMPTS_CEILING, REPO_EXTRA_PATTERNS). */
+  readonly clamped?: readonly string[];
   /** GitHub requests made before a wait, when this is the turn after one. */
   readonly priorRequests: number;
 }
@@ -102,9 +104,11 @@ export async function evaluateAfresh(
     { ...evaluationDeps(ctx), ...(latest && { latest }) },
   );
   const configError = cfg.error ? configErrorNote(cfg) : undefined;
+  if (cfg.clamped) ctx.obs.log.warn('repository settings clamped to the ceiling', { ...line, clamped: cfg.clamped });
   return {
     config: cfg.config,
     ...(configError && { configError, configErrorRaw: cfg.error }),
+    ...(cfg.clamped && { clamped: cfg.clamped }),
     ...ev,
     priorRequests: 0,
   };
@@ -146,10 +150,13 @@ async function gather(
       return { ...facts, jobs: await api.listAttemptJobs(msg.runId, msg.runAttempt) };
     case 'breaker': {
       if (!deps.breaker) return { ...facts, breaker: { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 0 } };
-      const { tripped, ...breaker } = await deps.breaker.state(msg.installationId);
+      const repository = { id: msg.repository.id, name: `${msg.repository.owner}/${msg.repository.name}` };
+      const { tripped, ...breaker } = await deps.breaker.state(msg.installationId, repository);
       if (tripped) {
-        deps.log.warn('breaker opened: automatic re-runs of this installation pause', {
+        const own = breaker.scope?.kind === 'repository';
+        deps.log.warn(`breaker opened: automatic re-runs of this ${own ? 'repository' : 'installation'} pause`, {
           installation_id: msg.installationId,
+          ...(own && { repository: repository.name }),
           until: new Date(breaker.openUntil ?? 0).toISOString(),
           outcomes: breaker.outcomes,
           lost_again: breaker.lostAgain,
@@ -162,6 +169,7 @@ async function gather(
       const g = await gatherVerdicts(candidateJobs(facts.jobs ?? [], msg, config), {
         api,
         ...(deps.signals && { signals: deps.signals }),
+        owner: { login: msg.repository.owner, installationId: msg.installationId },
         signalWindow: deps.signalWindow,
         extraPatterns: config.extraPatterns,
         logHosts: deps.logHosts,

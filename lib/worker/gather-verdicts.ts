@@ -1,6 +1,7 @@
 import type { AnnotationEvidence, JobEvidence } from '../classify/classify-job.js';
 import { classifyJob } from '../classify/classify-job.js';
 import { ScanBudget } from '../classify/scan-budget.js';
+import type { JobOwner } from '../config/signal-scope.js';
 import { heldClock } from '../util/held-clock.js';
 import { RateLimitedError } from '../errors.js';
 import type { RepoApi } from '../github/repo-api.js';
@@ -14,8 +15,15 @@ export const JOB_CONCURRENCY = 8;
 export interface EvidenceSources {
   readonly api: RepoApi;
   readonly signals?: {
-    forRunner(name: string | null, completedAt: string | null, w: SignalWindow): Promise<RunnerSignal[]>;
+    forRunner(
+      name: string | null,
+      completedAt: string | null,
+      w: SignalWindow,
+      owner?: JobOwner,
+    ): Promise<RunnerSignal[]>;
   };
+  /** Whose jobs these are: an agent's signal counts only when its scope includes them. */
+  readonly owner?: JobOwner;
   readonly signalWindow: SignalWindow;
   readonly extraPatterns: readonly TextPattern[];
   /** Bounds the pattern work of this decision; a fresh one on the process clock when absent. */
@@ -51,7 +59,7 @@ export async function gatherVerdicts(candidates: readonly JobFacts[], src: Evide
     const lookup = src.signals;
     await mapBounded(candidates, JOB_CONCURRENCY, async (job) => {
       try {
-        signals.set(job.id, await lookup.forRunner(job.runnerName, job.completedAt, src.signalWindow));
+        signals.set(job.id, await lookup.forRunner(job.runnerName, job.completedAt, src.signalWindow, src.owner));
       } catch (err) {
         signalLookupFailed = true;
         src.log.warn('signal lookup failed; deciding on text evidence', {

@@ -13,6 +13,8 @@ export interface KeptFacts {
   /** The configuration error as the reason says it, and as the log line's `config_error`. */
   readonly configError?: string;
   readonly configErrorRaw?: string;
+  /** What the operator's ceiling lowered in the repository's settings. */
+  readonly clamped?: readonly string[];
   readonly verdicts: readonly JobVerdict[];
   readonly unexamined: number;
   /** GitHub requests the decision made before it waited. */
@@ -38,6 +40,7 @@ export function readKeptFacts(text: string | undefined): KeptFacts | undefined {
       config: { ...k.config, extraPatterns: [] },
       ...(typeof k.configError === 'string' && { configError: k.configError }),
       ...(typeof k.configErrorRaw === 'string' && { configErrorRaw: k.configErrorRaw }),
+      ...(Array.isArray(k.clamped) && { clamped: k.clamped.map(String) }),
       verdicts: k.verdicts,
       unexamined: typeof k.unexamined === 'number' ? k.unexamined : 0,
       requests: typeof k.requests === 'number' ? k.requests : 0,
@@ -52,6 +55,7 @@ export const factsToKeep = (judged: Judged, requestsSoFar: number): KeptFacts =>
   config: judged.config,
   ...(judged.configError && { configError: judged.configError }),
   ...(judged.configErrorRaw && { configErrorRaw: judged.configErrorRaw }),
+  ...(judged.clamped && { clamped: judged.clamped }),
   verdicts: judged.verdicts,
   unexamined: judged.unexamined,
   requests: requestsSoFar,
@@ -83,6 +87,7 @@ export async function resumeFromKept(
     config: kept.config,
     ...(kept.configError && { configError: kept.configError }),
     ...(kept.configErrorRaw && { configErrorRaw: kept.configErrorRaw }),
+    ...(kept.clamped && { clamped: kept.clamped }),
     ...ev,
     unexamined: kept.unexamined,
     priorRequests: kept.requests,

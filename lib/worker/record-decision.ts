@@ -3,6 +3,7 @@
  * the decision itself (job lines, check run, decision line, ledger, event).
  */
 import { redOutcome } from '../decide/breaker.js';
+import { clampNote } from '../github/repo-config-source.js';
 import { decisionEvent, lostJobEvidence, outcomeEvent, publishQuietly } from '../events/build.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoApi } from '../github/repo-api.js';
@@ -74,8 +75,13 @@ export async function recordDecision(
     metrics.count(step.evidence === 'exact' ? 'ExactSignalRetry' : 'TextOnlyRetry');
   }
   // The repository's owners read the decision (log line, check run), so a broken file is named there.
-  const reason = judged.configError ? `${judged.configError}; ${decided.reason}` : decided.reason;
-  const base = judged.configErrorRaw ? { ...line, config_error: judged.configErrorRaw } : line;
+  const notes = [judged.configError, judged.clamped && clampNote(judged.clamped)].filter(Boolean);
+  const reason = [...notes, decided.reason].join('; ');
+  const base = {
+    ...line,
+    ...(judged.configErrorRaw && { config_error: judged.configErrorRaw }),
+    ...(judged.clamped && { config_clamped: judged.clamped }),
+  };
   const o = {
     ...boundedOutcome({ decision: decided.decision, reason, verdicts: [...judged.verdicts] }),
     unexamined: judged.unexamined,

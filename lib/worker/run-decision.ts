@@ -43,7 +43,7 @@ export async function runDecision(msg: RunMessage, ctx: WorkerContext): Promise<
     let decided: Decision;
     if (step.kind === 'final') decided = step;
     else {
-      const turn = await takeTurn(msg.installationId, claim, ctx);
+      const turn = await takeTurn(msg.installationId, claim, ctx, msg.repository.id);
       // Once the wait is written the attempt is its waiting message's: nothing after it can fault.
       if (turn.kind === 'wait') return await waitForTurn(msg, judged, judged.priorRequests + api.requests, turn, ctx);
       if (turn.kind === 'final') decided = turn;

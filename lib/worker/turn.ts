@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type TurnStep, turnStep } from '../decide/decide.js';
 import { TransientError } from '../errors.js';
-import { isLate } from '../ledger/pacing.js';
+import { isLate, type TurnReservation } from '../ledger/pacing.js';
 import type { RunMessage } from '../model.js';
 import type { DecisionSettings, WorkerContext, WorkerStores } from './context.js';
 import type { Judged } from './evaluate.js';
@@ -16,7 +16,8 @@ export const INLINE_TURN_WAIT_MS = 1_000;
 
 export interface TurnContext {
   readonly stores: Pick<WorkerStores, 'pacing'>;
-  readonly settings: Pick<DecisionSettings, 'maxWaitMs' | 'inlineTurnWaitMs'>;
+  readonly settings: Pick<DecisionSettings, 'maxWaitMs' | 'inlineTurnWaitMs'> &
+    Partial<Pick<DecisionSettings, 'repositoryShare'>>;
   readonly obs: Pick<WorkerContext['obs'], 'metrics'>;
   readonly clock: () => number;
 }
@@ -25,12 +26,17 @@ export interface TurnContext {
 export interface KeptTurn {
   readonly slotAt?: number;
   readonly waitingSince?: number;
+  /** The wait was for a time to ask again, not for a reserved slot. */
+  readonly unreserved?: boolean;
 }
 
 export type Turn =
   | Exclude<TurnStep, { kind: 'wait' }>
-  /** Not yet: the attempt waits for `until`, the slot it reserved, counted from `waitingSince`. */
-  | { readonly kind: 'wait'; readonly until: number; readonly waitingSince: number };
+  /**
+   * Not yet: the attempt waits for `until`, counted from `waitingSince`: the slot it reserved, or
+   * (`unreserved`) when to ask again, its repository holding its share of the turns ahead.
+   */
+  | { readonly kind: 'wait'; readonly until: number; readonly waitingSince: number; readonly unreserved?: boolean };
 
 /**
  * The run's turn in its installation's pace: the slot it kept while waiting, or a new one when
@@ -39,15 +45,27 @@ export type Turn =
  * `inlineTurnWaitMs` is waited for here; a later one is a wait the caller turns into a deferral
  * (`waitForTurn`). A run with no slot free within `maxWaitMs` of when it started waiting is expired.
  */
-export async function takeTurn(installationId: number | null, kept: KeptTurn, ctx: TurnContext): Promise<Turn> {
+export async function takeTurn(
+  installationId: number | null,
+  kept: KeptTurn,
+  ctx: TurnContext,
+  repository?: number,
+): Promise<Turn> {
   const { maxWaitMs, inlineTurnWaitMs } = ctx.settings;
   const waitingSince = kept.waitingSince ?? ctx.clock();
-  let slotAt = kept.slotAt;
+  let slotAt = kept.unreserved ? undefined : kept.slotAt;
   if (slotAt !== undefined && isLate(slotAt, ctx.clock())) {
     ctx.obs.metrics.count('LateTurn');
     slotAt = undefined;
   }
-  slotAt ??= await ctx.stores.pacing.reserve(installationId, waitingSince + maxWaitMs);
+  if (slotAt === undefined) {
+    const got = await reserveTurn(installationId, waitingSince + maxWaitMs, ctx, repository);
+    if ('askAgainAt' in got) {
+      ctx.obs.metrics.count('RepositoryTurnShare');
+      return { kind: 'wait', until: got.askAgainAt, waitingSince, unreserved: true };
+    }
+    slotAt = 'slotAt' in got ? got.slotAt : undefined;
+  }
   const now = ctx.clock();
   const turn = turnStep({ slotAt, now, waitingSince, maxWaitMs });
   if (turn.kind === 'final') ctx.obs.metrics.count('Expired');
@@ -59,11 +77,29 @@ export async function takeTurn(installationId: number | null, kept: KeptTurn, ct
   return { kind: 'wait', until: turn.until, waitingSince };
 }
 
+/** The pace's turn for the run, taking turns across repositories when the pace can and a share is set. */
+async function reserveTurn(
+  installationId: number | null,
+  latest: number,
+  ctx: TurnContext,
+  repository: number | undefined,
+): Promise<TurnReservation> {
+  const { pacing } = ctx.stores;
+  const share = ctx.settings.repositoryShare;
+  if (pacing.reserveTurn && repository !== undefined && share !== undefined && share < 1) {
+    return pacing.reserveTurn(installationId, latest, { repository, aheadMs: share * ctx.settings.maxWaitMs });
+  }
+  const slotAt = await pacing.reserve(installationId, latest);
+  return slotAt === undefined ? { full: true } : { slotAt };
+}
+
 /** A wait for the re-run turn at `untilMs`, in the words of the log line. */
-export const turnWait = (untilMs: number, now: number): Deferred => ({
+export const turnWait = (untilMs: number, now: number, unreserved = false): Deferred => ({
   kind: 'deferred',
   untilMs,
-  reason: `waiting for a re-run turn in ${Math.ceil((untilMs - now) / 1000)}s`,
+  reason: unreserved
+    ? `its repository holds its share of the re-run turns ahead; asking for a turn again in ${Math.ceil((untilMs - now) / 1000)}s`
+    : `waiting for a re-run turn in ${Math.ceil((untilMs - now) / 1000)}s`,
   metric: 'RerunWaiting',
 });
 
@@ -82,15 +118,24 @@ export async function waitForTurn(
   msg: RunMessage,
   judged: Judged,
   requestsSoFar: number,
-  turn: { readonly until: number; readonly waitingSince: number },
+  turn: { readonly until: number; readonly waitingSince: number; readonly unreserved?: boolean },
   ctx: WaitContext,
 ): Promise<Deferred> {
   const kept = keepFacts(factsToKeep(judged, requestsSoFar));
   const { attempts } = ctx.stores;
-  if (!(await attempts.wait(msg, ctx.owner, turn.until, turn.waitingSince, ctx.settings.leaseMs, kept))) {
+  const waited = await attempts.wait(
+    msg,
+    ctx.owner,
+    turn.until,
+    turn.waitingSince,
+    ctx.settings.leaseMs,
+    kept,
+    turn.unreserved,
+  );
+  if (!waited) {
     throw new TransientError('the claim was lost before the run could wait for its turn');
   }
-  return turnWait(turn.until, ctx.clock());
+  return turnWait(turn.until, ctx.clock(), turn.unreserved);
 }
 
 /** A report waits in-process for its slot at most this long. */

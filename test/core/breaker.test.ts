@@ -26,6 +26,33 @@ describe('breakerTrips: evidence, not volume', () => {
   });
 });
 
+describe("breakerTrips: one repository's losses open its own breaker, not the installation's", () => {
+  const F = { ...S, minRepositories: 3 };
+  it.each([
+    [{ outcomes: 10, lostAgain: 10, lostRepositories: 1 }, 'repository', true, "one repository's own losses"],
+    [{ outcomes: 10, lostAgain: 10, lostRepositories: 1 }, 'installation', false, 'one repository is no fleet pattern'],
+    [{ outcomes: 10, lostAgain: 10, lostRepositories: 2 }, 'installation', false, 'two repositories, three needed'],
+    [{ outcomes: 10, lostAgain: 6, lostRepositories: 3 }, 'installation', true, 'three repositories and the share'],
+    [{ outcomes: 10, lostAgain: 4, lostRepositories: 4 }, 'installation', false, 'spread wide, but under the share'],
+  ] as const)('%o as the %s → %s (%s)', (counts, scope, trips, _why) => {
+    expect(breakerTrips(counts, F, scope)).toBe(trips);
+  });
+
+  it('the reason names the repository whose re-runs pause, and says the others go on', () => {
+    const reason = pauseReason({
+      openUntil: Date.parse('2026-01-01T00:30:00Z'),
+      outcomes: 10,
+      lostAgain: 10,
+      windowMs: S.windowMs,
+      scope: { kind: 'repository', name: 'acme/selfkill' },
+    });
+    expect(reason).toBe(
+      'automatic re-runs of the repository acme/selfkill are paused until 2026-01-01T00:30:00.000Z: 10 of the last 10 ' +
+        're-run attempts within 30 min of this repository were lost again (its runners or its workflow kill them?); other repositories go on',
+    );
+  });
+});
+
 describe('redOutcome: what a red re-run attempt became', () => {
   it.each([
     [[v('infra')], 'failure', 'lost_again'],

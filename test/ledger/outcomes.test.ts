@@ -167,4 +167,34 @@ describe('the breaker', () => {
     const state = await outcomes.state(installation);
     expect(state).toMatchObject({ openUntil: null, outcomes: 6, lostAgain: 0, tripped: false });
   });
+
+  it("one repository's lost re-runs open its own breaker (with a fake clock): its runs wait out the cool-down, a neighbour's go", async () => {
+    outcomes = new DynamoRerunOutcomes(h.dynamo.client, TABLE, { ...BREAKER, minRepositories: 3 }, () => clock);
+    const repo = `acme/outcome-${++repoSeq}`;
+    const runs = Array.from({ length: 5 }, () =>
+      h.sim.addRun({
+        repo,
+        onRerun: 'same',
+        jobs: [{ name: 'build', conclusion: 'failure', annotations: [lostAnnotation('r')] }],
+      }),
+    );
+    await decide(runs.map((r) => message(r.id)));
+    h.sim.resetRequests();
+    // Four outcomes lost again, all of one repository: the fifth decision finds its breaker open.
+    for (const r of runs) await decide([message(r.id)]);
+    expect(rerunPosts()).toBe(4);
+    expect(String(h.log.named('decision deferred').at(-1)!.reason)).toMatch(
+      new RegExp(`re-runs of the repository ${repo} are paused .*: 4 of the last 4`),
+    );
+    const neighbour = lostRun('same');
+    h.sim.resetRequests();
+    await decide([message(neighbour.id)]);
+    expect(rerunPosts(neighbour.id)).toBe(1);
+    expect(await outcomes.state(installation)).toMatchObject({ openUntil: null, lostAgain: 5, lostRepositories: 1 });
+
+    clock += 30 * MINUTE + 1000;
+    h.sim.resetRequests();
+    await decide([message(runs[4]!.id)]);
+    expect(rerunPosts(runs[4]!.id)).toBe(1);
+  });
 });

@@ -31,6 +31,41 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
     expect(await pace.reserve(2)).toBe(now);
   });
 
+  it('repositories take turns (fake clock): a burst holds turns at most its share of the wait ahead, a neighbour takes the next turn, the burst asks again when its share frees', async () => {
+    let t = now;
+    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 0, 10_000), () => t);
+    const latest = () => t + MINUTE;
+    const share = (repository: number) => ({ repository, aheadMs: 30_000 });
+    // Repository 1 bursts: turns at 0, 10, 20 and 30 s fit its share; the fifth asks again.
+    const burst = [];
+    for (let i = 0; i < 5; i++) burst.push(await pace.reserveTurn(31, latest(), share(1)));
+    expect(burst).toEqual([
+      { slotAt: now },
+      { slotAt: now + 10_000 },
+      { slotAt: now + 20_000 },
+      { slotAt: now + 30_000 },
+      { askAgainAt: now + 10_000 },
+    ]);
+    // Repository 2 holds nothing ahead: it takes the next turn, within its wait.
+    expect(await pace.reserveTurn(31, latest(), share(2))).toEqual({ slotAt: now + 40_000 });
+    // And a second run of it asks again too: no repository fills the pace alone.
+    expect(await pace.reserveTurn(31, latest(), share(2))).toEqual({ askAgainAt: now + 20_000 });
+    // Asking again at its time, repository 1 finds the neighbour's turn ahead: its share still full.
+    t = now + 10_000;
+    expect(await pace.reserveTurn(31, latest(), share(1))).toEqual({ askAgainAt: now + 20_000 });
+    // When its turns ahead are within the share again, it gets the next.
+    t = now + 20_000;
+    expect(await pace.reserveTurn(31, latest(), share(1))).toEqual({ slotAt: now + 50_000 });
+    // A slot past `latest` is none: the run is expired, not told to ask again.
+    expect(await pace.reserveTurn(31, t + 1_000, share(3))).toEqual({ full: true });
+  });
+
+  it('reserve (reports, the stuck sweep) takes the next slot whatever the repositories hold', async () => {
+    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 0, 10_000), clock);
+    for (let i = 0; i < 4; i++) await pace.reserveTurn(32, now + MINUTE, { repository: 1, aheadMs: 30_000 });
+    expect(await pace.reserve(32)).toBe(now + 40_000);
+  });
+
   it('the minute limit: the slot after `perMinute` slots waits a minute and the late allowance after the first of them', async () => {
     const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(5, 0, 100), clock);
     const slots = [];
@@ -315,8 +350,14 @@ describe('a run that must wait for its turn waits in the queue', () => {
 });
 
 describe('settings', () => {
-  it('pace defaults follow GitHub: 80 a minute, 500 an hour; a run waits 6 hours at most; no budget ceiling', () => {
-    expect(runtimeSettings({}).pace).toEqual({ perMinute: 80, perHour: 500, spacingMs: 350, maxWaitMs: 6 * HOUR });
+  it('pace defaults follow GitHub: 80 a minute, 500 an hour; a run waits 6 hours at most; no budget ceiling; a repository holds at most half the wait ahead', () => {
+    expect(runtimeSettings({}).pace).toEqual({
+      perMinute: 80,
+      perHour: 500,
+      spacingMs: 350,
+      maxWaitMs: 6 * HOUR,
+      repositoryShare: 0.5,
+    });
     expect(runtimeSettings({}).retryBudgetPerHour).toBe(0);
     expect(
       runtimeSettings({ PACE_PER_MINUTE: '20', PACE_PER_HOUR: '0', MAX_WAIT_SECONDS: '600', WRITE_SPACING_MS: '100' })
@@ -326,6 +367,7 @@ describe('settings', () => {
       perHour: 0,
       spacingMs: 100,
       maxWaitMs: 600_000,
+      repositoryShare: 0.5,
     });
   });
 

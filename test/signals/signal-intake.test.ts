@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpRequest } from '../../lib/http/lambda-http.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { createSignalIntake, RETRY_HORIZON_MS } from '../../lib/intake/signal-intake.js';
+import { createSignalIntake, RETRY_HORIZON_MS, signalSignature } from '../../lib/intake/signal-intake.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { freshTable } from './fixtures.js';
 
@@ -36,8 +36,10 @@ const request = (body: string | Buffer, headers: Record<string, string> = {}): H
 });
 const bearer = (body: unknown, secret = SECRET): HttpRequest =>
   request(JSON.stringify(body), { authorization: `Bearer ${secret}`, 'content-type': 'application/json' });
-const signed = (raw: string, secret = SECRET): HttpRequest =>
-  request(raw, { 'x-reprise-signature-256': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}` });
+const TS = String(NOW / 1000);
+/** An HMAC post as agents sign it: over `<timestamp>.<body>`, the timestamp in its own header. */
+const signed = (raw: string, secret = SECRET, ts = TS): HttpRequest =>
+  request(raw, { 'x-reprise-timestamp': ts, 'x-reprise-signature-256': signalSignature(secret, ts, raw) });
 
 const NTH_POST = {
   runners: ['arc-runner-set-x7k2p-runner-9fq4m', 'ip-10-0-1-23.ec2.internal'],
@@ -79,9 +81,12 @@ describe('POST /signals: authentication', () => {
       status: 202,
       body: { recorded: 1, event_id: 'hook-42', event_time: '2026-10-02T16:14:00.000Z' },
     });
-    expect(await items()).toEqual([
+    // The record, and the signature's use, which refuses a replay.
+    const all = await items();
+    expect(all.filter((i) => String(i.pk).startsWith('RUNNER#'))).toEqual([
       expect.objectContaining({ runnerKey: 'runner-a', kind: 'terminated', eventTime: '2026-10-02T16:14:00.000Z' }),
     ]);
+    expect(all.filter((i) => String(i.pk).startsWith('SIGNALSIG#'))).toHaveLength(1);
   });
 
   it('accepts the previous secret during a rotation', async () => {
@@ -102,7 +107,17 @@ describe('POST /signals: authentication', () => {
       'a bare hex HMAC without sha256=',
       request(raw, { 'x-reprise-signature-256': createHmac('sha256', SECRET).update(raw).digest('hex') }),
     ],
-    ['an empty signature', request(raw, { 'x-reprise-signature-256': '' })],
+    ['an empty signature', request(raw, { 'x-reprise-signature-256': '', 'x-reprise-timestamp': TS })],
+    [
+      'an HMAC of the body alone, without a timestamp (a body signed so can be replayed at any time)',
+      request(raw, { 'x-reprise-signature-256': `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}` }),
+    ],
+    [
+      'an HMAC whose timestamp header was changed after signing',
+      { ...signed(raw), headers: { ...signed(raw).headers, 'x-reprise-timestamp': String(NOW / 1000 + 1) } },
+    ],
+    ['an HMAC signed six minutes ago', signed(raw, SECRET, String(NOW / 1000 - 360))],
+    ['an HMAC signed six minutes ahead', signed(raw, SECRET, String(NOW / 1000 + 360))],
   ])('refuses %s with 401 and writes nothing', async (_name, req) => {
     const { intake, items, log, metrics } = await setup();
     const res = await intake(req);
@@ -119,6 +134,44 @@ describe('POST /signals: authentication', () => {
     const empty = await setup(async () => ['']);
     expect((await empty.intake(request(raw, { authorization: 'Bearer ' }))).status).toBe(503);
     expect(await empty.items()).toEqual([]);
+  });
+
+  it('an HMAC post signed four minutes ago is accepted; the same signed post again is refused 409 as a replay and writes nothing', async () => {
+    const { intake, items, metrics } = await setup();
+    const raw = '{"runners":["runner-replay"],"kind":"terminated"}';
+    const first = signed(raw, SECRET, String(NOW / 1000 - 240));
+    expect((await intake(first)).status).toBe(202);
+    const before = (await items()).length;
+    const again = await intake(first);
+    expect(again).toMatchObject({ status: 409, body: { error: expect.stringMatching(/already used/) } });
+    expect((await items()).length).toBe(before);
+    expect(metrics.get('SignalReplayRefused')).toBe(1);
+    // Signed afresh, the same content is a new post (its event id dedupes the record).
+    expect((await intake(signed(raw, SECRET, String(NOW / 1000 - 1)))).status).toBe(202);
+  });
+
+  it('the refusal of an old HMAC post says why: the timestamp is outside the window', async () => {
+    const { intake } = await setup();
+    const res = await intake(signed('{"runners":["r"],"kind":"terminated"}', SECRET, String(NOW / 1000 - 3600)));
+    expect(res).toMatchObject({ status: 401, body: { error: expect.stringMatching(/more than 300 s from now/) } });
+  });
+
+  it('a post under a scoped secret records its scope; a plain secret speaks for every installation', async () => {
+    const clock = { t: NOW };
+    const t = await freshTable(dynamo, 24 * 3600, () => clock.t);
+    const intake = createSignalIntake({
+      secrets: async () => [{ secret: 'scoped-secret', scope: ['acme', 'installation:42'] }, SECRET],
+      store: t.store,
+      log: new MemoryLog(),
+      metrics: new MemoryMetrics(),
+      now: () => clock.t,
+    });
+    expect((await intake(bearer({ runners: ['r-scoped'], kind: 'terminated' }, 'scoped-secret'))).status).toBe(202);
+    expect((await intake(bearer({ runners: ['r-any'], kind: 'terminated' }))).status).toBe(202);
+    const byRunner = Object.fromEntries(
+      (await t.items()).filter((i) => String(i.pk).startsWith('RUNNER#')).map((i) => [i.runnerKey, i.scope]),
+    );
+    expect(byRunner).toEqual({ 'r-scoped': ['acme', 'installation:42'], 'r-any': ['*'] });
   });
 });
 

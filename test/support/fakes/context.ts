@@ -75,6 +75,8 @@ export function fakeWorld(o: WorldOptions = {}): FakeWorld {
       logWindowBytes: 1024,
       repositoryAllowList: null,
       maxWaitMs: 3_600_000,
+      // Repositories do not take turns unless a test asks for it.
+      repositoryShare: 1,
       // The clock is moved by hand: nothing is slept on unless a test asks for it.
       inlineTurnWaitMs: 0,
       leaseMs: 60_000,

@@ -1,0 +1,114 @@
+/**
+ * Trust boundaries of runner signals, black-box through `npm start` and the GitHub simulator: a
+ * signal secret speaks only for its owners, and an HMAC-signed body counts once, while fresh.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signalSignature } from '../../lib/intake/signal-intake.js';
+import { GitHubSimulator } from '../sim/index.js';
+import { startTrustRuntime, type TrustRuntime } from './trust-support.js';
+
+const ACME = 7301;
+const MALLORY = 7302;
+/** The single secret, as an existing deployment has it, narrowed to acme's installation. */
+const ACME_SECRET = 'sig-acme-3f9b1c';
+/** Another agent's secret: a host of mallory's runs jobs anyone in mallory can write. */
+const MALLORY_SECRET = 'sig-mallory-88d2e0';
+
+let sim: GitHubSimulator;
+let rt: TrustRuntime;
+let seq = 0;
+
+beforeAll(async () => {
+  sim = await GitHubSimulator.start();
+  sim.addInstallation({ id: ACME, account: 'acme' });
+  sim.addInstallation({ id: MALLORY, account: 'mallory' });
+  rt = await startTrustRuntime(sim, {
+    SIGNAL_SECRET: ACME_SECRET,
+    SIGNAL_SECRET_SCOPE: `installation:${ACME}`,
+    SIGNAL_SECRETS: `${MALLORY_SECRET} mallory`,
+    SIGNAL_TIMESTAMP_TOLERANCE_SECONDS: '300',
+  });
+}, 90_000);
+afterAll(async () => {
+  await rt?.stop();
+  await sim?.close();
+});
+
+const runner = () => `ghr-i-0${(++seq).toString(16).padStart(16, 'a')}`;
+
+/** A run of acme whose one job failed with no text evidence at all: only a signal can make it `infra`. */
+function silentRun(runnerName: string) {
+  return sim.addRun({
+    repo: 'acme/app',
+    jobs: [
+      {
+        name: 'build',
+        conclusion: 'failure',
+        runnerName,
+        annotations: [],
+        log: null,
+        completedAt: new Date(Date.now() - 30_000).toISOString(),
+      },
+    ],
+  });
+}
+
+const postSignal = (headers: Record<string, string>, body: string) =>
+  fetch(`${rt.url}/signals`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+const bearer = (secret: string, runners: string[]) =>
+  postSignal({ authorization: `Bearer ${secret}` }, JSON.stringify({ runners, kind: 'terminated' }));
+const hmac = (secret: string, body: string, atSeconds = Math.floor(Date.now() / 1000)) => {
+  const ts = String(atSeconds);
+  return { 'x-reprise-timestamp': ts, 'x-reprise-signature-256': signalSignature(secret, ts, body) };
+};
+
+describe('signals are scoped to their owners (npm start)', () => {
+  it("a signal posted with another owner's secret for acme's runner does not earn `infra`; acme's own secret does", async () => {
+    const attacked = runner();
+    const owned = runner();
+    // Mallory's agent names acme's runner; acme's agent names its own.
+    expect((await bearer(MALLORY_SECRET, [attacked])).status).toBe(202);
+    expect((await bearer(ACME_SECRET, [owned])).status).toBe(202);
+
+    const victim = silentRun(attacked);
+    const control = silentRun(owned);
+    expect(await rt.deliver(victim.id, ACME)).toBe(202);
+    expect(await rt.deliver(control.id, ACME)).toBe(202);
+    const [v, c] = await Promise.all([rt.line(victim.id, 'decision'), rt.line(control.id, 'decision')]);
+
+    expect(c).toMatchObject({ decision: 'retried' });
+    expect(v.decision).not.toBe('retried');
+    expect(sim.rerunRequests.map((r) => r.runId)).toEqual([control.id]);
+    const jobs = rt.rt.lines.filter((l) => l.message === 'job' && l.run_id === victim.id);
+    expect(jobs.every((j) => j.verdict !== 'infra')).toBe(true);
+  });
+});
+
+describe('HMAC signals are fresh (npm start)', () => {
+  it('a replayed HMAC body is refused 409 and an old one 401; neither earns a re-run', async () => {
+    const replayed = runner();
+    const stale = runner();
+    const body = JSON.stringify({ runners: [replayed], kind: 'terminated' });
+    const headers = hmac(ACME_SECRET, body);
+    expect((await postSignal(headers, body)).status).toBe(202);
+    const again = await postSignal(headers, body);
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: string }).error).toMatch(/already used/);
+
+    const oldBody = JSON.stringify({ runners: [stale], kind: 'terminated' });
+    const old = await postSignal(hmac(ACME_SECRET, oldBody, Math.floor(Date.now() / 1000) - 600), oldBody);
+    expect(old.status).toBe(401);
+    expect(((await old.json()) as { error: string }).error).toMatch(/X-Reprise-Timestamp .* more than 300 s from now/);
+    const bare = await postSignal({ 'x-reprise-signature-256': signalSignature(ACME_SECRET, '', oldBody) }, oldBody);
+    expect(bare.status).toBe(401);
+
+    // The accepted post counts (its run is re-run); the stale one was never recorded.
+    const fresh = silentRun(replayed);
+    const refused = silentRun(stale);
+    expect(await rt.deliver(fresh.id, ACME)).toBe(202);
+    expect(await rt.deliver(refused.id, ACME)).toBe(202);
+    const [f, r] = await Promise.all([rt.line(fresh.id, 'decision'), rt.line(refused.id, 'decision')]);
+    expect(f).toMatchObject({ decision: 'retried' });
+    expect(r.decision).not.toBe('retried');
+  });
+});
