@@ -9,6 +9,11 @@ const FIELDS_PER_QUERY = 5;
 /** Annotations one query reads per job; a job with more is read again over REST, all of it. */
 export const ANNOTATIONS_PER_JOB = 50;
 
+/**
+ * The query for `fields` aliased `nodes` fields. It selects only what the parser below reads
+ * (test/github/graphql-documents.test.ts holds that): a check run's `databaseId`, say, is a
+ * 32-bit `Int` in GitHub's schema, which today's job ids overflow.
+ */
 export function annotationsQuery(fields: number): string {
   const vars = Array.from({ length: fields }, (_, i) => `$ids${i}: [ID!]!`).join(', ');
   const body = Array.from({ length: fields }, (_, i) => `  b${i}: nodes(ids: $ids${i}) { ...Annotated }`).join('\n');
@@ -16,7 +21,6 @@ export function annotationsQuery(fields: number): string {
 ${body}
 }
 fragment Annotated on CheckRun {
-  databaseId
   annotations(first: ${ANNOTATIONS_PER_JOB}) { pageInfo { hasNextPage } nodes { annotationLevel title message } }
 }`;
 }

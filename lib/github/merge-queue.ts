@@ -5,7 +5,8 @@ import type { RepoApi } from './repo-api.js';
 /**
  * The merge queue on GitHub: one query reads the pull request a group named and the parents of
  * the group's commit; one mutation puts the pull request back, at the end of the queue (never
- * `jump`), and only while its head is still the commit the group tested.
+ * `jump`), and only while its head is still the commit the group tested. Each document selects
+ * only what its parser reads (test/github/graphql-documents.test.ts holds that).
  */
 export const MERGE_GROUP_QUERY = `query($owner: String!, $name: String!, $number: Int!, $sha: GitObjectID!) {
   repository(owner: $owner, name: $name) {
@@ -16,7 +17,7 @@ export const MERGE_GROUP_QUERY = `query($owner: String!, $name: String!, $number
 
 export const ENQUEUE_MUTATION = `mutation($id: ID!, $head: GitObjectID!) {
   enqueuePullRequest(input: { pullRequestId: $id, expectedHeadOid: $head }) {
-    mergeQueueEntry { id position }
+    mergeQueueEntry { id }
   }
 }`;
 
@@ -61,7 +62,8 @@ export async function enqueuePullRequest(
   expectedHeadOid: string,
 ): Promise<EnqueueAnswer> {
   const answer = await api.graphqlDocument(ENQUEUE_MUTATION, { id: pullRequestId, head: expectedHeadOid });
-  const entry = (answer.data?.enqueuePullRequest as { mergeQueueEntry?: unknown } | null | undefined)?.mergeQueueEntry;
-  if (entry && !answer.errors?.length) return { accepted: true };
+  const entry = (answer.data?.enqueuePullRequest as { mergeQueueEntry?: { id?: unknown } | null } | null | undefined)
+    ?.mergeQueueEntry;
+  if (typeof entry?.id === 'string' && !answer.errors?.length) return { accepted: true };
   return { accepted: false, refusal: said(answer) ?? 'GitHub returned no merge queue entry' };
 }

@@ -56,7 +56,8 @@ async function branchStaleness(
 ): Promise<StaleFacts> {
   const key = { installationId: msg.installationId, repoId: msg.repository.id, workflowId: run.workflowId, branch };
   const recorded = msg.runNumber === undefined ? undefined : await branchRuns?.newest(key);
-  const self = msg.runNumber === undefined ? undefined : { runId: msg.runId, runNumber: msg.runNumber, headSha: msg.headSha };
+  const self =
+    msg.runNumber === undefined ? undefined : { runId: msg.runId, runNumber: msg.runNumber, headSha: msg.headSha };
   let answer = self ? fromNewestRecorded(self, recorded, rule) : ({ kind: 'list' } as const);
   if (answer.kind === 'list') {
     const listed = await api.workflowRuns(run.workflowId, { branch });

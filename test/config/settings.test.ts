@@ -17,7 +17,11 @@ describe('bad values give clear errors naming the setting and the value', () => 
     ['MAX_ATTEMPTS', { MAX_ATTEMPTS: '0' }, /^MAX_ATTEMPTS: expected a whole number from 1 to 50 .*got "0"$/],
     ['TEXT_ONLY_MAX_ATTEMPTS', { TEXT_ONLY_MAX_ATTEMPTS: 'two' }, /^TEXT_ONLY_MAX_ATTEMPTS: .*got "two"$/],
     ['DRY_RUN', { DRY_RUN: 'maybe' }, /^DRY_RUN: expected true or false, got "maybe"$/],
-    ['STALE_CHECK', { STALE_CHECK: 'weekly' }, /^STALE_CHECK: expected one of branch, pull_request, all, off, got "weekly"$/],
+    [
+      'STALE_CHECK',
+      { STALE_CHECK: 'weekly' },
+      /^STALE_CHECK: expected one of branch, pull_request, all, off, got "weekly"$/,
+    ],
     ['REPORT', { REPORT: 'email' }, /^REPORT: expected one of log, check_run, got "email"$/],
     [
       'REPOSITORY_ALLOW_LIST',
@@ -98,7 +102,11 @@ describe('bad values give clear errors naming the setting and the value', () => 
     ['an empty allow-list', { repositoryAllowList: [] }, /^Reprise: repositoryAllowList: expected at least one item/],
     ['maxWait', { maxWait: Duration.hours(13) }, /^Reprise: maxWait: .*seconds from 60 to 43200.*got 46800$/],
     ['alarms.sweepFailures', { alarms: { sweepFailures: -1 } }, /^Reprise: alarms\.sweepFailures: .*≥ 0, got -1$/],
-    ['staleCheck', { staleCheck: 'weekly' as 'all' }, /^Reprise: staleCheck: expected one of branch, pull_request, all, off/],
+    [
+      'staleCheck',
+      { staleCheck: 'weekly' as 'all' },
+      /^Reprise: staleCheck: expected one of branch, pull_request, all, off/,
+    ],
   ])('props: %s', (_name, props, message) => {
     expect(() => resolveProps(props)).toThrow(message);
   });

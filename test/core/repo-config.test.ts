@@ -169,7 +169,11 @@ describe('malformed config: an error naming the fault, and settings no wider tha
     ['ignore_jobs a number', 'ignore_jobs: 3', /ignore_jobs:/],
     ['dry_run a number', 'dry_run: 1', /dry_run:/],
     ['rerun_all_fallback a string', 'rerun_all_fallback: "no"', /rerun_all_fallback:/],
-    ['stale_check an unknown value', 'stale_check: sometimes', /stale_check: expected one of off, branch, pull_request, all/],
+    [
+      'stale_check an unknown value',
+      'stale_check: sometimes',
+      /stale_check: expected one of off, branch, pull_request, all/,
+    ],
     ['report an unknown value', 'report: email', /report: expected one of log, check_run/],
     ['require_exact_signal a string', 'require_exact_signal: maybe', /require_exact_signal:/],
     ['an unknown key', 'max_attempt: 3', /unknown key\(s\): max_attempt/],

@@ -45,7 +45,7 @@ const worker = () =>
     defer: async (record, seconds) => void deferred.push({ record, seconds }),
   });
 
-const message = (runId: number): RunMessage => ({ ...h.message(runId), installationId: installation });
+const message = (runId: number): RunMessage => h.message(runId, undefined, installation);
 const decide = (messages: RunMessage[]) => worker()(h.sqsEvent(messages));
 
 let repoSeq = 0;

@@ -112,6 +112,8 @@ describe('retry budget (per installation, rolling hour)', () => {
         workflowId: 1,
         createdAt: run.createdAt,
       },
+      // The head of its branch: its staleness checked and clean.
+      stale: {},
       budget,
     });
     for (const used of [0, 1, 60, 10_000]) {
@@ -187,9 +189,7 @@ describe('retry budget (per installation, rolling hour)', () => {
     await Promise.all(
       Array.from({ length: WORKERS }, (_, w) =>
         h.worker({ budget, onOutcome: (_m, o) => decisions.push(o.decision) })(
-          h.sqsEvent(
-            runs.slice(w * PER_WORKER, (w + 1) * PER_WORKER).map((r) => ({ ...h.message(r.id), installationId: 888 })),
-          ),
+          h.sqsEvent(runs.slice(w * PER_WORKER, (w + 1) * PER_WORKER).map((r) => h.message(r.id, undefined, 888))),
         ),
       ),
     );
@@ -213,7 +213,7 @@ describe('retry budget (per installation, rolling hour)', () => {
     const decide = async (runId: number) => {
       const out: string[] = [];
       const res = await h.worker({ budget, onOutcome: (_m, o) => out.push(o.decision) })(
-        h.sqsEvent([{ ...h.message(runId), installationId: 889 }]),
+        h.sqsEvent([h.message(runId, undefined, 889)]),
       );
       return { decisions: out, failed: res.batchItemFailures.length };
     };
@@ -259,7 +259,7 @@ describe('retry budget (per installation, rolling hour)', () => {
       repo: 'other/app',
       jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
     });
-    const message: RunMessage = { ...h.message(run.id), installationId: 777 };
+    const message: RunMessage = h.message(run.id, undefined, 777);
     const out: RunOutcome[] = [];
     await h.worker({ budget, onOutcome: (_m, o) => out.push(o) })(h.sqsEvent([message]));
     expect(out.map((o) => o.decision)).toEqual(['retried']);

@@ -163,7 +163,7 @@ describe('a run that must wait for its turn waits in the queue', () => {
     h.sim.addInstallation({ id, account: `wave${id}` });
     return {
       repo: `wave${id}/app`,
-      message: (runId: number, delivery?: string) => ({ ...h.message(runId, delivery), installationId: id }),
+      message: (runId: number, delivery?: string) => h.message(runId, delivery, id),
     };
   };
 

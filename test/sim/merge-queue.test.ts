@@ -84,7 +84,7 @@ describe('the simulator knows merge queues', () => {
     const before = sim.enqueueRequests.length;
     const body = await gql(FULL, ENQUEUE_MUTATION, { id, head: g.testedHead });
     expect(body.errors).toBeUndefined();
-    expect(body.data).toMatchObject({ enqueuePullRequest: { mergeQueueEntry: { position: expect.any(Number) } } });
+    expect(body.data).toMatchObject({ enqueuePullRequest: { mergeQueueEntry: { id: expect.any(String) } } });
     expect(sim.pullRequest('mq/app', n)?.inMergeQueue).toBe(true);
     expect(sim.enqueueRequests.slice(before)).toEqual([
       expect.objectContaining({ pullRequest: n, accepted: true, jump: false }),

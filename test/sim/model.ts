@@ -179,7 +179,8 @@ export class SimModel implements JobFactory {
     const now = Date.now();
     const createdAt = spec.createdAt ?? iso(now - 15 * 60_000);
     const headSha = spec.headSha ?? this.rng.hex(40);
-    const headBranch = spec.headBranch ?? 'main';
+    // A branch of the run's own by default: each run is its branch's head, superseded by none.
+    const headBranch = spec.headBranch ?? `branch-${runNumber}`;
     const run = new SimRun(
       id,
       repo.fullName,

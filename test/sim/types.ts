@@ -43,6 +43,7 @@ export interface SimRunSpec {
   /** Default 'push'. */
   event?: string;
   headSha?: string;
+  /** Default `branch-<run number>`: a branch of its own, so no other run supersedes it. */
   headBranch?: string;
   status?: SimStatus;
   /** Default derived from jobs: any failure -> failure, else any cancelled -> cancelled, else success. */

@@ -78,7 +78,7 @@ export interface Harness {
    * run as its branch's newest first (when no newer one was), so the harness does too: a worker
    * of the harness waits for that write before it decides.
    */
-  message(runId: number, deliveryId?: string): RunMessage;
+  message(runId: number, deliveryId?: string, installationId?: number): RunMessage;
   /** Real SQS records, made by sending through the embedded FIFO queue and receiving them. */
   sqsEvent(messages: readonly RunMessage[]): SQSEvent;
   close(): Promise<void>;
@@ -167,8 +167,8 @@ export async function startHarness(): Promise<Harness> {
         return handle(event, time);
       };
     },
-    message: (runId, deliveryId = `delivery-${runId}-${++seq}`) => {
-      const payload = workflowRunPayload(sim, runId, INSTALLATION_ID);
+    message: (runId, deliveryId = `delivery-${runId}-${++seq}`, installationId = INSTALLATION_ID) => {
+      const payload = workflowRunPayload(sim, runId, installationId);
       const reported = branchRunFrom(payload);
       if (typeof reported !== 'string') recording.push(branchRuns.record(reported.key, reported.run));
       return runMessageFromPayload(payload, deliveryId);

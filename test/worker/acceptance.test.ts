@@ -118,7 +118,7 @@ describe('messages the worker cannot use', () => {
 
   it('a message for an installation GitHub does not know is acknowledged with its reason', async () => {
     const run = h.sim.addRun({ repo: 'acme/gone', jobs: [{ name: 't', conclusion: 'failure', annotations: [] }] });
-    const msg = { ...h.message(run.id), installationId: 999_999 };
+    const msg = h.message(run.id, undefined, 999_999);
     const res = await h.worker()(h.sqsEvent([msg]));
     expect(res.batchItemFailures).toEqual([]);
     expect(h.log.named('message dropped: permanent fault')[0]).toMatchObject({ reason: 'unknown installation' });
