@@ -4,7 +4,12 @@ import { defineConfig } from 'vitest/config';
  * Suites that hold a behaviour on the wall clock (a spot wave's drain, a restart's recovery) run
  * last, one file at a time, so their figures are the runtime's and not the other suites' load.
  */
-const WALL_CLOCK = ['test/reliability/wave-realtime*.test.ts', 'test/reliability/crash-restart.test.ts'];
+const WALL_CLOCK = [
+  'test/reliability/wave-realtime*.test.ts',
+  'test/reliability/crash-restart.test.ts',
+  // Every bench section in its --quick form: npm start, a wave paced on the wall clock, a few minutes.
+  'test/bench/bench-sections.test.ts',
+];
 // Run by `npm run test:deployed` (vitest.deployed.config.ts): they need moto_server.
 const DEPLOYED = ['test/deployed/**', '**/node_modules/**'];
 /**

@@ -20,6 +20,7 @@ const HELP = `reprise replay: send a delivery or a run attempt through reprise a
 
 Usage: reprise replay <delivery-guid> [--force]
        reprise replay <owner/repo#run_id[@attempt]> (--local [URL] | --stack NAME | --queue-url URL --table NAME) [--force]
+       reprise replay --dead-letters --local [URL]
 
 A delivery GUID asks GitHub to redeliver that webhook (App credentials needed). Use it for
 deliveries that failed; the intake drops a redelivery of an accepted one as a duplicate.
@@ -31,7 +32,14 @@ and not sent. --force gives back an earlier decision so the attempt is decided a
 never one that re-ran the run (retried, retried_all): the worker's claim still guards
 against a double re-run.
 
+--dead-letters moves every message of the local runtime's dead-letter queue back to its work
+queue (a redrive). A message goes there after MAX_RECEIVE_COUNT receives without a decision
+(a stop of the runtime while deciding it counts as one), and its attempt is recorded abandoned;
+the redrive gives that record back so the attempt is decided again. Deployed, redrive the
+dead-letter queue with "aws sqs start-message-move-task".
+
 Options:
+  --dead-letters    redrive the local runtime's dead-letter queue (with --local)
   --local [URL]     a running local runtime's admin port (npm start); without URL
                     http://127.0.0.1:ADMIN_PORT (default PORT + 1, i.e. 3001)
   --data-dir DIR    with --local: the runtime's --data-dir (its admin-token file; default .reprise)
@@ -54,6 +62,7 @@ const OPTIONS = {
   table: { type: 'string' },
   attempt: { type: 'string' },
   force: { type: 'boolean' },
+  'dead-letters': { type: 'boolean' },
 } as const;
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -186,6 +195,30 @@ async function replayRun(io: CliIo, target: string, v: RunOptions): Promise<Outc
   return { target: name, ...describeVerdict(verdict, name, deliveryId) };
 }
 
+async function redriveDeadLetters(
+  io: CliIo,
+  positionals: readonly string[],
+  v: RunOptions,
+): Promise<{ redriven: number; released: number; message: string }> {
+  if (positionals.length > 0) throw new UsageError('--dead-letters takes no delivery or run');
+  const local = localUrl(io.env, v.local);
+  if (!local) {
+    throw new UsageError(
+      '--dead-letters redrives the local runtime (--local); deployed, use aws sqs start-message-move-task',
+    );
+  }
+  const done = (await localRequest(io, { url: local, dataDir: v['data-dir'] }, 'POST', '/redrive', {})) as {
+    redriven: number;
+    released: number;
+  };
+  return {
+    ...done,
+    message:
+      `redrove ${done.redriven} dead letter${done.redriven === 1 ? '' : 's'}` +
+      (done.released > 0 ? `; ${done.released} abandoned attempt(s) given back for a new decision` : ''),
+  };
+}
+
 export async function replay(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
     'replay',
@@ -195,6 +228,12 @@ export async function replay(argv: readonly string[], io: CliIo): Promise<number
     async () => {
       const { values: v, positionals } = parseCommand('replay', argv, OPTIONS, true);
       const [target, ...extra] = positionals;
+      if (v['dead-letters']) {
+        const result = await redriveDeadLetters(io, positionals, v);
+        if (v.json) printJson(io, result);
+        else println(io.stdout, result.message);
+        return 0;
+      }
       if (!target || extra.length > 0)
         throw new UsageError('expected one delivery GUID or owner/repo#run_id[@attempt]');
       const result = await withProgress(io, `replaying ${target}`, async () => {

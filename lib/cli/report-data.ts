@@ -1,4 +1,5 @@
 import type { DecidedAttempt, ReportFacts } from '../records.js';
+import { DEAD_LETTERED } from '../replay/dead-letters.js';
 import { isRerunDecision, RERUN_OUTCOMES, type RerunOutcome } from '../model.js';
 
 /** The GitHub-hosted Linux 2-core rate, in USD: a yardstick when the fleet's own rate is not given. */
@@ -29,7 +30,12 @@ export interface Loss {
 export interface Report {
   readonly period: { readonly since: string; readonly until: string; readonly bucket: 'hour' | 'day' | 'week' };
   /** Run attempts decided, and how. */
-  readonly decisions: { readonly total: number; readonly byDecision: readonly Count[] };
+  readonly decisions: {
+    readonly total: number;
+    readonly byDecision: readonly Count[];
+    /** Abandoned when their message went to the dead-letter queue: `reprise replay --dead-letters` redrives them. */
+    readonly deadLettered: number;
+  };
   /** Re-runs reprise made in the period and how their attempts ended (`pending`: not yet). */
   readonly reruns: { readonly total: number; readonly outcomes: Readonly<Record<OutcomeShare, number>> };
   /** Merge-group runs lost to infrastructure whose pull request reprise put back in the merge queue. */
@@ -176,7 +182,11 @@ export function summarise(facts: ReportFacts, o: ReportOptions): Report {
   const roundLoss = <T extends Loss>(l: T): T => ({ ...l, minutes: round(l.minutes, 1) });
   return {
     period: { since: new Date(o.sinceMs).toISOString(), until: new Date(o.untilMs).toISOString(), bucket },
-    decisions: { total: decisions.length, byDecision: counted(byDecision) },
+    decisions: {
+      total: decisions.length,
+      byDecision: counted(byDecision),
+      deadLettered: decisions.filter((d) => d.reason?.startsWith(DEAD_LETTERED)).length,
+    },
     reruns: { total: reruns.length, outcomes },
     requeued: byDecision.get('requeued') ?? 0,
     lost: {

@@ -22,6 +22,11 @@ export function reportText(r: Report, where: string): string {
   out.push(`reprise report: ${day(r.period.since)} to ${day(r.period.until)} (${where})`, '');
   out.push(`Run attempts decided: ${r.decisions.total}`);
   if (r.decisions.total > 0) out.push(indent(table(['DECISION', 'RUNS'], r.decisions.byDecision.map(countRow))));
+  if (r.decisions.deadLettered > 0) {
+    out.push(
+      `  Dead-lettered (abandoned after MAX_RECEIVE_COUNT receives): ${r.decisions.deadLettered}; redrive with reprise replay --dead-letters --local`,
+    );
+  }
   out.push('');
   const o = r.reruns.outcomes;
   out.push(

@@ -20,7 +20,7 @@ import type { RunOutcome } from '../worker/result.js';
 import { INLINE_TURN_WAIT_MS } from '../worker/turn.js';
 
 /** How long a worker's claim on a run attempt lasts before the reconciler may take it back. */
-const DEFAULT_LEASE_MS = 5 * 60_000;
+export const DEFAULT_LEASE_MS = 5 * 60_000;
 
 export interface WorkerParts {
   readonly dynamo: DynamoDBClient;

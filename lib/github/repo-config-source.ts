@@ -42,9 +42,12 @@ export function configErrorNote(cfg: Pick<ConfigResult, 'error' | 'kept'>): stri
  * copy is kept with its ETag and its parse, so an unchanged file costs a 304 (which GitHub does
  * not count) and no parse;
  * an absent file is remembered for `absentTtlMs` so a repository without one costs nothing.
+ * Concurrent reads of one file share the request in flight: a burst of first decisions in new
+ * repositories of one organisation reads its `.github` fallback once, not once each.
  */
 export class RepoConfigSource {
   private readonly cache = new Map<string, Cached>();
+  private readonly inFlight = new Map<string, Promise<Cached | undefined>>();
 
   constructor(
     private readonly absentTtlMs = 5 * 60_000,
@@ -77,11 +80,26 @@ export class RepoConfigSource {
     return result;
   }
 
-  /** The file's cache entry, brought up to date; undefined when there is none. */
-  private async read(api: RepoApi, owner: string, repo: string): Promise<Cached | undefined> {
+  /** The file's cache entry, brought up to date (by the read in flight, if one is); undefined when there is none. */
+  private read(api: RepoApi, owner: string, repo: string): Promise<Cached | undefined> {
     const key = `${owner}/${repo}`.toLowerCase();
     const cached = this.cache.get(key);
-    if (cached && cached.text === null && this.now() - cached.checkedAt < this.absentTtlMs) return cached;
+    if (cached && cached.text === null && this.now() - cached.checkedAt < this.absentTtlMs) {
+      return Promise.resolve(cached);
+    }
+    const pending = this.inFlight.get(key);
+    if (pending) return pending;
+    const reading = this.fetch(api, key, repo, cached).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, reading);
+    return reading;
+  }
+
+  private async fetch(
+    api: RepoApi,
+    key: string,
+    repo: string,
+    cached: Cached | undefined,
+  ): Promise<Cached | undefined> {
     const got = await api.readFile(CONFIG_PATH, {
       repo,
       maxBytes: REPO_CONFIG_MAX_BYTES,

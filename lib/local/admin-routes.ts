@@ -12,6 +12,8 @@ export interface AdminDeps {
   readonly ledger: Pick<Ledger, 'attempts' | 'decisions' | 'report'>;
   /** The runtime's queue: a replay is sent as the intake sends a delivery. */
   readonly queue: RunQueue;
+  /** Moves every dead letter back to the queue, their abandoned records given back (`reprise replay --dead-letters`). */
+  readonly redrive?: () => Promise<{ readonly redriven: number; readonly released: number }>;
   readonly log: Log;
 }
 
@@ -33,12 +35,12 @@ function intParam(q: URLSearchParams, key: string): number | undefined | string 
 }
 
 /**
- * Operator routes of the local runtime, for `reprise decisions`, `reprise report` and `reprise replay`.
+ * Operator routes of the local runtime, for `reprise decisions`, `reprise report` and `reprise replay` (a run, or `--dead-letters`).
  * Served only by the local runtime (which binds 127.0.0.1 by default), never deployed.
  */
 export function adminRoutes(
   deps: AdminDeps,
-): Record<'GET /decisions' | 'GET /report-facts' | 'POST /replay', LambdaHttpHandler> {
+): Record<'GET /decisions' | 'GET /report-facts' | 'POST /replay' | 'POST /redrive', LambdaHttpHandler> {
   return {
     'GET /decisions': async (event) => {
       const q = new URLSearchParams(event.rawQueryString ?? '');
@@ -81,6 +83,13 @@ export function adminRoutes(
       await deps.queue.send(message, messageGroupId(message), message.deliveryId);
       deps.log.info('replay enqueued', { ...where, ...(verdict.released && { released: verdict.released }) });
       return reply(202, verdict);
+    },
+
+    'POST /redrive': async () => {
+      if (!deps.redrive) return reply(404, { error: 'this runtime has no dead-letter queue' });
+      const done = await deps.redrive();
+      deps.log.info('dead-letter queue redriven', { ...done });
+      return reply(200, done);
     },
   };
 }

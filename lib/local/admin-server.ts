@@ -15,6 +15,7 @@ import { type Routes, serveRoutes } from './http-server.js';
 export interface AdminServerOptions {
   readonly ledger: AdminDeps['ledger'];
   readonly queue: RunQueue;
+  readonly redrive?: AdminDeps['redrive'];
   readonly log: Log;
   readonly port: number;
   /** The key the routes ask for; read from (or created in) the token file when absent. */
@@ -37,10 +38,14 @@ export async function serveAdmin(opts: AdminServerOptions): Promise<AdminServer>
   const token =
     opts.token ?? (tokenFile ? await loadOrCreateAdminToken(tokenFile) : randomBytes(32).toString('base64url'));
   const routes: Routes = Object.fromEntries(
-    Object.entries(adminRoutes({ ledger: opts.ledger, queue: opts.queue, log: opts.log })).map(([route, handler]) => [
-      route,
-      requireToken(token, handler),
-    ]),
+    Object.entries(
+      adminRoutes({
+        ledger: opts.ledger,
+        queue: opts.queue,
+        log: opts.log,
+        ...(opts.redrive && { redrive: opts.redrive }),
+      }),
+    ).map(([route, handler]) => [route, requireToken(token, handler)]),
   );
   const { server, url } = await serveRoutes(routes, opts.port, '127.0.0.1', (err) =>
     opts.log.error('admin request failed', { error: (err as Error).message }),

@@ -46,6 +46,8 @@ export interface QueueOptions {
   now?: () => number;
   /** Where every change of a message is written; nothing is kept across restarts without one. */
   journal?: QueueJournal;
+  /** Told of each message as it moves to the dead-letter queue (not of one a restore finds dead already). */
+  onDeadLetter?: (letter: DeadLetter) => void;
 }
 
 export interface SendInput {
@@ -83,6 +85,7 @@ export class EmbeddedFifoQueue {
   private readonly dead = new DeadLetterQueue();
   private readonly dedup = new DeduplicationWindow((messageId) => this.changed(messageId));
   private readonly journal: QueueJournal | undefined;
+  private readonly onDeadLetter: ((letter: DeadLetter) => void) | undefined;
   private nextOrder = 0;
   private sentCount = 0;
   private duplicateCount = 0;
@@ -96,6 +99,7 @@ export class EmbeddedFifoQueue {
     checkIntegerInRange('maxReceiveCount', this.maxReceiveCount, 1, 1000);
     this.now = opts.now ?? Date.now;
     this.journal = opts.journal;
+    this.onDeadLetter = opts.onDeadLetter;
   }
 
   /** The dead-letter queue, in the order the messages died. */
@@ -258,12 +262,13 @@ export class EmbeddedFifoQueue {
 
   private moveToDeadLetters(message: StoredMessage): void {
     this.live.remove(message);
-    this.dead.add(
-      message,
-      sqsRecordOf(message, this.arn),
-      `maxReceiveCount ${this.maxReceiveCount} exceeded: received ${message.receiveCount} times without being deleted`,
-    );
+    const letter: DeadLetter = {
+      record: sqsRecordOf(message, this.arn),
+      reason: `maxReceiveCount ${this.maxReceiveCount} exceeded: received ${message.receiveCount} times without being deleted`,
+    };
+    this.dead.add(message, letter.record, letter.reason);
     this.changed(message.messageId);
+    this.onDeadLetter?.(letter);
   }
 
   private validHandle(receiptHandle: string): StoredMessage | undefined {

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RuntimeSettings } from '../config/env.js';
 import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
+import { DEFAULT_LEASE_MS } from '../compose/worker.js';
 import { fromEnv } from '../config/settings-schema.js';
 import { credentialsFromEnv } from '../config/secrets.js';
 import { signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-settings.js';
@@ -14,6 +15,7 @@ import { MemoryMetrics } from '../obs/memory-metrics.js';
 import type { Log } from '../obs/types.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import { startSweepTimer } from '../reconcile/timer.js';
+import { abandonDeadLetter, type DeadLetterContext, releaseDeadLettered } from '../replay/dead-letters.js';
 import { MAX_RECEIVE_BATCH } from '../webhook/sqs-limits.js';
 import type { RunOutcome } from '../worker/result.js';
 import { serveAdmin } from './admin-server.js';
@@ -26,6 +28,7 @@ import { localProcesses } from './processes.js';
 import { QueuePoller } from './queue-poller.js';
 import { type EmbeddedFifoQueue, embeddedRunQueue } from './queue.js';
 import { recoverAfterRestart } from './recover.js';
+import { withTestFaults } from './test-faults.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -117,6 +120,17 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const dynamo = await startDynamo({ table: TABLE_NAME, ...(opts.dataDir && { path: opts.dataDir }) });
   if (opts.dataDir) await secureDataDir(opts.dataDir);
   const ledger = openLedger(dynamo.client, TABLE_NAME, opts.clock);
+  const eventsFile = opts.eventsFile ?? settings.events.file;
+  const events = eventsFile ? new JsonLinesEvents(eventsFile) : undefined;
+  const deadLetters: DeadLetterContext = {
+    attempts: ledger.attempts,
+    owner: boot.owner,
+    leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
+    ...(events && { events }),
+    log,
+    metrics,
+    now: opts.clock ?? Date.now,
+  };
   const runQueue = await openRunQueue({
     name: 'reprise-runs.fifo',
     visibilityTimeoutMs: opts.visibilityTimeoutMs ?? 6 * 60_000,
@@ -124,11 +138,22 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...((opts.queueClock ?? opts.clock) && { now: opts.queueClock ?? opts.clock }),
     durable: opts.dataDir ? dynamo : undefined,
     onError: (err) => log.error('queue journal write failed', { error: (err as Error).message }),
+    // Only now, after MAX_RECEIVE_COUNT receives, is the message's attempt recorded abandoned.
+    onDeadLetter: ({ record, reason }) =>
+      void abandonDeadLetter(
+        {
+          body: record.body,
+          messageId: record.messageId,
+          receives: Number(record.attributes.ApproximateReceiveCount),
+          reason,
+        },
+        deadLetters,
+      ).catch((err: Error) =>
+        log.error('dead-lettered attempt not recorded abandoned', { message_id: record.messageId, error: err.message }),
+      ),
   });
   const queue = runQueue.queue;
   const enqueue = embeddedRunQueue(queue);
-  const eventsFile = opts.eventsFile ?? settings.events.file;
-  const events = eventsFile ? new JsonLinesEvents(eventsFile) : undefined;
 
   const processes = localProcesses({
     settings,
@@ -138,7 +163,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     signalToleranceMs: signalToleranceMsFrom(opts.env),
     dynamo: dynamo.client,
     table: TABLE_NAME,
-    ledger,
+    ledger: withTestFaults(ledger, opts.env),
     queue,
     enqueue,
     owner: boot.owner,
@@ -179,6 +204,16 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const admin = await serveAdmin({
     ledger,
     queue: enqueue,
+    redrive: async () => {
+      const letters = queue.deadLetters.map((d) => d.record);
+      const released = await releaseDeadLettered(
+        letters.map((r) => r.body),
+        deadLetters,
+      );
+      const redriven = queue.redrive();
+      await queue.persisted(letters.map((r) => r.messageId));
+      return { redriven, released };
+    },
     log,
     port: opts.adminPort ?? (opts.port === 0 ? 0 : publicPort + 1),
     ...(opts.adminToken !== undefined && { token: opts.adminToken }),

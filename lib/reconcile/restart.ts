@@ -2,21 +2,17 @@
  * The restart sweep of a runtime that is one process on its data: at boot, every claim an
  * earlier process held is dead with certainty, so it is settled at once instead of after its
  * lease. A claim whose re-run call went through is recorded `retried`; any other is released
- * (through the reconciler's reclaim marker, so an attempt is released once, ever) and decided
- * again from its message; an attempt found claimed after a second death is finalised
- * `abandoned` rather than decided forever. A waiting attempt keeps its turn: its message is
- * on the queue's disk and comes back at its slot.
+ * and decided again from its message, however often a process died deciding it: a death is
+ * one more receive of that message, which the queue counts, and only a message received
+ * MAX_RECEIVE_COUNT times goes to the dead-letter queue (and its attempt is recorded
+ * `abandoned` then, lib/local/dead-letter-verdict.ts). A deploy that restarts twice, an OOM of
+ * the whole process or a host reboot kills every message in flight alike; none of them is a
+ * verdict. A waiting attempt keeps its turn: its message is on the queue's disk and comes back
+ * at its slot.
  */
 import { STATE, type StoredAttempt } from '../ledger/attributes.js';
 import { messageGroupId } from '../webhook/run-message.js';
-import {
-  type AttemptContext,
-  deduplicationId,
-  readRun,
-  recordAbandonedOrphan,
-  recordRetriedOrphan,
-  storedMessage,
-} from './attempts.js';
+import { type AttemptContext, deduplicationId, readRun, recordRetriedOrphan, storedMessage } from './attempts.js';
 import type { RunMessage } from '../model.js';
 
 export interface RestartContext extends Omit<AttemptContext, 'followUpMaxAgeMs' | 'outcomes'> {
@@ -26,7 +22,7 @@ export interface RestartContext extends Omit<AttemptContext, 'followUpMaxAgeMs' 
   readonly queued: (msg: RunMessage) => boolean;
 }
 
-export type RestartOutcome = 'recorded' | 'released' | 'abandoned' | 'kept' | 'skipped' | 'failed';
+export type RestartOutcome = 'recorded' | 'released' | 'kept' | 'skipped' | 'failed';
 
 export type RestartSummary = Record<RestartOutcome, number>;
 
@@ -36,7 +32,7 @@ const MAX_FAULTS = 3;
 
 /** Settles every attempt claimed or waiting under another owner; each one's fault is logged and counted, never thrown. */
 export async function sweepAfterRestart(ctx: RestartContext): Promise<RestartSummary> {
-  const summary: RestartSummary = { recorded: 0, released: 0, abandoned: 0, kept: 0, skipped: 0, failed: 0 };
+  const summary: RestartSummary = { recorded: 0, released: 0, kept: 0, skipped: 0, failed: 0 };
   let start: Record<string, unknown> | undefined;
   do {
     const page = await ctx.store.scanHeld(start, PAGE);
@@ -92,16 +88,8 @@ export async function settleAfterRestart(scanned: StoredAttempt, ctx: RestartCon
     return recorded ? 'recorded' : 'skipped';
   }
 
-  if (!(await ctx.store.markReclaim(rec, msg.repository.id))) {
-    // Released once already, and claimed again when a process stopped: deciding it may be what stops it.
-    const recorded = await recordAbandonedOrphan(rec, msg, ctx, line, {
-      reason:
-        'abandoned: the runtime stopped while deciding this attempt after it had been released once; decide it by hand (reprise replay)',
-      details: { restart: true },
-      message: 'attempt abandoned: the runtime stopped twice while it was being decided',
-    });
-    return recorded ? 'abandoned' : 'skipped';
-  }
+  // The process that held the claim is dead with certainty: released every time, never
+  // abandoned here. The queue counts the death as a receive of the message.
   if (!(await ctx.store.releaseOrphan(rec))) return 'skipped';
   if (!ctx.queued(msg)) await enqueue(msg, rec, ctx);
   ctx.log.warn('claim of an earlier process released; the attempt will be decided again', line);

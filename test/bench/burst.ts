@@ -51,6 +51,10 @@ export interface StartTreeResult {
   /** Peak of the RSS summed over every process under `npm start` (npm, sh, node), read from /proc. */
   readonly peakMb: number;
   readonly processes: number;
+  /** Each component's own peak RSS (npm, sh, the runtime's node), MB. */
+  readonly peakByComponentMb: Readonly<Record<string, number>>;
+  /** Every request the burst cost GitHub (token exchanges and 304s included), per run. */
+  readonly requestsPerRun: number;
 }
 
 const mb = (bytes: number) => bytes / (1024 * 1024);
@@ -224,6 +228,8 @@ export async function measureStartTree(
       idleMb: mb(idle.bytes),
       peakMb: mb(peak.peakBytes),
       processes: peak.processes,
+      peakByComponentMb: Object.fromEntries(Object.entries(peak.byComponent).map(([k, v]) => [k, mb(v)])),
+      requestsPerRun: sim.requests.length / runs,
     };
   } finally {
     if (child.exitCode === null) process.kill(-(child.pid as number), 'SIGTERM');
@@ -262,6 +268,13 @@ export function printBurst(r: BurstResult): string {
         'npm start: peak RSS of its whole process tree',
         `${t.peakMb.toFixed(0)} MB over ${t.processes} processes (${t.idleMb.toFixed(0)} MB idle), /proc`,
       ],
+      [
+        'npm start: peak RSS per component',
+        Object.entries(t.peakByComponentMb)
+          .map(([name, peak]) => `${name} ${peak.toFixed(0)} MB`)
+          .join(', '),
+      ],
+      ['npm start: GitHub requests per run', `${t.requestsPerRun.toFixed(2)} (token exchanges and 304s included)`],
     );
   }
   return table(`3. Burst (simulator latency ${r.latencyMs} ms)`, ['measure', 'value'], rows);

@@ -4,7 +4,7 @@
  * the createRequire banner), once with the AWS SDK left to the Lambda runtime and once bundled.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -32,6 +32,50 @@ export interface ColdStartResult {
   readonly runs: number;
   readonly node: string;
   readonly functions: readonly FunctionLoad[];
+  /** The bundles `npm run build` put in dist/lambda/, loaded as deployed on Node 22; absent without them. */
+  readonly shipped?: ShippedLoads;
+}
+
+export interface ShippedLoads {
+  readonly node: string;
+  readonly bundles: readonly {
+    /** Its directory in dist/lambda/ (`<entry>`, or `<entry>-sdk` with the SDK bundled). */
+    readonly dir: string;
+    /** Whether `npm pack` ships it (package.json "files"). */
+    readonly packed: boolean;
+    readonly bytes: number;
+    /** Median `import()` time with --enable-source-maps, as deployed, ms. */
+    readonly importMs: number;
+  }[];
+}
+
+/** test/node22/package.json installs it (`npm ci --prefix test/node22`). */
+const NODE22 = join(ROOT, 'test/node22/node_modules/node/bin/node');
+
+/**
+ * The shipped bundles (dist/lambda/, as `npm run build` leaves them) loaded on Node 22, the
+ * Lambda runtime's major, with source maps on as deployed; the SDK found beside them in
+ * node_modules, as the runtime provides it. Undefined without a build or without Node 22.
+ */
+function measureShipped(runs: number): ShippedLoads | undefined {
+  const dir = join(ROOT, 'dist', 'lambda');
+  if (!existsSync(dir) || !existsSync(NODE22)) return undefined;
+  const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
+  const bundles = readdirSync(dir)
+    .sort()
+    .map((d) => {
+      const file = join(dir, d, 'index.mjs');
+      const env = requiredEnv(readFileSync(join(ROOT, 'functions', `${d.replace(/-sdk$/, '')}.ts`), 'utf8'));
+      const samples = Array.from({ length: runs }, () => load(file, env, true, NODE22).importMs);
+      return {
+        dir: d,
+        packed: files.includes(`dist/lambda/${d}/`),
+        bytes: statSync(file).size,
+        importMs: median(samples),
+      };
+    });
+  const node = spawnSync(NODE22, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return { node, bundles };
 }
 
 /** Every `requireEnv(process.env, [...])` name in a handler, with a placeholder value. */
@@ -73,10 +117,15 @@ const IMPORT =
   'const t = performance.now(); await import(process.argv[1]); ' +
   'process.stdout.write(JSON.stringify({ ms: performance.now() - t })); process.exit(0);';
 
-function load(file: string, env: Record<string, string>, sourceMaps: boolean): { importMs: number; processMs: number } {
+function load(
+  file: string,
+  env: Record<string, string>,
+  sourceMaps: boolean,
+  node = process.execPath,
+): { importMs: number; processMs: number } {
   const t0 = performance.now();
   const res = spawnSync(
-    process.execPath,
+    node,
     [...(sourceMaps ? ['--enable-source-maps'] : []), '--input-type=module', '-e', IMPORT, pathToFileURL(file).href],
     {
       env: {
@@ -144,7 +193,8 @@ export async function measureColdStart(opts: { quick: boolean }): Promise<ColdSt
       });
     }
   }
-  return { runs, node: process.version, functions };
+  const shipped = measureShipped(runs);
+  return { runs, node: process.version, functions, ...(shipped && { shipped }) };
 }
 
 export function printColdStart(r: ColdStartResult): string {
@@ -180,5 +230,15 @@ export function printColdStart(r: ColdStartResult): string {
     'As deployed: the SDK is external (Lambda provides it; ec2-signal bundles its own) and NODE_OPTIONS=--enable-source-maps. ' +
       'Sizes are index.mjs without its source map.',
     ...errors,
+    ...(r.shipped
+      ? [
+          '',
+          table(
+            `5b. The bundles in dist/lambda/ on Node ${r.shipped.node}, source maps on (median of ${r.runs})`,
+            ['bundle', 'shipped by npm pack', 'size', 'import ms'],
+            r.shipped.bundles.map((b) => [b.dir, b.packed ? 'yes' : 'no', kb(b.bytes), ms(b.importMs)]),
+          ),
+        ]
+      : ['', '(5b skipped: no dist/lambda/ build or no Node 22; npm run build, npm ci --prefix test/node22)']),
   ].join('\n');
 }

@@ -1,4 +1,5 @@
 /** The local runtime in this process, in front of the GitHub simulator, for the latency section. */
+import { MAX_BUDGET_PER_HOUR } from '../../lib/config/settings-table.js';
 import { type Runtime, startRuntime } from '../../lib/local/runtime.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
 import { GitHubSimulator } from '../sim/index.js';
@@ -31,7 +32,8 @@ export interface Fleet {
 export const runtimeEnv = (sim: GitHubSimulator): Record<string, string> => ({
   ...appEnv(sim.url),
   WEBHOOK_SECRET,
-  RETRY_BUDGET_PER_HOUR: '1000000',
+  // The highest budget the setting accepts: on, and never reached by a bench.
+  RETRY_BUDGET_PER_HOUR: String(MAX_BUDGET_PER_HOUR),
   PACE_PER_MINUTE: '1000000',
   PACE_PER_HOUR: '0',
   RECONCILE_INTERVAL_SECONDS: '0',

@@ -131,6 +131,11 @@ export function evaluateGoals(m: Measured): Goal[] {
         b.startTree.peakMb < 256,
         ' MB',
       );
+      add(
+        '`npm start` burst: ≤ 4 GitHub requests a run',
+        `${b.startTree.requestsPerRun.toFixed(2)} per run (${b.startTree.runs}-run burst)`,
+        b.startTree.requestsPerRun <= 4,
+      );
     }
   }
   if (m.coldStart) {

@@ -39,16 +39,42 @@ function rssOf(pid: number): number {
   }
 }
 
-/** The summed RSS of a process tree, and how many processes it had. */
-export function treeRss(root: number): { bytes: number; processes: number } {
+/** What a process of the tree is: npm, the shell, the runtime's node, or its command's name. */
+function componentOf(pid: number): string {
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return 'gone';
+  }
+  const [cmd = '', ...rest] = args;
+  const base = cmd.split('/').pop() ?? cmd;
+  // npm renames its process ("npm start …"): its title is its whole command line.
+  if (/^npm\b/.test(cmd) || base === 'npm' || rest.some((a) => /npm-cli\.js$|\/bin\/npm$/.test(a))) return 'npm';
+  if (base === 'sh' || base === 'bash' || base === 'dash') return 'sh';
+  if (rest.some((a) => /main\.js$/.test(a))) return 'runtime (node)';
+  return base;
+}
+
+/** The summed RSS of a process tree, how many processes it had, and each one's by component. */
+export function treeRss(root: number): { bytes: number; processes: number; byComponent: Record<string, number> } {
   const pids = descendants(root);
-  return { bytes: pids.reduce((sum, pid) => sum + rssOf(pid), 0), processes: pids.length };
+  const byComponent: Record<string, number> = {};
+  let bytes = 0;
+  for (const pid of pids) {
+    const rss = rssOf(pid);
+    bytes += rss;
+    const name = componentOf(pid);
+    byComponent[name] = (byComponent[name] ?? 0) + rss;
+  }
+  return { bytes, processes: pids.length, byComponent };
 }
 
 /** Samples a tree's RSS on an interval and keeps the peak. */
 export class TreeSampler {
   private peakBytes = 0;
   private peakProcesses = 0;
+  private readonly peakByComponent: Record<string, number> = {};
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -63,11 +89,15 @@ export class TreeSampler {
     const t = treeRss(this.root);
     if (t.bytes > this.peakBytes) this.peakBytes = t.bytes;
     this.peakProcesses = Math.max(this.peakProcesses, t.processes);
+    for (const [name, bytes] of Object.entries(t.byComponent)) {
+      this.peakByComponent[name] = Math.max(this.peakByComponent[name] ?? 0, bytes);
+    }
   }
 
-  stop(): { peakBytes: number; processes: number } {
+  /** The tree's peak, and each component's own peak (not necessarily at the same moment). */
+  stop(): { peakBytes: number; processes: number; byComponent: Record<string, number> } {
     clearInterval(this.timer);
     this.sample();
-    return { peakBytes: this.peakBytes, processes: this.peakProcesses };
+    return { peakBytes: this.peakBytes, processes: this.peakProcesses, byComponent: { ...this.peakByComponent } };
   }
 }

@@ -183,6 +183,12 @@ describe('reprise replay through the local runtime', () => {
     expect(decided(run.id)).toEqual([]);
   });
 
+  it('--dead-letters with an empty dead-letter queue redrives nothing, exit 0', async () => {
+    const io = captureIo(env());
+    expect(await replay(['--dead-letters', '--local', rt.adminUrl, '--json'], io), io.err()).toBe(0);
+    expect(JSON.parse(io.out())).toMatchObject({ redriven: 0, released: 0 });
+  });
+
   it('the admin routes refuse malformed requests with 400 and a reason', async () => {
     const headers = { authorization: `Bearer ${rt.adminToken}` };
     const bad = await fetch(`${rt.adminUrl}/replay`, { method: 'POST', headers, body: '{"message":{"v":1}}' });
@@ -200,6 +206,8 @@ describe('reprise replay through the local runtime', () => {
     [['acme/replay#12'], 'pass --local URL, --stack NAME, or --queue-url URL with --table NAME'],
     [['acme/replay#12', '--queue-url', 'https://sqs.example/q.fifo'], 'pass --local URL, --stack NAME'],
     [['acme/replay#12', '--local', 'http://x', '--table', 't'], 'use either --local or the deployed queue'],
+    [['--dead-letters', '--stack', 'Reprise'], 'deployed, use aws sqs start-message-move-task'],
+    [['--dead-letters', 'acme/replay#12', '--local', 'http://x'], '--dead-letters takes no delivery or run'],
   ])('bad usage %j → exit 2: %s', async (argv, message) => {
     const io = captureIo(env());
     expect(await replay(argv, io)).toBe(2);

@@ -172,6 +172,7 @@ describe('reprise report: the numbers, from a ledger the worker filled', () => {
         { name: 'retried', count: 4 },
         { name: 'genuine_failure', count: 1 },
       ],
+      deadLettered: 0,
     });
     // acme/web CI recovered; Nightly's first re-run was lost again, its second and Deploy's are not back yet.
     expect(r.reruns).toEqual({

@@ -16,6 +16,7 @@ const ADMIN_ROUTES = [
   ['GET', '/decisions'],
   ['GET', '/report-facts'],
   ['POST', '/replay'],
+  ['POST', '/redrive'],
 ] as const;
 
 describe('operator routes behind a key, off the public path', () => {
