@@ -3,13 +3,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { composeSignalIntake } from '../lib/compose/signals.js';
 import { requireEnv } from '../lib/config/secrets.js';
-import { parseSignalSecretValue, signalSettings } from '../lib/config/signal-settings.js';
+import { parseSignalSecretValue, signalIntakeSettings } from '../lib/config/signal-settings.js';
 import type { HttpEvent } from '../lib/http/lambda-http.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 
 // Parsed once per cold start: a bad setting fails the init, not every request.
 const env = requireEnv(process.env, ['TABLE_NAME', 'SIGNAL_SECRET_ARN']);
-const { ttlSeconds, toleranceMs, scope } = signalSettings(process.env);
+const { ttlSeconds, toleranceMs, scope } = signalIntakeSettings(process.env);
 const log = createLog('reprise-signal-intake', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-signal-intake');
 

@@ -260,7 +260,7 @@ export interface RepriseProps {
    * Whom the signal secret may speak for: owner logins and `installation:<id>`, or `*`.
    * @default ['*']
    */
-  readonly signalSecretScope?: readonly string[];
+  readonly signalScope?: readonly string[];
   /**
    * How far an HMAC-signed signal's timestamp may be from the intake's clock.
    * @default Duration.seconds(300)

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ScopedSecret } from '../config/signal-scope.js';
-import type { SignalSettings } from '../config/signal-settings.js';
+import type { SignalIntakeSettings, SignalSettings } from '../config/signal-settings.js';
 import { httpLambda } from '../http/lambda-http.js';
 import { createEc2SignalHandler } from '../intake/record-ec2-signal.js';
 import { createSignalIntake } from '../intake/signal-intake.js';
@@ -25,7 +25,7 @@ export interface SignalIntakeParts {
 
 /** `POST /signals` from agents: one assembly for the function and the local runtime. */
 export function composeSignalIntake(
-  settings: Pick<SignalSettings, 'ttlSeconds' | 'toleranceMs'>,
+  settings: Pick<SignalIntakeSettings, 'ttlSeconds' | 'toleranceMs'>,
   parts: SignalIntakeParts,
 ): ReturnType<typeof httpLambda> {
   return httpLambda(

@@ -8,7 +8,7 @@ import type { Parser } from './parsers.js';
  */
 export type SignalScope = readonly string[];
 
-/** Every installation: the single `SIGNAL_SECRET`'s scope unless `SIGNAL_SECRET_SCOPE` narrows it. */
+/** Every installation: the single `SIGNAL_SECRET`'s scope unless `SIGNAL_SCOPE` narrows it. */
 export const ANY_OWNER: SignalScope = ['*'];
 
 /** A secret and the owners it may speak for. */

@@ -19,6 +19,11 @@ export interface SignalSettings {
   readonly tagKeys: readonly string[];
   /** Patterns whose first group, matched on a runner name, is one more key of its signals. */
   readonly namePatterns: readonly string[];
+}
+
+/** The signal intake's settings: what an agent's post is held to. */
+export interface SignalIntakeSettings {
+  readonly ttlSeconds: number;
   /** How far an HMAC-signed post's timestamp may be from now, in ms. */
   readonly toleranceMs: number;
   /** Whom the signal secret speaks for, unless an entry names its own scope. */
@@ -34,8 +39,15 @@ export function signalSettings(env: Env): SignalSettings {
     ttlSeconds: signalTtlSecondsFrom(env),
     tagKeys: runnerTagKeysFrom(env),
     namePatterns: runnerNamePatternsFrom(env),
+  };
+}
+
+/** The signal intake's settings, apart from the EC2 signal's: neither function reads the other's. */
+export function signalIntakeSettings(env: Env): SignalIntakeSettings {
+  return {
+    ttlSeconds: signalTtlSecondsFrom(env),
     toleranceMs: signalToleranceMsFrom(env),
-    scope: signalSecretScopeFrom(env),
+    scope: signalScopeFrom(env),
   };
 }
 
@@ -58,19 +70,19 @@ export const runnerNamePatternsFrom = (env: Env): string[] => [
   ...new Set([...(presetOf(env)?.namePatterns ?? []), ...fromEnv(env, 'runnerNamePatterns')]),
 ];
 
-/** Whom the single signal secret speaks for (SIGNAL_SECRET_SCOPE): every installation unless narrowed. */
-export const signalSecretScopeFrom = (env: Env): SignalScope => fromEnv(env, 'signalSecretScope');
+/** Whom the single signal secret speaks for (SIGNAL_SCOPE): every installation unless narrowed. */
+export const signalScopeFrom = (env: Env): SignalScope => fromEnv(env, 'signalScope');
 
 /** How far an HMAC-signed post's timestamp may be from the intake's clock (SIGNAL_TIMESTAMP_TOLERANCE_SECONDS), in ms. */
 export const signalToleranceMsFrom = (env: Env): number => fromEnv(env, 'signalTimestampTolerance') * 1000;
 
 /**
  * The local runtime's signal secrets: each `SIGNAL_SECRETS` entry with its own scope, then
- * `SIGNAL_SECRET` with `SIGNAL_SECRET_SCOPE`'s.
+ * `SIGNAL_SECRET` with `SIGNAL_SCOPE`'s.
  */
 export function signalSecretsFrom(env: Env): ScopedSecret[] {
   const scoped = env.SIGNAL_SECRETS ? parseScopedSecrets(env.SIGNAL_SECRETS, 'SIGNAL_SECRETS') : [];
-  const single = env.SIGNAL_SECRET ? [{ secret: env.SIGNAL_SECRET, scope: signalSecretScopeFrom(env) }] : [];
+  const single = env.SIGNAL_SECRET ? [{ secret: env.SIGNAL_SECRET, scope: signalScopeFrom(env) }] : [];
   return [...scoped, ...single];
 }
 

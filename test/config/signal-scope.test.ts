@@ -29,10 +29,10 @@ describe('signal secret scopes', () => {
     expect(() => parseScopedSecrets('lonely-secret', 'SIGNAL_SECRETS')).not.toThrow(/lonely-secret/);
   });
 
-  it('locally: SIGNAL_SECRETS with their scopes, then SIGNAL_SECRET with SIGNAL_SECRET_SCOPE (every installation unless set)', () => {
+  it('locally: SIGNAL_SECRETS with their scopes, then SIGNAL_SECRET with SIGNAL_SCOPE (every installation unless set)', () => {
     expect(signalSecretsFrom({ SIGNAL_SECRET: 'one' })).toEqual([{ secret: 'one', scope: ['*'] }]);
     expect(
-      signalSecretsFrom({ SIGNAL_SECRET: 'one', SIGNAL_SECRET_SCOPE: 'acme', SIGNAL_SECRETS: 'two installation:9' }),
+      signalSecretsFrom({ SIGNAL_SECRET: 'one', SIGNAL_SCOPE: 'acme', SIGNAL_SECRETS: 'two installation:9' }),
     ).toEqual([
       { secret: 'two', scope: ['installation:9'] },
       { secret: 'one', scope: ['acme'] },

@@ -170,6 +170,8 @@ function facts(verdicts: readonly JobVerdict[], cfg: Partial<RepoConfig> = {}, a
     message,
     config: config(cfg),
     run: runFacts({ runAttempt: attempt }),
+    // The run is its branch's head: no newer run superseded it.
+    stale: {},
     budget: { limit: 0, used: 0 },
     jobs: [passed, lost].map((j) => ({ ...j, runAttempt: attempt })),
     verdicts,

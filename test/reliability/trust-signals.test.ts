@@ -24,7 +24,7 @@ beforeAll(async () => {
   sim.addInstallation({ id: MALLORY, account: 'mallory' });
   rt = await startTrustRuntime(sim, {
     SIGNAL_SECRET: ACME_SECRET,
-    SIGNAL_SECRET_SCOPE: `installation:${ACME}`,
+    SIGNAL_SCOPE: `installation:${ACME}`,
     SIGNAL_SECRETS: `${MALLORY_SECRET} mallory`,
     SIGNAL_TIMESTAMP_TOLERANCE_SECONDS: '300',
   });
