@@ -1,5 +1,5 @@
 import { describeAwsError, stackOutputs } from './aws.js';
-import { appClient, credentialsFrom, describeGitHubError, settingsFrom, workerClients } from './github.js';
+import { appClient, credentialsFrom, describeGitHubError, githubSettings, workerClients } from './github.js';
 import { CliError, type CliIo, parseCommand, parseCount, printJson, println, runCommand, withProgress } from './io.js';
 import { ledgerSource } from './ledger-source.js';
 import { localUrl } from './local-runtime.js';
@@ -71,7 +71,7 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
     async () => {
       const { values: v } = parseCommand('status', argv, OPTIONS);
       const count = parseCount(v.decisions, 'decisions', 5);
-      const settings = settingsFrom(io.env);
+      const settings = githubSettings(io, v.json === true);
       const creds = credentialsFrom(io.env, false);
       if (creds.kind !== 'app') throw new CliError('status needs App credentials');
       const app = appClient(settings.apiUrl, creds, io);
