@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { checkEnvFileWritable, type NewApp, storeInStack, writeEnvFile } from './app-store.js';
 import { describeAwsError, requireOutput, stackOutputs, type StackOutputName } from './aws.js';
+import { announceGitHub, requireCredentialSafeUrl } from './github.js';
 import { CliError, type CliIo, parseCommand, printJson, println, runCommand, UsageError } from './io.js';
 import { buildManifest, manifestPage, newAppUrl, resultPage } from './manifest.js';
 
@@ -10,9 +11,11 @@ const HELP = `reprise setup: register the GitHub App with GitHub's manifest flow
 
 Usage: reprise setup (--stack NAME | --dotenv PATH) [options]
 
-Serves a page on 127.0.0.1 with one button that posts the App manifest to GitHub. After you
-confirm on GitHub, it is sent back here with a code, which is exchanged for the App's id,
-private key and webhook secret. These are stored, never printed.
+Serves a page on 127.0.0.1, at a path of its own, with one button that posts the App manifest
+to GitHub. After you confirm on GitHub, your browser is sent back here with a code, which is
+exchanged for the App's id, private key and webhook secret. These are stored, never printed.
+The page and its callback answer only the browser that opened the page first, and only under
+the Host 127.0.0.1:PORT. GitHub's URLs must be https (http only to this machine).
 
 Where to store:
   --stack NAME          the stack's secrets (outputs GitHubAppSecretName, WebhookSecretName);
@@ -73,15 +76,28 @@ export function githubUrls(o: { githubUrl?: string; apiUrl?: string; envApiUrl?:
   if (o.githubUrl) {
     const webUrl = httpUrl(o.githubUrl, '--github-url');
     const derived = new URL(webUrl).hostname === 'github.com' ? 'https://api.github.com' : `${webUrl}/api/v3`;
-    return { webUrl, apiUrl: o.apiUrl ? httpUrl(o.apiUrl, '--api-url') : derived };
+    const apiUrl = o.apiUrl ? httpUrl(o.apiUrl, '--api-url') : derived;
+    requireCredentialSafeUrl(webUrl, '--github-url');
+    requireCredentialSafeUrl(apiUrl, '--api-url');
+    return { webUrl, apiUrl };
   }
-  const apiUrl = httpUrl(
-    o.apiUrl ?? o.envApiUrl ?? 'https://api.github.com',
-    o.apiUrl ? '--api-url' : 'GITHUB_API_URL',
-  );
+  const apiFlag = o.apiUrl ? '--api-url' : 'GITHUB_API_URL';
+  const apiUrl = httpUrl(o.apiUrl ?? o.envApiUrl ?? 'https://api.github.com', apiFlag);
+  // The code goes to this URL, and the App's private key comes back from it.
+  requireCredentialSafeUrl(apiUrl, apiFlag);
   if (apiUrl === 'https://api.github.com') return { webUrl: 'https://github.com', apiUrl };
   return { webUrl: apiUrl.endsWith('/api/v3') ? apiUrl.slice(0, -'/api/v3'.length) : new URL(apiUrl).origin, apiUrl };
 }
+
+const FLOW_COOKIE = 'reprise_setup';
+
+/** The value of cookie `name` in a Cookie header, or ''. */
+const cookieValue = (header: string | undefined, name: string): string =>
+  (header ?? '')
+    .split(';')
+    .map((c) => c.trim())
+    .find((c) => c.startsWith(`${name}=`))
+    ?.slice(name.length + 1) ?? '';
 
 /** `POST /app-manifests/{code}/conversions`: the code is good once, for an hour. */
 async function exchangeCode(io: CliIo, apiUrl: string, code: string): Promise<NewApp> {
@@ -112,8 +128,16 @@ async function exchangeCode(io: CliIo, apiUrl: string, code: string): Promise<Ne
 const sameState = (a: string, b: string): boolean =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-const send = (res: ServerResponse, status: number, html: string): void => {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
+const send = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void => {
+  res
+    .writeHead(status, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      // The page's address holds the flow's path: it never goes to GitHub in a Referer.
+      'referrer-policy': 'no-referrer',
+      ...headers,
+    })
+    .end(html);
 };
 
 export async function setup(argv: readonly string[], io: CliIo): Promise<number> {
@@ -149,8 +173,15 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         v['webhook-url'] ?? (outputs && v.stack ? requireOutput(outputs, 'WebhookUrl', v.stack) : undefined);
       if (!webhookUrl) throw new UsageError('--webhook-url is required with --dotenv (GitHub must reach it)');
       httpUrl(webhookUrl, '--webhook-url');
+      announceGitHub(io, v.json === true, apiUrl);
 
       const state = randomBytes(20).toString('hex');
+      // Only who reads this terminal learns the page's path; the browser that opens it first gets
+      // the flow's cookie, and only that browser is served the page again or its callback.
+      const flowPath = `/${randomBytes(16).toString('hex')}/`;
+      const flowCookie = randomBytes(20).toString('hex');
+      let opened = false;
+      let expectedHost = '';
       let finish!: (r: { app: NewApp; stored: Record<string, string> } | Error) => void;
       const done = new Promise<{ app: NewApp; stored: Record<string, string> } | Error>((r) => (finish = r));
       let exchanging = false;
@@ -200,19 +231,53 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
       };
 
       const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-        const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-        if (req.method === 'GET' && url.pathname === '/') return send(res, 200, manifestHtml);
-        if (req.method === 'GET' && url.pathname === '/callback') {
+        // Another name for this address (a page's own domain rebound to 127.0.0.1) is not this setup.
+        if (req.headers.host !== expectedHost) {
+          return send(
+            res,
+            421,
+            resultPage('Wrong host', ['This page answers only at the address reprise setup printed.']),
+          );
+        }
+        const url = new URL(req.url ?? '/', `http://${expectedHost}`);
+        const ours = sameState(cookieValue(req.headers.cookie, FLOW_COOKIE), flowCookie);
+        if (req.method === 'GET' && url.pathname === flowPath) {
+          if (opened && !ours) {
+            return send(
+              res,
+              403,
+              resultPage('Opened elsewhere', [
+                'This setup page was opened in another browser; finish there, or run reprise setup again.',
+              ]),
+            );
+          }
+          opened = true;
+          return send(res, 200, manifestHtml, {
+            'set-cookie': `${FLOW_COOKIE}=${flowCookie}; Path=${flowPath}; HttpOnly; SameSite=Lax`,
+          });
+        }
+        if (req.method === 'GET' && url.pathname === `${flowPath}callback`) {
+          if (!ours) {
+            println(io.stderr, 'Refused a callback from a browser that did not open this setup page.');
+            return send(
+              res,
+              403,
+              resultPage('Refused', [
+                'This callback did not come from the browser that opened the setup page. Open the page reprise setup printed in that browser, and let GitHub send you back there.',
+              ]),
+            );
+          }
           void onCallback(url, res).catch((err: Error) => finish(err));
           return;
         }
-        send(res, 404, resultPage('Not found', [`Open ${pageUrl}`]));
+        send(res, 404, resultPage('Not found', ['Open the address reprise setup printed.']));
       });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, '127.0.0.1', resolve);
       });
-      pageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      expectedHost = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      pageUrl = `http://${expectedHost}${flowPath}`;
       const manifest = buildManifest({
         name: v.name ?? 'reprise',
         homepageUrl: v['homepage-url'] ?? webUrl,
