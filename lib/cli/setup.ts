@@ -1,11 +1,11 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { checkEnvFileWritable, type NewApp, storeInStack, writeEnvFile } from './app-store.js';
 import { describeAwsError, requireOutput, stackOutputs, type StackOutputName } from './aws.js';
 import { announceGitHub, requireCredentialSafeUrl } from './github.js';
 import { CliError, type CliIo, parseCommand, printJson, println, runCommand, UsageError } from './io.js';
 import { buildManifest, manifestPage, newAppUrl, resultPage } from './manifest.js';
+import { sameSecret, send, serveSetupPage } from './setup-page.js';
 
 const HELP = `reprise setup: register the GitHub App with GitHub's manifest flow and store its credentials.
 
@@ -89,16 +89,6 @@ export function githubUrls(o: { githubUrl?: string; apiUrl?: string; envApiUrl?:
   return { webUrl: apiUrl.endsWith('/api/v3') ? apiUrl.slice(0, -'/api/v3'.length) : new URL(apiUrl).origin, apiUrl };
 }
 
-const FLOW_COOKIE = 'reprise_setup';
-
-/** The value of cookie `name` in a Cookie header, or ''. */
-const cookieValue = (header: string | undefined, name: string): string =>
-  (header ?? '')
-    .split(';')
-    .map((c) => c.trim())
-    .find((c) => c.startsWith(`${name}=`))
-    ?.slice(name.length + 1) ?? '';
-
 /** `POST /app-manifests/{code}/conversions`: the code is good once, for an hour. */
 async function exchangeCode(io: CliIo, apiUrl: string, code: string): Promise<NewApp> {
   const url = `${apiUrl}/app-manifests/${encodeURIComponent(code)}/conversions`;
@@ -124,21 +114,6 @@ async function exchangeCode(io: CliIo, apiUrl: string, code: string): Promise<Ne
   }
   return { id, slug: String(slug ?? ''), name: String(name ?? slug ?? ''), htmlUrl, pem, webhookSecret };
 }
-
-const sameState = (a: string, b: string): boolean =>
-  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
-const send = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void => {
-  res
-    .writeHead(status, {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      // The page's address holds the flow's path: it never goes to GitHub in a Referer.
-      'referrer-policy': 'no-referrer',
-      ...headers,
-    })
-    .end(html);
-};
 
 export async function setup(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
@@ -176,22 +151,15 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
       announceGitHub(io, v.json === true, apiUrl);
 
       const state = randomBytes(20).toString('hex');
-      // Only who reads this terminal learns the page's path; the browser that opens it first gets
-      // the flow's cookie, and only that browser is served the page again or its callback.
-      const flowPath = `/${randomBytes(16).toString('hex')}/`;
-      const flowCookie = randomBytes(20).toString('hex');
-      let opened = false;
-      let expectedHost = '';
       let finish!: (r: { app: NewApp; stored: Record<string, string> } | Error) => void;
       const done = new Promise<{ app: NewApp; stored: Record<string, string> } | Error>((r) => (finish = r));
       let exchanging = false;
       let pageUrl = '';
-      let manifestHtml = '';
 
       const onCallback = async (url: URL, res: ServerResponse): Promise<void> => {
         const code = url.searchParams.get('code');
         const got = url.searchParams.get('state') ?? '';
-        if (!code || !sameState(got, state)) {
+        if (!code || !sameSecret(got, state)) {
           println(io.stderr, 'Refused a callback whose state does not match this setup.');
           send(res, 400, resultPage('Refused', ['The state does not match this setup.', `Start again at ${pageUrl}`]));
           return;
@@ -230,54 +198,10 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         }
       };
 
-      const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-        // Another name for this address (a page's own domain rebound to 127.0.0.1) is not this setup.
-        if (req.headers.host !== expectedHost) {
-          return send(
-            res,
-            421,
-            resultPage('Wrong host', ['This page answers only at the address reprise setup printed.']),
-          );
-        }
-        const url = new URL(req.url ?? '/', `http://${expectedHost}`);
-        const ours = sameState(cookieValue(req.headers.cookie, FLOW_COOKIE), flowCookie);
-        if (req.method === 'GET' && url.pathname === flowPath) {
-          if (opened && !ours) {
-            return send(
-              res,
-              403,
-              resultPage('Opened elsewhere', [
-                'This setup page was opened in another browser; finish there, or run reprise setup again.',
-              ]),
-            );
-          }
-          opened = true;
-          return send(res, 200, manifestHtml, {
-            'set-cookie': `${FLOW_COOKIE}=${flowCookie}; Path=${flowPath}; HttpOnly; SameSite=Lax`,
-          });
-        }
-        if (req.method === 'GET' && url.pathname === `${flowPath}callback`) {
-          if (!ours) {
-            println(io.stderr, 'Refused a callback from a browser that did not open this setup page.');
-            return send(
-              res,
-              403,
-              resultPage('Refused', [
-                'This callback did not come from the browser that opened the setup page. Open the page reprise setup printed in that browser, and let GitHub send you back there.',
-              ]),
-            );
-          }
-          void onCallback(url, res).catch((err: Error) => finish(err));
-          return;
-        }
-        send(res, 404, resultPage('Not found', ['Open the address reprise setup printed.']));
+      const page = await serveSetupPage(io, port, (url, res) => {
+        void onCallback(url, res).catch((err: Error) => finish(err));
       });
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, '127.0.0.1', resolve);
-      });
-      expectedHost = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-      pageUrl = `http://${expectedHost}${flowPath}`;
+      pageUrl = page.pageUrl;
       const manifest = buildManifest({
         name: v.name ?? 'reprise',
         homepageUrl: v['homepage-url'] ?? webUrl,
@@ -286,7 +210,7 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         report: v.report === 'check_run' ? 'check_run' : 'log',
         mergeQueue: !v['no-merge-queue'],
       });
-      manifestHtml = manifestPage(newAppUrl(webUrl, state, v.org), manifest);
+      page.setHtml(manifestPage(newAppUrl(webUrl, state, v.org), manifest));
       println(io.stderr, `Open ${pageUrl} in a browser on this machine and press the button to create the App`);
       println(
         io.stderr,
@@ -301,10 +225,7 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         }),
       ]);
       clearTimeout(timer);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await page.close();
       if (outcome instanceof Error) throw outcome;
 
       const { app, stored } = outcome;

@@ -346,4 +346,22 @@ describe('reprise setup: the GitHub App manifest flow', () => {
   ])('GitHub URLs for %j: web %s, API %s (GHES with --github-url https://HOST)', (input, web, api) => {
     expect(githubUrls(input)).toEqual({ webUrl: web, apiUrl: api });
   });
+
+  it.each([
+    [{ githubUrl: 'http://ghe.example.com' }, '--github-url is http://ghe.example.com'],
+    [{ githubUrl: 'https://github.com', apiUrl: 'http://api.example.com' }, '--api-url is http://api.example.com'],
+    [{ envApiUrl: 'http://ghe.example.com/api/v3' }, 'GITHUB_API_URL is http://ghe.example.com/api/v3'],
+  ])('GitHub URLs %j over plain http off this machine are refused: "%s"', (input, message) => {
+    expect(() => githubUrls(input)).toThrow(message);
+  });
+
+  it('GitHub URLs on this machine may be plain http (a simulator, a tunnel endpoint)', () => {
+    expect(githubUrls({ envApiUrl: 'http://127.0.0.1:8080/api/v3' })).toEqual({
+      webUrl: 'http://127.0.0.1:8080',
+      apiUrl: 'http://127.0.0.1:8080/api/v3',
+    });
+    expect(githubUrls({ githubUrl: 'http://localhost:9000', apiUrl: 'http://[::1]:9001' }).apiUrl).toBe(
+      'http://[::1]:9001',
+    );
+  });
 });
