@@ -34,6 +34,8 @@ Options:
                  of each re-run attempt of the run, and the installation's breaker
                  from this DynamoDB table
   --stack NAME   the same, with the table from the stack outputs
+  --dotenv FILE  read settings and credentials from FILE (no other .env is read
+                 outside reprise's own checkout)
   --json         print the explanation as JSON
   -h, --help     this help
 

@@ -40,6 +40,8 @@ Options:
   --table NAME      the DynamoDB table holding the ledger
   --attempt N       the attempt (default: the latest; also owner/repo#run_id@N)
   --force           see above
+  --dotenv FILE     read settings and credentials from FILE (no other .env is read
+                    outside reprise's own checkout)
   --json            print the outcome as JSON
   -h, --help        this help
 

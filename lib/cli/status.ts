@@ -35,6 +35,8 @@ Options:
                      http://127.0.0.1:ADMIN_PORT (default PORT + 1, i.e. 3001)
   --data-dir DIR     with --local: the runtime's --data-dir (its admin-token file)
   --decisions N      how many recent decisions to show (default 5)
+  --dotenv FILE      read settings and credentials from FILE (no other .env is read
+                     outside reprise's own checkout)
   --json             print the checks as JSON
   -h, --help         this help
 
