@@ -31,6 +31,8 @@ Filters:
   --since WHEN       decided since: a duration (30m, 2h, 7d) or an ISO date
   --limit N          at most N decisions (default 20)
 
+  --dotenv FILE    read settings and credentials from FILE (no other .env is read
+                   outside reprise's own checkout)
   --json           print the records as JSON
   -h, --help       this help
 

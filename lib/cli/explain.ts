@@ -8,7 +8,7 @@ import {
   credentialsFrom,
   describeGitHubError,
   installationFor,
-  settingsFrom,
+  githubSettings,
   workerClients,
 } from './github.js';
 import { type CliIo, parseCommand, printJson, println, runCommand, table, withProgress } from './io.js';
@@ -34,6 +34,8 @@ Options:
                  of each re-run attempt of the run, and the installation's breaker
                  from this DynamoDB table
   --stack NAME   the same, with the table from the stack outputs
+  --dotenv FILE  read settings and credentials from FILE (no other .env is read
+                 outside reprise's own checkout)
   --json         print the explanation as JSON
   -h, --help     this help
 
@@ -100,7 +102,7 @@ export async function explain(argv: readonly string[], io: CliIo): Promise<numbe
     async () => {
       const { values: v, positionals } = parseCommand('explain', argv, OPTIONS, true);
       const ref = parseRunRef(positionals, v.attempt);
-      const settings = settingsFrom(io.env);
+      const settings = githubSettings(io, v.json === true);
       const creds = credentialsFrom(io.env, true);
       const app = creds.kind === 'app' ? appClient(settings.apiUrl, creds, io) : undefined;
       const table = await tableName(io, { table: v.table, stack: v.stack });

@@ -3,7 +3,7 @@ import { credentialsFromEnv, type AppCredentials, type GitHubCredentials } from 
 import { ConfigError, RequestTimeoutError } from '../errors.js';
 import { type AppClient, createAppClient, createClientFactory, type GitHubClients } from '../github/client.js';
 import type { Log } from '../obs/types.js';
-import { CliError, type CliIo } from './io.js';
+import { CliError, type CliIo, println } from './io.js';
 
 export type { AppClient };
 
@@ -22,6 +22,45 @@ function asCliError<T>(read: () => T): T {
 /** Settings from the environment, as `npm start` and the functions read them. */
 export function settingsFrom(env: Env): RuntimeSettings {
   return asCliError(() => runtimeSettings(env));
+}
+
+/** 127.0.0.0/8, ::1 and localhost: this machine, where plain http leaves nothing on a network. */
+export const isLoopbackHost = (hostname: string): boolean =>
+  /^127(\.\d{1,3}){3}$/.test(hostname) || hostname === '[::1]' || hostname.toLowerCase() === 'localhost';
+
+/** Credentials go over https only; plain http only to this machine. Otherwise one clear error naming the URL. */
+export function requireCredentialSafeUrl(url: string, name: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new CliError(`${name}: expected an https URL, got "${url}"`);
+  }
+  if (u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname))) return;
+  throw new CliError(
+    `${name} is ${url}: reprise sends GitHub credentials only over https (plain http only to ` +
+      '127.0.0.1, ::1 or localhost); nothing was sent. Use an https URL',
+  );
+}
+
+/**
+ * The settings of a command that calls GitHub: both GitHub URLs checked before any credential
+ * is used, and the host said first (on stderr with --json, so the JSON stays clean).
+ */
+export function githubSettings(io: CliIo, json: boolean | undefined): RuntimeSettings {
+  const settings = settingsFrom(io.env);
+  requireCredentialSafeUrl(settings.apiUrl, 'GITHUB_API_URL');
+  requireCredentialSafeUrl(settings.graphqlUrl, 'GITHUB_GRAPHQL_URL');
+  announceGitHub(io, json, settings.apiUrl, settings.graphqlUrl);
+  return settings;
+}
+
+/** `GitHub host: HOST (URL)`, the GraphQL host too when it is another. */
+export function announceGitHub(io: CliIo, json: boolean | undefined, apiUrl: string, graphqlUrl?: string): void {
+  const host = new URL(apiUrl).host;
+  const gql = graphqlUrl === undefined ? host : new URL(graphqlUrl).host;
+  const line = `GitHub host: ${host} (${apiUrl})${gql === host ? '' : `, GraphQL host: ${gql} (${graphqlUrl})`}`;
+  println(json ? io.stderr : io.stdout, line);
 }
 
 /** App credentials (APP_ID + PRIVATE_KEY/PRIVATE_KEY_PATH), else GITHUB_TOKEN when allowed. */

@@ -28,6 +28,8 @@ export interface CliIo {
   readonly aws?: AwsClients;
   /** The clock periods are measured back from; tests set it. */
   readonly now?: () => number;
+  /** The `.env` read when no `--dotenv` names one: reprise's own checkout's (see dotenv.ts). */
+  readonly dotenv?: string;
 }
 
 export type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
@@ -72,7 +74,7 @@ const NODE_OWN = /^--env-file(-if-exists)?(=|$)/;
 export function nodeOwnOption(argv: readonly string[], dotenv: boolean): string | undefined {
   const flag = argv.find((a) => NODE_OWN.test(a))?.split('=')[0];
   if (!flag) return undefined;
-  const instead = dotenv ? 'use --dotenv PATH for the file to write' : 'a .env in the current directory is read';
+  const instead = dotenv ? 'use --dotenv PATH for the file to write' : 'use --dotenv FILE for the file to read';
   return `${flag} is Node's own option (Node reads that file, or exits when it is missing, before reprise runs); ${instead}`;
 }
 

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseEnv } from 'node:util';
 import { backtest } from './backtest.js';
 import { decisions } from './decisions.js';
+import { checkoutDotenv, readDotenv, takeDotenv } from './dotenv.js';
 import { explain } from './explain.js';
-import { type CliIo, type Command, println } from './io.js';
+import { CliError, type CliIo, type Command, println } from './io.js';
 import { replay } from './replay.js';
 import { report } from './report.js';
 import { setup } from './setup.js';
@@ -35,7 +35,11 @@ Commands:
 
 Run "reprise <command> --help" for a command's options. Every command prints plain text,
 or JSON with --json, and exits 0 on success, 1 on failure, 2 on bad usage.
-A .env file in the current directory is read, as npm start reads it.`;
+Settings and credentials come from the environment, and from a .env file only when
+--dotenv FILE names it (every command but setup, whose --dotenv is the file it writes), or
+from the .env of reprise's own checkout when run there. Every command that calls GitHub
+first prints the host it calls (on stderr with --json), and sends credentials only over https
+(http only to this machine).`;
 
 /** Dispatches `reprise <command> …`; returns the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -52,14 +56,23 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     println(io.stderr, `reprise: unknown command "${name}". Commands: ${Object.keys(COMMANDS).join(', ')}`);
     return 2;
   }
-  return command(rest, io);
+  try {
+    // setup's --dotenv is the file it writes: it reads only the checkout's own .env.
+    const { args, file } = name === 'setup' ? { args: [...rest], file: undefined } : takeDotenv(rest);
+    const read = file ?? io.dotenv;
+    return await command(args, read ? { ...io, env: { ...readDotenv(read), ...io.env } } : io);
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    println(io.stderr, `reprise ${name}: ${err.message}`);
+    return err.exitCode;
+  }
 }
 
-/** The process's own IO: the environment over a .env file in the working directory. */
+/** The process's own IO: its environment, and the .env of reprise's own checkout when run there. */
 export function processIo(): CliIo {
-  const file = existsSync('.env') ? parseEnv(readFileSync('.env', 'utf8')) : {};
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  return { stdout: process.stdout, stderr: process.stderr, env: { ...file, ...process.env } };
+  const dotenv = checkoutDotenv(process.cwd());
+  return { stdout: process.stdout, stderr: process.stderr, env: { ...process.env }, ...(dotenv && { dotenv }) };
 }
 
 export async function runProcess(): Promise<void> {

@@ -7,7 +7,7 @@ import {
   credentialsFrom,
   describeGitHubError,
   installationFor,
-  settingsFrom,
+  githubSettings,
   workerClients,
 } from './github.js';
 import { CliError, type CliIo, parseCommand, printJson, println, runCommand, UsageError, withProgress } from './io.js';
@@ -48,6 +48,8 @@ Options:
   --table NAME      the DynamoDB table holding the ledger
   --attempt N       the attempt (default: the latest; also owner/repo#run_id@N)
   --force           see above
+  --dotenv FILE     read settings and credentials from FILE (no other .env is read
+                    outside reprise's own checkout)
   --json            print the outcome as JSON
   -h, --help        this help
 
@@ -146,6 +148,7 @@ interface RunOptions {
   readonly table?: string;
   readonly attempt?: string;
   readonly force?: boolean;
+  readonly json?: boolean;
 }
 
 async function replayRun(io: CliIo, target: string, v: RunOptions): Promise<Outcome> {
@@ -165,7 +168,7 @@ async function replayRun(io: CliIo, target: string, v: RunOptions): Promise<Outc
       'pass --local URL, --stack NAME, or --queue-url URL with --table NAME (the ledger is checked first)',
     );
   }
-  const settings = settingsFrom(io.env);
+  const settings = githubSettings(io, v.json === true);
   const creds = credentialsFrom(io.env, true);
   const app = creds.kind === 'app' ? appClient(settings.apiUrl, creds, io) : undefined;
   const installationId = await installationFor(app, ref.owner, ref.repo);
@@ -238,7 +241,7 @@ export async function replay(argv: readonly string[], io: CliIo): Promise<number
         throw new UsageError('expected one delivery GUID or owner/repo#run_id[@attempt]');
       const result = await withProgress(io, `replaying ${target}`, async () => {
         if (!GUID.test(target)) return replayRun(io, target, v);
-        const settings = settingsFrom(io.env);
+        const settings = githubSettings(io, v.json === true);
         const creds = credentialsFrom(io.env, false);
         if (creds.kind !== 'app') throw new CliError('a delivery needs App credentials');
         return replayDelivery(appClient(settings.apiUrl, creds, io), settings.apiUrl, target, v.force === true);

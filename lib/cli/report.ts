@@ -36,6 +36,8 @@ Options:
   --price-per-minute USD   what one runner minute costs, for the estimated cost (default ${DEFAULT_PRICE_PER_MINUTE},
                            GitHub's Linux 2-core rate)
   --top N                  repositories and workflows listed (default ${DEFAULT_TOP})
+  --dotenv FILE            read settings and credentials from FILE (no other .env is read
+                           outside reprise's own checkout)
   --json                   print the report as JSON
   --html FILE              also write the report as one self-contained HTML page
   -h, --help               this help

@@ -1,18 +1,21 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { checkEnvFileWritable, type NewApp, storeInStack, writeEnvFile } from './app-store.js';
 import { describeAwsError, requireOutput, stackOutputs, type StackOutputName } from './aws.js';
+import { announceGitHub, requireCredentialSafeUrl } from './github.js';
 import { CliError, type CliIo, parseCommand, printJson, println, runCommand, UsageError } from './io.js';
 import { buildManifest, manifestPage, newAppUrl, resultPage } from './manifest.js';
+import { sameSecret, send, serveSetupPage } from './setup-page.js';
 
 const HELP = `reprise setup: register the GitHub App with GitHub's manifest flow and store its credentials.
 
 Usage: reprise setup (--stack NAME | --dotenv PATH) [options]
 
-Serves a page on 127.0.0.1 with one button that posts the App manifest to GitHub. After you
-confirm on GitHub, it is sent back here with a code, which is exchanged for the App's id,
-private key and webhook secret. These are stored, never printed.
+Serves a page on 127.0.0.1, at a path of its own, with one button that posts the App manifest
+to GitHub. After you confirm on GitHub, your browser is sent back here with a code, which is
+exchanged for the App's id, private key and webhook secret. These are stored, never printed.
+The page and its callback answer only the browser that opened the page first, and only under
+the Host 127.0.0.1:PORT. GitHub's URLs must be https (http only to this machine).
 
 Where to store:
   --stack NAME          the stack's secrets (outputs GitHubAppSecretName, WebhookSecretName);
@@ -76,12 +79,15 @@ export function githubUrls(o: { githubUrl?: string; apiUrl?: string; envApiUrl?:
   if (o.githubUrl) {
     const webUrl = httpUrl(o.githubUrl, '--github-url');
     const derived = new URL(webUrl).hostname === 'github.com' ? 'https://api.github.com' : `${webUrl}/api/v3`;
-    return { webUrl, apiUrl: o.apiUrl ? httpUrl(o.apiUrl, '--api-url') : derived };
+    const apiUrl = o.apiUrl ? httpUrl(o.apiUrl, '--api-url') : derived;
+    requireCredentialSafeUrl(webUrl, '--github-url');
+    requireCredentialSafeUrl(apiUrl, '--api-url');
+    return { webUrl, apiUrl };
   }
-  const apiUrl = httpUrl(
-    o.apiUrl ?? o.envApiUrl ?? 'https://api.github.com',
-    o.apiUrl ? '--api-url' : 'GITHUB_API_URL',
-  );
+  const apiFlag = o.apiUrl ? '--api-url' : 'GITHUB_API_URL';
+  const apiUrl = httpUrl(o.apiUrl ?? o.envApiUrl ?? 'https://api.github.com', apiFlag);
+  // The code goes to this URL, and the App's private key comes back from it.
+  requireCredentialSafeUrl(apiUrl, apiFlag);
   if (apiUrl === 'https://api.github.com') return { webUrl: 'https://github.com', apiUrl };
   return { webUrl: apiUrl.endsWith('/api/v3') ? apiUrl.slice(0, -'/api/v3'.length) : new URL(apiUrl).origin, apiUrl };
 }
@@ -111,13 +117,6 @@ async function exchangeCode(io: CliIo, apiUrl: string, code: string): Promise<Ne
   }
   return { id, slug: String(slug ?? ''), name: String(name ?? slug ?? ''), htmlUrl, pem, webhookSecret };
 }
-
-const sameState = (a: string, b: string): boolean =>
-  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
-const send = (res: ServerResponse, status: number, html: string): void => {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
-};
 
 export async function setup(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
@@ -152,18 +151,18 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         v['webhook-url'] ?? (outputs && v.stack ? requireOutput(outputs, 'WebhookUrl', v.stack) : undefined);
       if (!webhookUrl) throw new UsageError('--webhook-url is required with --dotenv (GitHub must reach it)');
       httpUrl(webhookUrl, '--webhook-url');
+      announceGitHub(io, v.json === true, apiUrl);
 
       const state = randomBytes(20).toString('hex');
       let finish!: (r: { app: NewApp; stored: Record<string, string> } | Error) => void;
       const done = new Promise<{ app: NewApp; stored: Record<string, string> } | Error>((r) => (finish = r));
       let exchanging = false;
       let pageUrl = '';
-      let manifestHtml = '';
 
       const onCallback = async (url: URL, res: ServerResponse): Promise<void> => {
         const code = url.searchParams.get('code');
         const got = url.searchParams.get('state') ?? '';
-        if (!code || !sameState(got, state)) {
+        if (!code || !sameSecret(got, state)) {
           println(io.stderr, 'Refused a callback whose state does not match this setup.');
           send(res, 400, resultPage('Refused', ['The state does not match this setup.', `Start again at ${pageUrl}`]));
           return;
@@ -202,20 +201,10 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         }
       };
 
-      const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-        const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-        if (req.method === 'GET' && url.pathname === '/') return send(res, 200, manifestHtml);
-        if (req.method === 'GET' && url.pathname === '/callback') {
-          void onCallback(url, res).catch((err: Error) => finish(err));
-          return;
-        }
-        send(res, 404, resultPage('Not found', [`Open ${pageUrl}`]));
+      const page = await serveSetupPage(io, port, (url, res) => {
+        void onCallback(url, res).catch((err: Error) => finish(err));
       });
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, '127.0.0.1', resolve);
-      });
-      pageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      pageUrl = page.pageUrl;
       const manifest = buildManifest({
         name: v.name ?? 'reprise',
         homepageUrl: v['homepage-url'] ?? webUrl,
@@ -224,7 +213,7 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         report: v.report === 'check_run' ? 'check_run' : 'log',
         mergeQueue: v['merge-queue'] === true && !v['no-merge-queue'],
       });
-      manifestHtml = manifestPage(newAppUrl(webUrl, state, v.org), manifest);
+      page.setHtml(manifestPage(newAppUrl(webUrl, state, v.org), manifest));
       println(io.stderr, `Open ${pageUrl} in a browser on this machine and press the button to create the App`);
       println(
         io.stderr,
@@ -239,10 +228,7 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         }),
       ]);
       clearTimeout(timer);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await page.close();
       if (outcome instanceof Error) throw outcome;
 
       const { app, stored } = outcome;

@@ -1,5 +1,5 @@
 import { describeAwsError, stackOutputs } from './aws.js';
-import { appClient, credentialsFrom, describeGitHubError, settingsFrom, workerClients } from './github.js';
+import { appClient, credentialsFrom, describeGitHubError, githubSettings, workerClients } from './github.js';
 import {
   CliError,
   type CliIo,
@@ -48,6 +48,8 @@ Options:
   --data-dir DIR     with --local: the runtime's --data-dir (its admin-token file)
   --decisions N      how many recent decisions to show (default 5)
   --report MODE      the deployment's report setting, log or check_run (default: REPORT, else log)
+  --dotenv FILE      read settings and credentials from FILE (no other .env is read
+                     outside reprise's own checkout)
   --json             print the checks as JSON
   -h, --help         this help
 
@@ -88,7 +90,7 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
       if (v.report !== undefined && v.report !== 'check_run' && v.report !== 'log') {
         throw new UsageError(`--report: expected check_run or log, got "${v.report}"`);
       }
-      const settings = settingsFrom(io.env);
+      const settings = githubSettings(io, v.json === true);
       const report = v.report ?? settings.defaults.report ?? 'log';
       const creds = credentialsFrom(io.env, false);
       if (creds.kind !== 'app') throw new CliError('status needs App credentials');

@@ -1,11 +1,10 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisions } from '../../lib/cli/decisions.js';
 import { defaultAdminUrl } from '../../lib/cli/local-runtime.js';
 import type { DecisionRecord } from '../../lib/replay/replay-guard.js';
 import { openLedger } from '../../lib/ledger/ledger.js';
 import type { Runtime } from '../../lib/local/runtime.js';
-import { startDynamo, type EmbeddedDynamo } from '../../lib/local/dynamo.js';
+import { localDynamoClient, startDynamo, type EmbeddedDynamo } from '../../lib/local/dynamo.js';
 import type { GitHubSimulator } from '../sim/index.js';
 import { failureAnnotation, TEXT } from '../support/evidence.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
@@ -124,9 +123,7 @@ describe('reprise decisions', () => {
   });
 
   it('no credentials: AWS credentials that cannot be loaded are one clear message that says none were found, exit 1', async () => {
-    const client = new DynamoDBClient({
-      endpoint: dynamo.endpoint,
-      region: 'local',
+    const client = localDynamoClient(dynamo.socketPath, {
       credentials: async () => {
         throw Object.assign(new Error('Could not load credentials from any providers'), {
           name: 'CredentialsProviderError',

@@ -177,6 +177,7 @@ describe("the README's library stack: the construct's outputs are all the CLI ne
     });
     const res = await fetch(
       `${page.pageUrl}callback?${new URLSearchParams({ code: 'library-code', state: page.state })}`,
+      { headers: { cookie: page.cookie } },
     );
     expect(res.status).toBe(200);
     expect(await done).toBe(0);
@@ -189,12 +190,15 @@ describe("the README's library stack: the construct's outputs are all the CLI ne
 
 /** The manifest page setup serves, as a browser would read it. */
 async function openPage(io: CapturedIo) {
-  const pageUrl = await waitFor(() => /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(io.err())?.[1]);
-  const html = await (await fetch(pageUrl)).text();
+  const pageUrl = await waitFor(() => /Open (http:\/\/127\.0\.0\.1:\d+\/\S*)/.exec(io.err())?.[1]);
+  const res = await fetch(pageUrl);
+  const html = await res.text();
+  // The flow's cookie, as the browser sends it back with GitHub's redirect.
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const action = unescapeHtml(/<form method="post" action="([^"]+)"/.exec(html)?.[1] ?? '');
   const manifest = JSON.parse(unescapeHtml(/name="manifest" value="([^"]+)"/.exec(html)?.[1] ?? '{}')) as Record<
     string,
     unknown
   >;
-  return { pageUrl, manifest, state: new URL(action).searchParams.get('state') ?? '' };
+  return { pageUrl, manifest, cookie, state: new URL(action).searchParams.get('state') ?? '' };
 }

@@ -64,7 +64,12 @@ describe('reprise replay through the local runtime', () => {
 
     const io = captureIo(env());
     expect(await replay([`acme/replay#${run.id}@1`, '--local', rt.adminUrl], io)).toBe(0);
-    expect(io.out()).toMatch(/^already decided: retried \(1 job\(s\) lost to infrastructure: test; /);
+    const host = new URL(sim.url).host;
+    expect(io.out()).toMatch(
+      new RegExp(
+        `^GitHub host: ${host} \\(${sim.url}\\)\nalready decided: retried \\(1 job\\(s\\) lost to infrastructure: test; `,
+      ),
+    );
     const forced = captureIo(env());
     expect(await replay([`acme/replay#${run.id}@1`, '--local', rt.adminUrl, '--force'], forced)).toBe(1);
     expect(forced.err()).toContain(`refused: attempt 1 of run ${run.id} was re-run (retried)`);

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
@@ -14,20 +15,38 @@ import { type CapturedIo, captureIo, FakeCloudFormation, FakeSecretsManager, wai
 
 /** What a browser would see and submit: the page, its form's action and its manifest field. */
 async function openPage(io: CapturedIo) {
-  const pageUrl = await waitFor(() => /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(io.err())?.[1]);
+  const pageUrl = await waitFor(() => /Open (http:\/\/127\.0\.0\.1:\d+\/\S*)/.exec(io.err())?.[1]);
   const res = await fetch(pageUrl);
   const html = await res.text();
+  // The browser keeps the flow's cookie and sends it back with GitHub's redirect.
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const action = unescapeHtml(/<form method="post" action="([^"]+)"/.exec(html)?.[1] ?? '');
   const manifest = JSON.parse(unescapeHtml(/name="manifest" value="([^"]+)"/.exec(html)?.[1] ?? '{}')) as Record<
     string,
     unknown
   >;
   const state = new URL(action).searchParams.get('state') ?? '';
-  return { pageUrl, status: res.status, action, manifest, state };
+  return { pageUrl, status: res.status, action, manifest, state, cookie };
 }
 
-const callback = async (pageUrl: string, q: Record<string, string>) => {
-  const res = await fetch(`${pageUrl}callback?${new URLSearchParams(q).toString()}`);
+/** GitHub's redirect back, in the browser that opened the page (its cookie), or in another (`cookie: ''`). */
+/** A GET with the headers given as they are (fetch sets Host itself). */
+const rawGet = (port: number, path: string, headers: Record<string, string>) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+
+const callback = async (page: { pageUrl: string; cookie: string }, q: Record<string, string>, cookie = page.cookie) => {
+  const res = await fetch(`${page.pageUrl}callback?${new URLSearchParams(q).toString()}`, {
+    headers: cookie ? { cookie } : {},
+  });
   return { status: res.status, html: await res.text() };
 };
 
@@ -78,9 +97,9 @@ describe('reprise setup: the GitHub App manifest flow', () => {
     });
 
     const code = newCode(424_201);
-    expect((await callback(page.pageUrl, { code, state: 'f'.repeat(40) })).status).toBe(400);
+    expect((await callback(page, { code, state: 'f'.repeat(40) })).status).toBe(400);
     expect(sim.count('POST', /^\/app-manifests\//)).toBe(0);
-    const ok = await callback(page.pageUrl, { code, state: page.state });
+    const ok = await callback(page, { code, state: page.state });
     expect(ok.status).toBe(200);
     expect(ok.html).toContain('https://github.com/apps/reprise-424201/installations/new');
     expect(await done).toBe(0);
@@ -113,11 +132,66 @@ describe('reprise setup: the GitHub App manifest flow', () => {
       { code, state: page.state.replace(/.$/, 'x') },
     ];
     for (const q of refused) {
-      expect((await callback(page.pageUrl, q)).status).toBe(400);
+      expect((await callback(page, q)).status).toBe(400);
     }
     expect(sim.count('POST', /^\/app-manifests\//)).toBe(before);
     expect(io.err()).toContain('Refused a callback whose state does not match');
-    expect((await callback(page.pageUrl, { code, state: page.state })).status).toBe(200);
+    expect((await callback(page, { code, state: page.state })).status).toBe(200);
+    expect(await done).toBe(0);
+  });
+
+  it('the setup page answers only under Host 127.0.0.1:PORT: a page whose own name is rebound to 127.0.0.1 gets 421 and no state', async () => {
+    const io = captureIo({ GITHUB_API_URL: sim.url });
+    const done = setup(['--dotenv', join(dir, 'host.env'), '--webhook-url', 'https://h.example.com/webhook'], io);
+    const page = await openPage(io);
+    const { port, pathname } = new URL(page.pageUrl);
+    const code = newCode(424_206);
+    const before = sim.count('POST', /^\/app-manifests\//);
+    for (const path of [pathname, `${pathname}callback?code=${code}&state=${page.state}`]) {
+      const rebound = await rawGet(Number(port), path, { host: `evil.example:${port}`, cookie: page.cookie });
+      expect(rebound.status).toBe(421);
+      expect(rebound.body).not.toContain(page.state);
+    }
+    expect(sim.count('POST', /^\/app-manifests\//)).toBe(before);
+    expect((await callback(page, { code, state: page.state })).status).toBe(200);
+    expect(await done).toBe(0);
+  });
+
+  it('the state is served only at the path setup printed, and only to the browser that opened it first', async () => {
+    const io = captureIo({ GITHUB_API_URL: sim.url });
+    const done = setup(['--dotenv', join(dir, 'path.env'), '--webhook-url', 'https://h.example.com/webhook'], io);
+    const page = await openPage(io);
+    const { origin, pathname } = new URL(page.pageUrl);
+    expect(pathname).toMatch(/^\/[0-9a-f]{32}\/$/);
+    expect(page.cookie).toMatch(/^reprise_setup=[0-9a-f]{40}$/);
+    // A port scan finds the server: the root names neither the page's path nor the state.
+    const root = await fetch(`${origin}/`);
+    const rootHtml = await root.text();
+    expect(root.status).toBe(404);
+    expect(rootHtml).not.toContain(pathname.slice(1, -1));
+    expect(rootHtml).not.toContain(page.state);
+    // Another browser, or a program, that learned the path: refused, without the state.
+    const other = await fetch(page.pageUrl);
+    expect(other.status).toBe(403);
+    expect(await other.text()).not.toContain(page.state);
+    // The browser that opened it may load it again.
+    expect((await fetch(page.pageUrl, { headers: { cookie: page.cookie } })).status).toBe(200);
+    await callback(page, { code: newCode(424_207), state: page.state });
+    expect(await done).toBe(0);
+  });
+
+  it('a callback with the right state from another browser (no flow cookie) is refused 403 with no code exchange', async () => {
+    const io = captureIo({ GITHUB_API_URL: sim.url });
+    const done = setup(['--dotenv', join(dir, 'cookie.env'), '--webhook-url', 'https://h.example.com/webhook'], io);
+    const page = await openPage(io);
+    const code = newCode(424_208);
+    const before = sim.count('POST', /^\/app-manifests\//);
+    for (const cookie of ['', 'reprise_setup=' + 'f'.repeat(40)]) {
+      expect((await callback(page, { code, state: page.state }, cookie)).status).toBe(403);
+    }
+    expect(sim.count('POST', /^\/app-manifests\//)).toBe(before);
+    expect(io.err()).toContain('Refused a callback from a browser that did not open this setup page');
+    expect((await callback(page, { code, state: page.state })).status).toBe(200);
     expect(await done).toBe(0);
   });
 
@@ -143,7 +217,7 @@ describe('reprise setup: the GitHub App manifest flow', () => {
       active: true,
     });
     const code = newCode(424_203);
-    expect((await callback(page.pageUrl, { code, state: page.state })).status).toBe(200);
+    expect((await callback(page, { code, state: page.state })).status).toBe(200);
     expect(await done).toBe(0);
 
     const app = parseAppSecret(sm.values.get('reprise/github-app') ?? '', 'app secret');
@@ -217,7 +291,7 @@ describe('reprise setup: the GitHub App manifest flow', () => {
       const asked = page.manifest.default_permissions as Record<string, string>;
       expect(asked, flags.join(' ') || 'no flag').toMatchObject(expected);
       if (!('merge_queues' in expected)) expect(asked).not.toHaveProperty('merge_queues');
-      await callback(page.pageUrl, { code: newCode(++id), state: page.state });
+      await callback(page, { code: newCode(++id), state: page.state });
       expect(await done).toBe(0);
     }
   });
@@ -230,7 +304,7 @@ describe('reprise setup: the GitHub App manifest flow', () => {
     );
     const page = await openPage(io);
     expect((page.manifest.default_permissions as Record<string, string>).checks).toBe('write');
-    await callback(page.pageUrl, { code: newCode(424_204), state: page.state });
+    await callback(page, { code: newCode(424_204), state: page.state });
     expect(await done).toBe(0);
   });
 
@@ -246,7 +320,7 @@ describe('reprise setup: the GitHub App manifest flow', () => {
     const forced = captureIo({ GITHUB_API_URL: sim.url });
     const done = setup(['--dotenv', envFile, '--webhook-url', 'https://h.example.com/webhook', '--force'], forced);
     const page = await openPage(forced);
-    await callback(page.pageUrl, { code: newCode(424_205), state: page.state });
+    await callback(page, { code: newCode(424_205), state: page.state });
     expect(await done).toBe(0);
     expect(parseEnv(readFileSync(envFile, 'utf8')).APP_ID).toBe('424205');
     expect(statSync(envFile).mode & 0o777).toBe(0o600);
@@ -270,7 +344,7 @@ describe('reprise setup: the GitHub App manifest flow', () => {
     const io = captureIo({ GITHUB_API_URL: sim.url });
     const done = setup(['--dotenv', envFile, '--webhook-url', 'https://h.example.com/webhook'], io);
     const page = await openPage(io);
-    expect((await callback(page.pageUrl, { code: 'never-issued', state: page.state })).status).toBe(502);
+    expect((await callback(page, { code: 'never-issued', state: page.state })).status).toBe(502);
     expect(await done).toBe(1);
     expect(io.err()).toContain(`POST ${sim.url}/app-manifests/never-issued/conversions answered 404`);
     expect(existsSync(envFile)).toBe(false);
@@ -295,5 +369,23 @@ describe('reprise setup: the GitHub App manifest flow', () => {
     [{}, 'https://github.com', 'https://api.github.com'],
   ])('GitHub URLs for %j: web %s, API %s (GHES with --github-url https://HOST)', (input, web, api) => {
     expect(githubUrls(input)).toEqual({ webUrl: web, apiUrl: api });
+  });
+
+  it.each([
+    [{ githubUrl: 'http://ghe.example.com' }, '--github-url is http://ghe.example.com'],
+    [{ githubUrl: 'https://github.com', apiUrl: 'http://api.example.com' }, '--api-url is http://api.example.com'],
+    [{ envApiUrl: 'http://ghe.example.com/api/v3' }, 'GITHUB_API_URL is http://ghe.example.com/api/v3'],
+  ])('GitHub URLs %j over plain http off this machine are refused: "%s"', (input, message) => {
+    expect(() => githubUrls(input)).toThrow(message);
+  });
+
+  it('GitHub URLs on this machine may be plain http (a simulator, a tunnel endpoint)', () => {
+    expect(githubUrls({ envApiUrl: 'http://127.0.0.1:8080/api/v3' })).toEqual({
+      webUrl: 'http://127.0.0.1:8080',
+      apiUrl: 'http://127.0.0.1:8080/api/v3',
+    });
+    expect(githubUrls({ githubUrl: 'http://localhost:9000', apiUrl: 'http://[::1]:9001' }).apiUrl).toBe(
+      'http://[::1]:9001',
+    );
   });
 });

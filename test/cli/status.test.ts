@@ -167,7 +167,8 @@ describe('reprise status', () => {
       `reprise status: GitHub refused the credentials (401 A JSON web token could not be decoded) for GET ${h.sim.url}/app`,
     );
     expect(io.err()).toContain('Check APP_ID and PRIVATE_KEY');
-    expect(io.out()).toBe('');
+    // Only the host it talked to, said before the first request.
+    expect(io.out()).toBe(`GitHub host: ${new URL(h.sim.url).host} (${h.sim.url})\n`);
   });
 
   it.each([

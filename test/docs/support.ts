@@ -143,11 +143,14 @@ export interface BrowserVisit {
  * posts the manifest to GitHub's web host), and lets GitHub's redirect take the browser back.
  */
 export async function pressTheButton(typed: Typed, timeoutMs = 20_000): Promise<BrowserVisit> {
-  const open = await typed.waitFor(/Open (http:\/\/127\.0\.0\.1:\d+\/) in a browser/, timeoutMs);
+  const open = await typed.waitFor(/Open (http:\/\/127\.0\.0\.1:\d+\/\S*) in a browser/, timeoutMs);
   if (!open?.[1])
     throw new Error(`setup printed no page to open.\nstdout: ${typed.stdout()}\nstderr: ${typed.stderr()}`);
   const pageUrl = open[1];
-  const html = await (await fetch(pageUrl)).text();
+  const page = await fetch(pageUrl);
+  const html = await page.text();
+  // A browser keeps the page's cookie, and sends it with GitHub's redirect back to the page.
+  const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const action = unescapeHtml(/<form method="post" action="([^"]+)"/.exec(html)?.[1] ?? '');
   const field = unescapeHtml(/name="manifest" value="([^"]+)"/.exec(html)?.[1] ?? '');
   const posted = await fetch(action, {
@@ -160,7 +163,7 @@ export async function pressTheButton(typed: Typed, timeoutMs = 20_000): Promise<
   if (posted.status !== 302 || !callbackUrl) {
     throw new Error(`GitHub's web host answered ${posted.status} to the form: ${await posted.text()}`);
   }
-  const back = await fetch(callbackUrl);
+  const back = await fetch(callbackUrl, { headers: cookie ? { cookie } : {} });
   return {
     pageUrl,
     action,
