@@ -13,7 +13,7 @@ import { describeAwsError, dynamoClient } from './aws.js';
 import { FileCache } from './backtest-cache.js';
 import { backtestHtml } from './backtest-html.js';
 import { type BacktestReport, backtestText, progressBar } from './backtest-render.js';
-import { appClient, credentialsFrom, describeGitHubError, installationFor, settingsFrom } from './github.js';
+import { appClient, credentialsFrom, describeGitHubError, githubSettings, installationFor } from './github.js';
 import {
   CliError,
   type CliIo,
@@ -105,7 +105,7 @@ export async function backtest(argv: readonly string[], io: CliIo): Promise<numb
       const sinceMs = parseSince(v.since ?? '30d', now);
       if (sinceMs >= now) throw new UsageError(`--since: "${v.since}" is not in the past`);
       const max = v['max-requests'] === undefined ? undefined : parseCount(v['max-requests'], 'max-requests', 1);
-      const settings = settingsFrom(io.env);
+      const settings = githubSettings(io, v.json === true);
       const creds = credentialsFrom(io.env, true);
       if (creds.kind === 'token' && !scope.repo) {
         throw new UsageError(

@@ -59,7 +59,8 @@ describe('reprise backtest', () => {
 
   it("acceptance: over a seeded month, every failed attempt gets its class, the saved delay is the agreed re-runs' delays, within the request budget, and nothing is POSTed but the token and GraphQL reads", async () => {
     const got = await reprise(['backtest', 'acme', '--since', '30d', '--json']);
-    expect(got.stderr).toBe('');
+    // With --json the GitHub host it talks to is said on stderr, and nothing else is.
+    expect(got.stderr).toBe(`GitHub host: ${new URL(sim.url).host} (${sim.url})\n`);
     expect(got.code).toBe(0);
     const r = JSON.parse(got.stdout) as JsonReport;
     expect(r.complete).toBe(true);
@@ -202,7 +203,7 @@ describe('reprise backtest', () => {
     expect(onTerminal.err()).toMatch(/\r\[#{30}\] (\d+)\/\1 attempts\n$/);
     const json = tty();
     expect(await main(['backtest', 'acme/web', '--json'], json)).toBe(0);
-    expect(json.err()).toBe('');
+    expect(json.err()).toMatch(/^GitHub host: [^\n]+\n$/);
     const piped = captureIo(env);
     expect(await main(['backtest', 'acme/web'], piped)).toBe(0);
     expect(piped.err()).toBe('');

@@ -132,6 +132,11 @@ describe('the reprise command talks only to the GitHub it was told', () => {
       'GITHUB_GRAPHQL_URL is http://example.invalid/graphql',
     ],
     [
+      ['backtest', 'acme/web'],
+      { GITHUB_API_URL: 'http://example.invalid' },
+      'GITHUB_API_URL is http://example.invalid',
+    ],
+    [
       ['replay', '6f1e3c1a-1111-4222-8333-944455556666'],
       { GITHUB_API_URL: 'http://10.0.0.1/api/v3' },
       'GITHUB_API_URL is http://10.0.0.1/api/v3',
