@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { breakerSettings, eventSettings, runtimeSettings } from '../../lib/config/env.js';
 import { applyConfig, BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
 import { FUNCTION_NAMES, SETTING_NAMES, SETTINGS, settingOf } from '../../lib/config/settings-schema.js';
-import { signalSettings } from '../../lib/config/signal-settings.js';
+import { signalIntakeSettings, signalSettings } from '../../lib/config/signal-settings.js';
 import { propsFromContext } from '../../infra/context.js';
 import { PROJECT_ROOT } from '../../infra/functions.js';
 import { type RepriseProps, resolveProps } from '../../infra/props.js';
@@ -173,7 +173,7 @@ describe('the functions read only what the schema declares', () => {
       'intake',
       (env: Record<string, string | undefined>) => [breakerSettings(env), signalSettings(env), eventSettings(env)],
     ],
-    ['signalIntake', signalSettings],
+    ['signalIntake', signalIntakeSettings],
     ['ec2Signal', signalSettings],
   ] as const)(
     '%s: every variable its settings reader reads is a schema setting, and it reads all it is given',
