@@ -151,7 +151,12 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
   if (live.status === 'completed') {
     jobs ??= await api.listAttemptJobs(msg.runId, msg.runAttempt);
     verdicts ??= (
-      await gatherVerdicts(candidateJobs(jobs, msg, config), { ...evalDeps, api, extraPatterns: config.extraPatterns })
+      await gatherVerdicts(candidateJobs(jobs, msg, config), {
+        ...evalDeps,
+        api,
+        owner: { login: owner, installationId: msg.installationId },
+        extraPatterns: config.extraPatterns,
+      })
     ).verdicts;
   }
   const byId = new Map((verdicts ?? []).map((v) => [v.job.id, v]));
