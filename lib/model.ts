@@ -33,6 +33,8 @@ export interface JobFacts {
   readonly status: string;
   readonly conclusion: JobConclusion;
   readonly runnerName: string | null;
+  /** The runner group the job ran in (`runner_group_name`): a group-scoped signal counts only there. */
+  readonly runnerGroupName?: string | null;
   /** When a runner took the job; absent on facts that predate it. */
   readonly startedAt?: string | null;
   readonly completedAt: string | null;

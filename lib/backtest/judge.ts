@@ -131,6 +131,7 @@ export async function judgeAttempt(
       await gatherVerdicts(candidateJobs(jobs, message, config), {
         ...ctx.deps,
         api: ctx.api,
+        owner: { login: message.repository.owner, installationId: message.installationId },
         extraPatterns: config.extraPatterns,
       })
     ).verdicts;

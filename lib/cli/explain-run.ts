@@ -3,6 +3,7 @@ import { candidateJobs, platformErrorsMode } from '../decide/decide.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
+import type { BreakerFacts } from '../decide/breaker.js';
 import type { RerunBreaker, RerunOutcomeLog } from '../ledger/outcomes.js';
 import type { DecisionKind, JobFacts, JobVerdict } from '../model.js';
 import type { Log } from '../obs/types.js';
@@ -46,6 +47,8 @@ export interface Explanation {
   readonly outcomes?: readonly string[];
   /** The installation's breaker, read with --table. */
   readonly breaker?: string;
+  /** The repository's own breaker, read with --table: the decision reads it after the installation's. */
+  readonly repositoryBreaker?: string;
   /** For a merge-group run that would be re-run: what the worker does about its pull request instead. */
   readonly mergeQueue?: string;
   readonly notes: readonly string[];
@@ -61,15 +64,32 @@ export interface ExplainDeps {
   readonly outcomes?: Pick<RerunOutcomeLog, 'get'> & Pick<RerunBreaker, 'look'>;
 }
 
+/** Where one breaker stands, and what its window holds. */
+function breakerLine(b: BreakerFacts): string {
+  const n = b.lostRepositories;
+  const spread =
+    b.scope?.kind !== 'repository' && n !== undefined ? ` in ${n} ${n === 1 ? 'repository' : 'repositories'}` : '';
+  const window = `${b.lostAgain} of ${b.outcomes} re-run attempts lost again${spread} within ${Math.round(b.windowMs / 60_000)} min`;
+  const whose = b.scope?.kind === 'repository' ? 'of this repository' : 'of every repository of the installation';
+  return b.openUntil === null
+    ? `closed (${window})`
+    : `open until ${new Date(b.openUntil).toISOString()}: automatic re-runs ${whose} pause (${window})`;
+}
+
 /**
  * What the ledger recorded of every re-run attempt of the run (attempt 2 up to the latest),
- * and where its installation's breaker stands.
+ * and where its installation's breaker and its repository's stand.
  */
 async function recordedOutcomes(
   o: NonNullable<ExplainDeps['outcomes']>,
-  msg: { repository: { id: number }; runId: number; runAttempt: number; installationId: number | null },
+  msg: {
+    repository: { id: number; owner: string; name: string };
+    runId: number;
+    runAttempt: number;
+    installationId: number | null;
+  },
   latestAttempt: number,
-): Promise<{ outcomes: string[]; breaker: string }> {
+): Promise<{ outcomes: string[]; breaker: string; repositoryBreaker?: string }> {
   const last = Math.max(latestAttempt, msg.runAttempt + 1);
   const attempts = Array.from({ length: Math.max(0, last - 1) }, (_, i) => i + 2);
   const recorded = await Promise.all(attempts.map((a) => o.get(msg.repository.id, msg.runId, a)));
@@ -80,13 +100,13 @@ async function recordedOutcomes(
     const which = a === msg.runAttempt ? ' (this attempt)' : a === msg.runAttempt + 1 ? ' (its re-run)' : '';
     lines.push(`attempt ${a} was a re-run by reprise: ${r.outcome}${which}`);
   });
-  const b = await o.look(msg.installationId);
-  const window = `${b.lostAgain} of ${b.outcomes} re-run attempts lost again within ${Math.round(b.windowMs / 60_000)} min`;
-  const breaker =
-    b.openUntil === null
-      ? `closed (${window})`
-      : `open until ${new Date(b.openUntil).toISOString()}: automatic re-runs pause (${window})`;
-  return { outcomes: lines, breaker };
+  const { id, owner, name } = msg.repository;
+  const [installation, repository] = await o.look(msg.installationId, { id, name: `${owner}/${name}` });
+  return {
+    outcomes: lines,
+    breaker: breakerLine(installation!),
+    ...(repository && { repositoryBreaker: breakerLine(repository) }),
+  };
 }
 
 /**
@@ -151,7 +171,12 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
   if (live.status === 'completed') {
     jobs ??= await api.listAttemptJobs(msg.runId, msg.runAttempt);
     verdicts ??= (
-      await gatherVerdicts(candidateJobs(jobs, msg, config), { ...evalDeps, api, extraPatterns: config.extraPatterns })
+      await gatherVerdicts(candidateJobs(jobs, msg, config), {
+        ...evalDeps,
+        api,
+        owner: { login: owner, installationId: msg.installationId },
+        extraPatterns: config.extraPatterns,
+      })
     ).verdicts;
   }
   const byId = new Map((verdicts ?? []).map((v) => [v.job.id, v]));

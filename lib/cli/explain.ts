@@ -31,8 +31,8 @@ from the environment as npm start reads them; .github/reprise.yml applies on top
 Options:
   --attempt N    the attempt to explain (default: the latest)
   --table NAME   read runner signals (exact interruption records), the recorded outcome
-                 of each re-run attempt of the run, and the installation's breaker
-                 from this DynamoDB table
+                 of each re-run attempt of the run, and the installation's breaker and
+                 the repository's from this DynamoDB table
   --stack NAME   the same, with the table from the stack outputs
   --dotenv FILE  read settings and credentials from FILE (no other .env is read
                  outside reprise's own checkout)
@@ -89,7 +89,9 @@ function printExplanation(io: CliIo, x: Explanation): void {
     for (const o of x.outcomes) println(out, `Outcome:  ${o}`);
     if (x.outcomes.length === 0) println(out, 'Outcome:  no re-run outcome recorded for any attempt of this run');
   }
-  if (x.breaker) println(out, `Breaker:  ${x.breaker}`);
+  // In the order the decision reads them: a pause of the installation's holds every repository.
+  if (x.breaker) println(out, `Breaker:  installation: ${x.breaker}`);
+  if (x.repositoryBreaker) println(out, `Breaker:  ${x.repository}: ${x.repositoryBreaker}`);
   for (const n of x.notes) println(out, `Note: ${n}`);
 }
 

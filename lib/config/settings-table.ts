@@ -467,7 +467,7 @@ export const SETTINGS = {
     readBy: ['signalIntake'],
     local: true,
     sample: ['acme', 'installation:42'],
-    doc: 'whom the signal secret may speak for: comma-separated owner logins and `installation:<id>`, or `*`; a signal counts only for jobs of those owners (docs/signals.md)',
+    doc: 'whom the signal secret may speak for: `*`, owner logins and `installation:<id>` (comma-separated), or one runner group `group:<name>`, alone or with owners (docs/signals.md)',
   }),
   signalTimestampTolerance: def({
     env: 'SIGNAL_TIMESTAMP_TOLERANCE_SECONDS',

@@ -3,8 +3,8 @@ import type { Parser } from './parsers.js';
 
 /**
  * Whom a signal secret may speak for: owners (organisation or user logins) and installation ids,
- * or every installation (`*`). A signal posted with a secret carries the secret's scope, and
- * counts only for jobs of an owner in it.
+ * or every installation (`*`), or one runner group (`group:<name>`), alone or narrowing owners.
+ * A signal posted with a secret carries the secret's scope, and counts only for jobs in it.
  */
 export type SignalScope = readonly string[];
 
@@ -19,10 +19,28 @@ export interface ScopedSecret {
 
 const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
 const INSTALLATION = /^installation:(\d{1,15})$/;
+const GROUP_PREFIX = 'group:';
+/** GitHub's runner group names hold spaces and most printable characters; a comma separates entries. */
+const GROUP_NAME = /^[^\p{Cc},]{1,256}$/u;
+
+/** The runner group a scope names (`group:<name>`), if any. */
+export const scopeGroup = (scope: SignalScope): string | undefined =>
+  scope.find((e) => e.startsWith(GROUP_PREFIX))?.slice(GROUP_PREFIX.length);
+
+/** `group:<name>`, the name kept as GitHub spells it (the job's `runner_group_name`). */
+function groupEntry(entry: string, where: string): string {
+  const name = entry.slice(GROUP_PREFIX.length).trim();
+  if (!GROUP_NAME.test(name)) {
+    throw new ConfigError(`${where}: expected group:<runner group name>, got ${JSON.stringify(entry)}`);
+  }
+  return `${GROUP_PREFIX}${name}`;
+}
 
 /**
  * A scope from its text: `*`, or comma-separated owner logins and `installation:<id>` entries
- * (`acme, installation:1234`). Logins are kept lower case: GitHub's are case-insensitive.
+ * (`acme, installation:1234`), or one `group:<name>` alone (that runner group's jobs of every
+ * installation) or with owners (that group's jobs of those owners only). Logins are kept lower
+ * case: GitHub's are case-insensitive.
  */
 export function parseSignalScope(raw: string, where: string): SignalScope {
   const entries = raw
@@ -34,9 +52,12 @@ export function parseSignalScope(raw: string, where: string): SignalScope {
     if (entries.length > 1) throw new ConfigError(`${where}: \`*\` stands alone, got ${JSON.stringify(raw)}`);
     return ANY_OWNER;
   }
+  const groups = entries.filter((e) => e.startsWith(GROUP_PREFIX));
+  if (groups.length > 1) throw new ConfigError(`${where}: at most one group:<name>, got ${JSON.stringify(raw)}`);
+  const owners = entries.filter((e) => !e.startsWith(GROUP_PREFIX));
   return [
     ...new Set(
-      entries.map((e) => {
+      owners.map((e) => {
         const inst = INSTALLATION.exec(e);
         if (inst) return `installation:${Number(inst[1])}`;
         if (!LOGIN.test(e)) {
@@ -45,6 +66,7 @@ export function parseSignalScope(raw: string, where: string): SignalScope {
         return e.toLowerCase();
       }),
     ),
+    ...groups.map((g) => groupEntry(g, where)),
   ];
 }
 
@@ -68,15 +90,25 @@ export function parseScopedSecrets(raw: string, where: string): ScopedSecret[] {
 export interface JobOwner {
   readonly login: string;
   readonly installationId: number | null;
+  /** The runner group the job ran in (the jobs listing's `runner_group_name`); null when GitHub names none. */
+  readonly runnerGroup?: string | null;
 }
 
-/** True when a signal of this scope may count for a job of `owner`. No scope (EC2, older records): any. */
+/**
+ * True when a signal of this scope may count for a job of `owner`. No scope (EC2, older records):
+ * any. A group-scoped signal counts only for a job that ran in that group (a job of no known
+ * group is not one), and then only for the scope's owners when it names any.
+ */
 export function scopeAllows(scope: SignalScope | undefined, owner: JobOwner | undefined): boolean {
   if (scope === undefined || scope.includes('*')) return true;
   if (!owner) return false;
+  const group = scopeGroup(scope);
+  if (group !== undefined && owner.runnerGroup !== group) return false;
+  const owners = scope.filter((e) => !e.startsWith(GROUP_PREFIX));
   return (
-    scope.includes(owner.login.toLowerCase()) ||
-    (owner.installationId !== null && scope.includes(`installation:${owner.installationId}`))
+    owners.length === 0 ||
+    owners.includes(owner.login.toLowerCase()) ||
+    (owner.installationId !== null && owners.includes(`installation:${owner.installationId}`))
   );
 }
 

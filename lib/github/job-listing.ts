@@ -9,6 +9,7 @@ interface RestJob {
   status: string;
   conclusion: string | null;
   runner_name: string | null;
+  runner_group_name?: string | null;
   started_at?: string | null;
   completed_at: string | null;
   run_attempt?: number;
@@ -21,6 +22,7 @@ const toJob = (j: RestJob, attempt: number | undefined): JobFacts => ({
   status: j.status,
   conclusion: j.conclusion as JobFacts['conclusion'],
   runnerName: j.runner_name,
+  runnerGroupName: j.runner_group_name ?? null,
   startedAt: j.started_at ?? null,
   completedAt: j.completed_at,
   runAttempt: j.run_attempt ?? attempt ?? 0,

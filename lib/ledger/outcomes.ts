@@ -41,8 +41,8 @@ export interface RerunBreaker {
     installationId: number | null,
     repository?: BreakerRepository,
   ): Promise<BreakerFacts & { readonly tripped: boolean }>;
-  /** The breaker as it stands, without opening it. */
-  look(installationId: number | null, repository?: BreakerRepository): Promise<BreakerFacts>;
+  /** Each breaker as it stands, without opening it: the installation's, then the repository's when given. */
+  look(installationId: number | null, repository?: BreakerRepository): Promise<readonly BreakerFacts[]>;
 }
 
 /** The outcomes and the breakers they drive: one store, one table item per breaker. */
@@ -150,20 +150,23 @@ export class DynamoRerunOutcomes implements RerunOutcomes {
     return own.openUntil !== null ? own : fleet;
   }
 
-  /** The breaker as it stands, for an operator: never opens it. */
-  async look(installationId: number | null, repository?: BreakerRepository): Promise<BreakerFacts> {
+  /**
+   * Each breaker as it stands, for an operator (the installation's, then the repository's, the
+   * order the decision reads them in): never opens one.
+   */
+  async look(installationId: number | null, repository?: BreakerRepository): Promise<BreakerFacts[]> {
     const places = [this.installationPlace(installationId)];
     if (repository) places.push(this.repositoryPlace(installationId, repository));
-    let first: BreakerFacts | undefined;
+    const out: BreakerFacts[] = [];
     for (const place of places) {
       const { last, counts } = await this.read(place, this.now());
-      const facts = counts
-        ? { openUntil: null, ...counts, windowMs: this.settings.windowMs, scope: place.scope }
-        : (({ tripped: _t, ...f }) => f)(factsOf(last!, place.scope, false));
-      if (facts.openUntil !== null) return facts;
-      first ??= facts;
+      out.push(
+        counts
+          ? { openUntil: null, ...counts, windowMs: this.settings.windowMs, scope: place.scope }
+          : (({ tripped: _t, ...f }) => f)(factsOf(last!, place.scope, false)),
+      );
     }
-    return first!;
+    return out;
   }
 
   private installationPlace(installationId: number | null): BreakerPlace {

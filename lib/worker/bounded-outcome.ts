@@ -19,6 +19,9 @@ export function boundedOutcome<T extends { readonly reason: string; readonly ver
         ...v.job,
         name: clip(v.job.name, TEXT_CAPS.name),
         runnerName: v.job.runnerName === null ? null : clip(v.job.runnerName, TEXT_CAPS.name),
+        ...(typeof v.job.runnerGroupName === 'string' && {
+          runnerGroupName: clip(v.job.runnerGroupName, TEXT_CAPS.name),
+        }),
       },
     })),
   };

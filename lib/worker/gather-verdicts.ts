@@ -22,7 +22,7 @@ export interface EvidenceSources {
       owner?: JobOwner,
     ): Promise<RunnerSignal[]>;
   };
-  /** Whose jobs these are: an agent's signal counts only when its scope includes them. */
+  /** Whose jobs these are: an agent's signal counts only when its scope includes them (and each job's runner group). */
   readonly owner?: JobOwner;
   readonly signalWindow: SignalWindow;
   readonly extraPatterns: readonly TextPattern[];
@@ -59,7 +59,8 @@ export async function gatherVerdicts(candidates: readonly JobFacts[], src: Evide
     const lookup = src.signals;
     await mapBounded(candidates, JOB_CONCURRENCY, async (job) => {
       try {
-        signals.set(job.id, await lookup.forRunner(job.runnerName, job.completedAt, src.signalWindow, src.owner));
+        const owner = src.owner && { ...src.owner, runnerGroup: job.runnerGroupName ?? null };
+        signals.set(job.id, await lookup.forRunner(job.runnerName, job.completedAt, src.signalWindow, owner));
       } catch (err) {
         signalLookupFailed = true;
         src.log.warn('signal lookup failed; deciding on text evidence', {

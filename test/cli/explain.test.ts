@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { explain } from '../../lib/cli/explain.js';
 import type { Explanation } from '../../lib/cli/explain-run.js';
 import { exitAnnotation, lostAnnotation, lostJob } from '../support/evidence.js';
-import { appEnv, startHarness, TABLE, type Harness } from '../support/harness.js';
+import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
+import { appEnv, INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { captureIo } from './support.js';
 
 const LOST = lostAnnotation('runner-17');
@@ -141,7 +142,53 @@ describe('reprise explain', () => {
     const io = captureIo(appEnv(h.sim.url), { dynamodb: h.dynamo.client });
     expect(await explain(['acme/explain', String(run.id), '--attempt', '2', '--table', TABLE], io)).toBe(0);
     expect(io.out()).toContain('Outcome:  attempt 2 was a re-run by reprise: lost_again');
-    expect(io.out()).toMatch(/Breaker: {2}closed \(\d+ of \d+ re-run attempts lost again within 30 min\)/);
+    expect(io.out()).toMatch(
+      /^Breaker: {2}installation: closed \(\d+ of \d+ re-run attempts lost again in \d+ repositor(y|ies) within 30 min\)$/m,
+    );
+    expect(writes()).toEqual([]);
+  });
+
+  it("with --table: the repository's breaker beside the installation's, in the order the decision reads them; one repository's pause shows on its own line", async () => {
+    const repo = 'acme/explain-breaker';
+    const run = h.sim.addRun({
+      repo,
+      onRerun: 'same',
+      jobs: [{ name: 'build', conclusion: 'failure', annotations: [LOST] }],
+    });
+    // reprise re-ran attempt 1; attempt 2 was lost again: this repository's only outcome.
+    await h.worker()(h.sqsEvent([h.message(run.id)]));
+    await h.worker({ defaults: { textOnlyMaxAttempts: 3 } })(h.sqsEvent([h.message(run.id)]));
+    // A breaker that judges one outcome; the installation's would need losses in 100 repositories.
+    const strict = {
+      minOutcomes: 1,
+      lostShare: 0.5,
+      windowMs: 30 * 60_000,
+      coolDownMs: 30 * 60_000,
+      minRepositories: 100,
+    };
+    const repository = { id: h.sim.repoId(repo), name: repo };
+    const held = await new DynamoRerunOutcomes(h.dynamo.client, TABLE, strict).state(INSTALLATION_ID, repository);
+    expect(held).toMatchObject({ tripped: true, scope: { kind: 'repository', name: repo } });
+
+    h.sim.resetRequests();
+    const io = captureIo(appEnv(h.sim.url), { dynamodb: h.dynamo.client });
+    expect(await explain([repo, String(run.id), '--attempt', '2', '--table', TABLE], io)).toBe(0);
+    const breakers = io
+      .out()
+      .split('\n')
+      .filter((l) => l.startsWith('Breaker:'));
+    expect(breakers).toHaveLength(2);
+    expect(breakers[0]).toMatch(/^Breaker: {2}installation: closed \(\d+ of \d+ re-run attempts lost again/);
+    expect(breakers[1]).toMatch(
+      new RegExp(
+        `^Breaker: {2}${repo}: open until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z: automatic re-runs of this repository pause \\(1 of 1 re-run attempts lost again within 30 min\\)$`,
+      ),
+    );
+    const json = captureIo(appEnv(h.sim.url), { dynamodb: h.dynamo.client });
+    expect(await explain([repo, String(run.id), '--attempt', '2', '--table', TABLE, '--json'], json)).toBe(0);
+    const x = JSON.parse(json.out()) as Explanation;
+    expect(x.breaker).toMatch(/^closed /);
+    expect(x.repositoryBreaker).toMatch(/^open until .*automatic re-runs of this repository pause/);
     expect(writes()).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 /**
  * Trust boundaries of runner signals, black-box through `npm start` and the GitHub simulator: a
- * signal secret speaks only for its owners, and an HMAC-signed body counts once, while fresh.
+ * signal secret speaks only for its owners (or its runner group), and an HMAC-signed body counts
+ * once, while fresh.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signalSignature } from '../../lib/intake/signal-intake.js';
@@ -13,6 +14,9 @@ const MALLORY = 7302;
 const ACME_SECRET = 'sig-acme-3f9b1c';
 /** Another agent's secret: a host of mallory's runs jobs anyone in mallory can write. */
 const MALLORY_SECRET = 'sig-mallory-88d2e0';
+/** The agent of one runner group (its hosts run that group's jobs only), whoever owns the job. */
+const GROUP_SECRET = 'sig-group-5c07aa';
+const GROUP = 'spot fleet';
 
 let sim: GitHubSimulator;
 let rt: TrustRuntime;
@@ -25,7 +29,7 @@ beforeAll(async () => {
   rt = await startTrustRuntime(sim, {
     SIGNAL_SECRET: ACME_SECRET,
     SIGNAL_SCOPE: `installation:${ACME}`,
-    SIGNAL_SECRETS: `${MALLORY_SECRET} mallory`,
+    SIGNAL_SECRETS: `${MALLORY_SECRET} mallory; ${GROUP_SECRET} group:${GROUP}`,
     SIGNAL_TIMESTAMP_TOLERANCE_SECONDS: '300',
   });
 }, 90_000);
@@ -37,7 +41,7 @@ afterAll(async () => {
 const runner = () => `ghr-i-0${(++seq).toString(16).padStart(16, 'a')}`;
 
 /** A run of acme whose one job failed with no text evidence at all: only a signal can make it `infra`. */
-function silentRun(runnerName: string) {
+function silentRun(runnerName: string, runnerGroup = 'Default') {
   return sim.addRun({
     repo: 'acme/app',
     jobs: [
@@ -45,6 +49,7 @@ function silentRun(runnerName: string) {
         name: 'build',
         conclusion: 'failure',
         runnerName,
+        runnerGroup,
         annotations: [],
         log: null,
         completedAt: new Date(Date.now() - 30_000).toISOString(),
@@ -81,6 +86,31 @@ describe('signals are scoped to their owners (npm start)', () => {
     expect(sim.rerunRequests.map((r) => r.runId)).toEqual([control.id]);
     const jobs = rt.rt.lines.filter((l) => l.message === 'job' && l.run_id === victim.id);
     expect(jobs.every((j) => j.verdict !== 'infra')).toBe(true);
+  });
+});
+
+describe('signals are scoped to a runner group (npm start)', () => {
+  it("a group-scoped secret's signal earns `infra` for a job of its group and not for a job of another group", async () => {
+    const inGroup = runner();
+    const elsewhere = runner();
+    // The group's agent names both runners; GitHub's jobs listing says which group each job ran in.
+    expect((await bearer(GROUP_SECRET, [inGroup, elsewhere])).status).toBe(202);
+
+    const own = silentRun(inGroup, GROUP);
+    const other = silentRun(elsewhere, 'Default');
+    expect(sim.workflowJobJson(own.jobs[0]!.id)).toMatchObject({ runner_group_name: GROUP });
+    expect(await rt.deliver(own.id, ACME)).toBe(202);
+    expect(await rt.deliver(other.id, ACME)).toBe(202);
+    const [o, x] = await Promise.all([rt.line(own.id, 'decision'), rt.line(other.id, 'decision')]);
+
+    expect(o).toMatchObject({ decision: 'retried' });
+    const ownJobs = rt.rt.lines.filter((l) => l.message === 'job' && l.run_id === own.id);
+    expect(ownJobs).toEqual([expect.objectContaining({ verdict: 'infra', source: 'signal' })]);
+    expect(x.decision).not.toBe('retried');
+    const otherJobs = rt.rt.lines.filter((l) => l.message === 'job' && l.run_id === other.id);
+    expect(otherJobs.every((j) => j.verdict !== 'infra')).toBe(true);
+    expect(sim.rerunRequests.map((r) => r.runId)).toContain(own.id);
+    expect(sim.rerunRequests.map((r) => r.runId)).not.toContain(other.id);
   });
 });
 

@@ -1,6 +1,6 @@
 import { simAppPrivateKey } from './app-key.js';
 import { IdSource, Rng, gitBlobSha, iso, nodeId } from './ids.js';
-import { SimRun, buildJob, deriveConclusion, type JobFactory } from './runs.js';
+import { DEFAULT_RUNNER_GROUP, SimRun, buildJob, deriveConclusion, type JobFactory } from './runs.js';
 import type {
   SimApp,
   SimCheckRun,
@@ -60,6 +60,8 @@ export class SimModel implements JobFactory {
   readonly jobs = new Map<number, { job: SimJob; run: SimRun }>();
   readonly nodes = new Map<string, number>();
   readonly runners = new Map<string, number>();
+  /** Runner group ids by name; every organisation's `Default` group is 1, as on GitHub. */
+  readonly runnerGroups = new Map<string, number>([[DEFAULT_RUNNER_GROUP, 1]]);
   readonly workflows = new Map<string, number>();
   readonly runNumbers = new Map<number, number>();
   readonly pulls = new Map<string, SimPullRequest>();
@@ -154,6 +156,15 @@ export class SimModel implements JobFactory {
     if (id === undefined) {
       id = this.ids.next('runner');
       this.runners.set(name, id);
+    }
+    return id;
+  }
+
+  runnerGroupId(name: string): number {
+    let id = this.runnerGroups.get(name);
+    if (id === undefined) {
+      id = this.runnerGroups.size + 1;
+      this.runnerGroups.set(name, id);
     }
     return id;
   }

@@ -293,6 +293,7 @@ beforeAll(async () => {
       name: 'test',
       conclusion: 'failure' as const,
       runnerName: 'ghr-i-0abc123def4567890',
+      runnerGroup: 'spot runners',
       annotations: [failureAnnotation(LOST)],
     },
     { name: 'deploy', conclusion: 'skipped' as const, needs: ['test'] },

@@ -124,8 +124,8 @@ export function workflowJob(api: string, model: SimModel, run: SimRun, job: SimJ
     labels: job.labels,
     runner_id: job.runnerName ? model.runnerId(job.runnerName) : null,
     runner_name: job.runnerName,
-    runner_group_id: job.runnerName ? 1 : null,
-    runner_group_name: job.runnerName ? 'Default' : null,
+    runner_group_id: job.runnerGroup === null ? null : model.runnerGroupId(job.runnerGroup),
+    runner_group_name: job.runnerGroup,
   };
 }
 

@@ -35,6 +35,8 @@ function nextSpec(model: SimModel, run: SimRun, job: SimJob, attempt: number): S
     name: job.name,
     conclusion: 'success',
     runnerName: freshRunnerName(model, job.runnerName),
+    // The same labels go to the same runner group.
+    ...(job.runnerGroup !== null && { runnerGroup: job.runnerGroup }),
     labels: job.labels,
     needs: job.needs,
   };

@@ -9,6 +9,9 @@ export interface JobFactory {
   defaultRunnerName(): string;
 }
 
+/** The group every organisation's runners are in unless an admin made others. */
+export const DEFAULT_RUNNER_GROUP = 'Default';
+
 export type RunConclusion = 'success' | 'failure' | 'cancelled' | null;
 
 /** Any failure wins, then cancelled; a run with a job still open has no conclusion. */
@@ -48,7 +51,8 @@ export function buildJob(
     spec.runnerName !== undefined ? spec.runnerName : status === 'queued' ? null : f.defaultRunnerName();
   const started = spec.startedAt ? Date.parse(spec.startedAt) : Date.parse(at.createdAt) + 4000;
   const startedAt = iso(completedAt ? Math.min(started, Date.parse(completedAt)) : started);
-  const resolved: SimJobSpec = { ...spec, runnerName };
+  const runnerGroup = spec.runnerGroup !== undefined ? spec.runnerGroup : runnerName ? DEFAULT_RUNNER_GROUP : null;
+  const resolved: SimJobSpec = { ...spec, runnerName, runnerGroup };
   return {
     id,
     nodeId: nodeId('CR', f.repoId(at.repo), id),
@@ -58,6 +62,7 @@ export function buildJob(
     status,
     conclusion: completed ? spec.conclusion : null,
     runnerName,
+    runnerGroup,
     labels: spec.labels ?? ['self-hosted', 'linux', 'x64'],
     needs: spec.needs ?? [],
     createdAt: at.createdAt,
@@ -150,6 +155,8 @@ export class SimRun {
       job.conclusion = o.conclusion !== undefined ? o.conclusion : (job.conclusion ?? 'success');
       job.completedAt = o.completedAt ?? at;
       if (o.runnerName !== undefined) job.runnerName = o.runnerName;
+      if (o.runnerGroup !== undefined) job.runnerGroup = o.runnerGroup;
+      else if (job.runnerName && job.runnerGroup === null) job.runnerGroup = DEFAULT_RUNNER_GROUP;
       if (o.annotations !== undefined) job.annotations = o.annotations;
       if (o.log !== undefined) job.log = o.log;
       job.spec = { ...job.spec, ...o, conclusion: job.conclusion, status: 'completed' };

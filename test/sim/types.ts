@@ -17,6 +17,8 @@ export interface SimJobSpec {
   /** Default completed (in_progress when conclusion is null). */
   status?: SimStatus;
   runnerName?: string | null;
+  /** The runner group the job ran in; default `Default` once a runner took it, else none. */
+  runnerGroup?: string | null;
   /** A list, or the error status the annotations endpoint answers for this job. */
   annotations?: SimAnnotationSpec[] | { status: 403 | 404 | 410 };
   /** string = job log text; null or 404 = no log. Default: a short generated log. */
@@ -92,6 +94,7 @@ export interface SimJob {
   status: SimStatus;
   conclusion: SimJobConclusion;
   runnerName: string | null;
+  runnerGroup: string | null;
   labels: string[];
   needs: string[];
   createdAt: string;
