@@ -12,6 +12,7 @@ import { readDeployment } from './deployment.js';
 import { evaluateGoals } from './goals.js';
 import { measureIntake } from './intake.js';
 import { measureLatency } from './latency.js';
+import { RUNTIME_ANON, RUNTIME_FILE } from './process-tree.js';
 import { measureRequests } from './requests.js';
 import { measureWave } from './wave.js';
 
@@ -31,7 +32,7 @@ describe('npm run bench -- --quick, section by section', () => {
     expect(r.firstDecision.n).toBeGreaterThan(0);
   }, 240_000);
 
-  it('section 3 (burst): 50 runs in-process and through npm start, each re-run once, at most 4 counted GitHub requests a run, memory read per process tree', async () => {
+  it('section 3 (burst): 50 runs in-process and through npm start, each re-run once, at most 4 counted GitHub requests a run, memory read per process tree and per component', async () => {
     const r = await measureBurst({ ...quick, workerConcurrency: 5 });
     expect(r.runs).toBe(50);
     expect(r.reruns).toBe(50);
@@ -43,6 +44,11 @@ describe('npm run bench -- --quick, section by section', () => {
     expect(tree.runs).toBe(50);
     expect(tree.processes).toBeGreaterThanOrEqual(1);
     expect(tree.peakMb).toBeGreaterThanOrEqual(tree.idleMb);
+    // The peak per component: npm, the runtime, and the runtime's own split.
+    const c = tree.peakByComponentMb;
+    expect(Object.keys(c)).toEqual(expect.arrayContaining(['npm', 'runtime (node)', RUNTIME_ANON, RUNTIME_FILE]));
+    expect(c[RUNTIME_ANON]! + c[RUNTIME_FILE]!).toBeLessThanOrEqual(c['runtime (node)']! * 1.05);
+    expect(c[RUNTIME_ANON]).toBeGreaterThan(0);
   }, 300_000);
 
   it('sections 4 and 6 (intake, cost): every intake variant answers every request, and the cost adds up from sections 1, 2 and 4 and the synthesized stack', async () => {
