@@ -1,7 +1,10 @@
 import { SourceMap } from 'node:module';
-import { encode } from '@jridgewell/sourcemap-codec';
+import { join } from 'node:path';
+import { decode, encode } from '@jridgewell/sourcemap-codec';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { ownSourceMap } from '../../infra/build/own-source-map.js';
+import { BUNDLE, PROJECT_ROOT } from '../../infra/functions.js';
 
 // One generated line: own code at columns 0 and 10, a library from 20 to 39, own code again at 40.
 const MAP = JSON.stringify({
@@ -41,4 +44,45 @@ describe('the shipped source maps', () => {
     expect(map.findEntry(0, 25)).toMatchObject({ generatedColumn: 20, originalSource: undefined });
     expect(map.findEntry(0, 35)).toMatchObject({ generatedColumn: 20, originalSource: undefined });
   });
+});
+
+describe("a function's bundle, its map trimmed", () => {
+  it('resolves every position of its own code as the full map does, and none of a library', async () => {
+    const out = await build({
+      entryPoints: [join(PROJECT_ROOT, 'functions/signal-intake.ts')],
+      outfile: join(PROJECT_ROOT, 'bench/own-source-map/index.mjs'),
+      bundle: true,
+      minify: true,
+      sourcemap: 'external',
+      sourcesContent: false,
+      format: BUNDLE.format,
+      platform: BUNDLE.platform,
+      target: BUNDLE.target,
+      mainFields: [...BUNDLE.mainFields],
+      write: false,
+      logLevel: 'error',
+    });
+    const json = out.outputFiles.find((f) => f.path.endsWith('.map'))!.text;
+    const full = JSON.parse(json) as { sources: string[]; mappings: string };
+    const fullMap = new SourceMap(full as never);
+    const trimmedMap = new SourceMap(JSON.parse(ownSourceMap(json)) as never);
+    let own = 0;
+    let library = 0;
+    decode(full.mappings).forEach((line, l) => {
+      for (const seg of line) {
+        if (seg.length === 1) continue;
+        const entry = trimmedMap.findEntry(l, seg[0]) as { originalSource?: string; originalLine?: number };
+        if (full.sources[seg[1]]!.includes('node_modules/')) {
+          library++;
+          expect(entry.originalSource).toBeUndefined();
+        } else {
+          own++;
+          const want = fullMap.findEntry(l, seg[0]) as { originalSource?: string; originalLine?: number };
+          expect([entry.originalSource, entry.originalLine]).toEqual([want.originalSource, want.originalLine]);
+        }
+      }
+    });
+    expect(own).toBeGreaterThan(100);
+    expect(library).toBeGreaterThan(own);
+  }, 60_000);
 });
