@@ -115,12 +115,9 @@ export class RepriseFunction extends Construct {
     };
     const prebuilt = `${PREBUILT_DIR}${prebuiltName(props.handler.entry, props.bundleAwsSdk)}`;
     if (existsSync(PREBUILT_DIR) && !existsSync(`${prebuilt}/index.mjs`)) {
-      // The package ships the bundles the construct deploys by default, not a second set with the SDK.
       throw new Error(
-        `reprise: this package has no bundle ${prebuiltName(props.handler.entry, props.bundleAwsSdk)} ` +
-          "(bundleAwsSdk: true). It ships each handler as deployed by default: with the Lambda runtime's " +
-          'AWS SDK, and ec2-signal with its own. Leave bundleAwsSdk unset with the package; a checkout of ' +
-          'reprise deploys either (npm run build bundles both sets into dist/lambda/).',
+        `reprise: this package has no bundle ${prebuiltName(props.handler.entry, props.bundleAwsSdk)} in ` +
+          `${PREBUILT_DIR}: it is incomplete (npm run build bundles every handler into dist/lambda/).`,
       );
     }
     // The published package ships its bundles: a consuming app needs neither these sources nor esbuild.

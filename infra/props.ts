@@ -287,9 +287,10 @@ export interface RepriseProps {
    */
   readonly maxReceiveCount?: number;
   /**
-   * Bundle the AWS SDK into each function instead of using the copy the Lambda runtime provides. Pins the SDK to
-   * the lock file's version at the price of larger bundles (the intake grows from about 165 KB to about 540 KB).
-   * @default false
+   * Bundle the AWS SDK into each function (tree-shaken, one file): a cold start loads it in about half the time
+   * the runtime's copy takes, and the SDK is the lock file's version. `false` deploys the bundles that import the
+   * copy the Lambda runtime provides instead (smaller, slower to load; ec2-signal always bundles its own).
+   * @default true
    */
   readonly bundleAwsSdk?: boolean;
   /**

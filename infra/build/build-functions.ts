@@ -1,12 +1,14 @@
 /**
  * Bundles each Lambda handler into dist/lambda/, with the settings NodejsFunction uses, so the
  * published construct deploys them as they are. Handlers that may run on the runtime's AWS SDK
- * get two bundles: without it (`<entry>`) and with it (`<entry>-sdk`, for `bundleAwsSdk`).
+ * get two bundles: with it bundled (`<entry>-sdk`, the default) and without it (`<entry>`, for
+ * `bundleAwsSdk: false`). Each map keeps the project's own sources only (./own-source-map.ts).
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { BUNDLE, HANDLERS, PREBUILT_DIR, PROJECT_ROOT, prebuiltName } from '../functions.js';
 import { buildCli } from './build-cli.js';
+import { ownSourceMap } from './own-source-map.js';
 
 /** Handlers the construct always deploys with their SDK bundled (see infra/reprise.ts). */
 const ALWAYS_WITH_SDK = new Set<string>([HANDLERS.ec2Signal.entry]);
@@ -16,10 +18,11 @@ async function main(): Promise<void> {
   const outRoot = PREBUILT_DIR.replace(PROJECT_ROOT, `${PROJECT_ROOT}dist/`);
   rmSync(outRoot, { recursive: true, force: true });
   const jobs = Object.values(HANDLERS).flatMap(({ entry }) =>
-    (ALWAYS_WITH_SDK.has(entry) ? [true] : [false, true]).map((withSdk) =>
-      build({
+    (ALWAYS_WITH_SDK.has(entry) ? [true] : [false, true]).map(async (withSdk) => {
+      const outfile = `${outRoot}${prebuiltName(entry, withSdk)}/index.mjs`;
+      await build({
         entryPoints: [`${PROJECT_ROOT}functions/${entry}.ts`],
-        outfile: `${outRoot}${prebuiltName(entry, withSdk)}/index.mjs`,
+        outfile,
         bundle: true,
         minify: true,
         sourcemap: true,
@@ -31,8 +34,9 @@ async function main(): Promise<void> {
         banner: { js: BUNDLE.banner },
         external: withSdk ? [] : [...BUNDLE.runtimeSdk],
         logLevel: 'warning',
-      }),
-    ),
+      });
+      writeFileSync(`${outfile}.map`, ownSourceMap(readFileSync(`${outfile}.map`, 'utf8')));
+    }),
   );
   await Promise.all([...jobs, buildCli()]);
   // The last step of `npm run build`: test/support/build.ts compares sources against this stamp.

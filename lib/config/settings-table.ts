@@ -672,11 +672,11 @@ export const SETTINGS = {
   bundleAwsSdk: def({
     prop: 'bundleAwsSdk',
     context: 'bundleAwsSdk',
-    default: false,
+    default: true,
     parse: bool,
     readBy: [],
     local: false,
-    doc: "bundle the AWS SDK into each function instead of using the Lambda runtime's copy",
+    doc: "bundle the AWS SDK into each function (false: use the Lambda runtime's copy, slower to load)",
   }),
   metricsNamespace: def({
     env: 'POWERTOOLS_METRICS_NAMESPACE',

@@ -12,6 +12,7 @@ import { readDeployment } from './deployment.js';
 import { evaluateGoals } from './goals.js';
 import { measureIntake } from './intake.js';
 import { measureLatency } from './latency.js';
+import { RUNTIME_ANON, RUNTIME_FILE } from './process-tree.js';
 import { measureRequests } from './requests.js';
 import { measureWave } from './wave.js';
 
@@ -31,7 +32,7 @@ describe('npm run bench -- --quick, section by section', () => {
     expect(r.firstDecision.n).toBeGreaterThan(0);
   }, 240_000);
 
-  it('section 3 (burst): 50 runs in-process and through npm start, each re-run once, at most 4 counted GitHub requests a run, memory read per process tree', async () => {
+  it('section 3 (burst): 50 runs in-process and through npm start, each re-run once, at most 4 counted GitHub requests a run, memory read per process tree and per component', async () => {
     const r = await measureBurst({ ...quick, workerConcurrency: 5 });
     expect(r.runs).toBe(50);
     expect(r.reruns).toBe(50);
@@ -43,6 +44,11 @@ describe('npm run bench -- --quick, section by section', () => {
     expect(tree.runs).toBe(50);
     expect(tree.processes).toBeGreaterThanOrEqual(1);
     expect(tree.peakMb).toBeGreaterThanOrEqual(tree.idleMb);
+    // The peak per component: npm, the runtime, and the runtime's own split.
+    const c = tree.peakByComponentMb;
+    expect(Object.keys(c)).toEqual(expect.arrayContaining(['npm', 'runtime (node)', RUNTIME_ANON, RUNTIME_FILE]));
+    expect(c[RUNTIME_ANON]! + c[RUNTIME_FILE]!).toBeLessThanOrEqual(c['runtime (node)']! * 1.05);
+    expect(c[RUNTIME_ANON]).toBeGreaterThan(0);
   }, 300_000);
 
   it('sections 4 and 6 (intake, cost): every intake variant answers every request, and the cost adds up from sections 1, 2 and 4 and the synthesized stack', async () => {
@@ -60,7 +66,7 @@ describe('npm run bench -- --quick, section by section', () => {
     expect(evaluateGoals({ requests, intake }).length).toBeGreaterThan(0);
   }, 300_000);
 
-  it('section 5 (bundles and load time): every function bundles both ways and loads in a fresh process, and every bundle npm pack ships loads on Node 22', async () => {
+  it('section 5 (bundles and load time): every function bundles both ways and loads in a fresh process, and every bundle npm pack ships loads on Node 22, the SDK-bundled ones by default', async () => {
     const r = await measureColdStart({ quick: true });
     expect(r.functions.map((f) => f.name)).toEqual(
       expect.arrayContaining(['intake', 'worker', 'reconciler', 'signal-intake', 'ec2-signal']),
@@ -73,9 +79,14 @@ describe('npm run bench -- --quick, section by section', () => {
     // The shipped bundles on Node 22, when the build and Node 22 are here (the suite builds; .ci/run installs Node 22).
     if (r.shipped) {
       expect(r.shipped.node).toMatch(/^v22\./);
-      expect(r.shipped.bundles.filter((b) => b.packed).map((b) => b.dir)).toEqual(
-        expect.arrayContaining(['intake', 'worker', 'reconciler', 'signal-intake', 'ec2-signal-sdk']),
-      );
+      // What the construct deploys by default is what the package ships: every function with its SDK.
+      expect(r.shipped.bundles.filter((b) => b.byDefault).map((b) => b.dir)).toEqual([
+        'ec2-signal-sdk',
+        'intake-sdk',
+        'reconciler-sdk',
+        'signal-intake-sdk',
+        'worker-sdk',
+      ]);
       for (const b of r.shipped.bundles) expect(b.importMs, b.dir).toBeGreaterThan(0);
     }
   }, 300_000);

@@ -3,8 +3,19 @@
  * The bundles are built with esbuild as infra/functions.ts builds them (minified ESM for node22,
  * the createRequire banner), once with the AWS SDK left to the Lambda runtime and once bundled.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -38,14 +49,21 @@ export interface ColdStartResult {
 
 export interface ShippedLoads {
   readonly node: string;
+  /** The tarball `npm pack` wrote, bytes packed and unpacked. */
+  readonly packedBytes: number;
+  readonly unpackedBytes: number;
   readonly bundles: readonly {
-    /** Its directory in dist/lambda/ (`<entry>`, or `<entry>-sdk` with the SDK bundled). */
+    /** Its directory in dist/lambda/ (`<entry>-sdk` with the SDK bundled, `<entry>` on the runtime's). */
     readonly dir: string;
-    /** Whether `npm pack` ships it (package.json "files"). */
-    readonly packed: boolean;
+    /** Whether the construct deploys it by default (`bundleAwsSdk` unset). */
+    readonly byDefault: boolean;
+    /** index.mjs and its map. */
     readonly bytes: number;
+    readonly mapBytes: number;
     /** Median `import()` time with --enable-source-maps, as deployed, ms. */
     readonly importMs: number;
+    /** Median CPU time of the same imports (user + system), ms: less sensitive to a loaded machine. */
+    readonly cpuMs: number;
   }[];
 }
 
@@ -53,29 +71,55 @@ export interface ShippedLoads {
 const NODE22 = join(ROOT, 'test/node22/node_modules/node/bin/node');
 
 /**
- * The shipped bundles (dist/lambda/, as `npm run build` leaves them) loaded on Node 22, the
- * Lambda runtime's major, with source maps on as deployed; the SDK found beside them in
- * node_modules, as the runtime provides it. Undefined without a build or without Node 22.
+ * The bundles as the package ships them: `npm pack` of the build, unpacked into a directory
+ * outside the checkout as `npm install` lays it out, and loaded there on Node 22 (the Lambda
+ * runtime's major) with source maps on, as deployed. The bundles deployed by default carry their
+ * SDK and resolve nothing; those of `bundleAwsSdk: false` find the runtime's SDK through a link to
+ * this checkout's node_modules, as /var/runtime provides it. Undefined without a build or Node 22.
  */
 function measureShipped(runs: number): ShippedLoads | undefined {
-  const dir = join(ROOT, 'dist', 'lambda');
-  if (!existsSync(dir) || !existsSync(NODE22)) return undefined;
-  const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
-  const bundles = readdirSync(dir)
-    .sort()
-    .map((d) => {
-      const file = join(dir, d, 'index.mjs');
-      const env = requiredEnv(readFileSync(join(ROOT, 'functions', `${d.replace(/-sdk$/, '')}.ts`), 'utf8'));
-      const samples = Array.from({ length: runs }, () => load(file, env, true, NODE22).importMs);
-      return {
-        dir: d,
-        packed: files.includes(`dist/lambda/${d}/`),
-        bytes: statSync(file).size,
-        importMs: median(samples),
-      };
+  if (!existsSync(join(ROOT, 'dist', 'lambda')) || !existsSync(NODE22)) return undefined;
+  const at = mkdtempSync(join(tmpdir(), 'reprise-shipped-'));
+  try {
+    const json = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', at], {
+      cwd: ROOT,
+      encoding: 'utf8',
     });
-  const node = spawnSync(NODE22, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  return { node, bundles };
+    const packed = (JSON.parse(json) as { filename: string; size: number; unpackedSize: number }[])[0]!;
+    const pkg = join(at, 'app', 'node_modules', 'reprise');
+    mkdirSync(pkg, { recursive: true });
+    execFileSync('tar', ['-xzf', join(at, packed.filename), '-C', pkg, '--strip-components=1']);
+    const runtime = join(at, 'runtime');
+    mkdirSync(runtime);
+    symlinkSync(join(ROOT, 'node_modules'), join(runtime, 'node_modules'), 'dir');
+    const dir = join(pkg, 'dist', 'lambda');
+    const bundles = readdirSync(dir)
+      .sort()
+      .map((d) => {
+        let file = join(dir, d, 'index.mjs');
+        const byDefault = d.endsWith('-sdk');
+        if (!byDefault) {
+          // Beside the runtime's SDK, as Lambda runs it: a copy under a directory that links node_modules.
+          mkdirSync(join(runtime, d));
+          for (const f of readdirSync(join(dir, d))) copyFileSync(join(dir, d, f), join(runtime, d, f));
+          file = join(runtime, d, 'index.mjs');
+        }
+        const env = requiredEnv(readFileSync(join(ROOT, 'functions', `${d.replace(/-sdk$/, '')}.ts`), 'utf8'));
+        const samples = Array.from({ length: runs }, () => load(file, env, true, NODE22));
+        return {
+          dir: d,
+          byDefault,
+          bytes: statSync(file).size,
+          mapBytes: existsSync(`${file}.map`) ? statSync(`${file}.map`).size : 0,
+          importMs: median(samples.map((x) => x.importMs)),
+          cpuMs: median(samples.map((x) => x.cpuMs)),
+        };
+      });
+    const node = spawnSync(NODE22, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    return { node, packedBytes: packed.size, unpackedBytes: packed.unpackedSize, bundles };
+  } finally {
+    rmSync(at, { recursive: true, force: true });
+  }
 }
 
 /** Every `requireEnv(process.env, [...])` name in a handler, with a placeholder value. */
@@ -114,15 +158,16 @@ async function bundle(entry: string, name: string, variant: Variant): Promise<st
 }
 
 const IMPORT =
-  'const t = performance.now(); await import(process.argv[1]); ' +
-  'process.stdout.write(JSON.stringify({ ms: performance.now() - t })); process.exit(0);';
+  'const t = performance.now(); const c = process.cpuUsage(); await import(process.argv[1]); ' +
+  'const u = process.cpuUsage(c); ' +
+  'process.stdout.write(JSON.stringify({ ms: performance.now() - t, cpu: (u.user + u.system) / 1000 })); process.exit(0);';
 
 function load(
   file: string,
   env: Record<string, string>,
   sourceMaps: boolean,
   node = process.execPath,
-): { importMs: number; processMs: number } {
+): { importMs: number; cpuMs: number; processMs: number } {
   const t0 = performance.now();
   const res = spawnSync(
     node,
@@ -140,7 +185,8 @@ function load(
   const processMs = performance.now() - t0;
   if (res.status !== 0)
     throw new Error(`importing ${file} failed: ${res.stderr.trim().split('\n').slice(0, 3).join(' ')}`);
-  return { importMs: (JSON.parse(res.stdout) as { ms: number }).ms, processMs };
+  const out = JSON.parse(res.stdout) as { ms: number; cpu: number };
+  return { importMs: out.ms, cpuMs: out.cpu, processMs };
 }
 
 export async function measureColdStart(opts: { quick: boolean }): Promise<ColdStartResult> {
@@ -234,10 +280,18 @@ export function printColdStart(r: ColdStartResult): string {
       ? [
           '',
           table(
-            `5b. The bundles in dist/lambda/ on Node ${r.shipped.node}, source maps on (median of ${r.runs})`,
-            ['bundle', 'shipped by npm pack', 'size', 'import ms'],
-            r.shipped.bundles.map((b) => [b.dir, b.packed ? 'yes' : 'no', kb(b.bytes), ms(b.importMs)]),
+            `5b. The bundles npm pack ships, unpacked outside the checkout, on Node ${r.shipped.node}, source maps on (median of ${r.runs})`,
+            ['bundle', 'deployed by default', 'size', 'map', 'import ms', 'import CPU ms'],
+            r.shipped.bundles.map((b) => [
+              b.dir,
+              b.byDefault ? 'yes' : 'bundleAwsSdk: false',
+              kb(b.bytes),
+              kb(b.mapBytes),
+              ms(b.importMs),
+              ms(b.cpuMs),
+            ]),
           ),
+          `The package: ${kb(r.shipped.packedBytes)} packed, ${kb(r.shipped.unpackedBytes)} unpacked.`,
         ]
       : ['', '(5b skipped: no dist/lambda/ build or no Node 22; npm run build, npm ci --prefix test/node22)']),
   ].join('\n');

@@ -29,15 +29,21 @@ export function descendants(root: number): number[] {
   return out;
 }
 
-/** VmRSS of one process in bytes; 0 once it has exited. */
-function rssOf(pid: number): number {
+/** VmRSS of one process in bytes, and its anonymous and file-backed parts; 0 once it has exited. */
+function rssOf(pid: number): { rss: number; anon: number; file: number } {
   try {
-    const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb ? Number(kb) * 1024 : 0;
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') };
   } catch {
-    return 0;
+    return { rss: 0, anon: 0, file: 0 };
   }
 }
+
+const RUNTIME = 'runtime (node)';
+/** The runtime's RSS split (from /proc/<pid>/status), listed after it: not added to the tree's sum. */
+export const RUNTIME_ANON = 'of which allocated (heap, buffers, native)';
+export const RUNTIME_FILE = "of which node's binary and libraries";
 
 /** What a process of the tree is: npm, the shell, the runtime's node, or its command's name. */
 function componentOf(pid: number): string {
@@ -52,7 +58,7 @@ function componentOf(pid: number): string {
   // npm renames its process ("npm start …"): its title is its whole command line.
   if (/^npm\b/.test(cmd) || base === 'npm' || rest.some((a) => /npm-cli\.js$|\/bin\/npm$/.test(a))) return 'npm';
   if (base === 'sh' || base === 'bash' || base === 'dash') return 'sh';
-  if (rest.some((a) => /main\.js$/.test(a))) return 'runtime (node)';
+  if (rest.some((a) => /main\.js$/.test(a))) return RUNTIME;
   return base;
 }
 
@@ -62,10 +68,15 @@ export function treeRss(root: number): { bytes: number; processes: number; byCom
   const byComponent: Record<string, number> = {};
   let bytes = 0;
   for (const pid of pids) {
-    const rss = rssOf(pid);
+    const { rss, anon, file } = rssOf(pid);
     bytes += rss;
     const name = componentOf(pid);
     byComponent[name] = (byComponent[name] ?? 0) + rss;
+    if (name === RUNTIME) {
+      // What the runtime allocated (V8's heap, buffers, native memory) apart from the pages of node's own binary.
+      byComponent[RUNTIME_ANON] = (byComponent[RUNTIME_ANON] ?? 0) + anon;
+      byComponent[RUNTIME_FILE] = (byComponent[RUNTIME_FILE] ?? 0) + file;
+    }
   }
   return { bytes, processes: pids.length, byComponent };
 }

@@ -24,8 +24,8 @@ export interface LogRecord {
 export function bundleFor(serviceName: string): string {
   const spec = Object.values(HANDLERS).find((h) => h.serviceName === serviceName);
   if (!spec) throw new Error(`no handler has service name ${serviceName}`);
-  // The construct deploys the bundle without the SDK unless told otherwise; the EC2 signal function always bundles it.
-  for (const dir of [spec.entry, `${spec.entry}-sdk`]) {
+  // The construct deploys the bundle with its SDK unless told otherwise (bundleAwsSdk: false).
+  for (const dir of [`${spec.entry}-sdk`, spec.entry]) {
     const file = join(ROOT, 'dist/lambda', dir, 'index.mjs');
     if (existsSync(file)) return file;
   }

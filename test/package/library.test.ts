@@ -191,19 +191,19 @@ describe('the packed package in an app of its own', () => {
     expect(installedBytes).toBeLessThanOrEqual(BOUNDS.installed);
   });
 
-  it("ships no source maps or -sdk bundles the deployed functions do not use, and not the repository's own CDK app", () => {
+  it("ships the bundles the functions deploy by default (their SDK bundled), those of bundleAwsSdk: false, and not the repository's own CDK app", () => {
     const shipped = packed.files.map((f) => f.path);
     expect(shipped.filter((f) => /^dist\/infra\/(app\.|build\/)/.test(f))).toEqual([]);
-    // The ledger's key layout and each function's grant beside it are the construct's to read at
-    // synth (dynamodb:LeadingKeys); no other ledger module ships.
-    const grantDeclarations = /^dist\/lib\/ledger\/(access|keys)\.(js|d\.ts)$/;
-    expect(
-      shipped.filter((f) => /^dist\/lib\/(local|cli|worker|github|ledger)\//.test(f) && !grantDeclarations.test(f)),
-    ).toEqual([]);
+    // Of the ledger, only the table grants per function the construct writes (infra/storage.ts).
+    expect(shipped.filter((f) => /^dist\/lib\/(local|cli|worker|github)\//.test(f))).toEqual([]);
+    expect(shipped.filter((f) => f.startsWith('dist/lib/ledger/')).sort()).toEqual(
+      ['access.d.ts', 'access.js', 'keys.d.ts', 'keys.js'].map((f) => `dist/lib/ledger/${f}`),
+    );
     const deployed = deployedBundles();
     const bundleDirs = [...new Set(shipped.filter((f) => f.startsWith('dist/lambda/')).map((f) => dirname(f)))];
-    expect(bundleDirs.length).toBe(5);
-    for (const d of bundleDirs) {
+    // Five with their SDK (deployed by default), four on the runtime's (ec2-signal always bundles its own).
+    expect(bundleDirs.length).toBe(9);
+    for (const d of bundleDirs.filter((b) => b.endsWith('-sdk'))) {
       expect(deployed.has(readFileSync(installed(d, 'index.mjs'), 'utf8')), `${d} is deployed`).toBe(true);
     }
     // A map only beside a bundle the functions run with --enable-source-maps.
@@ -260,19 +260,20 @@ describe('the packed package in an app of its own', () => {
     expect(found.ok && [...found.outputs.keys()].sort()).toEqual([...STACK_OUTPUT_NAMES].sort());
   });
 
-  it('bundleAwsSdk from the package is a synth error that says why, not a missing entry file', () => {
+  it("bundleAwsSdk: false from the package deploys the bundles it ships that import the Lambda runtime's SDK", () => {
     const script = `
       import { App, Stack } from 'aws-cdk-lib';
       import { Reprise } from 'reprise';
-      try {
-        new Reprise(new Stack(new App(), 'S'), 'Reprise', { bundleAwsSdk: true });
-        console.log('synthesized');
-      } catch (err) {
-        console.log(err.message);
-      }`;
+      import { readdirSync, readFileSync, existsSync } from 'node:fs';
+      import { join } from 'node:path';
+      const app = new App({ outdir: 'cdk.out.runtime-sdk' });
+      new Reprise(new Stack(app, 'S'), 'Reprise', { bundleAwsSdk: false });
+      const out = app.synth().directory;
+      const bundles = readdirSync(out).filter((d) => existsSync(join(out, d, 'index.mjs')));
+      console.log(JSON.stringify(bundles.map((d) => readFileSync(join(out, d, 'index.mjs'), 'utf8').includes('from"@aws-sdk/'))));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
-    expect(out).toContain('reprise: this package has no bundle intake-sdk (bundleAwsSdk: true)');
-    expect(out).toContain('Leave bundleAwsSdk unset with the package');
+    // Four import the runtime's SDK; ec2-signal carries its own either way.
+    expect((JSON.parse(out.trim()) as boolean[]).sort()).toEqual([false, true, true, true, true]);
   });
 
   const node22 = existsSync(NODE22);
