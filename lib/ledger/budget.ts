@@ -1,10 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_BUDGET_PER_HOUR } from '../config/settings-table.js';
-import { TransientError } from '../errors.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import { Table } from './table.js';
+import { versioned } from './versioned.js';
 
 export interface BudgetUsage {
   readonly limit: number;
@@ -14,7 +13,7 @@ export interface BudgetUsage {
 /** What a take answers: the unit, or the usage that left none (the decision's reason names it). */
 export type BudgetTake = { readonly taken: true } | ({ readonly taken: false } & BudgetUsage);
 
-/** Per-installation re-runs in the rolling hour (the circuit breaker). */
+/** The retry budget: per-installation re-runs in the rolling hour. */
 export interface RetryBudget {
   usage(installationId: number | null): Promise<BudgetUsage>;
   /**
@@ -27,8 +26,6 @@ export interface RetryBudget {
 }
 
 const HOUR_MS = 60 * 60 * 1000;
-/** Concurrent takes of one installation retry a conditional write; this many tries at most. */
-const MAX_TRIES = 40;
 
 interface Spend {
   /** The run attempt the unit was taken for. */
@@ -43,12 +40,11 @@ interface WindowItem {
 }
 
 /**
- * The per-installation circuit breaker: at most `limitPerHour` re-runs in any rolling hour,
+ * The per-installation retry budget: at most `limitPerHour` re-runs in any rolling hour,
  * exactly, however many workers decide at once. One table item per installation holds the units
- * taken in the last hour; a take reads it, adds a unit when one is left and writes it back on
- * condition that nobody wrote in between (a single-item conditional write, so the local table
- * runs the same code); a lost race reads again. Units older than an hour fall out at the next
- * write, so the budget refills by itself as the window moves; TTL removes an idle item.
+ * taken in the last hour; a take adds a unit when one is left, as a versioned read-modify-write
+ * (versioned.ts). Units older than an hour fall out at the next write, so the budget refills by
+ * itself as the window moves; TTL removes an idle item.
  */
 export class DynamoRetryBudget implements RetryBudget {
   private readonly table: Table;
@@ -58,7 +54,7 @@ export class DynamoRetryBudget implements RetryBudget {
   constructor(
     client: DynamoDBClient,
     tableName: string,
-    /** 0 turns the breaker off: no reads, no writes. */
+    /** 0 turns the budget off: no reads, no writes. */
     readonly limitPerHour: number,
     private readonly now: () => number = Date.now,
   ) {
@@ -113,21 +109,15 @@ export class DynamoRetryBudget implements RetryBudget {
     installationId: number | null,
     change: (live: Spend[], now: number) => { result: R; spends?: Spend[] },
   ): Promise<R> {
-    const key = keys.budgetWindow(installationId);
-    for (let tries = 1; tries <= MAX_TRIES; tries++) {
-      const item = await this.table.get<WindowItem>(key, true);
-      const now = this.now();
-      const { result, spends } = change(this.live(item, now), now);
-      if (!spends) return result;
-      const written = await this.table.putIf(
-        { ...key, spends, version: (item?.version ?? 0) + 1, ttl: ttlFrom(now, TTL.budgetWindow) },
-        item
-          ? { expression: '#version = :seen', values: { ':seen': item.version ?? 0 } }
-          : { expression: 'attribute_not_exists(#pk)' },
-      );
-      if (written) return result;
-      await sleep(Math.floor(Math.random() * 5 * Math.min(tries, 8)));
-    }
-    throw new TransientError(`retry budget: could not write the window of installation ${installationId} (contention)`);
+    return versioned<WindowItem, R>(
+      this.table,
+      keys.budgetWindow(installationId),
+      (item) => {
+        const now = this.now();
+        const { result, spends } = change(this.live(item, now), now);
+        return { result, write: spends && { spends, ttl: ttlFrom(now, TTL.budgetWindow) } };
+      },
+      () => `retry budget: could not write the window of installation ${installationId} (contention)`,
+    );
   }
 }

@@ -1,9 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { TransientError } from '../errors.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import { Table } from './table.js';
+import { versioned } from './versioned.js';
 
 /**
  * The pace of one installation's content-generating requests (re-runs, then reports), shared
@@ -49,8 +48,6 @@ const HOUR_MS = 60 * MINUTE_MS;
  * slots are laid out over the window plus this allowance.
  */
 export const LATE_ALLOWANCE_MS = 2_000;
-/** Concurrent reservations of one installation retry a conditional write; this many tries at most. */
-const MAX_TRIES = 40;
 
 export interface PaceLimits {
   /** Content-generating requests a minute per installation (GitHub: 80). */
@@ -70,10 +67,8 @@ interface PaceItem {
 
 /**
  * The shared pace of one installation's content-generating requests, in one table item per
- * installation: the slots reserved within the last hour. A reservation reads the item, takes
- * the first slot that keeps both limits, and writes it back on condition that nobody wrote in
- * between (a single-item conditional write, so the local table runs the same code); a lost race
- * reads again.
+ * installation: the slots reserved within the last hour. A reservation takes the first slot
+ * that keeps both limits, as a versioned read-modify-write (versioned.ts).
  *
  * GitHub counts requests in a rolling window, so the pace does too: slots are only the write
  * spacing apart, and no slot is closer than a minute to the one `perMinute` before it (nor
@@ -127,46 +122,39 @@ export class DynamoPacing implements RerunPacing {
     latest?: number,
     share?: RepositoryShare,
   ): Promise<TurnReservation> {
-    const key = keys.pacing(installationId);
-    for (let tries = 1; tries <= MAX_TRIES; tries++) {
-      const item = await this.table.get<PaceItem>(key, true);
-      const now = this.now();
-      const held = item?.slots ?? [];
-      // Items written before owners were kept: their slots belong to no repository.
-      const owners = item?.owners?.length === held.length ? item.owners : held.map(() => 0);
-      const at = this.nextSlot(held, now);
-      // A slot free now is always taken: the caller's `latest` was counted on its clock before
-      // this read, and a turn that is here already cannot be too late.
-      if (latest !== undefined && at > Math.max(latest, now)) return { full: true };
-      // Repositories take turns: one that holds a turn ahead does not take another beyond its
-      // share while others may come, so a burst cannot fill the pace up to a neighbour's max wait.
-      if (share && at > now + share.aheadMs && held.some((t, i) => t > now && owners[i] === share.repository)) {
-        return { askAgainAt: Math.max(at - share.aheadMs, now + 1_000) };
-      }
-      const keep = Math.max(1, this.limits.perHour, this.limits.perMinute);
-      const horizon = this.limits.perHour > 0 ? HOUR_MS : MINUTE_MS;
-      const kept = held
-        .map((t, i) => [t, owners[i] ?? 0] as const)
-        .filter(([t]) => t > now - horizon - LATE_ALLOWANCE_MS);
-      const next = [...kept, [at, share?.repository ?? 0] as const].slice(-keep);
-      const version = (item?.version ?? 0) + 1;
-      const written = await this.table.putIf(
-        {
-          ...key,
+    // A lost race (another worker reserved meanwhile) reads its slot and takes the next one.
+    return versioned<PaceItem, TurnReservation>(
+      this.table,
+      keys.pacing(installationId),
+      (item) => {
+        const now = this.now();
+        const held = item?.slots ?? [];
+        // Items written before owners were kept: their slots belong to no repository.
+        const owners = item?.owners?.length === held.length ? item.owners : held.map(() => 0);
+        const at = this.nextSlot(held, now);
+        // A slot free now is always taken: the caller's `latest` was counted on its clock before
+        // this read, and a turn that is here already cannot be too late.
+        if (latest !== undefined && at > Math.max(latest, now)) return { result: { full: true } };
+        // Repositories take turns: one that holds a turn ahead does not take another beyond its
+        // share while others may come, so a burst cannot fill the pace up to a neighbour's max wait.
+        if (share && at > now + share.aheadMs && held.some((t, i) => t > now && owners[i] === share.repository)) {
+          return { result: { askAgainAt: Math.max(at - share.aheadMs, now + 1_000) } };
+        }
+        const keep = Math.max(1, this.limits.perHour, this.limits.perMinute);
+        const horizon = this.limits.perHour > 0 ? HOUR_MS : MINUTE_MS;
+        const kept = held
+          .map((t, i) => [t, owners[i] ?? 0] as const)
+          .filter(([t]) => t > now - horizon - LATE_ALLOWANCE_MS);
+        const next = [...kept, [at, share?.repository ?? 0] as const].slice(-keep);
+        const write = {
           slots: next.map(([t]) => t),
           owners: next.map(([, o]) => o),
-          version,
           ttl: ttlFrom(Math.max(now, at), TTL.pacing),
-        },
-        item
-          ? { expression: '#version = :seen', values: { ':seen': item.version ?? 0 } }
-          : { expression: 'attribute_not_exists(#pk)' },
-      );
-      if (written) return { slotAt: at };
-      // Another worker reserved meanwhile: read its slot and take the next one.
-      await sleep(Math.floor(Math.random() * 5 * Math.min(tries, 8)));
-    }
-    throw new TransientError(`pacing: could not reserve a slot for installation ${installationId} (contention)`);
+        };
+        return { result: { slotAt: at }, write };
+      },
+      () => `pacing: could not reserve a slot for installation ${installationId} (contention)`,
+    );
   }
 
   private nextSlot(slots: readonly number[], now: number): number {

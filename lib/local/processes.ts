@@ -23,6 +23,7 @@ import type { RunQueue } from '../webhook/run-queue.js';
 import type { RunOutcome } from '../worker/result.js';
 import type { LambdaHttpHandler } from './http-server.js';
 import type { EmbeddedFifoQueue } from './queue.js';
+import { embeddedDefer } from './queue-defer.js';
 
 export interface LocalParts {
   readonly settings: RuntimeSettings;
@@ -84,10 +85,7 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
       owner: parts.owner,
       ...(parts.leaseMs !== undefined && { leaseMs: parts.leaseMs }),
       maxReceiveCount: queue.maxReceiveCount,
-      defer: async (record, seconds) => {
-        queue.changeVisibility(record.receiptHandle, seconds * deferUnitMs);
-        await queue.persisted([record.messageId]);
-      },
+      defer: embeddedDefer(queue, deferUnitMs),
       ...(parts.onOutcome && { onOutcome: parts.onOutcome }),
     }),
     reconciler: composeReconciler(settings, {

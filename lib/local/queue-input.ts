@@ -1,8 +1,14 @@
 /** What the embedded queue refuses, as SQS refuses it, with SQS's error codes. */
-import { FIFO_ID, MAX_MESSAGE_BYTES, NOT_XML_CHARACTER } from '../webhook/sqs-limits.js';
+import {
+  FIFO_ID,
+  MAX_MESSAGE_BYTES,
+  MAX_VISIBILITY_TIMEOUT_SECONDS,
+  NOT_XML_CHARACTER,
+} from '../webhook/sqs-limits.js';
 
 /** SQS error codes, so callers can map a local failure to what the SDK would throw. */
-export type QueueErrorCode = 'InvalidParameterValue' | 'MissingParameter' | 'InvalidMessageContents';
+export type QueueErrorCode =
+  'InvalidParameterValue' | 'MissingParameter' | 'InvalidMessageContents' | 'ReceiptHandleIsInvalid';
 
 export class QueueInputError extends Error {
   constructor(
@@ -43,4 +49,14 @@ export function checkIntegerInRange(what: string, value: number, min: number, ma
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new QueueInputError('InvalidParameterValue', `${what} must be an integer in [${min}, ${max}], got ${value}`);
   }
+}
+
+/** SQS hides a message at most 12 hours from its first receive: a change that would end later is refused. */
+export function checkVisibilityCeiling(timeoutMs: number, now: number, firstReceivedAt: number): void {
+  if (now + timeoutMs <= firstReceivedAt + MAX_VISIBILITY_TIMEOUT_SECONDS * 1000) return;
+  throw new QueueInputError(
+    'InvalidParameterValue',
+    `Value ${Math.ceil(timeoutMs / 1000)} for parameter VisibilityTimeout is invalid. Reason: Total ` +
+      `VisibilityTimeout for the message is beyond the limit [${MAX_VISIBILITY_TIMEOUT_SECONDS} seconds]`,
+  );
 }

@@ -14,6 +14,8 @@ export interface StoredMessage {
   /** Earliest time a receive may return it (end of its visibility timeout). */
   visibleAt: number;
   receiveCount: number;
+  /** When it was first received (SQS's ApproximateFirstReceiveTimestamp); the 12-hour visibility ceiling counts from it. */
+  firstReceivedAt: number | undefined;
   receiptHandle: string | undefined;
   /** Hidden by ChangeMessageVisibility since its last receive, rather than held by a consumer. */
   deferred: boolean;
@@ -30,8 +32,8 @@ export function isInFlight(message: StoredMessage, now: number): boolean {
 
 /**
  * The record as Lambda's SQS event source hands it to a handler, with what the worker reads:
- * the receive count and the group. Attributes the record type requires but nothing reads
- * (timestamps, sender, body digest) are left empty.
+ * the receive count, the first receive time and the group. Attributes the record type requires
+ * but nothing reads (send time, sender, body digest) are left empty.
  */
 export function sqsRecordOf(message: StoredMessage, queueArn: string): SQSRecord {
   return {
@@ -42,7 +44,7 @@ export function sqsRecordOf(message: StoredMessage, queueArn: string): SQSRecord
       ApproximateReceiveCount: String(message.receiveCount),
       SentTimestamp: '',
       SenderId: '',
-      ApproximateFirstReceiveTimestamp: '',
+      ApproximateFirstReceiveTimestamp: message.firstReceivedAt === undefined ? '' : String(message.firstReceivedAt),
       MessageGroupId: message.groupId,
       MessageDeduplicationId: message.deduplicationId,
     },
@@ -54,10 +56,14 @@ export function sqsRecordOf(message: StoredMessage, queueArn: string): SQSRecord
   };
 }
 
-/** A receive: a new receipt handle (the old one goes stale), one more receive, hidden for the visibility timeout. */
-export function markReceived(message: StoredMessage, receiptHandle: string, visibleAt: number): void {
+/**
+ * A receive at `now`: a new receipt handle (the old one goes stale), one more receive (the first
+ * one's time kept), hidden for the visibility timeout.
+ */
+export function markReceived(message: StoredMessage, receiptHandle: string, now: number, visibleAt: number): void {
   message.receiptHandle = receiptHandle;
   message.receiveCount++;
+  message.firstReceivedAt ??= now;
   message.visibleAt = visibleAt;
   message.deferred = false;
 }
@@ -73,6 +79,7 @@ export function markRedriven(message: StoredMessage, order: number, now: number)
   message.order = order;
   message.visibleAt = now;
   message.receiveCount = 0;
+  message.firstReceivedAt = undefined;
   message.receiptHandle = undefined;
   message.deferred = false;
 }

@@ -129,7 +129,13 @@ export class QueuePoller {
       await this.queue.persisted(records.map((r) => r.messageId));
     } catch {
       // The journal has reported its fault; the batch comes back shortly rather than after a whole timeout.
-      for (const r of records) this.queue.changeVisibility(r.receiptHandle, this.giveBackMs);
+      for (const r of records) {
+        try {
+          this.queue.changeVisibility(r.receiptHandle, this.giveBackMs);
+        } catch {
+          // Past SQS's 12 hours from its first receive: it comes back after its own timeout instead.
+        }
+      }
       return records.length;
     }
     // Kept aside so a handler that mutates the event cannot redirect the deletes.

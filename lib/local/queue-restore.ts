@@ -45,6 +45,7 @@ function restoredMessage(snap: MessageSnapshot & { readonly body: string }, now:
     order: snap.order,
     visibleAt: snap.status === 'received' ? now : snap.visibleAt,
     receiveCount: snap.receiveCount,
+    firstReceivedAt: snap.firstReceivedAt,
     receiptHandle: hidden ? RESTORED_HANDLE : undefined,
     deferred: hidden,
     dedupUntil: snap.dedupUntil,

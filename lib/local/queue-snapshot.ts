@@ -23,6 +23,8 @@ export interface MessageSnapshot {
   readonly order: number;
   readonly visibleAt: number;
   readonly receiveCount: number;
+  /** When it was first received; absent until then. */
+  readonly firstReceivedAt?: number;
   readonly status: MessageStatus;
   /** End of the deduplication window of its id. */
   readonly dedupUntil: number;
@@ -59,6 +61,7 @@ export function snapshotOf(message: StoredMessage, dead?: { readonly reason: str
     order: message.order,
     visibleAt: message.visibleAt,
     receiveCount: message.receiveCount,
+    ...(message.firstReceivedAt !== undefined && { firstReceivedAt: message.firstReceivedAt }),
     status,
     dedupUntil: message.dedupUntil,
     ...(dead?.reason && { deadReason: dead.reason }),

@@ -9,8 +9,8 @@
  *
  * A message's state and its transitions are in queue-message.ts, where live messages are kept
  * in queue-groups.ts, the dead ones in queue-dead-letters.ts, the deduplication window in
- * queue-dedup.ts, what a journal writes of each in queue-snapshot.ts, and how the queue is
- * rebuilt from it in queue-restore.ts.
+ * queue-dedup.ts, what a journal writes of each in queue-snapshot.ts, how the queue is rebuilt
+ * from it in queue-restore.ts, and the worker's deferral on it in queue-defer.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
@@ -21,7 +21,7 @@ import { DEDUPLICATION_WINDOW_MS, MAX_RECEIVE_BATCH, MAX_VISIBILITY_TIMEOUT_SECO
 import { type DeadLetter, DeadLetterQueue } from './queue-dead-letters.js';
 import { DeduplicationWindow } from './queue-dedup.js';
 import { MessageGroups } from './queue-groups.js';
-import { checkBody, checkId, checkIntegerInRange } from './queue-input.js';
+import { checkBody, checkId, checkIntegerInRange, checkVisibilityCeiling } from './queue-input.js';
 import {
   isInFlight,
   markDeferred,
@@ -130,6 +130,7 @@ export class EmbeddedFifoQueue {
       order: ++this.nextOrder,
       visibleAt: now,
       receiveCount: 0,
+      firstReceivedAt: undefined,
       receiptHandle: undefined,
       deferred: false,
       dedupUntil: now + DEDUPLICATION_WINDOW_MS,
@@ -153,15 +154,11 @@ export class EmbeddedFifoQueue {
     for (const group of this.live.oldestFirst()) {
       if (out.length >= max) break;
       if (group.some((m) => isInFlight(m, now))) continue;
-      let i = 0;
-      while (i < group.length && out.length < max) {
-        const message = group[i] as StoredMessage;
-        if (message.receiveCount >= this.maxReceiveCount) {
-          this.moveToDeadLetters(message);
-          continue;
-        }
-        out.push(this.deliver(message, now));
-        i++;
+      // Its own copy of the group: a message that dies leaves the live group, not this walk.
+      for (const message of [...group]) {
+        if (out.length >= max) break;
+        if (message.receiveCount >= this.maxReceiveCount) this.moveToDeadLetters(message);
+        else out.push(this.deliver(message, now));
       }
     }
     return out;
@@ -177,11 +174,17 @@ export class EmbeddedFifoQueue {
     return true;
   }
 
+  /**
+   * Refuses, as SQS does, a handle that is stale or expired (false), and a timeout that would
+   * end past 12 hours from the message's first receive (a QueueInputError).
+   */
   changeVisibility(receiptHandle: string, timeoutMs: number): boolean {
     checkIntegerInRange('VisibilityTimeout (ms)', timeoutMs, 0, MAX_VISIBILITY_TIMEOUT_MS);
     const message = this.validHandle(receiptHandle);
     if (!message) return false;
-    markDeferred(message, this.now() + timeoutMs);
+    const now = this.now();
+    checkVisibilityCeiling(timeoutMs, now, message.firstReceivedAt ?? now);
+    markDeferred(message, now + timeoutMs);
     this.changed(message.messageId);
     return true;
   }
@@ -255,7 +258,7 @@ export class EmbeddedFifoQueue {
   private deliver(message: StoredMessage, now: number): SQSRecord {
     const receiptHandle = randomBytes(48).toString('base64');
     this.live.hand(message, receiptHandle);
-    markReceived(message, receiptHandle, now + this.visibilityTimeoutMs);
+    markReceived(message, receiptHandle, now, now + this.visibilityTimeoutMs);
     this.changed(message.messageId);
     return sqsRecordOf(message, this.arn);
   }

@@ -12,22 +12,26 @@ import type { RepoApi } from '../github/repo-api.js';
 import type { DecisionKind, RepoConfig, RunMessage } from '../model.js';
 import type { RequeueRef } from '../ledger/requeues.js';
 import type { WorkerContext, WorkerStores } from './context.js';
+import { SentFault } from './sent-fault.js';
 
 export interface RequeueContext {
   readonly stores: Pick<WorkerStores, 'requeues'>;
   readonly obs: Pick<WorkerContext['obs'], 'log' | 'metrics'>;
 }
 
-/** What the worker does with a run that earned a re-run: the re-run (with a note when it is a fallback), or a decision. */
+/**
+ * What the worker does with a run that earned a re-run: the re-run (with a note when it is a
+ * fallback), or a decision, `sent` when the merge-queue mutation left on the way to it.
+ */
 export type MergeQueueAction =
   | { readonly kind: 'rerun'; readonly note?: string }
-  | { readonly kind: 'final'; readonly decision: DecisionKind; readonly reason: string };
+  | { readonly kind: 'final'; readonly decision: DecisionKind; readonly reason: string; readonly sent: boolean };
 
 /**
  * For a merge-group run that would be re-run: reads the pull request and the group's commit,
  * takes the loop guard's claim, and sends `enqueuePullRequest` once. Any other run, and every
- * fallback, goes on to the re-run. `onSend` is called just before the mutation leaves: from
- * then on a fault keeps the run attempt's claim, as after a re-run call.
+ * fallback, goes on to the re-run. A fault of the mutation is thrown as a `SentFault`: from
+ * then on the run attempt's claim stays, as after a re-run call.
  */
 export async function actOnMergeGroup(
   msg: RunMessage,
@@ -35,7 +39,6 @@ export async function actOnMergeGroup(
   api: RepoApi,
   ctx: RequeueContext,
   rerunReason: string,
-  onSend: () => void,
 ): Promise<MergeQueueAction> {
   let facts: RequeueFacts = { message: msg, config, rerunReason };
   const ref = parseMergeGroupBranch(msg.headBranch);
@@ -53,7 +56,7 @@ export async function actOnMergeGroup(
         return step;
       case 'final':
         if (step.decision === 'requeued') ctx.obs.metrics.count('Requeue');
-        return step;
+        return { ...step, sent: facts.answer !== undefined };
       case 'need':
         if (step.what === 'group') {
           facts = { ...facts, group: await readMergeGroup(api, msg.repository, ref!.pullRequest, msg.headSha) };
@@ -69,7 +72,6 @@ export async function actOnMergeGroup(
         }
         break;
       case 'enqueue': {
-        onSend();
         try {
           facts = { ...facts, answer: await enqueuePullRequest(api, step.pullRequestId, step.expectedHeadOid) };
         } catch (err) {
@@ -81,7 +83,7 @@ export async function actOnMergeGroup(
                 ctx.obs.log.warn('could not release the re-enqueue claim', { ...base, error: e.message }),
               );
           }
-          throw err;
+          throw new SentFault(err, false);
         }
         if (!facts.answer!.accepted) ctx.obs.metrics.count('RequeueRefused');
         break;

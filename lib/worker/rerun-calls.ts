@@ -16,6 +16,7 @@ import {
 } from '../model.js';
 import type { Judged } from './evaluate.js';
 import { actOnMergeGroup, type RequeueContext } from './requeue.js';
+import { SentFault } from './sent-fault.js';
 
 export interface RerunStep {
   readonly reason: string;
@@ -47,17 +48,13 @@ export async function rerunCalls(
   }
 }
 
-/** What the act marks as it goes, so a fault knows whether GitHub may have acted. */
-export interface CallMarks {
-  /** A re-run call or the merge-queue mutation has left: from then on the claim stays on a fault. */
-  sent: boolean;
-  /** A re-run call is out: a fault now leaves GitHub's action unknown, and is noted on the claim. */
-  calling: boolean;
-}
+/** The act's decision, `sent` when a re-run call or the merge-queue mutation left on the way: from then on the claim stays on a fault. */
+export type Acted = Decision & { readonly sent: boolean };
 
 /**
  * Re-runs the run that earned it, or, for a merge-group run, puts its pull request back in the
- * merge queue (falling back to the re-run). A rate limit or a fault of a call is thrown.
+ * merge queue (falling back to the re-run). A fault before anything left is thrown as it is; one
+ * once a request left is thrown as a `SentFault`, in flight for a re-run call.
  */
 export async function act(
   msg: RunMessage,
@@ -65,14 +62,16 @@ export async function act(
   step: RerunStep,
   api: RepoApi,
   ctx: RequeueContext,
-  marks: CallMarks,
-): Promise<Decision> {
+): Promise<Acted> {
   const { config } = judged;
-  const queued = await actOnMergeGroup(msg, config, api, ctx, step.reason, () => (marks.sent = true));
-  if (queued.kind === 'final') return queued;
-  marks.sent = marks.calling = true;
-  const candidates = candidateJobs(judged.facts.jobs ?? [], msg, config);
-  const done = await rerunCalls(api, msg, candidates, step, config);
-  marks.calling = false;
-  return queued.note ? { ...done, reason: `${done.reason}; ${queued.note}` } : done;
+  const queued = await actOnMergeGroup(msg, config, api, ctx, step.reason);
+  if (queued.kind === 'final') return { decision: queued.decision, reason: queued.reason, sent: queued.sent };
+  let done: { decision: DecisionKind; reason: string };
+  try {
+    const candidates = candidateJobs(judged.facts.jobs ?? [], msg, config);
+    done = await rerunCalls(api, msg, candidates, step, config);
+  } catch (err) {
+    throw new SentFault(err, true);
+  }
+  return { ...done, reason: queued.note ? `${done.reason}; ${queued.note}` : done.reason, sent: true };
 }

@@ -1,27 +1,31 @@
 /**
  * One decision, stage by stage: claim the run attempt (or settle a copy), evaluate it (or resume
  * a wait from the facts it kept), take the pace turn, take a unit of the retry budget, act on
- * GitHub, record. Each stage is its own module; this one only says the order, and what a fault
- * undoes. Ordinary outcomes (a decision, a wait, a duplicate) are returned; only faults are thrown.
+ * GitHub, record. Each stage is its own module; this one says the order, and what a fault at
+ * each step undoes: each step is wrapped with its own undo, from what the steps before it
+ * returned. Ordinary outcomes (a decision, a wait, a duplicate) are returned; only faults are thrown.
  */
 import { RateLimitedError } from '../errors.js';
 import { RepoApi } from '../github/repo-api.js';
 import type { Decision, RunMessage } from '../model.js';
+import type { ClaimResult } from '../records.js';
 import { giveBackUnit, spendsBudget, takeUnit } from './budget-unit.js';
 import { noteCallFailed, pauseForBreaker, releaseClaim, settleUnclaimed } from './claim.js';
-import { decisionLine, type WorkerContext } from './context.js';
-import { evaluateAfresh } from './evaluate.js';
+import { decisionLine, type DecisionLine, type WorkerContext } from './context.js';
+import { evaluateAfresh, type Judged } from './evaluate.js';
 import { readKeptFacts, resumeFromKept } from './kept-facts.js';
 import { recordDecision, recordOutcome } from './record-decision.js';
-import { act, type CallMarks } from './rerun-calls.js';
-import type { RunResult } from './result.js';
+import { act, type Acted, type RerunStep } from './rerun-calls.js';
+import type { Deferred, RunResult } from './result.js';
+import { SentFault } from './sent-fault.js';
 import { takeTurn, waitForTurn } from './turn.js';
 
 /**
  * Decides one run attempt: claim it, gather only the facts the decision asks for, re-run at
  * most once, record the outcome. A fault before the re-run call, or a rate limit on it, gives
  * the claim and the budget unit back and is rethrown, so the message is retried; after any other
- * fault of the call the claim stays for the reconciler, noted with the failure.
+ * fault of the call the claim stays for the reconciler, noted with the failure. The merge-queue
+ * mutation counts as a sent call, never as one in flight.
  */
 export async function runDecision(msg: RunMessage, ctx: WorkerContext): Promise<RunResult> {
   const line = decisionLine(msg);
@@ -30,43 +34,91 @@ export async function runDecision(msg: RunMessage, ctx: WorkerContext): Promise<
 
   const { owner, name } = msg.repository;
   const api = new RepoApi(ctx.github.client(msg.installationId), owner, name, ctx.github.graphqlUrl);
-  const marks: CallMarks = { sent: false, calling: false };
-  let unitTaken = false;
-  try {
-    const kept = readKeptFacts(claim.kept);
-    const judged = kept ? await resumeFromKept(msg, kept, api, ctx) : await evaluateAfresh(msg, api, ctx, line);
-    // The attempt reports on the re-run before it, from its own verdicts (a resumed turn did so before its wait).
-    if (!kept) await recordOutcome(msg, judged.verdicts, ctx, line);
-    const { step } = judged;
-    if (step.kind === 'wait') return await pauseForBreaker(msg, step, ctx, line);
+  const giveBack = (unit: boolean) => async (): Promise<void> => {
+    await releaseClaim(msg, ctx, line);
+    if (unit) await giveBackUnit(msg, ctx, line);
+  };
 
-    let decided: Decision;
-    if (step.kind === 'final') decided = step;
-    else {
-      const turn = await takeTurn(msg.installationId, claim, ctx, msg.repository.id);
-      // Once the wait is written the attempt is its waiting message's: nothing after it can fault.
-      if (turn.kind === 'wait') return await waitForTurn(msg, judged, judged.priorRequests + api.requests, turn, ctx);
-      if (turn.kind === 'final') decided = turn;
-      else {
-        const unit = await takeUnit(msg, ctx);
-        if (!unit.taken) decided = unit;
-        else {
-          unitTaken = true;
-          decided = await act(msg, judged, step, api, ctx, marks);
-          if (!spendsBudget(decided.decision)) await giveBackUnit(msg, ctx, line);
-        }
-      }
-    }
-    return { kind: 'decided', outcome: await recordDecision(msg, judged, decided, api, ctx, line) };
+  const ahead = await undoOnFault(giveBack(false), () => beforeTheCall(msg, claim, api, ctx, line));
+  if (ahead.kind === 'deferred') return ahead;
+  const { judged } = ahead;
+  const acted: Acted =
+    ahead.kind === 'act' ? await actOrUndo(msg, judged, ahead.step, api, ctx, line) : { ...ahead.decided, sent: false };
+  const unitTaken = ahead.kind === 'act';
+  if (unitTaken && !spendsBudget(acted.decision)) await giveBackUnit(msg, ctx, line);
+  // Once a request left, the claim stays whatever faults after it: the reconciler settles it.
+  const undo = acted.sent ? async (): Promise<void> => {} : giveBack(unitTaken);
+  const decided: Decision = { decision: acted.decision, reason: acted.reason };
+  const outcome = await undoOnFault(undo, () => recordDecision(msg, judged, decided, api, ctx, line));
+  return { kind: 'decided', outcome };
+}
+
+/** Where the steps before any call lead: a wait, a decision with nothing to send, or the act with a unit taken. */
+type Ahead =
+  | Deferred
+  | { readonly kind: 'final'; readonly judged: Judged; readonly decided: Decision }
+  | { readonly kind: 'act'; readonly judged: Judged; readonly step: RerunStep };
+
+/** Evaluate, record the verdicts, then the breaker, the turn and the unit: nothing leaves for GitHub here. */
+async function beforeTheCall(
+  msg: RunMessage,
+  claim: Extract<ClaimResult, { readonly claimed: true }>,
+  api: RepoApi,
+  ctx: WorkerContext,
+  line: DecisionLine,
+): Promise<Ahead> {
+  const kept = readKeptFacts(claim.kept);
+  const judged = kept ? await resumeFromKept(msg, kept, api, ctx) : await evaluateAfresh(msg, api, ctx, line);
+  // The attempt reports on the re-run before it, from its own verdicts (a resumed turn did so before its wait).
+  if (!kept) await recordOutcome(msg, judged.verdicts, ctx, line);
+  const { step } = judged;
+  if (step.kind === 'wait') return pauseForBreaker(msg, step, ctx, line);
+  if (step.kind === 'final') return { kind: 'final', judged, decided: step };
+
+  const turn = await takeTurn(msg.installationId, claim, ctx, msg.repository.id);
+  // Once the wait is written the attempt is its waiting message's: nothing after it can fault.
+  if (turn.kind === 'wait') return waitForTurn(msg, judged, judged.priorRequests + api.requests, turn, ctx);
+  if (turn.kind === 'final') return { kind: 'final', judged, decided: turn };
+
+  const unit = await takeUnit(msg, ctx);
+  if (!unit.taken) return { kind: 'final', judged, decided: unit };
+  return { kind: 'act', judged, step };
+}
+
+/**
+ * The act, with its undo at the call: a fault before anything left, or a request turned away
+ * (a rate limit), gives the claim and the unit back; a re-run call whose outcome is unknown
+ * keeps both, the claim noted with the failure; a faulted merge-queue mutation keeps both.
+ * The fault itself is rethrown.
+ */
+async function actOrUndo(
+  msg: RunMessage,
+  judged: Judged,
+  step: RerunStep,
+  api: RepoApi,
+  ctx: WorkerContext,
+  line: DecisionLine,
+): Promise<Acted> {
+  try {
+    return await act(msg, judged, step, api, ctx);
   } catch (err) {
+    const fault = err instanceof SentFault ? err.cause : err;
     // A rate-limited call was turned away before GitHub acted on it, so the claim goes back as
     // well; a re-decision that finds the run at a later attempt answers duplicate.
-    const turnedAway = err instanceof RateLimitedError;
-    if (!marks.sent || turnedAway) {
+    if (!(err instanceof SentFault) || fault instanceof RateLimitedError) {
       await releaseClaim(msg, ctx, line);
-      if (unitTaken) await giveBackUnit(msg, ctx, line);
-    }
-    if (marks.calling && !turnedAway) await noteCallFailed(msg, err, ctx, line);
+      await giveBackUnit(msg, ctx, line);
+    } else if (err.inFlight) await noteCallFailed(msg, fault, ctx, line);
+    throw fault;
+  }
+}
+
+/** Runs `step`; on its fault runs `undo`, then rethrows. */
+async function undoOnFault<T>(undo: () => Promise<void>, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    await undo();
     throw err;
   }
 }

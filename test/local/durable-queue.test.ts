@@ -96,6 +96,28 @@ describe('durable local queue (--data-dir)', () => {
     expect(q.queue.delete(record!.receiptHandle)).toBe(false);
   });
 
+  it('the first receive time is kept in the journal: after a restart the record still carries it, and the 12-hour ceiling counts from it', async () => {
+    const d = dataDir();
+    let q = await d.start();
+    await send(q, 'held', 'g');
+    const firstAt = d.clock.t;
+    const [record] = q.queue.receive(1);
+    expect(record!.attributes.ApproximateFirstReceiveTimestamp).toBe(String(firstAt));
+    await q.queue.persisted([record!.messageId]);
+    d.clock.t += 3_600_000;
+    q = await d.start();
+    const [again] = q.queue.receive(1);
+    expect(again!.attributes).toMatchObject({
+      ApproximateReceiveCount: '2',
+      ApproximateFirstReceiveTimestamp: String(firstAt),
+    });
+    // An hour of the 12 is spent: 11 hours fit, a second more does not.
+    expect(() => q.queue.changeVisibility(again!.receiptHandle, 11 * 3_600_000 + 1_000)).toThrow(
+      /beyond the limit \[43200 seconds\]/,
+    );
+    expect(q.queue.changeVisibility(again!.receiptHandle, 11 * 3_600_000)).toBe(true);
+  });
+
   it('a message released by a restart stays on disk: a second restart before any receive still has it', async () => {
     const d = dataDir();
     let q = await d.start();

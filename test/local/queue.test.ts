@@ -4,10 +4,12 @@
  * holds (every message, receive count, deferral, dead letter and remembered deduplication id).
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
+import { MessageGroups } from '../../lib/local/queue-groups.js';
 import { DynamoQueueJournal } from '../../lib/local/queue-journal.js';
 import { QueuePoller } from '../../lib/local/queue-poller.js';
+import { embeddedDefer } from '../../lib/local/queue-defer.js';
 import { EmbeddedFifoQueue, QueueInputError, type QueueOptions } from '../../lib/local/queue.js';
 import type { MessageSnapshot } from '../../lib/local/queue-snapshot.js';
 
@@ -243,6 +245,63 @@ function cases(): void {
       expect(bodies(queue.receive())).toEqual(['g-1']);
     });
 
+    it('a record carries its first receive time as ApproximateFirstReceiveTimestamp, the same on every later receive', () => {
+      const { queue, send, advance, clock } = setup();
+      send('g');
+      advance(250);
+      const firstAt = clock.t;
+      const [first] = queue.receive();
+      expect(first!.attributes.ApproximateFirstReceiveTimestamp).toBe(String(firstAt));
+      advance(30_000);
+      const [second] = queue.receive();
+      expect(second!.attributes).toMatchObject({
+        ApproximateReceiveCount: '2',
+        ApproximateFirstReceiveTimestamp: String(firstAt),
+      });
+    });
+
+    it('a visibility change that would end past 12 hours from the first receive is refused, as SQS refuses it', () => {
+      const { queue, send, advance } = setup();
+      send('g');
+      queue.receive();
+      advance(2 * 3_600_000);
+      const [r] = queue.receive();
+      expect(() => queue.changeVisibility(r!.receiptHandle, 10 * 3_600_000 + 1_000)).toThrow(QueueInputError);
+      expect(() => queue.changeVisibility(r!.receiptHandle, 10 * 3_600_000 + 1_000)).toThrow(
+        /Total VisibilityTimeout for the message is beyond the limit \[43200 seconds\]/,
+      );
+      expect(queue.changeVisibility(r!.receiptHandle, 10 * 3_600_000)).toBe(true);
+    });
+
+    it('a redrive starts the message over: no first receive until it is received again', () => {
+      const { queue, send, advance, clock } = setup({ maxReceiveCount: 1 });
+      send('g');
+      queue.receive();
+      advance(30_000);
+      expect(queue.receive()).toEqual([]);
+      expect(queue.redrive()).toBe(1);
+      advance(1_000);
+      const [r] = queue.receive();
+      expect(r!.attributes).toMatchObject({
+        ApproximateReceiveCount: '1',
+        ApproximateFirstReceiveTimestamp: String(clock.t),
+      });
+    });
+
+    it("the worker's deferral rejects a refused change, as ChangeMessageVisibility does: a stale handle, or past 12 hours", async () => {
+      const { queue, send, advance } = setup();
+      send('g');
+      const defer = embeddedDefer(queue);
+      const [first] = queue.receive();
+      advance(30_000);
+      const [second] = queue.receive();
+      await expect(defer(first!, 60)).rejects.toMatchObject({ code: 'ReceiptHandleIsInvalid' });
+      await expect(defer(second!, 12 * 3600)).rejects.toMatchObject({ code: 'InvalidParameterValue' });
+      await defer(second!, 60);
+      expect(queue.stats()).toMatchObject({ visible: 0, inFlight: 1 });
+      expect(queue.nextVisibleAt()).toBe(Number(second!.attributes.ApproximateFirstReceiveTimestamp) + 90_000);
+    });
+
     it('rejects an out-of-range visibility timeout and an unknown handle', () => {
       const { queue, send } = setup();
       send('g');
@@ -255,6 +314,30 @@ function cases(): void {
   });
 
   describe('EmbeddedFifoQueue: dead letters', () => {
+    it('receive walks its own copy of each group: groups handed back as copies still dead-letter the first and deliver the rest', () => {
+      const original = MessageGroups.prototype.oldestFirst;
+      const copies = vi.spyOn(MessageGroups.prototype, 'oldestFirst').mockImplementation(function (
+        this: MessageGroups,
+      ) {
+        return original.call(this).map((group) => [...group]);
+      });
+      try {
+        const { queue, send, advance } = setup({ maxReceiveCount: 2 });
+        send('g');
+        send('g');
+        send('g');
+        expect(bodies(queue.receive())).toEqual(['g-1']);
+        advance(30_000);
+        expect(bodies(queue.receive())).toEqual(['g-1']);
+        advance(30_000);
+        expect(bodies(queue.receive(10))).toEqual(['g-2', 'g-3']);
+        expect(queue.deadLetters.map((d) => d.record.body)).toEqual(['g-1']);
+        expect(copies).toHaveBeenCalled();
+      } finally {
+        copies.mockRestore();
+      }
+    });
+
     it.each([1, 2, 5])('moves a message on the receive after its %i-th, with a reason', (maxReceiveCount) => {
       const { queue, send, advance } = setup({ maxReceiveCount, visibilityTimeoutMs: 1000 });
       const { messageId } = send('g', 'poison');

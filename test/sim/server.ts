@@ -151,6 +151,10 @@ export class SimServer {
       if (f.method && f.method.toUpperCase() !== method) continue;
       if (!f.path.test(path)) continue;
       if (f.times !== undefined && f.times <= 0) continue;
+      if (f.after !== undefined && f.after > 0) {
+        f.after--;
+        continue;
+      }
       if (f.rate !== undefined && this.faultDraw(i, method, path) >= f.rate) continue;
       if (f.times !== undefined) f.times--;
       return f;

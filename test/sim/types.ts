@@ -262,6 +262,8 @@ export interface SimFault {
   path: RegExp;
   status: number;
   times?: number;
+  /** Matching requests let through before the fault applies (the second GraphQL request of a decision, say). */
+  after?: number;
   rate?: number;
   /** Seconds, sent as `retry-after`. */
   retryAfter?: number;

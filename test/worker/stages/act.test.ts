@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../../lib/errors.js';
 import type { RerunAnswer } from '../../../lib/model.js';
 import type { Judged } from '../../../lib/worker/evaluate.js';
-import { act, type CallMarks } from '../../../lib/worker/rerun-calls.js';
+import { act } from '../../../lib/worker/rerun-calls.js';
+import { SentFault } from '../../../lib/worker/sent-fault.js';
 import { cancelledJob, config, failedJob, jobVerdict, runMessage } from '../../core/fixtures.js';
 import { fakeRepoApi, fakeWorld } from '../../support/fakes/context.js';
 
@@ -21,21 +22,19 @@ const judgedFor = (jobs = [failedJob()], cancelledOnly = false): [Judged, Judged
     step,
   ];
 };
-const marks = (): CallMarks => ({ sent: false, calling: false });
 
 describe('the act: one POST per re-run call', () => {
-  it('an accepted call re-runs the run, and marks it sent and no longer out', async () => {
+  it('an accepted call re-runs the run, and says it was sent', async () => {
     const w = fakeWorld();
     const api = fakeRepoApi({
       rerunFailedJobs: async (): Promise<RerunAnswer> => ({ call: 'failed_jobs', accepted: true }),
     });
-    const m = marks();
     const [judged, step] = judgedFor();
-    expect(await act(msg, judged, step, api, w.ctx, m)).toEqual({
+    expect(await act(msg, judged, step, api, w.ctx)).toEqual({
       decision: 'retried',
       reason: 'runner lost; rerun-failed-jobs accepted',
+      sent: true,
     });
-    expect(m).toEqual({ sent: true, calling: false });
     expect(api.readsSent).toEqual(['rerunFailedJobs']);
   });
 
@@ -49,7 +48,7 @@ describe('the act: one POST per re-run call', () => {
       }),
     });
     const [judged, step] = judgedFor();
-    const done = await act(msg, judged, step, api, w.ctx, marks());
+    const done = await act(msg, judged, step, api, w.ctx);
     expect(done).toMatchObject({
       decision: 'rerun_rejected',
       reason: expect.stringMatching(/created over a month ago/),
@@ -65,23 +64,26 @@ describe('the act: one POST per re-run call', () => {
       rerunJob: async (): Promise<RerunAnswer> => ({ call: 'job', accepted: true }),
     });
     const [judged, step] = judgedFor([job], true);
-    expect((await act(msg, judged, step, api, w.ctx, marks())).decision).toBe('retried');
+    expect((await act(msg, judged, step, api, w.ctx)).decision).toBe('retried');
     expect(api.readsSent).toEqual(['rerunFailedJobs', 'rerunJob']);
   });
 
-  it('a call that faults is left out: the marks say GitHub may have acted', async () => {
+  it('a call that faults is thrown as sent and in flight: GitHub may have acted', async () => {
     const w = fakeWorld();
-    const m = marks();
-    const api = fakeRepoApi({ rerunFailedJobs: () => Promise.reject(new Error('socket hang up')) });
+    const cause = new Error('socket hang up');
+    const api = fakeRepoApi({ rerunFailedJobs: () => Promise.reject(cause) });
     const [judged, step] = judgedFor();
-    await expect(act(msg, judged, step, api, w.ctx, m)).rejects.toThrow('socket hang up');
-    expect(m).toEqual({ sent: true, calling: true });
+    const fault = await act(msg, judged, step, api, w.ctx).catch((e: unknown) => e);
+    expect(fault).toBeInstanceOf(SentFault);
+    expect(fault).toMatchObject({ cause, inFlight: true, message: 'socket hang up' });
   });
 
-  it('a rate limit on the call is thrown as it is, for the caller to give the claim back', async () => {
+  it('a rate limit on the call is thrown as sent with the rate limit its cause, for the caller to give the claim back', async () => {
     const w = fakeWorld();
     const api = fakeRepoApi({ rerunFailedJobs: () => Promise.reject(new RateLimitedError(60_000)) });
     const [judged, step] = judgedFor();
-    await expect(act(msg, judged, step, api, w.ctx, marks())).rejects.toBeInstanceOf(RateLimitedError);
+    const fault = await act(msg, judged, step, api, w.ctx).catch((e: unknown) => e);
+    expect(fault).toBeInstanceOf(SentFault);
+    expect((fault as SentFault).cause).toBeInstanceOf(RateLimitedError);
   });
 });

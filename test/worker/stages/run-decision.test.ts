@@ -10,7 +10,7 @@ import type { RunMessage } from '../../../lib/model.js';
 import { runDecision } from '../../../lib/worker/run-decision.js';
 import { runMessageFromPayload } from '../../../lib/webhook/run-message.js';
 import { GitHubSimulator, simAppPrivateKey } from '../../sim/index.js';
-import { TEXT } from '../../support/evidence.js';
+import { lostJob, TEXT } from '../../support/evidence.js';
 import { fakeWorld, type WorldOptions } from '../../support/fakes/context.js';
 import { MemoryLog } from '../../support/memory-log.js';
 import { workflowRunPayload } from '../../support/webhooks.js';
@@ -57,6 +57,27 @@ function lostRun(): { readonly msg: RunMessage; readonly runId: number } {
   };
 }
 
+/** A pull request ejected from its merge queue by a lost runner, as its group's run completion is delivered. */
+function lostMergeGroup(): { readonly msg: RunMessage; readonly runId: number } {
+  const group = sim.addMergeGroupRun({
+    repo: `stages/queue-${++seq}`,
+    workflowName: 'CI',
+    pullRequest: 100 + seq,
+    jobs: [lostJob('test', 'runs-on--i-0abc1234def567890')],
+  });
+  return {
+    msg: runMessageFromPayload(workflowRunPayload(sim, group.run.id, INSTALLATION), `delivery-${seq}`),
+    runId: group.run.id,
+  };
+}
+
+/**
+ * The decision's GraphQL requests, in order: the jobs' annotations, the merge group's read, the
+ * mutation. A 422 is not retried.
+ */
+const graphqlFault = (nth: 'read' | 'mutation', status: number, retryAfter?: number) =>
+  sim.injectFault({ method: 'POST', path: /\/graphql$/, status, after: nth === 'read' ? 1 : 2, times: 1, retryAfter });
+
 const rerunPath = (runId: number) => new RegExp(`/runs/${runId}/rerun-failed-jobs$`);
 
 describe('a decision over in-memory stores', () => {
@@ -99,6 +120,37 @@ describe('a decision over in-memory stores', () => {
       callError: expect.stringMatching(/502/),
     });
     expect(w.budget.held(INSTALLATION)).toHaveLength(1);
+  });
+
+  it('a merge-queue mutation that faults counts as sent: thrown, the claim kept and not noted, the unit kept', async () => {
+    const w = world();
+    const { msg, runId } = lostMergeGroup();
+    graphqlFault('mutation', 422);
+    await expect(runDecision(msg, w.ctx)).rejects.toThrow();
+    const held = w.attempts.of(msg);
+    expect(held).toMatchObject({ state: 'claimed', owner: w.ctx.owner });
+    expect(held?.callError).toBeUndefined();
+    expect(w.budget.held(INSTALLATION)).toHaveLength(1);
+    expect(sim.rerunTally(runId).received).toBe(0);
+  });
+
+  it('a rate limit on the merge-queue mutation: thrown, the claim released and the unit given back', async () => {
+    const w = world();
+    const { msg } = lostMergeGroup();
+    graphqlFault('mutation', 429, 30);
+    await expect(runDecision(msg, w.ctx)).rejects.toBeInstanceOf(RateLimitedError);
+    expect(await w.attempts.get(msg.repository.id, msg.runId, msg.runAttempt)).toBeUndefined();
+    expect(w.budget.takes).toHaveLength(1);
+    expect(w.budget.held(INSTALLATION)).toEqual([]);
+  });
+
+  it('a fault reading the merge group, before the mutation: the claim and the unit given back', async () => {
+    const w = world();
+    const { msg } = lostMergeGroup();
+    graphqlFault('read', 422);
+    await expect(runDecision(msg, w.ctx)).rejects.toThrow();
+    expect(await w.attempts.get(msg.repository.id, msg.runId, msg.runAttempt)).toBeUndefined();
+    expect(w.budget.held(INSTALLATION)).toEqual([]);
   });
 
   it('a fault before any call gives the claim back and takes no unit', async () => {
