@@ -61,7 +61,11 @@ export async function enqueuePullRequest(
   pullRequestId: string,
   expectedHeadOid: string,
 ): Promise<EnqueueAnswer> {
-  const answer = await api.graphqlDocument(ENQUEUE_MUTATION, { id: pullRequestId, head: expectedHeadOid });
+  const answer = await api.graphqlDocument(
+    ENQUEUE_MUTATION,
+    { id: pullRequestId, head: expectedHeadOid },
+    { oneShot: true },
+  );
   const entry = (answer.data?.enqueuePullRequest as { mergeQueueEntry?: { id?: unknown } | null } | null | undefined)
     ?.mergeQueueEntry;
   if (typeof entry?.id === 'string' && !answer.errors?.length) return { accepted: true };

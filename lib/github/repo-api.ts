@@ -3,7 +3,7 @@ import { SCAN_LIMITS } from '../classify/scan-budget.js';
 import { NotFoundError, RequestTimeoutError } from '../errors.js';
 import type { Annotation, JobFacts, RerunAnswer, RunFacts } from '../model.js';
 import { annotationsByGraphql, annotationsByRest } from './annotations.js';
-import type { GitHubClient, GitHubClients } from './client.js';
+import { type GitHubClient, type GitHubClients, ONE_SHOT } from './client.js';
 import { listJobs } from './job-listing.js';
 import { type JobLogOptions, readLogAt } from './job-log.js';
 import type { CheckRunReport, FileRead, GraphqlAnswer, RunRecord, WorkflowRunSummary } from './repo-answers.js';
@@ -145,8 +145,20 @@ export class RepoApi {
    * One GraphQL document of this repository's, answered as GitHub sends it: `data` and any
    * `errors` (a refused mutation is an answer, not a fault). Rate limits and HTTP faults throw.
    */
-  async graphqlDocument(query: string, variables: Record<string, unknown>): Promise<GraphqlAnswer> {
-    const res = await this.calls.graphql(`POST ${this.calls.graphqlUrl}`, { query, variables });
+  /**
+   * One GraphQL document. A mutation is `oneShot`: never sent again in-process (a 5xx may have
+   * acted), as the re-run calls are not.
+   */
+  async graphqlDocument(
+    query: string,
+    variables: Record<string, unknown>,
+    opts: { readonly oneShot?: boolean } = {},
+  ): Promise<GraphqlAnswer> {
+    const res = await this.calls.graphql(`POST ${this.calls.graphqlUrl}`, {
+      query,
+      variables,
+      ...(opts.oneShot && { request: ONE_SHOT }),
+    });
     return (res.data ?? {}) as GraphqlAnswer;
   }
 

@@ -134,6 +134,20 @@ describe('a decision over in-memory stores', () => {
     expect(sim.rerunTally(runId).received).toBe(0);
   });
 
+  it('a 502 on the merge-queue mutation is sent once, never again in-process (GitHub may have acted): the claim kept', async () => {
+    const w = world();
+    const { msg } = lostMergeGroup();
+    sim.resetRequests();
+    graphqlFault('mutation', 502);
+    await expect(runDecision(msg, w.ctx)).rejects.toThrow();
+    const mutations = sim.requests.filter(
+      (r) =>
+        r.method === 'POST' && /\/graphql$/.test(r.path) && /enqueuePullRequest/.test(JSON.stringify(r.body ?? '')),
+    );
+    expect(mutations).toHaveLength(1);
+    expect(w.attempts.of(msg)).toMatchObject({ state: 'claimed', owner: w.ctx.owner });
+  });
+
   it('a rate limit on the merge-queue mutation: thrown, the claim released and the unit given back', async () => {
     const w = world();
     const { msg } = lostMergeGroup();
