@@ -5,11 +5,9 @@ import { RequestMeter } from '../backtest/requests.js';
 import { summarize } from '../backtest/summary.js';
 import { createClientFactory } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
-import { RunnerSignals } from '../ledger/runner-signals.js';
 import { noMetrics } from '../obs/memory-metrics.js';
 import type { Log } from '../obs/types.js';
-import { RunnerKeys } from '../signals/runner-keys.js';
-import { describeAwsError, dynamoClient } from './aws.js';
+import { describeAwsError } from './aws.js';
 import { FileCache } from './backtest-cache.js';
 import { backtestHtml } from './backtest-html.js';
 import { type BacktestReport, backtestText, progressBar } from './backtest-render.js';
@@ -25,7 +23,7 @@ import {
   runCommand,
   UsageError,
 } from './io.js';
-import { tableName } from './ledger-source.js';
+import { tableName, tableSignals } from './ledger-source.js';
 
 const HELP = `reprise backtest: what reprise would have done on your own history, against what people did.
 
@@ -143,16 +141,10 @@ export async function backtest(argv: readonly string[], io: CliIo): Promise<numb
           graphqlUrl: settings.graphqlUrl,
           defaults: settings.defaults,
           ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
-          configSource: new RepoConfigSource(),
+          configSource: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
           evaluation: {
             ...(table && {
-              signals: new RunnerSignals(
-                dynamoClient(io),
-                table,
-                settings.signalTtlSeconds,
-                undefined,
-                new RunnerKeys(settings.runnerNamePatterns),
-              ),
+              signals: tableSignals(io, table, settings),
             }),
             signalWindow: settings.signalWindow,
             logHosts: settings.logHosts,

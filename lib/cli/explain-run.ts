@@ -124,7 +124,12 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
     error: (m, x) => notes.push(`${m}${x?.error ? `: ${String(x.error)}` : ''}`),
   };
   const api = new RepoApi(deps.clients, owner, name, deps.settings.graphqlUrl);
-  const cfg = await new RepoConfigSource().load(api, owner, name, deps.settings.defaults);
+  const cfg = await new RepoConfigSource(undefined, undefined, deps.settings.repoCeiling).load(
+    api,
+    owner,
+    name,
+    deps.settings.defaults,
+  );
   const config = { ...cfg.config, dryRun: true, report: 'log' as const };
   const evalDeps: EvaluationDeps = {
     ...(deps.signals && { signals: deps.signals }),

@@ -1,6 +1,4 @@
 import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import { RunnerSignals } from '../ledger/runner-signals.js';
-import { RunnerKeys } from '../signals/runner-keys.js';
 import { describeAwsError, dynamoClient } from './aws.js';
 import { type Explanation, explainRun } from './explain-run.js';
 import {
@@ -12,7 +10,7 @@ import {
   workerClients,
 } from './github.js';
 import { type CliIo, parseCommand, printJson, println, runCommand, table, withProgress } from './io.js';
-import { tableName } from './ledger-source.js';
+import { tableName, tableSignals } from './ledger-source.js';
 import { parseRunRef, readLiveRun } from './run-lookup.js';
 
 const HELP = `reprise explain: what reprise decides for a run, and why, without re-running anything.
@@ -117,13 +115,7 @@ export async function explain(argv: readonly string[], io: CliIo): Promise<numbe
           clients,
           settings,
           ...(table && {
-            signals: new RunnerSignals(
-              dynamoClient(io),
-              table,
-              settings.signalTtlSeconds,
-              undefined,
-              new RunnerKeys(settings.runnerNamePatterns),
-            ),
+            signals: tableSignals(io, table, settings),
             signalsFrom: `DynamoDB table ${table}`,
             outcomes: new DynamoRerunOutcomes(dynamoClient(io), table, settings.breaker),
           }),

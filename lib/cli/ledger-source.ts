@@ -1,4 +1,7 @@
+import type { RuntimeSettings } from '../config/env.js';
 import { openLedger } from '../ledger/ledger.js';
+import { RunnerSignals } from '../ledger/runner-signals.js';
+import { RunnerKeys } from '../signals/runner-keys.js';
 import type { DecisionFilter, ReportFacts } from '../records.js';
 import { describeAwsError, dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo, UsageError, withProgress } from './io.js';
@@ -88,3 +91,13 @@ export async function readLedger<T>(
     }
   });
 }
+
+/** The table's runner signals as the worker reads them: its TTL and runner-name keys. */
+export const tableSignals = (io: CliIo, table: string, settings: RuntimeSettings): RunnerSignals =>
+  new RunnerSignals(
+    dynamoClient(io),
+    table,
+    settings.signalTtlSeconds,
+    undefined,
+    new RunnerKeys(settings.runnerNamePatterns),
+  );

@@ -51,6 +51,22 @@ describe('reprise explain', () => {
     expect(h.sim.run(run.id).runAttempt).toBe(1);
   });
 
+  it("the operator's ceiling holds in explain as in the worker: with REPO_EXTRA_PATTERNS=false a repository's own pattern is no evidence", async () => {
+    h.sim.setRepoFile('acme/explain-ceiling', '.github/reprise.yml', 'extra_patterns:\n  - "node vanished"\n');
+    const run = h.sim.addRun({
+      repo: 'acme/explain-ceiling',
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: 'node vanished' }] }],
+    });
+    const allowed = captureIo(appEnv(h.sim.url));
+    expect(await explain(['acme/explain-ceiling', String(run.id)], allowed)).toBe(0);
+    expect(allowed.out()).toContain('Decision: would re-run the failed jobs');
+    const capped = captureIo({ ...appEnv(h.sim.url), REPO_EXTRA_PATTERNS: 'false' });
+    expect(await explain(['acme/explain-ceiling', String(run.id)], capped)).toBe(0);
+    expect(capped.out()).not.toContain('Decision: would re-run');
+    expect(capped.out()).toMatch(/^test +failure +\S+ +genuine/m);
+    expect(writes()).toEqual([]);
+  });
+
   it('a merge-group run lost to a runner: explain says the pull request would go back in the queue, and sends no mutation', async () => {
     const g = h.sim.addMergeGroupRun({
       repo: 'acme/explain',
