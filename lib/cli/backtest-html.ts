@@ -1,7 +1,7 @@
 import type { ExaminedAttempt } from '../backtest/compare.js';
 import type { Tally } from '../backtest/summary.js';
 import { CLASS_LABELS, type BacktestReport, duration, evidenceText, rerunText } from './backtest-render.js';
-import { barChart, card, esc, section, STYLE, svg } from './report-render.js';
+import { barChart, card, esc, page, section, STYLE, svg } from './report-render.js';
 
 const day = (iso: string): string => iso.replace(/:\d{2}(\.\d{3})?Z$/, 'Z').replace('T', ' ');
 
@@ -105,25 +105,14 @@ export function backtestHtml(r: BacktestReport): string {
     ? ''
     : `<div class="warn">Stopped by --max-requests ${r.requests.max ?? ''}: ${r.done} of ${r.planned} attempts looked at. Run again with the same --cache FILE to go on.</div>`;
   const notes = r.notes.map((n) => `<div>${esc(n)}</div>`).join('');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>reprise backtest: ${esc(r.scope)}</title>
-<style>${STYLE}${EXTRA_STYLE}</style>
-</head>
-<body>
-<main>
-<h1>reprise backtest: ${esc(r.scope)}</h1>
+  return page(
+    `reprise backtest: ${esc(r.scope)}`,
+    `${STYLE}${EXTRA_STYLE}`,
+    `<h1>reprise backtest: ${esc(r.scope)}</h1>
 <div class="muted">${esc(day(r.period.since))} to ${esc(day(r.period.until))} · signals ${esc(r.signals)}</div>
 <div class="cards">${cards}</div>
 ${stopped}${charts}
 ${section('Disagreements', list)}
-<footer class="muted">${notes}<div>Waiting time saved is the time from each failed attempt's end to the start of the re-run people made, for the attempts reprise would have re-run too. GitHub requests: ${r.requests.total}.</div></footer>
-</main>
-</body>
-</html>
-`;
+<footer class="muted">${notes}<div>Waiting time saved is the time from each failed attempt's end to the start of the re-run people made, for the attempts reprise would have re-run too. GitHub requests: ${r.requests.total}.</div></footer>`,
+  );
 }

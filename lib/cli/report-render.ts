@@ -262,24 +262,34 @@ export function reportHtml(r: Report, where: string): string {
     r.lost.jobsWithoutTimes > 0
       ? ` ${r.lost.jobsWithoutTimes} lost job(s) were recorded without start and end times and count no minutes.`
       : '';
-  return `<!doctype html>
+  return page(
+    `reprise report: ${esc(day(r.period.since))} to ${esc(day(r.period.until))}`,
+    STYLE,
+    `<h1>reprise report</h1>
+<div class="muted">${esc(day(r.period.since))} to ${esc(day(r.period.until))} · ${esc(where)}</div>
+<div class="cards">${cards}</div>
+${charts}
+<footer class="muted">Minutes lost are the lost jobs' own running times; the cost is those minutes at the given price per minute.${esc(untimed)} Interruptions count each instance with a spot interruption warning once.</footer>`,
+  );
+}
+
+/**
+ * One self-contained page: nothing loaded from anywhere (the CSP allows only its inline style),
+ * readable on a phone. `title` and `body` are HTML already escaped.
+ */
+export const page = (title: string, style: string, body: string): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>reprise report: ${esc(day(r.period.since))} to ${esc(day(r.period.until))}</title>
-<style>${STYLE}</style>
+<title>${title}</title>
+<style>${style}</style>
 </head>
 <body>
 <main>
-<h1>reprise report</h1>
-<div class="muted">${esc(day(r.period.since))} to ${esc(day(r.period.until))} · ${esc(where)}</div>
-<div class="cards">${cards}</div>
-${charts}
-<footer class="muted">Minutes lost are the lost jobs' own running times; the cost is those minutes at the given price per minute.${esc(untimed)} Interruptions count each instance with a spot interruption warning once.</footer>
+${body}
 </main>
 </body>
 </html>
 `;
-}
