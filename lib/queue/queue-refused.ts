@@ -1,0 +1,17 @@
+/** What a queue refuses, as SQS refuses it, with SQS's error codes: both implementations throw this. */
+export type QueueErrorCode =
+  | 'InvalidParameterValue'
+  | 'MissingParameter'
+  | 'InvalidMessageContents'
+  | 'ReceiptHandleIsInvalid'
+  | 'MessageNotInflight';
+
+export class QueueRefusedError extends Error {
+  constructor(
+    readonly code: QueueErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'QueueRefusedError';
+  }
+}
