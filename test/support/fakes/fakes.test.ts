@@ -9,9 +9,9 @@ import { DynamoPacing, type RerunPacing } from '../../../lib/ledger/pacing.js';
 import type { AttemptLedger } from '../../../lib/ledger/run-attempts.js';
 import { type EmbeddedDynamo, startDynamo } from '../../../lib/local/dynamo.js';
 import { runMessage } from '../../core/fixtures.js';
-import { MemoryAttempts } from '../../support/fakes/attempts.js';
-import { MemoryBudget, MemoryPacing } from '../../support/fakes/counters.js';
-import { VirtualClock } from '../../support/virtual-clock.js';
+import { MemoryAttempts } from './attempts.js';
+import { MemoryBudget, MemoryPacing } from './counters.js';
+import { VirtualClock } from '../virtual-clock.js';
 
 const TABLE = 'fakes-contract';
 let dynamo: EmbeddedDynamo;

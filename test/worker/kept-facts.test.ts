@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { keepFacts, type KeptFacts, readKeptFacts, resumeFromKept } from '../../../lib/worker/kept-facts.js';
-import type { JobFacts } from '../../../lib/model.js';
-import { config, failedJob, jobVerdict, runMessage } from '../../core/fixtures.js';
-import { fakeRepoApi, fakeWorld } from '../../support/fakes/context.js';
+import { keepFacts, type KeptFacts, readKeptFacts, resumeFromKept } from '../../lib/worker/kept-facts.js';
+import type { JobFacts } from '../../lib/model.js';
+import { config, failedJob, jobVerdict, runMessage } from '../core/fixtures.js';
+import { fakeRepoApi, fakeWorld } from '../support/fakes/context.js';
 
 const msg = runMessage({ runAttempt: 1 });
 const lostJob = failedJob({ runAttempt: 1 });

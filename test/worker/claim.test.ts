@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { DecisionEvent } from '../../../lib/events/types.js';
-import type { AttemptRecord } from '../../../lib/records.js';
-import { noteCallFailed, pauseForBreaker, releaseClaim, settleUnclaimed } from '../../../lib/worker/claim.js';
-import { decisionLine } from '../../../lib/worker/context.js';
-import { runMessage } from '../../core/fixtures.js';
-import { fakeWorld } from '../../support/fakes/context.js';
+import type { DecisionEvent } from '../../lib/events/types.js';
+import type { AttemptRecord } from '../../lib/records.js';
+import { noteCallFailed, pauseForBreaker, releaseClaim, settleUnclaimed } from '../../lib/worker/claim.js';
+import { decisionLine } from '../../lib/worker/context.js';
+import { runMessage } from '../core/fixtures.js';
+import { fakeWorld } from '../support/fakes/context.js';
 
 /** The record a second message finds: what `claim` answers when it is refused. */
 async function heldBy(w: ReturnType<typeof fakeWorld>, msg = runMessage()): Promise<AttemptRecord | undefined> {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimitedError } from '../../../lib/errors.js';
-import type { RerunAnswer } from '../../../lib/model.js';
-import type { Judged } from '../../../lib/worker/evaluate.js';
-import { act } from '../../../lib/worker/rerun-calls.js';
-import { SentFault } from '../../../lib/worker/sent-fault.js';
-import { cancelledJob, config, failedJob, jobVerdict, runMessage } from '../../core/fixtures.js';
-import { fakeRepoApi, fakeWorld } from '../../support/fakes/context.js';
+import { RateLimitedError } from '../../lib/errors.js';
+import type { RerunAnswer } from '../../lib/model.js';
+import type { Judged } from '../../lib/worker/evaluate.js';
+import { act } from '../../lib/worker/rerun-calls.js';
+import { SentFault } from '../../lib/worker/sent-fault.js';
+import { cancelledJob, config, failedJob, jobVerdict, runMessage } from '../core/fixtures.js';
+import { fakeRepoApi, fakeWorld } from '../support/fakes/context.js';
 
 const msg = runMessage();
 const judgedFor = (jobs = [failedJob()], cancelledOnly = false): [Judged, Judged['step'] & { kind: 'rerun' }] => {

@@ -11,7 +11,7 @@ import type { RunOutcome } from '../../lib/worker/result.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { workflowRunPayload } from '../support/webhooks.js';
-import { kit, LOST, lostRun } from './reconcile-kit.js';
+import { kit, LOST, lostRun } from '../reliability/reconcile-kit.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;

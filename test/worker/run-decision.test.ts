@@ -3,17 +3,17 @@
  * each point of a decision (the claim, the budget unit), and the three kinds of result.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateLimitedError } from '../../../lib/errors.js';
-import { createClientFactory } from '../../../lib/github/client.js';
-import { RepoConfigSource } from '../../../lib/github/repo-config-source.js';
-import type { RunMessage } from '../../../lib/model.js';
-import { runDecision } from '../../../lib/worker/run-decision.js';
-import { runMessageFromPayload } from '../../../lib/webhook/run-message.js';
-import { GitHubSimulator, simAppPrivateKey } from '../../sim/index.js';
-import { lostJob, TEXT } from '../../support/evidence.js';
-import { fakeWorld, type WorldOptions } from '../../support/fakes/context.js';
-import { MemoryLog } from '../../support/memory-log.js';
-import { workflowRunPayload } from '../../support/webhooks.js';
+import { RateLimitedError } from '../../lib/errors.js';
+import { createClientFactory } from '../../lib/github/client.js';
+import { RepoConfigSource } from '../../lib/github/repo-config-source.js';
+import type { RunMessage } from '../../lib/model.js';
+import { runDecision } from '../../lib/worker/run-decision.js';
+import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
+import { GitHubSimulator, simAppPrivateKey } from '../sim/index.js';
+import { lostJob, TEXT } from '../support/evidence.js';
+import { fakeWorld, type WorldOptions } from '../support/fakes/context.js';
+import { MemoryLog } from '../support/memory-log.js';
+import { workflowRunPayload } from '../support/webhooks.js';
 
 const INSTALLATION = 5151;
 let sim: GitHubSimulator;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { TransientError } from '../../../lib/errors.js';
-import { LATE_ALLOWANCE_MS } from '../../../lib/ledger/pacing.js';
-import { takeTurn, waitForTurn } from '../../../lib/worker/turn.js';
-import { readKeptFacts } from '../../../lib/worker/kept-facts.js';
-import type { Judged } from '../../../lib/worker/evaluate.js';
-import { config, failedJob, jobVerdict, runMessage } from '../../core/fixtures.js';
-import { fakeWorld } from '../../support/fakes/context.js';
+import { TransientError } from '../../lib/errors.js';
+import { LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
+import { takeTurn, waitForTurn } from '../../lib/worker/turn.js';
+import { readKeptFacts } from '../../lib/worker/kept-facts.js';
+import type { Judged } from '../../lib/worker/evaluate.js';
+import { config, failedJob, jobVerdict, runMessage } from '../core/fixtures.js';
+import { fakeWorld } from '../support/fakes/context.js';
 
 const INSTALLATION = 42;
 
