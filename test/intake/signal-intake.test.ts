@@ -5,7 +5,7 @@ import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { createSignalIntake, RETRY_HORIZON_MS, signalSignature } from '../../lib/intake/signal-intake.js';
 import { MemoryLog } from '../support/memory-log.js';
-import { freshTable } from './fixtures.js';
+import { freshTable } from '../signals/fixtures.js';
 
 const SECRET = 'cUrReNt-signal-secret-0123456789';
 const PREVIOUS = 'pReViOuS-signal-secret-9876543210';
