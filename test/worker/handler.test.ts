@@ -1,12 +1,17 @@
+import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TIMEOUTS } from '../../infra/reprise.js';
 import { DECISION_NEED_MS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
+import { PermanentError, ShapeError, TransientError } from '../../lib/errors.js';
 import { createClientFactory } from '../../lib/github/client.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
+import { createWorkerHandler, fifoGroups, permanentFault, transientBackoffSeconds } from '../../lib/worker/handler.js';
+import { runMessage } from '../core/fixtures.js';
 import { errorLine, TEXT } from '../support/evidence.js';
 import { APP_ID, type Harness, startHarness, testPrivateKey } from '../support/harness.js';
+import { fakeWorld } from '../support/fakes/context.js';
 import { VirtualClock } from '../support/virtual-clock.js';
 
 /**
@@ -185,5 +190,126 @@ describe('time-bounded batches', () => {
     const res = await worker({ Records: records }, clock.invocation(1_000));
     expect(res.batchItemFailures).toHaveLength(9);
     expect(res.batchItemFailures.map((f) => f.itemIdentifier)).not.toContain(records[0]!.messageId);
+  });
+});
+
+describe('the handler’s own rules, on in-memory stores', () => {
+  /** Real SQS record shapes, from the embedded FIFO queue. */
+  function records(bodies: readonly { body: string; group: string }[]): SQSRecord[] {
+    const q = new EmbeddedFifoQueue({ name: 'handler-unit.fifo' });
+    bodies.forEach((b, i) => q.send({ body: b.body, groupId: b.group, deduplicationId: `dedup-${i}` }));
+    const out: SQSRecord[] = [];
+    for (let r = q.receive(10); r.length > 0; r = q.receive(10)) out.push(...r);
+    return out;
+  }
+  const receivedTimes = (r: SQSRecord, n: number): SQSRecord => ({
+    ...r,
+    attributes: { ...r.attributes, ApproximateReceiveCount: String(n) },
+  });
+
+  /**
+   * A worker on in-memory stores whose repository configuration cannot be read: every decision
+   * faults, transiently, once its claim is taken. GitHub is the simulator's.
+   */
+  function faultingWorker(defer: (r: SQSRecord, s: number) => Promise<void>, maxReceiveCount = 5) {
+    const w = fakeWorld();
+    const ctx = { ...w.ctx, github: { client: h.client, graphqlUrl: h.sim.graphqlUrl } };
+    return { w, handle: createWorkerHandler({ ...ctx, defer, maxReceiveCount }) };
+  }
+
+  it('groups a batch by message group, each in its order of receipt; a record without a group is a group of its own', () => {
+    const rs = records([
+      { body: 'a1', group: 'a' },
+      { body: 'b1', group: 'b' },
+      { body: 'a2', group: 'a' },
+    ]);
+    const loose = { ...rs[0]!, messageId: 'loose', attributes: { ...rs[0]!.attributes, MessageGroupId: undefined } };
+    const groups = fifoGroups([...rs, loose as unknown as SQSRecord]).map((g) => g.map((r) => r.body));
+    expect(groups).toEqual([['a1', 'a2'], ['b1'], ['a1']]);
+  });
+
+  it('a transient fault backs off 10 s after the first receive, doubling, at most 15 minutes', () => {
+    expect([1, 2, 3, 4, 7, 8, 20].map(transientBackoffSeconds)).toEqual([10, 20, 40, 80, 640, 900, 900]);
+  });
+
+  it('only a malformed message or a permanent error is a permanent fault', () => {
+    expect(permanentFault(new ShapeError('runId: expected a number'))).toBe(
+      'malformed message: runId: expected a number',
+    );
+    expect(permanentFault(new PermanentError('installation 7 is not known'))).toBe('installation 7 is not known');
+    expect(permanentFault(new TransientError('502'))).toBeUndefined();
+    expect(permanentFault(new Error('socket hang up'))).toBeUndefined();
+  });
+
+  it('a malformed message is acknowledged with its reason, counted as poison, never retried', async () => {
+    const deferred: number[] = [];
+    const { w, handle } = faultingWorker(async (_r, s) => void deferred.push(s));
+    const res = await handle({ Records: records([{ body: '{"not":"a run"}', group: 'g' }]) });
+    expect(res.batchItemFailures).toEqual([]);
+    expect(w.log.named('message dropped: permanent fault')).toEqual([
+      expect.objectContaining({ reason: expect.stringMatching(/^malformed message: /) }),
+    ]);
+    expect(w.metrics.get('PoisonMessage')).toBe(1);
+    expect(deferred).toEqual([]);
+  });
+
+  it('a transient fault fails the record, gives its claim back and hides it for the backoff of its receive', async () => {
+    const msg = runMessage();
+    const deferred: [string, number][] = [];
+    const { w, handle } = faultingWorker(async (r, s) => void deferred.push([r.messageId, s]));
+    const [record] = records([{ body: JSON.stringify(msg), group: 'g' }]);
+    const res = await handle({ Records: [receivedTimes(record!, 2)] });
+    expect(res.batchItemFailures).toEqual([{ itemIdentifier: record!.messageId }]);
+    expect(deferred).toEqual([[record!.messageId, transientBackoffSeconds(2)]]);
+    expect(w.log.named('message failed; it will be retried')).toEqual([
+      expect.objectContaining({ level: 'warn', receive_count: 2, retry_in_seconds: 20 }),
+    ]);
+    expect(w.metrics.get('TransientFault')).toBe(1);
+    // Claimed, then given back: a retry decides it afresh.
+    expect(w.attempts.count('claim', true)).toBe(1);
+    expect(w.attempts.count('release', true)).toBe(1);
+    expect(await w.attempts.get(msg.repository.id, msg.runId, msg.runAttempt)).toBeUndefined();
+  });
+
+  it('on its last receive a failed record is not hidden again: logged as going to the dead-letter queue', async () => {
+    const deferred: number[] = [];
+    const { w, handle } = faultingWorker(async (_r, s) => void deferred.push(s), 3);
+    const [record] = records([{ body: JSON.stringify(runMessage()), group: 'g' }]);
+    const res = await handle({ Records: [receivedTimes(record!, 3)] });
+    expect(res.batchItemFailures).toHaveLength(1);
+    expect(deferred).toEqual([]);
+    expect(w.log.named('message failed; it goes to the dead-letter queue')).toEqual([
+      expect.objectContaining({ level: 'error', receive_count: 3 }),
+    ]);
+  });
+
+  it('a visibility change the queue refuses is logged and counted, never silent', async () => {
+    const { w, handle } = faultingWorker(async () => {
+      throw new Error('past the 12-hour ceiling');
+    });
+    const [record] = records([{ body: JSON.stringify(runMessage()), group: 'g' }]);
+    const res = await handle({ Records: [record!] });
+    expect(res.batchItemFailures).toHaveLength(1);
+    expect(w.log.named('visibility change refused')).toEqual([
+      expect.objectContaining({ error: 'past the 12-hour ceiling', message_id: record!.messageId }),
+    ]);
+    expect(w.metrics.get('DeferRefused')).toBe(1);
+  });
+
+  it('a record behind a failed one of its group is handed back visible at once, never started', async () => {
+    const deferred: [string, number][] = [];
+    const { handle } = faultingWorker(async (r, s) => void deferred.push([r.messageId, s]));
+    const [first, second] = records([
+      { body: JSON.stringify(runMessage({ runId: 1 })), group: 'g' },
+      { body: JSON.stringify(runMessage({ runId: 2 })), group: 'g' },
+    ]);
+    const res = await handle({ Records: [first!, second!] });
+    expect(res.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(
+      [first!.messageId, second!.messageId].sort(),
+    );
+    expect(deferred).toEqual([
+      [first!.messageId, transientBackoffSeconds(1)],
+      [second!.messageId, 0],
+    ]);
   });
 });
