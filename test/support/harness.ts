@@ -111,7 +111,7 @@ export async function startHarness(): Promise<Harness> {
     credentials: { kind: 'app', appId: APP_ID, privateKey: testPrivateKey() },
     log,
     retryBaseMs: 1,
-    // A loaded machine must not time a request out: timeouts are tested on a virtual clock (worker/deadline.test.ts).
+    // A loaded machine must not time a request out: timeouts are tested on a virtual clock (github/request-timeout.test.ts).
     requestTimeoutMs: 10 * 60_000,
   });
   /** The production assembly, then whatever the test overrides, each in its place in the context. */
