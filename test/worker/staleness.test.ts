@@ -8,6 +8,11 @@ import { TableBranchRuns } from '../../lib/ledger/branch-runs.js';
 import { branchRunFrom } from '../../lib/webhook/branch-run.js';
 import { harnessForFile, INSTALLATION_ID, TABLE } from '../support/harness.js';
 import { workflowRunPayload } from '../support/webhooks.js';
+import type { WorkflowRunSummary } from '../../lib/github/repo-answers.js';
+import type { RunMessage } from '../../lib/model.js';
+import { findStaleness } from '../../lib/worker/staleness.js';
+import { config, runFacts, runMessage } from '../core/fixtures.js';
+import { fakeRepoApi } from '../support/fakes/context.js';
 
 const h = harnessForFile();
 const NOTHING_RECORDED = { branchRuns: { newest: () => Promise.resolve(undefined) } };
@@ -75,5 +80,118 @@ describe('item 3: the record missing, one listing decides a branch run', () => {
     expect(await new TableBranchRuns(h.dynamo.client, TABLE).record(reported.key, reported.run)).toBe(true);
     expect(await decide(older.id)).toMatchObject({ decision: 'stale' });
     expect(listings()).toBe(0);
+  });
+});
+
+describe('finding staleness: the reads each kind of run needs', () => {
+  const SHA = 'c0ffee0123456789abcdef0123456789abcdef01';
+  const OTHER = 'beef00000000000000000000000000000000beef';
+  const summary = (over: Partial<WorkflowRunSummary>): WorkflowRunSummary => ({
+    id: 9100,
+    runNumber: 50,
+    event: 'push',
+    createdAt: '2026-10-02T16:10:00Z',
+    headSha: OTHER,
+    headBranch: 'main',
+    headRepositoryId: 7,
+    ...over,
+  });
+
+  describe('a pull-request run', () => {
+    const prMsg = (over: Partial<RunMessage> = {}) =>
+      runMessage({ event: 'pull_request', headBranch: 'feature', pullRequests: [12], ...over });
+    const prCfg = config({ staleCheck: 'pull_request' });
+
+    it('a newer run for the same head is stale, found by one listing of the workflow’s runs on the branch', async () => {
+      const api = fakeRepoApi({
+        workflowRuns: async () => [summary({ id: 9200, headSha: SHA, headBranch: 'feature' })],
+      });
+      expect(await findStaleness(api, prMsg(), runFacts(), prCfg)).toEqual({ newerRunId: 9200 });
+      expect(api.readsSent).toEqual(['workflowRuns']);
+    });
+
+    it('a run listed as older, or the run itself, is no reason', async () => {
+      const api = fakeRepoApi({
+        workflowRuns: async () => [
+          summary({ id: 9001, headSha: SHA, headBranch: 'feature' }),
+          summary({ id: 8999, headSha: SHA, headBranch: 'feature', createdAt: '2026-10-02T15:00:00Z' }),
+        ],
+        pullRequest: async () => ({ open: true, headSha: SHA }),
+      });
+      expect(await findStaleness(api, prMsg(), runFacts(), prCfg)).toEqual({});
+      expect(api.readsSent).toEqual(['workflowRuns', 'pullRequest']);
+    });
+
+    it('a closed pull request, or one whose head moved on, is stale', async () => {
+      const closed = fakeRepoApi({
+        workflowRuns: async () => [],
+        pullRequest: async () => ({ open: false, headSha: SHA }),
+      });
+      expect(await findStaleness(closed, prMsg(), runFacts(), prCfg)).toEqual({ pullRequestClosed: 12 });
+      const moved = fakeRepoApi({
+        workflowRuns: async () => [],
+        pullRequest: async () => ({ open: true, headSha: OTHER }),
+      });
+      expect(await findStaleness(moved, prMsg(), runFacts(), prCfg)).toEqual({ pullRequestMovedOn: 12 });
+    });
+
+    it('reads at most three of the run’s pull requests', async () => {
+      const api = fakeRepoApi({
+        workflowRuns: async () => [],
+        pullRequest: async () => ({ open: true, headSha: SHA }),
+      });
+      await findStaleness(api, prMsg({ pullRequests: [1, 2, 3, 4, 5] }), runFacts(), prCfg);
+      expect(api.readsSent.filter((r) => r === 'pullRequest')).toHaveLength(3);
+    });
+  });
+
+  describe('a branch run under stale_check: branch', () => {
+    const cfg = config({ staleCheck: 'branch' });
+    const msg = runMessage({ runNumber: 40 });
+    const recorded = (newest: { runId: number; runNumber: number; headSha: string } | undefined) => ({
+      newest: async () => newest,
+    });
+
+    it('the intake’s record of a newer commit’s run answers stale with no listing', async () => {
+      const api = fakeRepoApi({});
+      const stale = await findStaleness(
+        api,
+        msg,
+        runFacts(),
+        cfg,
+        recorded({ runId: 9300, runNumber: 41, headSha: OTHER }),
+      );
+      expect(stale).toEqual({ newerRunId: 9300, newerOnBranch: { branch: 'main', headSha: OTHER } });
+      expect(api.readsSent).toEqual([]);
+    });
+
+    it('the record naming this run answers current with no listing', async () => {
+      const api = fakeRepoApi({});
+      const own = recorded({ runId: msg.runId, runNumber: 40, headSha: SHA });
+      expect(await findStaleness(api, msg, runFacts(), cfg, own)).toEqual({});
+      expect(api.readsSent).toEqual([]);
+    });
+
+    it('no record: one listing, where only the repository’s own branch runs count (not a fork’s pull request)', async () => {
+      const api = fakeRepoApi({
+        workflowRuns: async () => [
+          summary({ id: 9400, runNumber: 45, event: 'pull_request', headRepositoryId: 99 }),
+          summary({ id: 9401, runNumber: 46, headRepositoryId: 99 }),
+        ],
+      });
+      expect(await findStaleness(api, msg, runFacts(), cfg, recorded(undefined))).toEqual({});
+      expect(api.readsSent).toEqual(['workflowRuns']);
+
+      const own = fakeRepoApi({ workflowRuns: async () => [summary({ id: 9402, runNumber: 47 })] });
+      expect(await findStaleness(own, msg, runFacts(), cfg, recorded(undefined))).toEqual({
+        newerRunId: 9402,
+        newerOnBranch: { branch: 'main', headSha: OTHER },
+      });
+    });
+
+    it('a newer run of the same commit is a re-trigger, not a reason', async () => {
+      const api = fakeRepoApi({ workflowRuns: async () => [summary({ id: 9500, runNumber: 48, headSha: SHA })] });
+      expect(await findStaleness(api, msg, runFacts(), cfg, recorded(undefined))).toEqual({});
+    });
   });
 });
