@@ -51,6 +51,35 @@ describe('recording the decision', () => {
     ]);
   });
 
+  it('the decision line names each family of lost-job evidence once, and none for a run with no lost job', async () => {
+    const lines = async (verdicts: Judged['verdicts'], decision: 'retried' | 'genuine_failure') => {
+      const w = fakeWorld();
+      const msg = runMessage();
+      await w.attempts.claim(msg, w.ctx.owner, 60_000);
+      await recordDecision(
+        msg,
+        judged({ verdicts }),
+        { decision, reason: 'r' },
+        await apiThatRead(0),
+        w.ctx,
+        decisionLine(msg),
+      );
+      return w.log.named('decision')[0]!;
+    };
+    const mixed = await lines(
+      [
+        jobVerdict(failedJob(), 'infra', 'platform'),
+        jobVerdict(failedJob(), 'infra', 'annotations'),
+        jobVerdict(failedJob(), 'infra', 'platform'),
+        jobVerdict(failedJob(), 'genuine', 'logs'),
+      ],
+      'retried',
+    );
+    expect([...(mixed.evidence as string[])].sort()).toEqual(['annotations', 'platform']);
+    const genuine = await lines([jobVerdict(failedJob(), 'genuine', 'annotations')], 'genuine_failure');
+    expect(genuine).not.toHaveProperty('evidence');
+  });
+
   it('a broken repository file is named in the reason and the line', async () => {
     const w = fakeWorld();
     const msg = runMessage();
