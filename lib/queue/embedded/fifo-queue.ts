@@ -222,7 +222,7 @@ export class EmbeddedFifoQueue {
     return this.journal ? this.journal.flush(messageIds) : Promise.resolve();
   }
 
-  /** Rebuilds an empty queue from a journal's snapshots (queue-restore.ts). */
+  /** Rebuilds an empty queue from a journal's snapshots (restore.ts). */
   restore(snapshots: readonly MessageSnapshot[]): RestoredQueue {
     if (this.live.size > 0 || this.dead.letters.length > 0 || this.dedup.size > 0) {
       throw new Error(`queue ${this.name}: restore needs an empty queue`);
