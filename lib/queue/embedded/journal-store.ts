@@ -1,8 +1,8 @@
 /**
  * The local runtime's queue journal on disk: a table of its own beside reprise's (so not the
  * ledger's to own), one item per message holding its latest snapshot. The attributes are the
- * queue's; this store only creates the table, keys the items and writes them. The keys are the
- * ones earlier versions wrote, so a data dir's journal loads across an upgrade.
+ * queue's; this store only creates the table, keys the items (with the ledger's one naming
+ * scheme, lib/ledger/keys.ts) and writes them.
  */
 import {
   CreateTableCommand,
@@ -11,6 +11,7 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, paginateQuery, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../ledger/keys.js';
 
 /** Past the last use of an item, so it carries an expiry like every item (dynalite keeps them anyway). */
 const KEEP_SECONDS = 14 * 24 * 60 * 60;
@@ -18,9 +19,6 @@ const KEEP_SECONDS = 14 * 24 * 60 * 60;
 /** How often, and how far apart, a new table is asked whether it serves requests yet. */
 const ACTIVE_CHECKS = 100;
 const ACTIVE_CHECK_MS = 10;
-
-const partition = (queue: string): string => `QUEUE#${queue}`;
-const keyOf = (queue: string, messageId: string) => ({ pk: partition(queue), sk: `MSG#${messageId}` });
 
 export class JournalStore {
   private readonly doc: DynamoDBDocumentClient;
@@ -70,7 +68,7 @@ export class JournalStore {
       {
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': partition(this.queue) },
+        ExpressionAttributeValues: { ':pk': keys.queueMessages(this.queue).pk },
         ConsistentRead: true,
       },
     );
@@ -84,12 +82,18 @@ export class JournalStore {
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...attrs, ...keyOf(this.queue, messageId), ttl: Math.floor(Date.now() / 1000) + KEEP_SECONDS },
+        Item: {
+          ...attrs,
+          ...keys.queueMessage(this.queue, messageId),
+          ttl: Math.floor(Date.now() / 1000) + KEEP_SECONDS,
+        },
       }),
     );
   }
 
   async remove(messageId: string): Promise<void> {
-    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keyOf(this.queue, messageId) }));
+    await this.doc.send(
+      new DeleteCommand({ TableName: this.tableName, Key: keys.queueMessage(this.queue, messageId) }),
+    );
   }
 }
