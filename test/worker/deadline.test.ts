@@ -4,7 +4,8 @@ import { DECISION_NEED_MS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/gi
 import { RequestTimeoutError, TransientError } from '../../lib/errors.js';
 import { createClientFactory } from '../../lib/github/client.js';
 import { RepoApi } from '../../lib/github/repo-api.js';
-import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
+import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
+import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
 import { errorLine, lostJob, TEXT } from '../support/evidence.js';

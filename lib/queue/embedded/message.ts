@@ -22,6 +22,12 @@ export interface StoredMessage {
   readonly dedupUntil: number;
 }
 
+/** What is kept of a deleted message: its deduplication id, until the window forgets it. */
+export interface DeletedMessage {
+  readonly deduplicationId: string;
+  readonly expiresAt: number;
+}
+
 /** A handle no consumer holds: a restored deferral stays hidden until it ends, and nobody can delete it. */
 export const RESTORED_HANDLE = 'restored';
 

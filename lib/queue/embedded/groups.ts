@@ -2,7 +2,7 @@
  * Where the embedded queue keeps its live messages (visible or in flight): per message group in
  * send order, by id, and by the receipt handle a consumer holds.
  */
-import { isInFlight, type StoredMessage } from './queue-message.js';
+import { isInFlight, type StoredMessage } from './message.js';
 
 export class MessageGroups {
   /** Per group, messages in send order; a group's entry is removed when empty. */

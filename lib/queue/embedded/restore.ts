@@ -3,11 +3,11 @@
  * stopped: what comes back visible, what stays hidden, what stays dead, and which deduplication
  * ids are still remembered.
  */
-import type { DeadLetter, DeadLetterQueue } from './queue-dead-letters.js';
-import type { DeduplicationWindow } from './queue-dedup.js';
-import type { MessageGroups } from './queue-groups.js';
-import { RESTORED_HANDLE, type StoredMessage } from './queue-message.js';
-import type { MessageSnapshot } from './queue-snapshot.js';
+import type { DeadLetter, DeadLetterQueue } from './dead-letters.js';
+import type { DeduplicationWindow } from './dedup.js';
+import type { MessageGroups } from './groups.js';
+import { RESTORED_HANDLE, type StoredMessage } from './message.js';
+import type { MessageSnapshot } from './snapshot.js';
 
 /** What `restore` rebuilt. */
 export interface RestoredQueue {

@@ -3,8 +3,7 @@
  * enough to rebuild the queue, receive counts, deferrals and dead letters included, after the
  * process died at any instant.
  */
-import type { DeletedMessage } from './queue-dedup.js';
-import type { StoredMessage } from './queue-message.js';
+import type { DeletedMessage, StoredMessage } from './message.js';
 
 /**
  * `queued`: visible once `visibleAt` passes. `received`: a consumer held it (its visibility

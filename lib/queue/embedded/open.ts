@@ -2,10 +2,10 @@
  * The runtime's run queue: in memory, or (with a data dir) journaled to the embedded DynamoDB
  * and rebuilt from it at start, so what the intake acknowledged outlives the process.
  */
-import type { EmbeddedDynamo } from './dynamo.js';
-import { DynamoQueueJournal } from './queue-journal.js';
-import type { RestoredQueue } from './queue-restore.js';
-import { EmbeddedFifoQueue, type QueueOptions } from './queue.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoQueueJournal } from './journal.js';
+import { EmbeddedFifoQueue, type QueueOptions } from './fifo-queue.js';
+import type { RestoredQueue } from './restore.js';
 
 export interface OpenedQueue {
   readonly queue: EmbeddedFifoQueue;
@@ -16,7 +16,10 @@ export interface OpenedQueue {
 }
 
 export async function openRunQueue(
-  opts: Omit<QueueOptions, 'journal'> & { durable: EmbeddedDynamo | undefined; onError: (err: unknown) => void },
+  opts: Omit<QueueOptions, 'journal'> & {
+    durable: { readonly client: DynamoDBClient } | undefined;
+    onError: (err: unknown) => void;
+  },
 ): Promise<OpenedQueue> {
   const { durable, onError, ...queueOpts } = opts;
   if (!durable) return { queue: new EmbeddedFifoQueue(queueOpts), settle: async () => undefined };

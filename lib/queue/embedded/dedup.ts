@@ -3,16 +3,11 @@
  * minutes from its first send, whatever became of its message, and a deleted message is kept
  * (its id alone) for as long as its deduplication id is, so a journal can keep it too.
  */
-import type { StoredMessage } from './queue-message.js';
-import type { MessageSnapshot } from './queue-snapshot.js';
+import type { DeletedMessage, StoredMessage } from './message.js';
+import type { MessageSnapshot } from './snapshot.js';
 
 interface Remembered {
   readonly messageId: string;
-  readonly expiresAt: number;
-}
-
-export interface DeletedMessage {
-  readonly deduplicationId: string;
   readonly expiresAt: number;
 }
 

@@ -1,6 +1,6 @@
 /** The embedded queue's dead-letter queue: messages received too often without being deleted, until a redrive. */
 import type { SQSRecord } from 'aws-lambda';
-import type { StoredMessage } from './queue-message.js';
+import type { StoredMessage } from './message.js';
 
 export interface DeadLetter {
   record: SQSRecord;

@@ -9,16 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
-import { openRunQueue, type OpenedQueue } from '../../lib/local/open-queue.js';
-import { QueuePoller } from '../../lib/local/queue-poller.js';
-import { embeddedRunQueue } from '../../lib/local/queue.js';
-import type { RunMessage } from '../../lib/model.js';
-import { startLocal } from '../support/local.js';
+import { type EmbeddedDynamo, startDynamo } from '../../../lib/local/dynamo.js';
+import { openRunQueue, type OpenedQueue } from '../../../lib/queue/embedded/open.js';
+import { QueuePoller } from '../../../lib/queue/embedded/poller.js';
+import { embeddedRunQueue } from '../../../lib/queue/embedded/queue.js';
+import type { RunMessage } from '../../../lib/model.js';
 
 const TABLE = 'reprise';
-const NOTHING_KEPT = 'no --data-dir: the ledger and the queue are in memory, and nothing is kept across restarts';
-const LISTENING = 'reprise local runtime listening';
 const dirs: string[] = [];
 const open: (() => Promise<void>)[] = [];
 
@@ -225,31 +222,5 @@ describe('durable local queue (--data-dir)', () => {
     d.clock.t += 1000;
     expect(await poller.pollOnce()).toBe(1);
     expect(handled).toEqual(['m']);
-  });
-});
-
-describe('the local runtime at start', () => {
-  it('without --data-dir says it keeps nothing across restarts; with one, that its queue is journaled there and which start this is', async () => {
-    const memory = await startLocal();
-    try {
-      expect(memory.log.named(NOTHING_KEPT)).toMatchObject([{ level: 'warn' }]);
-      expect(memory.log.named(LISTENING)[0]).toMatchObject({ queue: 'in memory: nothing kept across restarts' });
-    } finally {
-      await memory.close();
-    }
-    const dir = mkdtempSync(join(tmpdir(), 'reprise-start-'));
-    dirs.push(dir);
-    for (const generation of [1, 2]) {
-      const disk = await startLocal({ dataDir: dir });
-      try {
-        expect(disk.log.named(NOTHING_KEPT)).toEqual([]);
-        expect(disk.log.named(LISTENING)[0]).toMatchObject({ queue: `journaled to dynalite at ${dir}`, generation });
-        expect(disk.log.named('restart: queue and claims of earlier processes settled')).toMatchObject([
-          { generation },
-        ]);
-      } finally {
-        await disk.close();
-      }
-    }
   });
 });

@@ -5,8 +5,9 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { MAX_RECEIVE_BATCH } from '../webhook/sqs-limits.js';
-import { checkIntegerInRange, type EmbeddedFifoQueue } from './queue.js';
+import { MAX_RECEIVE_BATCH } from '../sqs-limits.js';
+import type { EmbeddedFifoQueue } from './fifo-queue.js';
+import { checkIntegerInRange } from './input.js';
 
 export type SqsBatchHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
 

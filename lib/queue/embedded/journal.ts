@@ -5,9 +5,8 @@
  * operating system, so what a flush confirmed survives the process being killed at any instant.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { QueueStore } from '../ledger/queue-store.js';
-import { createTable } from './dynamo.js';
-import type { MessageSnapshot, QueueJournal } from './queue-snapshot.js';
+import { JournalStore } from './journal-store.js';
+import type { MessageSnapshot, QueueJournal } from './snapshot.js';
 
 export const QUEUE_TABLE_NAME = 'reprise-local-queue';
 
@@ -28,7 +27,7 @@ interface Entry {
 }
 
 export class DynamoQueueJournal implements QueueJournal {
-  private readonly store: QueueStore;
+  private readonly store: JournalStore;
   private readonly entries = new Map<string, Entry>();
 
   private constructor(
@@ -37,7 +36,7 @@ export class DynamoQueueJournal implements QueueJournal {
     queue: string,
     private readonly onError: (err: unknown) => void,
   ) {
-    this.store = new QueueStore(client, table, queue);
+    this.store = new JournalStore(client, table, queue);
   }
 
   /** The journal of queue `queue`, its table created when missing. */
@@ -46,9 +45,14 @@ export class DynamoQueueJournal implements QueueJournal {
     queue: string,
     opts: { table?: string; onError?: (err: unknown) => void } = {},
   ): Promise<DynamoQueueJournal> {
-    const table = opts.table ?? QUEUE_TABLE_NAME;
-    await createTable(client, table);
-    return new DynamoQueueJournal(client, table, queue, opts.onError ?? (() => undefined));
+    const journal = new DynamoQueueJournal(
+      client,
+      opts.table ?? QUEUE_TABLE_NAME,
+      queue,
+      opts.onError ?? (() => undefined),
+    );
+    await journal.store.createTable();
+    return journal;
   }
 
   /** The journal on a table that exists already (`open` creates it). */

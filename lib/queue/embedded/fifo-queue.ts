@@ -4,36 +4,26 @@
  * window, the visibility timeout with receipt handles that go stale, the receive count, and
  * a dead-letter queue after too many receives, with its redrive. Time is read from an
  * injectable clock and evaluated lazily, so the queue owns no timers and a test can move it.
- * With a journal (queue-journal.ts) every change is also written to disk, and `restore` rebuilds
+ * With a journal (journal.ts) every change is also written to disk, and `restore` rebuilds
  * the queue from what was written after the process died.
  *
- * A message's state and its transitions are in queue-message.ts, where live messages are kept
- * in queue-groups.ts, the dead ones in queue-dead-letters.ts, the deduplication window in
- * queue-dedup.ts, what a journal writes of each in queue-snapshot.ts, how the queue is rebuilt
- * from it in queue-restore.ts, and the worker's deferral on it in queue-defer.ts.
+ * A message's state and its transitions are in message.ts, where live messages are kept
+ * in groups.ts, the dead ones in dead-letters.ts, the deduplication window in dedup.ts, what a
+ * journal writes of each in snapshot.ts, how the queue is rebuilt from it in restore.ts, and
+ * the `Queue` contract over it (sends, deferrals, deletes as promises) in queue.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
-import { SETTINGS } from '../config/settings-schema.js';
-import type { RunMessage } from '../model.js';
-import type { RunQueue } from '../webhook/run-queue.js';
-import { DEDUPLICATION_WINDOW_MS, MAX_RECEIVE_BATCH, MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
-import { type DeadLetter, DeadLetterQueue } from './queue-dead-letters.js';
-import { DeduplicationWindow } from './queue-dedup.js';
-import { MessageGroups } from './queue-groups.js';
-import { checkBody, checkId, checkIntegerInRange, checkVisibilityCeiling } from './queue-input.js';
-import {
-  isInFlight,
-  markDeferred,
-  markReceived,
-  markRedriven,
-  sqsRecordOf,
-  type StoredMessage,
-} from './queue-message.js';
-import { restoreInto, type RestoredQueue } from './queue-restore.js';
-import { deletedSnapshot, type MessageSnapshot, type QueueJournal, snapshotOf } from './queue-snapshot.js';
-
-export { checkIntegerInRange, type QueueErrorCode, QueueInputError } from './queue-input.js';
+import { SETTINGS } from '../../config/settings-schema.js';
+import type { SendInput } from '../run-queue.js';
+import { DEDUPLICATION_WINDOW_MS, MAX_RECEIVE_BATCH, MAX_VISIBILITY_TIMEOUT_SECONDS } from '../sqs-limits.js';
+import { type DeadLetter, DeadLetterQueue } from './dead-letters.js';
+import { DeduplicationWindow } from './dedup.js';
+import { MessageGroups } from './groups.js';
+import { checkBody, checkId, checkIntegerInRange, checkVisibilityCeiling } from './input.js';
+import { isInFlight, markDeferred, markReceived, markRedriven, sqsRecordOf, type StoredMessage } from './message.js';
+import { restoreInto, type RestoredQueue } from './restore.js';
+import { deletedSnapshot, type MessageSnapshot, type QueueJournal, snapshotOf } from './snapshot.js';
 
 export interface QueueOptions {
   /** Names the queue in its ARN and in the poller's errors. */
@@ -48,12 +38,6 @@ export interface QueueOptions {
   journal?: QueueJournal;
   /** Told of each message as it moves to the dead-letter queue (not of one a restore finds dead already). */
   onDeadLetter?: (letter: DeadLetter) => void;
-}
-
-export interface SendInput {
-  body: string;
-  groupId: string;
-  deduplicationId: string;
 }
 
 export interface SendResult {
@@ -176,7 +160,7 @@ export class EmbeddedFifoQueue {
 
   /**
    * Refuses, as SQS does, a handle that is stale or expired (false), and a timeout that would
-   * end past 12 hours from the message's first receive (a QueueInputError).
+   * end past 12 hours from the message's first receive (a QueueRefusedError).
    */
   changeVisibility(receiptHandle: string, timeoutMs: number): boolean {
     checkIntegerInRange('VisibilityTimeout (ms)', timeoutMs, 0, MAX_VISIBILITY_TIMEOUT_MS);
@@ -238,7 +222,7 @@ export class EmbeddedFifoQueue {
     return this.journal ? this.journal.flush(messageIds) : Promise.resolve();
   }
 
-  /** Rebuilds an empty queue from a journal's snapshots (queue-restore.ts). */
+  /** Rebuilds an empty queue from a journal's snapshots (restore.ts). */
   restore(snapshots: readonly MessageSnapshot[]): RestoredQueue {
     if (this.live.size > 0 || this.dead.letters.length > 0 || this.dedup.size > 0) {
       throw new Error(`queue ${this.name}: restore needs an empty queue`);
@@ -293,12 +277,3 @@ export class EmbeddedFifoQueue {
     return gone && deletedSnapshot(messageId, gone);
   }
 }
-
-/** The run queue on the embedded queue, as `sqsRunQueue` is on SQS: the message as JSON. */
-export const embeddedRunQueue = (queue: EmbeddedFifoQueue): RunQueue => ({
-  send: async (message: RunMessage, groupId: string, deduplicationId: string) => {
-    const { messageId } = queue.send({ body: JSON.stringify(message), groupId, deduplicationId });
-    // With a journal, the send is done once the message is on disk: only then may the intake answer 2xx.
-    await queue.persisted([messageId]);
-  },
-});
