@@ -313,6 +313,15 @@ describe.each(IMPLEMENTATIONS.map((impl) => [impl.name, impl] as const))('the qu
         expect(await queue.receive(10)).toEqual([]);
       });
 
+      row('batch-group-first', 'a batch holds as many of one group as it can before another group', async () => {
+        const { queue } = await make();
+        await sendAll(queue, 'a', 'a1');
+        await sendAll(queue, 'b', 'b1');
+        await sendAll(queue, 'a', 'a2');
+        await sendAll(queue, 'b', 'b2');
+        expect(bodies(await queue.receive(10))).toEqual(['a1', 'a2', 'b1', 'b2']);
+      });
+
       it("a batch across groups holds each group's messages in send order", async () => {
         const { queue } = await make();
         await sendAll(queue, 'a', 'a1');
@@ -325,6 +334,27 @@ describe.each(IMPLEMENTATIONS.map((impl) => [impl.name, impl] as const))('the qu
         expect(ofGroup('a')).toEqual(['a1', 'a2']);
         expect(ofGroup('b')).toEqual(['b1', 'b2']);
       });
+    });
+
+    describe('sends', () => {
+      it('a send without a group is refused as SQS refuses it, and nothing is queued', async () => {
+        const { queue } = await make();
+        const refused = await refusal(queue.sendBody({ body: 'b', groupId: '', deduplicationId: 'd' }));
+        expect(refused.code).toBe('MissingParameter');
+        expect(await queue.receive(10)).toEqual([]);
+      });
+
+      row(
+        'send-body-checks',
+        'an empty body, or one with a character outside XML, is refused and not queued',
+        async () => {
+          const { queue } = await make();
+          await refusal(queue.sendBody({ body: '', groupId: 'g', deduplicationId: 'd1' }));
+          const refused = await refusal(queue.sendBody({ body: 'a\u0000b', groupId: 'g', deduplicationId: 'd2' }));
+          expect(refused.code).toBe('InvalidMessageContents');
+          expect(await queue.receive(10)).toEqual([]);
+        },
+      );
     });
 
     describe('records', () => {

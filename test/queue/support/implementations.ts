@@ -18,7 +18,9 @@ export type Row =
   | 'dedup-same-message-id'
   | 'dedup-after-delete'
   | 'dedup-window-ends'
-  | 'record-send-details';
+  | 'record-send-details'
+  | 'batch-group-first'
+  | 'send-body-checks';
 
 export interface Subject {
   readonly queue: Queue;
@@ -127,6 +129,13 @@ export function sqsOnMoto(motoPath: string | undefined): Implementation {
     differs: {
       'stale-handle': MOTO_KEEPS_HANDLES,
       'expired-handle': MOTO_KEEPS_HANDLES,
+      'batch-group-first':
+        'moto fills a batch in send order across groups; "When you specify a MaxNumberOfMessages parameter ' +
+        'in the ReceiveMessage API call, SQS returns as many messages with the same message group ID as ' +
+        'possible" (AWS Knowledge Center, "Why doesn\'t my Amazon SQS FIFO queue return all messages")',
+      'send-body-checks':
+        'moto queues an empty body and one with a NUL; SQS: "The minimum size is one character" and ' +
+        '"InvalidMessageContents: The message contains characters outside the allowed set" (SendMessage API reference)',
       'dedup-same-message-id':
         'moto answers a duplicate with a new MessageId; SQS answers with the first send\'s ("accepted ' +
         'successfully but aren\'t delivered", SendMessage API reference)',
