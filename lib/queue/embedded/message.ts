@@ -2,7 +2,9 @@
  * A message as the embedded queue keeps it between send and delete, the rule that says whether
  * a consumer holds it, and the record it is handed out as.
  */
+import { createHash } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
+import { DEDUPLICATION_WINDOW_MS } from '../webhook/sqs-limits.js';
 
 export interface StoredMessage {
   readonly messageId: string;
@@ -38,8 +40,9 @@ export function isInFlight(message: StoredMessage, now: number): boolean {
 
 /**
  * The record as Lambda's SQS event source hands it to a handler, with what the worker reads:
- * the receive count, the first receive time and the group. Attributes the record type requires
- * but nothing reads (send time, sender, body digest) are left empty.
+ * the receive count, the first receive time and the group; and, as SQS gives them, the send time
+ * (the deduplication window opens at the send), a sender, the body's MD5 and a sequence number
+ * (the send order: it grows within a group, and a redrive gives a new one).
  */
 export function sqsRecordOf(message: StoredMessage, queueArn: string): SQSRecord {
   return {
@@ -48,14 +51,15 @@ export function sqsRecordOf(message: StoredMessage, queueArn: string): SQSRecord
     body: message.body,
     attributes: {
       ApproximateReceiveCount: String(message.receiveCount),
-      SentTimestamp: '',
-      SenderId: '',
+      SentTimestamp: String(message.dedupUntil - DEDUPLICATION_WINDOW_MS),
+      SenderId: 'local',
       ApproximateFirstReceiveTimestamp: message.firstReceivedAt === undefined ? '' : String(message.firstReceivedAt),
       MessageGroupId: message.groupId,
       MessageDeduplicationId: message.deduplicationId,
+      SequenceNumber: String(message.order).padStart(20, '0'),
     },
     messageAttributes: {},
-    md5OfBody: '',
+    md5OfBody: createHash('md5').update(message.body, 'utf8').digest('hex'),
     eventSource: 'aws:sqs',
     eventSourceARN: queueArn,
     awsRegion: 'local',
