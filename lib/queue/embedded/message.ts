@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
-import { DEDUPLICATION_WINDOW_MS } from '../webhook/sqs-limits.js';
+import { DEDUPLICATION_WINDOW_MS } from '../sqs-limits.js';
 
 export interface StoredMessage {
   readonly messageId: string;

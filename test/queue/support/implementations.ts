@@ -6,9 +6,9 @@
  * with the reason, and the suite marks the row (test/queue/contract.test.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EmbeddedFifoQueue } from '../../../lib/local/queue.js';
+import { EmbeddedFifoQueue } from '../../../lib/queue/embedded/fifo-queue.js';
 import type { Queue } from '../../../lib/queue/run-queue.js';
-import { embeddedQueue } from './embedded-queue.js';
+import { embeddedQueue } from '../../../lib/queue/embedded/queue.js';
 import { type MotoQueues, type QueueShape, startMotoQueues } from './sqs-on-moto.js';
 
 export type Row =
