@@ -8,7 +8,7 @@ import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import type { HttpEvent } from '../lib/http/lambda-http.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
-import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
+import { sqsRunQueue } from '../lib/queue/open-sqs.js';
 
 // Parsed once per cold start; a missing variable fails the first invocation loudly.
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'WEBHOOK_SECRET_ARN']);

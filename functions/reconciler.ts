@@ -9,7 +9,7 @@ import { appSecretFix, parseAppSecret, rebuiltOnRotation, requireEnv } from '../
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import type { Reconciler } from '../lib/reconcile/reconciler.js';
-import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
+import { sqsRunQueue } from '../lib/queue/open-sqs.js';
 
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
 const settings = reconcilerSettings(process.env);

@@ -1,6 +1,6 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { githubClients } from '../lib/compose/github.js';
@@ -9,6 +9,7 @@ import { workerSettings } from '../lib/config/env.js';
 import { parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
+import { sqsDeferringQueue } from '../lib/queue/open-sqs.js';
 import { credentialsHold } from '../lib/worker/credentials-hold.js';
 
 const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
@@ -20,16 +21,9 @@ const sqs = new SQSClient({});
 const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName);
 const owner = `lambda-${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.pid}`;
 
-// The queue's URL as the stack gave it: right in every partition, never rebuilt from the ARN.
-const defer = async (record: SQSRecord, seconds: number): Promise<void> => {
-  await sqs.send(
-    new ChangeMessageVisibilityCommand({
-      QueueUrl: env.QUEUE_URL,
-      ReceiptHandle: record.receiptHandle,
-      VisibilityTimeout: seconds,
-    }),
-  );
-};
+// The worker's deferral is the queue's visibility change; a refusal rejects as a QueueRefusedError.
+const queue = sqsDeferringQueue(sqs, env.QUEUE_URL);
+const defer = (record: SQSRecord, seconds: number): Promise<void> => queue.changeVisibility(record, seconds);
 
 /**
  * The App's key comes from Secrets Manager, never from the environment. Read with a five-minute

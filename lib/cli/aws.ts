@@ -10,7 +10,7 @@ import { repriseOutputs, type StackOutputName } from '../config/stack-outputs.js
 import type { RunMessage } from '../model.js';
 import { messageGroupId } from '../webhook/run-message.js';
 import { CliError, type CliIo, type CommandSender } from './io.js';
-import { sqsRunQueue } from '../webhook/sqs-run-queue.js';
+import { sqsRunQueue } from '../queue/open-sqs.js';
 
 export type { StackOutputName } from '../config/stack-outputs.js';
 

@@ -10,7 +10,7 @@ import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerJobs } from '../ledger/runner-jobs.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
-import type { RunQueue } from '../webhook/run-queue.js';
+import type { RunQueue } from '../queue/run-queue.js';
 
 export interface IntakeParts {
   readonly dynamo: DynamoDBClient;

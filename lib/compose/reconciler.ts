@@ -8,7 +8,7 @@ import { DynamoPacing } from '../ledger/pacing.js';
 import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { limitsFrom, type ReconcileLedger, Reconciler } from '../reconcile/reconciler.js';
-import type { RunQueue } from '../webhook/run-queue.js';
+import type { RunQueue } from '../queue/run-queue.js';
 
 export interface ReconcilerParts {
   readonly dynamo: DynamoDBClient;

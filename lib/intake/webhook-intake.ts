@@ -25,7 +25,7 @@ import type { EventPublisher } from '../events/types.js';
 import type { DeliveryLog } from '../ledger/deliveries.js';
 import type { QueuedJobLog } from '../ledger/queued-jobs.js';
 import type { RerunOutcomeLog } from '../ledger/outcomes.js';
-import type { RunQueue } from '../webhook/run-queue.js';
+import type { RunQueue } from '../queue/run-queue.js';
 import { outcomeEvent, publishQuietly } from '../events/build.js';
 import { queuedJobFrom } from '../webhook/queued-job.js';
 import type { BranchRunLog } from '../ledger/branch-runs.js';

@@ -4,7 +4,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log } from '../obs/types.js';
 import { replayGuard, withoutMessage } from '../replay/replay-guard.js';
-import type { RunQueue } from '../webhook/run-queue.js';
+import type { RunQueue } from '../queue/run-queue.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Log } from '../obs/types.js';
-import type { RunQueue } from '../webhook/run-queue.js';
+import type { RunQueue } from '../queue/run-queue.js';
 import { type AdminDeps, adminRoutes } from './admin-routes.js';
 import { adminTokenPath, loadOrCreateAdminToken, requireToken } from './admin-token.js';
 import { type Routes, serveRoutes } from './http-server.js';

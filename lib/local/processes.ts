@@ -19,11 +19,10 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
-import type { RunQueue } from '../webhook/run-queue.js';
+import { type EmbeddedFifoQueue, embeddedQueue } from '../queue/open-embedded.js';
+import type { RunQueue } from '../queue/run-queue.js';
 import type { RunOutcome } from '../worker/result.js';
 import type { LambdaHttpHandler } from './http-server.js';
-import type { EmbeddedFifoQueue } from './queue.js';
-import { embeddedDefer } from './queue-defer.js';
 
 export interface LocalParts {
   readonly settings: RuntimeSettings;
@@ -67,7 +66,8 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
   const { settings, credentials, dynamo, table, ledger, log, metrics, events, now, queue } = parts;
   const shared = { dynamo, table, ledger, log, metrics, ...(events && { events }), ...(now && { now }) };
   const client = githubClients(settings, credentials, log, parts.github);
-  const deferUnitMs = parts.deferUnitMs ?? 1000;
+  // The worker defers through the queue's visibility change, as on Lambda.
+  const deferring = embeddedQueue(queue, { unitMs: parts.deferUnitMs ?? 1000 });
   return {
     client,
     intake: composeIntake(settings, {
@@ -85,7 +85,7 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
       owner: parts.owner,
       ...(parts.leaseMs !== undefined && { leaseMs: parts.leaseMs }),
       maxReceiveCount: queue.maxReceiveCount,
-      defer: embeddedDefer(queue, deferUnitMs),
+      defer: (record, seconds) => deferring.changeVisibility(record, seconds),
       ...(parts.onOutcome && { onOutcome: parts.onOutcome }),
     }),
     reconciler: composeReconciler(settings, {

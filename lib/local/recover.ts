@@ -9,8 +9,8 @@ import type { RunMessage } from '../model.js';
 import type { EventPublisher } from '../events/types.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { type RestartSummary, sweepAfterRestart } from '../reconcile/restart.js';
-import type { RunQueue } from '../webhook/run-queue.js';
-import type { EmbeddedFifoQueue } from './queue.js';
+import type { RunQueue } from '../queue/run-queue.js';
+import type { EmbeddedFifoQueue } from '../queue/open-embedded.js';
 
 const attemptKey = (m: Pick<RunMessage, 'repository' | 'runId' | 'runAttempt'>): string =>
   `${m.repository.id}#${m.runId}#${m.runAttempt}`;

@@ -10,7 +10,7 @@ import type { ReconcileStore } from '../ledger/reconcile-store.js';
 import type { RerunOutcomeLog } from '../ledger/outcomes.js';
 import type { RunFacts, RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import type { RunQueue } from '../webhook/run-queue.js';
+import type { RunQueue } from '../queue/run-queue.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 
 export interface AttemptContext {

@@ -5,7 +5,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { ReconcileStore } from '../ledger/reconcile-store.js';
 import type { RerunOutcomeLog } from '../ledger/outcomes.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import type { RunQueue } from '../webhook/run-queue.js';
+import type { RunQueue } from '../queue/run-queue.js';
 import type { AppClient } from '../github/client.js';
 import { type AttemptContext, followUpRerun, settleOrphan } from './attempts.js';
 import { redeliveryWindowMs, sweepDeliveries } from './deliveries.js';

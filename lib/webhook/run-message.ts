@@ -1,7 +1,7 @@
 import { ShapeError } from '../errors.js';
 import type { RunMessage } from '../model.js';
 import type { AttemptRef } from '../records.js';
-import { NOT_XML_CHARACTER } from './sqs-limits.js';
+import { NOT_XML_CHARACTER } from '../queue/sqs-limits.js';
 
 type Obj = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
-import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../webhook/sqs-limits.js';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../queue/sqs-limits.js';
 
 /*
  * SQS hides a message at most 12 hours counted from its first receive: a ChangeMessageVisibility

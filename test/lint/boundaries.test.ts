@@ -65,6 +65,48 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       'import-x/no-restricted-paths',
     ],
     [
+      'the local runtime → an embedded queue file, past its door',
+      'lib/local/probe.ts',
+      "import type { EmbeddedFifoQueue } from '../queue/embedded/fifo-queue.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'a flow → an embedded queue file, past its door',
+      'lib/worker/probe.ts',
+      "import { QueuePoller } from '../queue/embedded/poller.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'a function → an SQS queue file, past its door',
+      'functions/probe.ts',
+      "import { sqsRunQueue } from '../lib/queue/sqs/sqs-run-queue.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'the CLI → an SQS queue file, past its door',
+      'lib/cli/probe.ts',
+      "import { sqsRunQueue } from '../queue/sqs/sqs-run-queue.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'a function → the embedded queue',
+      'functions/probe.ts',
+      "import { openRunQueue } from '../lib/queue/open-embedded.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'the SQS queue → the embedded queue',
+      'lib/queue/sqs/probe.ts',
+      "import { QueuePoller } from '../embedded/poller.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'the embedded queue → the local runtime',
+      'lib/queue/embedded/probe.ts',
+      "import { startDynamo } from '../../local/dynamo.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
       'core → node I/O',
       'lib/decide/probe.ts',
       "import { readFileSync } from 'node:fs';",
@@ -110,6 +152,19 @@ describe('lint: layers point down and the pure core does no I/O', () => {
     ['a function → compose', 'functions/probe.ts', "import { composeWorker } from '../lib/compose/worker.js';"],
     ['the local runtime → compose', 'lib/local/probe.ts', "import { composeIntake } from '../compose/intake.js';"],
     ['core → core', 'lib/decide/probe.ts', "import { globMatch } from '../util/glob.js';"],
+    [
+      'the local runtime → the embedded door',
+      'lib/local/probe.ts',
+      "import { QueuePoller } from '../queue/open-embedded.js';",
+    ],
+    ['a function → the SQS door', 'functions/probe.ts', "import { sqsRunQueue } from '../lib/queue/open-sqs.js';"],
+    ['a flow → the queue contract', 'lib/intake/probe.ts', "import type { RunQueue } from '../queue/run-queue.js';"],
+    ['a door → its implementation', 'lib/queue/probe.ts', "import { QueuePoller } from './embedded/poller.js';"],
+    [
+      'the queue journal → its own table',
+      'lib/queue/embedded/journal-store.ts',
+      "import { PutCommand } from '@aws-sdk/lib-dynamodb';",
+    ],
   ])('%s is allowed (the control: the rule is not refusing everything)', async (_name, filePath, code) => {
     const hits = await rulesHit(filePath, `${code}\nexport const probe = 1;\n`);
     expect(hits.filter((r) => r.startsWith('import-x/') || r.includes('no-restricted-imports'))).toEqual([]);

@@ -6,7 +6,8 @@
  * queue (dead-letter-deaths.test.ts), never a verdict of the sweep. A waiting attempt keeps its turn.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
+import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
+import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { RepriseEvent } from '../../lib/events/types.js';

@@ -1,7 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { QueuePoller } from '../../lib/local/queue-poller.js';
-import { EmbeddedFifoQueue } from '../../lib/local/queue.js';
+import { QueuePoller } from '../../lib/queue/embedded/poller.js';
+import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
 import { transientBackoffSeconds } from '../../lib/worker/handler.js';

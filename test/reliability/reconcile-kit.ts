@@ -1,12 +1,13 @@
 import type { RepriseEvent } from '../../lib/events/types.js';
 import { createAppClient } from '../../lib/github/client.js';
 import type { Ledger } from '../../lib/ledger/ledger.js';
-import { QueuePoller } from '../../lib/local/queue-poller.js';
-import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
+import { QueuePoller } from '../../lib/queue/embedded/poller.js';
+import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
+import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { type ReconcileLimits, Reconciler } from '../../lib/reconcile/reconciler.js';
-import type { RunQueue } from '../../lib/webhook/run-queue.js';
+import type { RunQueue } from '../../lib/queue/run-queue.js';
 import type { Harness } from '../support/harness.js';
 import { testPrivateKey } from '../support/harness.js';
 import { TEXT } from '../support/evidence.js';

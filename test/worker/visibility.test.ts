@@ -6,7 +6,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoPacing } from '../../lib/ledger/pacing.js';
-import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../../lib/webhook/sqs-limits.js';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../../lib/queue/sqs-limits.js';
 import {
   firstReceiveMs,
   fitBackoff,

@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** A module past this many lines holds more than one job: split it by job. */
+const MAX_LINES = 300;
+// Declarative data, read as a table, not as code: the settings and the construct's props.
+const DECLARATIVE = new Set(['lib/config/settings-table.ts', 'infra/props.ts']);
+
+function modulesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return modulesUnder(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+describe('modules stay small', () => {
+  it(`no module in lib/ or infra/ is past ${MAX_LINES} lines, besides the settings table and the props`, () => {
+    const long = ['lib', 'infra']
+      .flatMap(modulesUnder)
+      .filter((path) => !DECLARATIVE.has(path))
+      .map((path) => ({ path, lines: readFileSync(path, 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > MAX_LINES)
+      .map(({ path, lines }) => `${path}: ${lines} lines`);
+    expect(long).toEqual([]);
+  });
+});
