@@ -6,25 +6,28 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { githubClients } from '../lib/compose/github.js';
 import { composeWorker } from '../lib/compose/worker.js';
 import { workerSettings } from '../lib/config/env.js';
-import { parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
+import { PLATFORM_ENV, resourcesFromEnv } from '../lib/config/function-env.js';
+import { obsSettings } from '../lib/config/function-settings.js';
+import { parseAppSecret, rebuiltOnRotation } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { credentialsHold } from '../lib/worker/credentials-hold.js';
 
-const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
+const env = resourcesFromEnv(process.env, 'worker');
 const settings = workerSettings(process.env);
-const log = createLog('reprise-worker', process.env.POWERTOOLS_LOG_LEVEL);
-const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-worker');
+const obs = obsSettings(process.env);
+const log = createLog('reprise-worker', obs.logLevel);
+const metrics = createMetrics(obs.metricsNamespace, 'reprise-worker');
 const dynamo = new DynamoDBClient({});
 const sqs = new SQSClient({});
 const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName);
-const owner = `lambda-${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.pid}`;
+const owner = `lambda-${process.env[PLATFORM_ENV.logStream] ?? process.pid}`;
 
 // The queue's URL as the stack gave it: right in every partition, never rebuilt from the ARN.
 const defer = async (record: SQSRecord, seconds: number): Promise<void> => {
   await sqs.send(
     new ChangeMessageVisibilityCommand({
-      QueueUrl: env.QUEUE_URL,
+      QueueUrl: env.workQueue,
       ReceiptHandle: record.receiptHandle,
       VisibilityTimeout: seconds,
     }),
@@ -39,11 +42,11 @@ const defer = async (record: SQSRecord, seconds: number): Promise<void> => {
  */
 const worker = rebuiltOnRotation(
   async (fresh) =>
-    (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
+    (await getSecret<string>(env.githubAppSecret, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
   (secret) =>
     composeWorker(settings, {
       dynamo,
-      table: env.TABLE_NAME,
+      table: env.table,
       client: githubClients(settings, parseAppSecret(secret, 'GitHub App secret'), log, { rateLimitMetrics: metrics }),
       log,
       metrics,
@@ -58,7 +61,7 @@ const held = credentialsHold({
   log,
   metrics,
   defer,
-  secretId: env.GITHUB_APP_SECRET_ARN,
+  secretId: env.githubAppSecret,
   maxWaitSeconds: settings.pace.maxWaitMs / 1000,
   maxReceiveCount: settings.maxReceiveCount,
 });
