@@ -94,7 +94,7 @@ describe('each function gets the resources the schema says it reads, and only de
   }, 120_000);
 
   it.each(FUNCTION_NAMES)('%s', (fn) => {
-    const resourceNames = RESOURCE_NAMES.map((n) => RESOURCE_ENV[n].env);
+    const resourceNames: string[] = RESOURCE_NAMES.map((n) => RESOURCE_ENV[n].env);
     const got = Object.keys(envs[fn]).filter((k) => resourceNames.includes(k));
     expect(got.sort()).toEqual(
       resourcesOf(fn)
