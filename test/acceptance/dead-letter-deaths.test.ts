@@ -20,7 +20,7 @@ import { GitHubSimulator } from '../sim/index.js';
 import { appEnv, UNPACED_ENV } from '../support/harness.js';
 import { type NpmStart, npmStart } from '../support/npm-start.js';
 import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
-import { planWave, WAVE_INSTALLATION } from './wave-support.js';
+import { planWave, WAVE_INSTALLATION } from '../support/wave.js';
 
 const SECRET = 'dead-letter-secret';
 const MAX_RECEIVE_COUNT = SETTINGS.maxReceiveCount.default;

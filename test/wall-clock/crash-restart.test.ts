@@ -18,8 +18,8 @@ import { GitHubSimulator } from '../sim/index.js';
 import { appEnv, UNPACED_ENV } from '../support/harness.js';
 import { type NpmStart, npmStart } from '../support/npm-start.js';
 import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
-import { printSummary } from './faults-support.js';
-import { planWave, WAVE_INSTALLATION } from './wave-support.js';
+import { printSummary } from '../support/faults.js';
+import { planWave, WAVE_INSTALLATION } from '../support/wave.js';
 
 const RUNS = 60;
 const KILLS = 3;
