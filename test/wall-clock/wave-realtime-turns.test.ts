@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
 import { type CompiledRuntime, startCompiledRuntime } from '../support/compiled-runtime.js';
-import { planWave } from './wave-support.js';
+import { planWave } from '../support/wave.js';
 
 const started: { sim: GitHubSimulator; rt: CompiledRuntime }[] = [];
 afterAll(async () => {

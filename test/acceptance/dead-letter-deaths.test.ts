@@ -7,9 +7,6 @@
  * deployed), and only then is its attempt recorded `abandoned`, with the reason, and counted by
  * `reprise report`. `reprise replay --dead-letters` redrives it, and it is re-run once.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { replay } from '../../lib/cli/replay.js';
 import { report } from '../../lib/cli/report.js';
@@ -17,50 +14,28 @@ import { SETTINGS } from '../../lib/config/settings-schema.js';
 import { KILL_WORKER_ON_RUN } from '../../lib/local/test-faults.js';
 import { captureIo } from '../cli/support.js';
 import { GitHubSimulator } from '../sim/index.js';
-import { appEnv, UNPACED_ENV } from '../support/harness.js';
-import { type NpmStart, npmStart } from '../support/npm-start.js';
+import { drained, killedRuntimeEnv, restartable, restartSweep, until } from '../support/restartable.js';
 import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
-import { planWave, WAVE_INSTALLATION } from './wave-support.js';
+import { planWave, WAVE_INSTALLATION } from '../support/wave.js';
 
 const SECRET = 'dead-letter-secret';
 const MAX_RECEIVE_COUNT = SETTINGS.maxReceiveCount.default;
 
-const until = async (what: string, done: () => boolean, timeoutMs = 60_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-
 describe('a message that kills its worker every time it is decided', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'reprise-dead-letter-'));
+  const runtime = restartable('reprise-dead-letter-');
+  const dir = runtime.dir;
   let sim: GitHubSimulator;
-  let current: NpmStart | undefined;
   afterAll(async () => {
-    await current?.kill('SIGKILL');
+    await runtime.close();
     await sim?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it(`ends in the dead-letter queue after MAX_RECEIVE_COUNT (${MAX_RECEIVE_COUNT}) deaths, abandoned only then with its reason and counted by reprise report, and reprise replay --dead-letters redrives it to one re-run`, async () => {
     sim = await GitHubSimulator.start();
     const [healthy, poison] = planWave(sim, 2, 'deadly');
-    const env = {
-      ...appEnv(sim.url),
-      WEBHOOK_SECRET: SECRET,
-      ...UNPACED_ENV,
-      RETRY_BUDGET_PER_HOUR: '0',
-      BREAKER_MIN_OUTCOMES: '0',
-      RECONCILE_INTERVAL_SECONDS: '0',
-    };
+    const env = killedRuntimeEnv(sim.url, SECRET);
     const deadly = { ...env, NODE_ENV: 'test', [KILL_WORKER_ON_RUN]: String(poison) };
-    const start = async (e: Record<string, string>) => {
-      current = npmStart(['--port', '0', '--data-dir', dir], e);
-      const url = await current.listening;
-      const admin = current.lines.find((l) => l.message === 'reprise local runtime listening')!.admin as string;
-      return { rt: current, url, admin };
-    };
+    const start = runtime.start;
     const deliver = async (url: string, runId: number) => {
       const d = await signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, runId, WAVE_INSTALLATION));
       const res = await fetch(`${url}/webhook`, { method: 'POST', headers: d.headers, body: d.body });
@@ -70,7 +45,7 @@ describe('a message that kills its worker every time it is decided', () => {
     // A run of its own is decided as usual by a runtime that carries the fault.
     let { rt, url } = await start(deadly);
     await deliver(url, healthy!);
-    await until('the healthy run re-run', () => sim.rerunTally(healthy!).accepted === 1);
+    await until('the healthy run re-run', () => sim.rerunTally(healthy!).accepted === 1, 60_000);
 
     await deliver(url, poison!);
     let deaths = 0;
@@ -80,7 +55,7 @@ describe('a message that kills its worker every time it is decided', () => {
       expect(rt.child.signalCode ?? rt.child.exitCode).not.toBe(0);
       deaths++;
       ({ rt, url } = await start(deadly));
-      const restart = rt.lines.find((l) => l.message === 'restart: queue and claims of earlier processes settled');
+      const restart = restartSweep(rt);
       // The sweep released the dead process's claim at once, every time; no sweep abandons it.
       expect(restart?.claims).toMatchObject({ released: 1, failed: 0 });
       expect(restart?.queue).toMatchObject({ released: 1, deadLetters: 0 });
@@ -88,8 +63,10 @@ describe('a message that kills its worker every time it is decided', () => {
       // Still undecided: nothing abandoned before the count.
       expect(rt.lines.filter((l) => l.decision === 'abandoned')).toEqual([]);
     }
-    await until('the dead-lettered attempt recorded abandoned', () =>
-      rt.lines.some((l) => l.message === 'decision' && l.decision === 'abandoned'),
+    await until(
+      'the dead-lettered attempt recorded abandoned',
+      () => rt.lines.some((l) => l.message === 'decision' && l.decision === 'abandoned'),
+      60_000,
     );
     const abandoned = rt.lines.find((l) => l.message === 'decision' && l.decision === 'abandoned')!;
     expect(abandoned.run_id).toBe(poison);
@@ -108,9 +85,7 @@ describe('a message that kills its worker every time it is decided', () => {
     const fixed = await start(env);
     ({ rt, url } = fixed);
     const admin = fixed.admin;
-    expect(rt.lines.find((l) => l.message === 'restart: queue and claims of earlier processes settled')).toMatchObject({
-      queue: { deadLetters: 1 },
-    });
+    expect(restartSweep(rt)).toMatchObject({ queue: { deadLetters: 1 } });
     const counted = captureIo({});
     expect(await report(['--local', admin, '--data-dir', dir, '--since', '1h', '--json'], counted), counted.err()).toBe(
       0,
@@ -120,12 +95,8 @@ describe('a message that kills its worker every time it is decided', () => {
     const io = captureIo({});
     expect(await replay(['--dead-letters', '--local', admin, '--data-dir', dir, '--json'], io), io.err()).toBe(0);
     expect(JSON.parse(io.out())).toMatchObject({ redriven: 1, released: 1 });
-    await until('the redriven run re-run', () => sim.rerunTally(poison!).accepted === 1);
-    const drained = async () => {
-      const h = (await (await fetch(`${url}/healthz`)).json()) as { queue: { visible: number; inFlight: number } };
-      return h.queue.visible + h.queue.inFlight === 0;
-    };
-    for (let i = 0; i < 200 && !(await drained()); i++) await new Promise((r) => setTimeout(r, 50));
+    await until('the redriven run re-run', () => sim.rerunTally(poison!).accepted === 1, 60_000);
+    await drained(url);
     expect(sim.rerunTally(poison!)).toMatchObject({ received: 1, accepted: 1 });
     expect(sim.rerunTally(healthy!)).toMatchObject({ received: 1, accepted: 1 });
     await rt.kill('SIGTERM');

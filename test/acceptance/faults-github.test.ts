@@ -11,7 +11,7 @@ import {
   startFaultRuntime,
   sweepFigures,
   undecidedDetail,
-} from './faults-support.js';
+} from '../support/faults.js';
 import { errorLine, TEXT } from '../support/evidence.js';
 
 const RUNS = 120;

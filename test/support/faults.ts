@@ -13,10 +13,10 @@ import type { DecisionKind, RunMessage } from '../../lib/model.js';
 import type { SweepCounts } from '../../lib/reconcile/reconciler.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
 import { type GitHubSimulator, NO_RERUNS, type SimJobSpec, tallyReruns } from '../sim/index.js';
-import { testPrivateKey, UNPACED_ENV } from '../support/harness.js';
-import { MemoryLog } from '../support/memory-log.js';
-import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
-import { SHUTDOWN_LOG, TEXT } from '../support/evidence.js';
+import { testPrivateKey, UNPACED_ENV } from './harness.js';
+import { MemoryLog } from './memory-log.js';
+import { post, signedDelivery, workflowRunPayload } from './webhooks.js';
+import { SHUTDOWN_LOG, TEXT } from './evidence.js';
 
 export const SECRET = 'reliability-webhook-secret';
 

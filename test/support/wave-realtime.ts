@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GitHubSimulator } from '../sim/index.js';
-import type { CompiledRuntime } from '../support/compiled-runtime.js';
+import type { CompiledRuntime } from './compiled-runtime.js';
 
 export interface PlannedWave {
   readonly installation: number;

@@ -5,7 +5,7 @@
  * pace and the simulator's limit, so the figures hold however loaded the machine is.
  */
 import type { GitHubSimulator } from '../sim/index.js';
-import { type FaultRuntime, startFaultRuntime } from './faults-support.js';
+import { type FaultRuntime, startFaultRuntime } from './faults.js';
 
 const LOST = 'The self-hosted runner: {runner} lost communication with the server. Verify the machine is running.';
 export const WAVE_INSTALLATION = 9500;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GitHubSimulator } from '../sim/index.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
-import { printSummary } from './faults-support.js';
+import { printSummary } from '../support/faults.js';
 import { TEXT } from '../support/evidence.js';
 
 const SECRET = 'hostile-secret';

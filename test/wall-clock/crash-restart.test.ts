@@ -10,16 +10,12 @@
  * the last within 30 s of the final restart. A delivery the killed process never answered 2xx is
  * delivered again, as GitHub's redelivery would; one it answered is never sent twice.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
-import { appEnv, UNPACED_ENV } from '../support/harness.js';
-import { type NpmStart, npmStart } from '../support/npm-start.js';
+import { drained, killedRuntimeEnv, restartable, restartSweep, until } from '../support/restartable.js';
 import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
-import { printSummary } from './faults-support.js';
-import { planWave, WAVE_INSTALLATION } from './wave-support.js';
+import { printSummary } from '../support/faults.js';
+import { planWave, WAVE_INSTALLATION } from '../support/wave.js';
 
 const RUNS = 60;
 const KILLS = 3;
@@ -42,22 +38,12 @@ function random(seed: number): () => number {
   };
 }
 
-const until = async (what: string, done: () => boolean, timeoutMs: number): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
-
 describe('crash and restart of npm start --data-dir', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'reprise-crash-'));
+  const runtime = restartable('reprise-crash-');
   let sim: GitHubSimulator;
-  let current: NpmStart | undefined;
   afterAll(async () => {
-    await current?.kill('SIGKILL');
+    await runtime.close();
     await sim?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it(`SIGKILLed ${KILLS} times during a ${RUNS}-run wave, once within 2 s of a restart, and restarted on the same data dir: every run re-run exactly once, none abandoned, the last within 30 s of the final restart`, async () => {
@@ -67,26 +53,17 @@ describe('crash and restart of npm start --data-dir', () => {
     sim = await GitHubSimulator.start({ latencyMs: 15 });
     const runIds = planWave(sim, RUNS, 'crash');
     const env = {
-      ...appEnv(sim.url),
-      WEBHOOK_SECRET: SECRET,
-      ...UNPACED_ENV,
-      RETRY_BUDGET_PER_HOUR: '0',
-      BREAKER_MIN_OUTCOMES: '0',
-      // No reconciler: recovery is the restart's alone.
-      RECONCILE_INTERVAL_SECONDS: '0',
+      ...killedRuntimeEnv(sim.url, SECRET),
       // Two worker loops, twenty decisions at once: the wave takes long enough that every kill
       // lands while it is decided. With eight loops the whole wave is decided at once, and the
       // last kill could come after it.
       WORKER_CONCURRENCY: process.env.CRASH_LOOPS ?? '2',
     };
-    const started: NpmStart[] = [];
     let listeningAt = 0;
-    const start = async (): Promise<{ rt: NpmStart; url: string }> => {
-      current = npmStart(['--port', '0', '--data-dir', dir], env);
-      started.push(current);
-      const url = await current.listening;
-      listeningAt = Date.now();
-      return { rt: current, url };
+    const start = async () => {
+      const started = await runtime.start(env);
+      listeningAt = started.listeningAt;
+      return started;
     };
     const deliveries = await Promise.all(
       runIds.map((id) => signedDelivery(SECRET, 'workflow_run', workflowRunPayload(sim, id, WAVE_INSTALLATION))),
@@ -139,7 +116,7 @@ describe('crash and restart of npm start --data-dir', () => {
           signalled = true;
           void rt.kill('SIGKILL');
         };
-        await until(`${n} deliveries acknowledged`, () => signalled, 60_000);
+        await until(`${n} deliveries acknowledged`, () => signalled, 60_000, 5);
         onAcknowledged = undefined;
       } else if (k === 2) {
         // Soon after the restart, while the runs it released are decided again: once a death
@@ -150,7 +127,7 @@ describe('crash and restart of npm start --data-dir', () => {
         // left after the last restart is re-run well within 30 s of it.
         const before = rerun().size;
         const more = 8 + Math.floor(rand() * 12);
-        await until(`${more} more re-runs`, () => rerun().size >= Math.min(RUNS, before + more), 60_000);
+        await until(`${more} more re-runs`, () => rerun().size >= Math.min(RUNS, before + more), 60_000, 5);
         await new Promise((r) => setTimeout(r, Math.floor(rand() * 40)));
       }
       const afterRestartMs = k === 1 ? undefined : Date.now() - listeningAt;
@@ -165,7 +142,7 @@ describe('crash and restart of npm start --data-dir', () => {
       await delivering;
       ({ rt, url } = await start());
       kills[k - 1]!.listeningAfterMs = Date.now() - rt.spawnedAt;
-      const restart = rt.lines.find((l) => l.message === 'restart: queue and claims of earlier processes settled');
+      const restart = restartSweep(rt);
       kills[k - 1] = { ...kills[k - 1], restored: restart?.queue, claims: restart?.claims };
       delivering = deliver(url);
     }
@@ -177,6 +154,7 @@ describe('crash and restart of npm start --data-dir', () => {
       `every run re-run (seed ${seed}, ${rerun().size} so far; kills ${JSON.stringify(kills)})`,
       () => rerun().size >= RUNS,
       RECOVERY_MS + 15_000,
+      5,
     ).catch(async (err: Error) => {
       const health = await (await fetch(`${url}/healthz`)).json();
       const counts: Record<string, number> = {};
@@ -190,11 +168,7 @@ describe('crash and restart of npm start --data-dir', () => {
       throw new Error(`${err.message}\nqueue: ${JSON.stringify(health)}\nlog: ${JSON.stringify(counts)}`);
     });
     // Anything still queued could make a second re-run: let the queue drain first.
-    const drained = async () => {
-      const health = (await (await fetch(`${url}/healthz`)).json()) as { queue: { visible: number; inFlight: number } };
-      return health.queue.visible + health.queue.inFlight === 0;
-    };
-    for (let i = 0; i < 200 && !(await drained()); i++) await new Promise((r) => setTimeout(r, 50));
+    await drained(url);
 
     const tally = runIds.map((id) => sim.rerunTally(id));
     const last = Math.max(...sim.rerunRequests.map((r) => r.at));
@@ -212,7 +186,7 @@ describe('crash and restart of npm start --data-dir', () => {
       true,
     );
     // No process abandoned a run: three deaths are fewer than MAX_RECEIVE_COUNT receives.
-    expect(started.flatMap((p) => p.lines).filter((l) => l.decision === 'abandoned')).toEqual([]);
+    expect(runtime.started.flatMap((p) => p.lines).filter((l) => l.decision === 'abandoned')).toEqual([]);
     expect(runIds.map((id, i) => [id, tally[i]!.received]).filter(([, n]) => n !== 1)).toEqual([]);
     expect(tally.every((t) => t.accepted === 1)).toBe(true);
     expect(last - finalRestartAt).toBeLessThanOrEqual(RECOVERY_MS);

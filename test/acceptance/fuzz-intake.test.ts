@@ -11,7 +11,7 @@ import { createIntake, MAX_BODY_BYTES } from '../../lib/intake/webhook-intake.js
 import { parseRunMessage } from '../../lib/webhook/run-message.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { realExamples, webhookEvent } from '../support/webhooks.js';
-import { printSummary } from './faults-support.js';
+import { printSummary } from '../support/faults.js';
 
 const SECRET = 'fuzz-current-secret';
 const PREVIOUS = 'fuzz-previous-secret';

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
 import { type CompiledRuntime, startCompiledRuntime } from '../support/compiled-runtime.js';
-import { printSummary } from './faults-support.js';
-import { type Arrival, awaitReruns, deliverWave, type PlannedWave, waveFigures } from './wave-realtime-support.js';
-import { planWave } from './wave-support.js';
+import { printSummary } from '../support/faults.js';
+import { type Arrival, awaitReruns, deliverWave, type PlannedWave, waveFigures } from '../support/wave-realtime.js';
+import { planWave } from '../support/wave.js';
 
 /** A simulator and a runtime of the test's own, both stopped when it ends, pass or fail. */
 async function onWallClock<T>(

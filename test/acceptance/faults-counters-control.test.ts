@@ -15,7 +15,7 @@ import {
   planRuns,
   settle,
   startFaultRuntime,
-} from './faults-support.js';
+} from '../support/faults.js';
 
 describe('every re-run POST sent twice: the counters report each as a duplicate', () => {
   let sim: GitHubSimulator;

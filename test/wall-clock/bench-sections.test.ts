@@ -5,16 +5,16 @@
  * stopped at section 2 on a retry budget the setting no longer accepted).
  */
 import { describe, expect, it } from 'vitest';
-import { measureBurst, measureStartTree } from './burst.js';
-import { measureColdStart } from './cold-start.js';
-import { estimateCost } from './cost.js';
-import { readDeployment } from './deployment.js';
-import { evaluateGoals } from './goals.js';
-import { measureIntake } from './intake.js';
-import { measureLatency } from './latency.js';
-import { RUNTIME_ANON, RUNTIME_FILE } from './process-tree.js';
-import { measureRequests } from './requests.js';
-import { measureWave } from './wave.js';
+import { measureBurst, measureStartTree } from '../bench/burst.js';
+import { measureColdStart } from '../bench/cold-start.js';
+import { estimateCost } from '../bench/cost.js';
+import { readDeployment } from '../bench/deployment.js';
+import { evaluateGoals } from '../bench/goals.js';
+import { measureIntake } from '../bench/intake.js';
+import { measureLatency } from '../bench/latency.js';
+import { RUNTIME_ANON, RUNTIME_FILE } from '../bench/process-tree.js';
+import { measureRequests } from '../bench/requests.js';
+import { measureWave } from '../bench/wave.js';
 
 const quick = { latencyMs: 0, quick: true } as const;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
-import { audit, type FaultRuntime, planRuns, printSummary, startFaultRuntime } from './faults-support.js';
+import { audit, type FaultRuntime, planRuns, printSummary, startFaultRuntime } from '../support/faults.js';
 
 const WORKERS = 10;
 const BATCH = 10;

@@ -3,12 +3,11 @@
  * `/webhook`, `/signals` and `/healthz` only; `GET /decisions`, `GET /report-facts` and `POST /replay` listen on a
  * loopback port and ask for the token the runtime keeps in its data directory, which the CLI reads.
  */
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisions } from '../../lib/cli/decisions.js';
-import { loadOrCreateAdminToken } from '../../lib/local/admin-token.js';
 import { captureIo } from '../cli/support.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 
@@ -102,21 +101,6 @@ describe('operator routes behind a key, off the public path', () => {
       const res = await fetch(`${local.rt.url}${path}`, { method: 'POST', body: '{}' });
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.status).not.toBe(404);
-    }
-  });
-
-  it('a token file others could read is narrowed to 0600; a restart keeps the same token', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'reprise-token-'));
-    try {
-      const file = join(dir, 'nested', 'admin-token');
-      const first = await loadOrCreateAdminToken(file);
-      await writeFile(file, `${first}\n`, { mode: 0o644 });
-      await chmod(file, 0o644);
-      expect(await loadOrCreateAdminToken(file)).toBe(first);
-      expect((await stat(file)).mode & 0o777).toBe(0o600);
-      expect((await stat(join(dir, 'nested'))).mode & 0o077).toBe(0);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -13,7 +13,7 @@ import {
   startFaultRuntime,
   sweepFigures,
   tempDir,
-} from './faults-support.js';
+} from '../support/faults.js';
 
 const BEFORE = 60;
 const DURING = 20;

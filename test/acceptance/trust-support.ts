@@ -8,7 +8,7 @@ import type { GitHubSimulator } from '../sim/index.js';
 import { appEnv } from '../support/harness.js';
 import { type NpmStart, npmStart } from '../support/npm-start.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
-import { tempDir } from './faults-support.js';
+import { tempDir } from '../support/faults.js';
 
 export const WEBHOOK_SECRET = 'trust-webhook-secret-4e1a';
 

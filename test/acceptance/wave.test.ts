@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
-import type { FaultRuntime } from './faults-support.js';
-import { printSummary } from './faults-support.js';
-import { planWave, runWave, startWaveRuntime, type WaveClock } from './wave-support.js';
+import type { FaultRuntime } from '../support/faults.js';
+import { printSummary } from '../support/faults.js';
+import { planWave, runWave, startWaveRuntime, type WaveClock } from '../support/wave.js';
 
 const RUNS = 300;
 const WORKERS = 10;

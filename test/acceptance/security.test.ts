@@ -15,7 +15,7 @@ import { GitHubSimulator } from '../sim/index.js';
 import { INSTALLATION_ID, testPrivateKey } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
-import { startFaultRuntime, tempDir } from './faults-support.js';
+import { startFaultRuntime, tempDir } from '../support/faults.js';
 import { errorLine, TEXT } from '../support/evidence.js';
 
 const WEBHOOK_SECRET = 'whsec-current-7f3a9c2e41d8';

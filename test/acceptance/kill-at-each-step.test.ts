@@ -6,8 +6,8 @@ import type { SweepCounts } from '../../lib/reconcile/reconciler.js';
 import { GitHubSimulator, type SimRun } from '../sim/index.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
-import { faultRuntimeEnv, printSummary } from './faults-support.js';
-import { EXIT, LOST } from './reconcile-kit.js';
+import { faultRuntimeEnv, printSummary } from '../support/faults.js';
+import { EXIT, LOST } from '../reliability/reconcile-kit.js';
 
 const SECRET = 'kill-secret';
 /** A lease in the hundreds of milliseconds keeps the suite fast; sweeps wait it out in full. */
