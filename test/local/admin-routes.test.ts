@@ -6,7 +6,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRoutes } from '../../lib/local/admin-routes.js';
-import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
+import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
+import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';

@@ -5,7 +5,8 @@
  * when no signal secret is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
+import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
+import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import { type LocalProcesses, localProcesses } from '../../lib/local/processes.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';

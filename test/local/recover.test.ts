@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recoverAfterRestart } from '../../lib/local/recover.js';
-import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
+import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
+import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
