@@ -10,7 +10,7 @@ import {
 } from '../../lib/classify/patterns.js';
 import { PatternError } from '../../lib/errors.js';
 import { errorLine, TEXT } from '../support/evidence.js';
-import { LOSS_TEXTS } from './fixtures.js';
+import { LOSS_TEXTS } from '../core/fixtures.js';
 
 /** Every variant of a text a matcher must not care about: GitHub's wording, all lower and all upper case. */
 const caseVariants = (text: string): [string, string][] => [
