@@ -144,8 +144,8 @@ describe('linearPattern', () => {
     expect(p.test('runner stayed')).toBe(false);
   });
 
-  it('its size grows with the compiled program: a counted repeat is larger than its single form', () => {
-    expect(linearPattern('\\w{100}').size).toBeGreaterThan(linearPattern('\\w').size * 50);
+  it('its size grows with the compiled program: a hundredfold repeat is several times a tenfold one', () => {
+    expect(linearPattern('\\w{100}').size).toBeGreaterThan(linearPattern('\\w{10}').size * 5);
   });
 
   it('refuses what RE2 cannot run in linear time: a backreference, a lookahead', () => {
