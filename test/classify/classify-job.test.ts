@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { classifyJob, type Classification, type JobEvidence } from '../../lib/classify/classify-job.js';
 import { compileExtraPatterns } from '../../lib/classify/patterns.js';
 import type { EvidenceSource, JobFacts, TextPattern, Verdict } from '../../lib/model.js';
-import { ann, cancelledJob, evidence, failedJob, logErrors, LOSS_TEXTS, signal, unavailable } from './fixtures.js';
+import {
+  ann,
+  cancelledJob,
+  evidence,
+  failedJob,
+  logErrors,
+  LOSS_TEXTS,
+  signal,
+  unavailable,
+} from '../core/fixtures.js';
 import { TEXT } from '../support/evidence.js';
 
 type Expected =

@@ -9,7 +9,16 @@ import {
 } from '../../lib/decide/decide.js';
 import { afterRerun } from '../../lib/decide/rerun-outcome.js';
 import type { DecisionKind, JobFacts, JobVerdict, RunMessage } from '../../lib/model.js';
-import { cancelledJob, config, deepFreeze, failedJob, job, jobVerdict, runFacts, runMessage } from './fixtures.js';
+import {
+  cancelledJob,
+  config,
+  deepFreeze,
+  failedJob,
+  job,
+  jobVerdict,
+  runFacts,
+  runMessage,
+} from '../core/fixtures.js';
 
 const lost = failedJob({ id: 1, name: 'test (1)' });
 const lostCancelled = cancelledJob({ id: 2, name: 'test (2)' });

@@ -5,6 +5,7 @@
  * not the wall clock: while a neighbour holds the core, no time is counted against the pattern.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { linearPattern } from '../../lib/classify/linear-pattern.js';
 import { BUILT_IN_PATTERNS, type TextPattern } from '../../lib/classify/patterns.js';
 
 const SMALL = 512 * 1024;
@@ -132,5 +133,23 @@ describe('built-in patterns take time linear in the line on megabyte adversarial
       `[reliability] linear patterns, control: backtracking self-hosted-lost, 16 → 64 KiB, time ratio=${ratio.toFixed(1)}`,
     );
     expect(ratio).toBeGreaterThan(MAX_RATIO);
+  });
+});
+
+describe('linearPattern', () => {
+  it('matches case-insensitively and keeps its source as written', () => {
+    const p = linearPattern('Runner (lost|gone)');
+    expect(p.source).toBe('Runner (lost|gone)');
+    expect(p.test('the RUNNER GONE away')).toBe(true);
+    expect(p.test('runner stayed')).toBe(false);
+  });
+
+  it('its size grows with the compiled program: a hundredfold repeat is several times a tenfold one', () => {
+    expect(linearPattern('\\w{100}').size).toBeGreaterThan(linearPattern('\\w{10}').size * 5);
+  });
+
+  it('refuses what RE2 cannot run in linear time: a backreference, a lookahead', () => {
+    expect(() => linearPattern('(a)\\1')).toThrow();
+    expect(() => linearPattern('a(?=b)')).toThrow();
   });
 });
