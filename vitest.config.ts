@@ -1,22 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Suites that hold a behaviour on the wall clock (a spot wave's drain, a restart's recovery) run
- * last, one file at a time, so their figures are the runtime's and not the other suites' load.
+ * Suites that hold a behaviour on the wall clock (a spot wave's drain, a restart's recovery, every
+ * bench section in its --quick form) live in test/wall-clock/ and run last, one file at a time, so
+ * their figures are the runtime's and not the other suites' load.
  */
-const WALL_CLOCK = [
-  'test/reliability/wave-realtime*.test.ts',
-  'test/reliability/crash-restart.test.ts',
-  // Every bench section in its --quick form: npm start, a wave paced on the wall clock, a few minutes.
-  'test/bench/bench-sections.test.ts',
-];
+const WALL_CLOCK = ['test/wall-clock/**/*.test.ts'];
 // Run by `npm run test:deployed` (vitest.deployed.config.ts): they need moto_server.
 const DEPLOYED = ['test/deployed/**', '**/node_modules/**'];
 /**
  * Suites that get a process of their own: one mocks a module of reprise's own, one measures how
  * long the event loop is held, which an earlier file's leftover heap or timers would add to.
  */
-const OWN_PROCESS = ['test/functions/rotation.test.ts', 'test/reliability/hostile-repository.test.ts'];
+const OWN_PROCESS = ['test/functions/rotation.test.ts', 'test/acceptance/hostile-repository.test.ts'];
 
 export default defineConfig({
   test: {

@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { composeEc2SignalRecorder } from '../lib/compose/signals.js';
-import { requireEnv } from '../lib/config/secrets.js';
+import { resourcesFromEnv } from '../lib/config/function-env.js';
+import { obsSettings } from '../lib/config/function-settings.js';
 import { signalSettings } from '../lib/config/signal-settings.js';
 import type { Ec2SignalOutcome } from '../lib/intake/record-ec2-signal.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
@@ -9,14 +10,15 @@ import { ec2Describe } from '../lib/signals/ec2-describe.js';
 import type { Ec2Event } from '../lib/signals/ec2-events.js';
 
 // Parsed once per cold start: a bad setting fails the init, not every event.
-const env = requireEnv(process.env, ['TABLE_NAME']);
+const env = resourcesFromEnv(process.env, 'ec2Signal');
 const settings = signalSettings(process.env);
-const log = createLog('reprise-ec2-signal', process.env.POWERTOOLS_LOG_LEVEL);
-const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-ec2-signal');
+const obs = obsSettings(process.env);
+const log = createLog('reprise-ec2-signal', obs.logLevel);
+const metrics = createMetrics(obs.metricsNamespace, 'reprise-ec2-signal');
 
 const record = composeEc2SignalRecorder(settings, {
   dynamo: new DynamoDBClient({}),
-  table: env.TABLE_NAME,
+  table: env.table,
   describe: ec2Describe(new EC2Client({})),
   log,
   metrics,

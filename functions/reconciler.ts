@@ -5,18 +5,21 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { githubAppClient, githubClients } from '../lib/compose/github.js';
 import { composeReconciler } from '../lib/compose/reconciler.js';
 import { reconcilerSettings } from '../lib/config/env.js';
-import { appSecretFix, parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
+import { resourcesFromEnv } from '../lib/config/function-env.js';
+import { obsSettings } from '../lib/config/function-settings.js';
+import { appSecretFix, parseAppSecret, rebuiltOnRotation } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import type { Reconciler } from '../lib/reconcile/reconciler.js';
 import { sqsRunQueue } from '../lib/queue/open-sqs.js';
 
-const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
+const env = resourcesFromEnv(process.env, 'reconciler');
 const settings = reconcilerSettings(process.env);
-const log = createLog('reprise-reconciler', process.env.POWERTOOLS_LOG_LEVEL);
-const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-reconciler');
+const obs = obsSettings(process.env);
+const log = createLog('reprise-reconciler', obs.logLevel);
+const metrics = createMetrics(obs.metricsNamespace, 'reprise-reconciler');
 const dynamo = new DynamoDBClient({});
-const queue = sqsRunQueue(new SQSClient({}), env.QUEUE_URL);
+const queue = sqsRunQueue(new SQSClient({}), env.workQueue);
 const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName);
 
 /**
@@ -26,12 +29,12 @@ const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.
  */
 const reconciler = rebuiltOnRotation(
   async (fresh) =>
-    (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
+    (await getSecret<string>(env.githubAppSecret, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
   (secret) => {
     const credentials = parseAppSecret(secret, 'GitHub App secret');
     return composeReconciler(settings, {
       dynamo,
-      table: env.TABLE_NAME,
+      table: env.table,
       queue,
       client: githubClients(settings, credentials, log),
       appClient: githubAppClient(settings, credentials, log),
@@ -57,15 +60,15 @@ export const handler = async () => {
       metrics.count('AppSecretInvalid');
       if (!secretFaulty) {
         log.error('GitHub App secret cannot be used: sweeps are skipped until it is fixed', {
-          secret: env.GITHUB_APP_SECRET_ARN,
+          secret: env.githubAppSecret,
           reason: (err as Error).message,
-          fix: appSecretFix(env.GITHUB_APP_SECRET_ARN),
+          fix: appSecretFix(env.githubAppSecret),
         });
       }
       secretFaulty = true;
       return { skipped: 'the GitHub App secret cannot be used' };
     }
-    if (secretFaulty) log.info('GitHub App secret is usable again', { secret: env.GITHUB_APP_SECRET_ARN });
+    if (secretFaulty) log.info('GitHub App secret is usable again', { secret: env.githubAppSecret });
     secretFaulty = false;
     return await sweeper.sweep();
   } finally {

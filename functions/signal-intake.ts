@@ -2,27 +2,29 @@ import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { composeSignalIntake } from '../lib/compose/signals.js';
-import { requireEnv } from '../lib/config/secrets.js';
+import { resourcesFromEnv } from '../lib/config/function-env.js';
+import { obsSettings } from '../lib/config/function-settings.js';
 import { parseSignalSecretValue, signalIntakeSettings } from '../lib/config/signal-settings.js';
 import type { HttpEvent } from '../lib/http/lambda-http.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 
 // Parsed once per cold start: a bad setting fails the init, not every request.
-const env = requireEnv(process.env, ['TABLE_NAME', 'SIGNAL_SECRET_ARN']);
+const env = resourcesFromEnv(process.env, 'signalIntake');
 const { ttlSeconds, toleranceMs, scope } = signalIntakeSettings(process.env);
-const log = createLog('reprise-signal-intake', process.env.POWERTOOLS_LOG_LEVEL);
-const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-signal-intake');
+const obs = obsSettings(process.env);
+const log = createLog('reprise-signal-intake', obs.logLevel);
+const metrics = createMetrics(obs.metricsNamespace, 'reprise-signal-intake');
 
 const intake = composeSignalIntake(
   { ttlSeconds, toleranceMs },
   {
     dynamo: new DynamoDBClient({}),
-    table: env.TABLE_NAME,
+    table: env.table,
     // Cached for five minutes: a rotation reaches every warm function within that time. A secret
     // that cannot be read or parsed is answered 503 by the intake, with the reason logged.
     secrets: async () =>
       parseSignalSecretValue(
-        (await getSecret<string>(env.SIGNAL_SECRET_ARN, { maxAge: 300 })) ?? '',
+        (await getSecret<string>(env.signalSecret, { maxAge: 300 })) ?? '',
         'signal secret',
         scope,
       ),

@@ -6,23 +6,26 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { githubClients } from '../lib/compose/github.js';
 import { composeWorker } from '../lib/compose/worker.js';
 import { workerSettings } from '../lib/config/env.js';
-import { parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
+import { PLATFORM_ENV, resourcesFromEnv } from '../lib/config/function-env.js';
+import { obsSettings } from '../lib/config/function-settings.js';
+import { parseAppSecret, rebuiltOnRotation } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { sqsDeferringQueue } from '../lib/queue/open-sqs.js';
 import { credentialsHold } from '../lib/worker/credentials-hold.js';
 
-const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECRET_ARN']);
+const env = resourcesFromEnv(process.env, 'worker');
 const settings = workerSettings(process.env);
-const log = createLog('reprise-worker', process.env.POWERTOOLS_LOG_LEVEL);
-const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-worker');
+const obs = obsSettings(process.env);
+const log = createLog('reprise-worker', obs.logLevel);
+const metrics = createMetrics(obs.metricsNamespace, 'reprise-worker');
 const dynamo = new DynamoDBClient({});
 const sqs = new SQSClient({});
 const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName);
-const owner = `lambda-${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.pid}`;
+const owner = `lambda-${process.env[PLATFORM_ENV.logStream] ?? process.pid}`;
 
 // The worker's deferral is the queue's visibility change; a refusal rejects as a QueueRefusedError.
-const queue = sqsDeferringQueue(sqs, env.QUEUE_URL);
+const queue = sqsDeferringQueue(sqs, env.workQueue);
 const defer = (record: SQSRecord, seconds: number): Promise<void> => queue.changeVisibility(record, seconds);
 
 /**
@@ -33,11 +36,11 @@ const defer = (record: SQSRecord, seconds: number): Promise<void> => queue.chang
  */
 const worker = rebuiltOnRotation(
   async (fresh) =>
-    (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
+    (await getSecret<string>(env.githubAppSecret, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
   (secret) =>
     composeWorker(settings, {
       dynamo,
-      table: env.TABLE_NAME,
+      table: env.table,
       client: githubClients(settings, parseAppSecret(secret, 'GitHub App secret'), log, { rateLimitMetrics: metrics }),
       log,
       metrics,
@@ -52,7 +55,7 @@ const held = credentialsHold({
   log,
   metrics,
   defer,
-  secretId: env.GITHUB_APP_SECRET_ARN,
+  secretId: env.githubAppSecret,
   maxWaitSeconds: settings.pace.maxWaitMs / 1000,
   maxReceiveCount: settings.maxReceiveCount,
 });

@@ -8,6 +8,8 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { RUNTIME_ENV } from '../lib/config/function-env.js';
+import { envOf } from '../lib/config/settings-schema.js';
 import { acknowledge } from './nag.js';
 
 /** The repository root: entry files, the lock file and tsconfig live there. */
@@ -38,7 +40,7 @@ export const BUNDLE = {
 export interface HandlerSpec {
   /** File name under `functions/`, without extension. */
   readonly entry: string;
-  /** `POWERTOOLS_SERVICE_NAME`; also the `service` dimension of its metrics. */
+  /** Powertools' service name (`RUNTIME_ENV.serviceName`); also the `service` dimension of its metrics. */
   readonly serviceName: string;
 }
 
@@ -107,10 +109,10 @@ export class RepriseFunction extends Construct {
       ...(props.asyncRetryAttempts !== undefined ? { retryAttempts: props.asyncRetryAttempts } : {}),
       environment: {
         ...props.environment,
-        POWERTOOLS_SERVICE_NAME: props.handler.serviceName,
-        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
-        POWERTOOLS_LOG_LEVEL: props.logLevel,
-        NODE_OPTIONS: '--enable-source-maps',
+        [RUNTIME_ENV.serviceName]: props.handler.serviceName,
+        [envOf('metricsNamespace')]: props.metricsNamespace,
+        [envOf('logLevel')]: props.logLevel,
+        [RUNTIME_ENV.nodeOptions]: '--enable-source-maps',
       },
     };
     const prebuilt = `${PREBUILT_DIR}${prebuiltName(props.handler.entry, props.bundleAwsSdk)}`;

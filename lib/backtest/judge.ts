@@ -11,7 +11,8 @@ import { type EvaluationDeps, evaluateRun } from '../worker/evaluate.js';
 import { gatherVerdicts } from '../worker/gather-verdicts.js';
 import type { AttemptRecord, ListedRun } from './history.js';
 
-export interface JudgedJob {
+/** One job of an attempt as explain and the backtest show it: what GitHub says of it, and its verdict. */
+export interface JobLine {
   readonly name: string;
   readonly conclusion: string | null;
   readonly runner: string | null;
@@ -19,9 +20,22 @@ export interface JudgedJob {
   readonly verdict: string | null;
   readonly source: string | null;
   readonly evidence: string | null;
+}
+
+export interface JudgedJob extends JobLine {
   /** The job's running time in this attempt, in minutes; null without times. */
   readonly minutes: number | null;
 }
+
+/** A job's line, with its verdict when it was a candidate. */
+export const jobLine = (j: JobFacts, v: JobVerdict | undefined): JobLine => ({
+  name: j.name,
+  conclusion: j.conclusion,
+  runner: j.runnerName,
+  verdict: v?.verdict ?? null,
+  source: v?.source ?? null,
+  evidence: v?.evidence ?? null,
+});
 
 export interface Judgement {
   readonly decision: DecisionKind;
@@ -142,18 +156,7 @@ export async function judgeAttempt(
     wouldRerun: decision === 'dry_run' && !ctx.config.dryRun,
     jobs: jobs
       .filter((j) => j.runAttempt === a.number || j.runAttempt === 0)
-      .map((j) => {
-        const v = byId.get(j.id);
-        return {
-          name: j.name,
-          conclusion: j.conclusion,
-          runner: j.runnerName,
-          verdict: v?.verdict ?? null,
-          source: v?.source ?? null,
-          evidence: v?.evidence ?? null,
-          minutes: minutesOf(j),
-        };
-      }),
+      .map((j): JudgedJob => ({ ...jobLine(j, byId.get(j.id)), minutes: minutesOf(j) })),
     evidenceGone: verdicts.some(gone),
   };
 }

@@ -1,3 +1,4 @@
+import { type JobLine, jobLine } from '../backtest/judge.js';
 import type { RuntimeSettings } from '../config/env.js';
 import { candidateJobs, platformErrorsMode } from '../decide/decide.js';
 import type { GitHubClients } from '../github/client.js';
@@ -13,16 +14,6 @@ import { gatherVerdicts } from '../worker/gather-verdicts.js';
 import { type EvaluationDeps, evaluateRun } from '../worker/evaluate.js';
 import { previewMergeGroup } from '../worker/requeue.js';
 import type { LiveRun } from './run-lookup.js';
-
-export interface JobLine {
-  readonly name: string;
-  readonly conclusion: string | null;
-  readonly runner: string | null;
-  /** null when the job is not a candidate (it passed, or is ignored by configuration). */
-  readonly verdict: string | null;
-  readonly source: string | null;
-  readonly evidence: string | null;
-}
 
 export interface Explanation {
   readonly repository: string;
@@ -185,17 +176,7 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
     ).verdicts;
   }
   const byId = new Map((verdicts ?? []).map((v) => [v.job.id, v]));
-  const lines: JobLine[] = (jobs ?? []).map((j) => {
-    const v = byId.get(j.id);
-    return {
-      name: j.name,
-      conclusion: j.conclusion,
-      runner: j.runnerName,
-      verdict: v?.verdict ?? null,
-      source: v?.source ?? null,
-      evidence: v ? v.evidence : null,
-    };
-  });
+  const lines = (jobs ?? []).map((j) => jobLine(j, byId.get(j.id)));
   // GitHub's own platform failures are their own evidence family, with their own setting.
   if (verdicts?.some((v) => v.verdict === 'infra' && v.source === 'platform')) {
     notes.push(`GitHub platform failure seen; platform_errors: ${platformErrorsMode(cfg.config)}`);

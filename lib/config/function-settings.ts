@@ -1,5 +1,5 @@
 import type { BreakerSettings } from '../decide/breaker.js';
-import { fromEnv } from './settings-schema.js';
+import { envOf, fromEnv } from './settings-schema.js';
 import { runnerNamePatternsFrom } from './signal-settings.js';
 
 /*
@@ -48,4 +48,16 @@ export function intakeSettings(env: Env = process.env): IntakeSettings {
     events: eventSettings(env),
     runnerNamePatterns: runnerNamePatternsFrom(env),
   };
+}
+
+/** What each function's log and metrics read. */
+export interface ObsSettings {
+  /** `POWERTOOLS_LOG_LEVEL` as written: Powertools reads the level itself (unset: its default). */
+  readonly logLevel: string | undefined;
+  /** `POWERTOOLS_METRICS_NAMESPACE`. */
+  readonly metricsNamespace: string;
+}
+
+export function obsSettings(env: Env = process.env): ObsSettings {
+  return { logLevel: env[envOf('logLevel')], metricsNamespace: fromEnv(env, 'metricsNamespace') };
 }

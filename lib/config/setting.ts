@@ -8,6 +8,26 @@ export const FUNCTION_NAMES: readonly FunctionName[] = ['worker', 'reconciler', 
 
 export type TimeUnit = 'seconds' | 'minutes' | 'hours';
 
+/**
+ * What a repository file's entry for the setting still decides when the file has an error (see
+ * fail-closed.ts): an entry that parses and narrows re-runs is kept, any other is set aside.
+ * - `{ to }`: the entry narrows when it sets this value (`enabled: false`);
+ * - `lower`: a number below the one in force narrows (`max_attempts: 1`);
+ * - `{ order }`: a value further along the order narrows (`stale_check: all` checks more runs);
+ * - `more`: a list narrows by the names it adds (`ignore_jobs`);
+ * - `fewer`: a list narrows to the names both allow (`workflows`; an empty key allows all);
+ * - `{ keeps }`: this value is kept but narrows nothing (`report: check_run` still reports the error);
+ * - `none`: nothing of it narrows; a broken file's entry is always set aside.
+ */
+export type FailClosedRule =
+  | { readonly to: Value }
+  | 'lower'
+  | { readonly order: readonly string[] }
+  | 'more'
+  | 'fewer'
+  | { readonly keeps: Value }
+  | 'none';
+
 export interface Setting<V extends Value = Value> {
   /** Environment variable the functions and the local runtime read. */
   readonly env?: string;
@@ -19,6 +39,8 @@ export interface Setting<V extends Value = Value> {
   readonly repoKey?: string;
   /** The field of the repository settings (`RepoConfig`) it fills, when not named as the setting. */
   readonly repoField?: string;
+  /** Its rule when a repository file has an error: every setting with a `repoKey` declares one. */
+  readonly failClosed?: FailClosedRule;
   /** Left out of the built-in repository settings: the decision reads an absent one as the default. */
   readonly repoOmitsDefault?: true;
   /** The value's unit when it is a time: the prop is then a `Duration`. */

@@ -11,6 +11,7 @@ import { SETTINGS } from './settings-table.js';
 export { bool, int, list, LOG_RETENTION_DAYS, oneOf, type Parser, percent, text, url, type Value } from './parsers.js';
 export { FUNCTION_NAMES, type FunctionName, type Setting, type TimeUnit } from './setting.js';
 export { MAX_ATTEMPTS_LIMIT, SETTINGS } from './settings-table.js';
+export * from './function-env.js';
 
 export type SettingName = keyof typeof SETTINGS;
 export type ValueOf<K extends SettingName> = (typeof SETTINGS)[K] extends Setting<infer V> ? V : never;
@@ -25,13 +26,20 @@ export const settingOf = (name: SettingName): Setting => SETTINGS[name] as Setti
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** A setting's environment variable; throws for a setting that has none. */
+export function envOf(name: SettingName): string {
+  const env = settingOf(name).env;
+  if (env === undefined) throw new Error(`${name} has no environment variable`);
+  return env;
+}
+
 /** One setting from the environment: its default when unset or empty, else its parsed value. */
 export function fromEnv<K extends SettingName>(env: Env, name: K): ReadOf<K> {
   const s = settingOf(name);
-  if (s.env === undefined) throw new Error(`${name} has no environment variable`);
-  const raw = env[s.env];
+  const variable = envOf(name);
+  const raw = env[variable];
   if (raw === undefined || raw.trim() === '') return s.default as ReadOf<K>;
-  return s.parse(raw, s.env) as ReadOf<K>;
+  return s.parse(raw, variable) as ReadOf<K>;
 }
 
 /** The environment variable's text for a value. */

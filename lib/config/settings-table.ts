@@ -74,6 +74,7 @@ export const SETTINGS = {
   // Decision defaults: a repository's `.github/reprise.yml` overrides them.
   enabled: def({
     repoKey: 'enabled',
+    failClosed: { to: false },
     default: true,
     parse: bool,
     readBy: [],
@@ -84,6 +85,7 @@ export const SETTINGS = {
   }),
   workflows: def({
     repoKey: 'workflows',
+    failClosed: 'fewer',
     default: undefined,
     defaultText: 'all',
     parse: list(/,/),
@@ -98,6 +100,7 @@ export const SETTINGS = {
     prop: 'maxAttempts',
     context: 'maxAttempts',
     repoKey: 'max_attempts',
+    failClosed: 'lower',
     default: 3,
     parse: int(1, MAX_ATTEMPTS_LIMIT, 'GitHub allows 50 re-runs of a run'),
     readBy: ['worker', 'reconciler'],
@@ -111,6 +114,7 @@ export const SETTINGS = {
     prop: 'textOnlyMaxAttempts',
     context: 'textOnlyMaxAttempts',
     repoKey: 'text_only_max_attempts',
+    failClosed: 'lower',
     default: 2,
     parse: int(1, MAX_ATTEMPTS_LIMIT, 'GitHub allows 50 re-runs of a run'),
     readBy: ['worker', 'reconciler'],
@@ -149,6 +153,7 @@ export const SETTINGS = {
     prop: 'dryRun',
     context: 'dryRun',
     repoKey: 'dry_run',
+    failClosed: { to: true },
     default: false,
     parse: bool,
     readBy: ['worker', 'reconciler'],
@@ -162,6 +167,7 @@ export const SETTINGS = {
     prop: 'requireExactSignal',
     context: 'requireExactSignal',
     repoKey: 'require_exact_signal',
+    failClosed: { to: true },
     default: false,
     parse: bool,
     readBy: ['worker', 'reconciler'],
@@ -175,6 +181,7 @@ export const SETTINGS = {
     prop: 'rerunAllFallback',
     context: 'rerunAllFallback',
     repoKey: 'rerun_all_fallback',
+    failClosed: { to: false },
     default: false,
     parse: bool,
     readBy: ['worker', 'reconciler'],
@@ -188,6 +195,7 @@ export const SETTINGS = {
     prop: 'platformErrors',
     context: 'platformErrors',
     repoKey: 'platform_errors',
+    failClosed: { to: 'leave' },
     // Absent means `rerun`: the decision reads it so, and older settings stay whole.
     repoOmitsDefault: true,
     default: 'rerun',
@@ -203,6 +211,8 @@ export const SETTINGS = {
     prop: 'staleCheck',
     context: 'staleCheck',
     repoKey: 'stale_check',
+    // Further along, more runs are checked for staleness, and a stale run is left alone.
+    failClosed: { order: ['off', 'pull_request', 'branch', 'all'] },
     default: 'branch',
     // In a repository file `false` is `off` and `true` is the default, `branch`.
     parse: oneOf(['branch', 'pull_request', 'all', 'off'] as const, { booleans: ['off', 'branch'] }),
@@ -217,6 +227,8 @@ export const SETTINGS = {
     prop: 'report',
     context: 'report',
     repoKey: 'report',
+    // The error reaches the check run its owners asked for; it keeps no run from being left alone.
+    failClosed: { keeps: 'check_run' },
     default: 'log',
     parse: oneOf(['log', 'check_run'] as const),
     readBy: ['worker', 'reconciler'],
@@ -230,6 +242,8 @@ export const SETTINGS = {
     prop: 'extraPatterns',
     context: 'extraPatterns',
     repoKey: 'extra_patterns',
+    // More patterns only widen what counts as evidence.
+    failClosed: 'none',
     envSeparator: '\n',
     default: [],
     defaultText: 'none',
@@ -246,6 +260,7 @@ export const SETTINGS = {
     prop: 'ignoreJobs',
     context: 'ignoreJobs',
     repoKey: 'ignore_jobs',
+    failClosed: 'more',
     envSeparator: ',',
     default: [],
     defaultText: 'none',
@@ -258,6 +273,7 @@ export const SETTINGS = {
   }),
   mergeQueue: def({
     repoKey: 'merge_queue',
+    failClosed: { to: 'off' },
     repoOmitsDefault: true,
     default: 'requeue',
     parse: oneOf(['requeue', 'rerun', 'off'] as const),
@@ -269,6 +285,7 @@ export const SETTINGS = {
   }),
   maxRequeues: def({
     repoKey: 'max_requeues',
+    failClosed: 'lower',
     repoOmitsDefault: true,
     default: 1,
     parse: int(1, 10),
@@ -543,6 +560,8 @@ export const SETTINGS = {
     prop: 'stuckAfter',
     context: 'stuckAfterMinutes',
     repoKey: 'stuck_after',
+    // It decides when a queued job is reported, not whether a run is re-run.
+    failClosed: 'none',
     repoField: 'stuckAfterMinutes',
     unit: 'minutes',
     default: 15,

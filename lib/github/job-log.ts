@@ -1,6 +1,8 @@
 import type { LogEvidence } from '../classify/classify-job.js';
-import { LogHostError } from '../errors.js';
+import { LogHostError, RequestTimeoutError } from '../errors.js';
 import type { Log } from '../obs/types.js';
+import { type RepoRequests, statusOf } from './repo-requests.js';
+import type { RequestTimeout } from './request-timeout.js';
 
 /** A 5xx or 429 from the log host says nothing about the log; deciding without it would be wrong. */
 async function throwIfTransient(res: Response, jobId: number): Promise<void> {
@@ -136,4 +138,54 @@ export async function readLogAt(
       ...errorLines(tail.toString('utf8'), { cutStart: tailStart > half, cutEnd: false }),
     ],
   };
+}
+
+/** How the log host is read: the caller's counted fetch, within the timeout of any GitHub request. */
+export interface LogFetch {
+  readonly timeout: RequestTimeout;
+  readonly fetch: (url: URL, init: RequestInit) => Promise<Response>;
+}
+
+/**
+ * The `##[error]` lines of a job log's head and tail. GitHub answers with a redirect to the
+ * log host; a log GitHub no longer has is `missing`, one it will not show is `unreadable`.
+ */
+export async function readJobLog(
+  calls: RepoRequests,
+  jobId: number,
+  opts: JobLogOptions,
+  host: LogFetch,
+): Promise<LogEvidence> {
+  let location: string | undefined;
+  try {
+    const res = await calls.rest('GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs', {
+      owner: calls.owner,
+      repo: calls.repo,
+      job_id: jobId,
+      request: { redirect: 'manual', parseSuccessResponseBody: false },
+    });
+    location = (res.headers as Record<string, string | undefined>).location;
+  } catch (err) {
+    const status = statusOf(err);
+    if (status === 404 || status === 410) return 'missing';
+    // A rate limit is no refusal to show the log: it is a RateLimitedError, retried later.
+    if (status === 403) return 'unreadable';
+    throw err;
+  }
+  if (!location) return 'unreadable';
+  // Each read of the log host has the timeout of any GitHub request, its body included.
+  const signals: AbortSignal[] = [];
+  const timed = (url: URL, init: RequestInit): Promise<Response> => {
+    const signal = host.timeout.signal(host.timeout.ms);
+    signals.push(signal);
+    return host.fetch(url, { ...init, signal });
+  };
+  try {
+    return await readLogAt(location, jobId, opts, timed);
+  } catch (err) {
+    if (!signals.some((s) => s.aborted)) throw err;
+    throw new RequestTimeoutError(`the log host did not answer for job ${jobId} within ${host.timeout.ms} ms`, {
+      cause: err,
+    });
+  }
 }

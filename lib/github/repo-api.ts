@@ -1,12 +1,13 @@
 import type { AnnotationEvidence, LogEvidence } from '../classify/classify-job.js';
 import { SCAN_LIMITS } from '../classify/scan-budget.js';
-import { NotFoundError, RequestTimeoutError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import type { Annotation, JobFacts, RerunAnswer, RunFacts } from '../model.js';
 import { annotationsByGraphql, annotationsByRest } from './annotations.js';
 import { type GitHubClient, type GitHubClients, ONE_SHOT } from './client.js';
 import { listJobs } from './job-listing.js';
-import { type JobLogOptions, readLogAt } from './job-log.js';
+import { type JobLogOptions, readJobLog } from './job-log.js';
 import type { CheckRunReport, FileRead, GraphqlAnswer, RunRecord, WorkflowRunSummary } from './repo-answers.js';
+import { type FileReadOptions, readRepoFile } from './repo-file.js';
 import { type RepoRequests, repoRequests, statusOf } from './repo-requests.js';
 import type { RequestTimeout } from './request-timeout.js';
 import { rerunCall } from './rerun-call.js';
@@ -171,39 +172,8 @@ export class RepoApi {
    * The `##[error]` lines of a job log's head and tail. GitHub answers with a redirect to the
    * log host; a log GitHub no longer has is `missing`, one it will not show is `unreadable`.
    */
-  async jobLog(jobId: number, opts: JobLogOptions): Promise<LogEvidence> {
-    let location: string | undefined;
-    try {
-      const res = await this.rest('GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs', {
-        owner: this.owner,
-        repo: this.repo,
-        job_id: jobId,
-        request: { redirect: 'manual', parseSuccessResponseBody: false },
-      });
-      location = (res.headers as Record<string, string | undefined>).location;
-    } catch (err) {
-      const status = statusOf(err);
-      if (status === 404 || status === 410) return 'missing';
-      // A rate limit is no refusal to show the log: it is a RateLimitedError, retried later.
-      if (status === 403) return 'unreadable';
-      throw err;
-    }
-    if (!location) return 'unreadable';
-    // Each read of the log host has the timeout of any GitHub request, its body included.
-    const signals: AbortSignal[] = [];
-    const timed = (url: URL, init: RequestInit): Promise<Response> => {
-      const signal = this.timeout.signal(this.timeout.ms);
-      signals.push(signal);
-      return this.fetchLog(url, { ...init, signal });
-    };
-    try {
-      return await readLogAt(location, jobId, opts, timed);
-    } catch (err) {
-      if (!signals.some((s) => s.aborted)) throw err;
-      throw new RequestTimeoutError(`the log host did not answer for job ${jobId} within ${this.timeout.ms} ms`, {
-        cause: err,
-      });
-    }
+  jobLog(jobId: number, opts: JobLogOptions): Promise<LogEvidence> {
+    return readJobLog(this.calls, jobId, opts, { timeout: this.timeout, fetch: this.fetchLog });
   }
 
   /** The workflow's recent runs on a branch, or for a head sha. */
@@ -242,36 +212,8 @@ export class RepoApi {
    * A file of this repository, or of another repository of the same owner (`repo`). One larger
    * than `maxBytes` (by the size GitHub declares) is not decoded.
    */
-  async readFile(
-    path: string,
-    { repo = this.repo, etag, maxBytes }: { repo?: string; etag?: string; maxBytes?: number } = {},
-  ): Promise<FileRead> {
-    try {
-      const res = await this.rest('GET /repos/{owner}/{repo}/contents/{path}', {
-        owner: this.owner,
-        repo,
-        path,
-        headers: etag ? { 'if-none-match': etag } : {},
-        // Parsed here with JSON.parse: the client's own parser (big integers kept) takes a
-        // hundred milliseconds of the process for a file near GitHub's 1 MB of content.
-        request: { parseSuccessResponseBody: false },
-      });
-      const data = JSON.parse(await new Response(res.data as unknown as ReadableStream).text()) as {
-        content?: string;
-        size?: number;
-      };
-      const tag = res.headers.etag ? { etag: res.headers.etag } : {};
-      if (maxBytes !== undefined && typeof data.size === 'number' && data.size > maxBytes) {
-        return { kind: 'oversized', bytes: data.size, ...tag };
-      }
-      const text = data.content ? Buffer.from(data.content, 'base64').toString('utf8') : '';
-      return { kind: 'found', text, ...tag };
-    } catch (err) {
-      const status = statusOf(err);
-      if (status === 304 && etag) return { kind: 'unchanged' };
-      if (status === 404) return { kind: 'absent' };
-      throw err;
-    }
+  readFile(path: string, opts: FileReadOptions = {}): Promise<FileRead> {
+    return readRepoFile(this.calls, path, opts);
   }
 
   async createCheckRun(report: CheckRunReport): Promise<void> {

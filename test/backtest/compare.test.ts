@@ -1,40 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classify, rerunOf } from '../../lib/backtest/compare.js';
-import type { AttemptRecord, ListedRun } from '../../lib/backtest/history.js';
-import { staleThen } from '../../lib/backtest/judge.js';
-import { kindOf, RequestBudgetSpent, RequestMeter } from '../../lib/backtest/requests.js';
-import { evidenceFamily } from '../../lib/backtest/summary.js';
-
-const attempt = (
-  n: number,
-  startedAt: string,
-  completedAt: string,
-  over: Partial<AttemptRecord> = {},
-): AttemptRecord => ({
-  number: n,
-  status: 'completed',
-  conclusion: 'failure',
-  startedAt,
-  completedAt,
-  actor: { login: 'alice', bot: false },
-  ...over,
-});
-
-const run = (id: number, createdAt: string, over: Partial<ListedRun> = {}): ListedRun => ({
-  repository: { id: 1, owner: 'acme', name: 'web' },
-  id,
-  workflowId: 7,
-  workflowName: 'CI',
-  workflowPath: '.github/workflows/ci.yml',
-  event: 'push',
-  headSha: `sha${id}`,
-  headBranch: 'main',
-  createdAt,
-  pullRequests: [],
-  htmlUrl: `https://github.com/acme/web/actions/runs/${id}`,
-  latest: attempt(1, createdAt, createdAt),
-  ...over,
-});
+import { classify, examined, rerunOf } from '../../lib/backtest/compare.js';
+import { attempt, run } from './support.js';
 
 describe('backtest: comparing reprise with people', () => {
   it('each failed attempt is in exactly one class', () => {
@@ -59,50 +25,32 @@ describe('backtest: comparing reprise with people', () => {
     expect(rerunOf(failed, undefined)).toBeUndefined();
   });
 
-  it('staleness as it stood then: a newer run of the workflow on the branch counts only once created before the attempt completed', () => {
-    const r = run(1, '2026-03-01T10:00:00Z');
+  it('an examined attempt: the URL of an earlier attempt names it, the saved delay counts for agreed re-runs only, and explain reproduces it', () => {
     const failed = attempt(1, '2026-03-01T10:00:00Z', '2026-03-01T10:09:00Z');
-    const before = run(2, '2026-03-01T10:05:00Z');
-    const after = run(3, '2026-03-01T10:30:00Z');
-    const otherBranch = run(4, '2026-03-01T10:05:00Z', { headBranch: 'topic', headSha: 'x' });
-    expect(staleThen(r, failed, [r, after, otherBranch])).toEqual({});
-    expect(staleThen(r, failed, [r, before, after])).toEqual({ newerRunId: 2 });
-  });
-
-  it('evidence families: an exact signal, or the pattern and where it was read', () => {
-    expect(evidenceFamily('signal', 'spot-interruption i-0abc')).toBe('exact signal');
-    expect(evidenceFamily('annotations', 'pattern self-hosted-lost')).toBe('self-hosted-lost (annotations)');
-    expect(evidenceFamily('logs', 'log pattern runner-shutdown')).toBe('runner-shutdown (logs)');
-  });
-});
-
-describe('backtest: the request meter', () => {
-  it('counts each request by kind, GHES paths included', () => {
-    expect(kindOf('https://ghe.example.com/api/v3/repos/a/b/actions/runs?created=%3E%3D2026-01-01')).toBe(
-      'run listings',
-    );
-    expect(kindOf('https://api.github.com/repos/a/b/actions/runs/5/attempts/2')).toBe('attempts');
-    expect(kindOf('https://api.github.com/repos/a/b/actions/runs/5/attempts/2/jobs')).toBe('jobs');
-    expect(kindOf('https://ghe.example.com/api/graphql')).toBe('annotations');
-    expect(kindOf('https://api.github.com/app/installations/9/access_tokens')).toBe('token');
-    expect(kindOf('https://api.github.com/repos/a/b/contents/.github%2Freprise.yml')).toBe('configuration');
-  });
-
-  it('never sends the request past the budget: it is refused, and counted as refused', async () => {
-    let sent = 0;
-    const meter = new RequestMeter(2, async () => {
-      sent++;
-      return new Response('{}');
+    const next = attempt(2, '2026-03-01T10:19:00Z', '2026-03-01T10:30:00Z', { conclusion: 'success' });
+    const r = run(9, '2026-03-01T10:00:00Z', { latest: next });
+    const judged = (wouldRerun: boolean) => ({
+      decision: 'dry_run' as const,
+      reason: 'r',
+      wouldRerun,
+      jobs: [],
+      evidenceGone: false,
     });
-    await meter.fetch('https://api.github.com/installation/repositories');
-    await meter.fetch('https://api.github.com/repos/a/b/actions/runs');
-    await expect(meter.fetch('https://api.github.com/repos/a/b/actions/runs')).rejects.toBeInstanceOf(
-      RequestBudgetSpent,
-    );
-    expect(sent).toBe(2);
-    expect(meter.total).toBe(2);
-    expect(meter.refused).toBe(1);
-    expect(meter.remaining).toBe(0);
-    expect(meter.byKind()).toMatchObject({ repositories: 1, 'run listings': 1 });
+    const agreed = examined(r, failed, next, judged(true));
+    expect(agreed).toMatchObject({
+      repository: 'acme/web',
+      workflow: 'CI',
+      runId: 9,
+      attempt: 1,
+      class: 'agreed_rerun',
+      url: 'https://github.com/acme/web/actions/runs/9/attempts/1',
+      completedAt: '2026-03-01T10:09:00Z',
+      savedDelayMs: 10 * 60_000,
+      explain: 'reprise explain acme/web#9@1',
+    });
+    expect(examined(r, failed, next, judged(false))).toMatchObject({ class: 'people_only', savedDelayMs: 0 });
+    const latest = examined(run(9, '2026-03-01T10:00:00Z', { latest: failed }), failed, undefined, judged(true));
+    expect(latest).toMatchObject({ class: 'reprise_only', url: 'https://github.com/acme/web/actions/runs/9' });
+    expect(latest).not.toHaveProperty('rerun');
   });
 });

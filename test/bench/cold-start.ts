@@ -20,6 +20,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { type Cell, kb, median, ms, table } from './format.js';
+import { RESOURCE_ENV, resourcesOf } from '../../lib/config/function-env.js';
+import type { FunctionName } from '../../lib/config/setting.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const OUT = join(ROOT, 'bench', 'bundles');
@@ -122,16 +124,16 @@ function measureShipped(runs: number): ShippedLoads | undefined {
   }
 }
 
-/** Every `requireEnv(process.env, [...])` name in a handler, with a placeholder value. */
+/** Every resource a handler reads (`resourcesFromEnv(process.env, fn)`), by its name, with a placeholder value. */
 export function requiredEnv(source: string): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const m of source.matchAll(/requireEnv\(\s*process\.env\s*,\s*\[([^\]]*)\]/g)) {
-    for (const [, name] of m[1]!.matchAll(/'([A-Z0-9_]+)'/g)) {
-      env[name!] = name!.endsWith('_ARN')
-        ? `arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-${name!.toLowerCase()}`
-        : name!.endsWith('_URL')
+  for (const m of source.matchAll(/resourcesFromEnv\(\s*process\.env\s*,\s*'(\w+)'\s*\)/g)) {
+    for (const name of resourcesOf(m[1] as FunctionName).map((r) => RESOURCE_ENV[r].env)) {
+      env[name] = name.endsWith('_ARN')
+        ? `arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-${name.toLowerCase()}`
+        : name.endsWith('_URL')
           ? 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-runs.fifo'
-          : `bench-${name!.toLowerCase()}`;
+          : `bench-${name.toLowerCase()}`;
     }
   }
   return env;

@@ -1,5 +1,5 @@
 /**
- * Section 7: the spot wave, as the acceptance test runs it (test/reliability/wave-realtime.test.ts):
+ * Section 7: the spot wave, as the acceptance test runs it (test/wall-clock/wave-realtime.test.ts):
  * the compiled runtime as `npm start` runs it, real HTTP, the wall clock. Every lost run of ONE
  * installation arrives at once, each delivered twice under two delivery GUIDs; the simulator
  * refuses re-run POSTs past its limit, and reprise is paced to the same limit, with the
@@ -7,8 +7,8 @@
  * 80 and 350 ms, three times as fast, so a run finishes in minutes). Every figure is counted
  * from what the simulator received.
  */
-import { awaitReruns, deliverWave, type PlannedWave, waveFigures } from '../reliability/wave-realtime-support.js';
-import { planWave } from '../reliability/wave-support.js';
+import { awaitReruns, deliverWave, type PlannedWave, waveFigures } from '../support/wave-realtime.js';
+import { planWave } from '../support/wave.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { startCompiledRuntime } from '../support/compiled-runtime.js';
 import { type Cell, ms, table } from './format.js';

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubUrls } from '../../lib/cli/setup.js';
-import { appPermissions, buildManifest, MERGE_QUEUE_PERMISSIONS } from '../../lib/cli/manifest.js';
 import { setup } from '../../lib/cli/setup.js';
 import { parseAppSecret, privateKeyFrom } from '../../lib/config/secrets.js';
 import { GitHubSimulator } from '../sim/index.js';
@@ -229,52 +228,6 @@ describe('reprise setup: the GitHub App manifest flow', () => {
       installUrl: 'https://github.com/apps/reprise-424203/installations/new',
       stored: { stack: 'Reprise', appSecret: 'reprise/github-app', webhookSecret: 'reprise/webhook' },
     });
-  });
-
-  it.each([
-    ['log', 'read'],
-    ['check_run', 'write'],
-  ] as const)(
-    'the manifest asks for the least reprise needs, without merge queues: no contents: write, no pull_requests: write (report %s → checks: %s)',
-    (report, checks) => {
-      const m = buildManifest({
-        name: 'reprise',
-        homepageUrl: 'https://github.com',
-        webhookUrl: 'https://h.example.com/webhook',
-        redirectUrl: 'http://127.0.0.1:1/callback',
-        report,
-      });
-      expect(m.default_permissions).toEqual({
-        actions: 'write',
-        checks,
-        contents: 'read',
-        pull_requests: 'read',
-        metadata: 'read',
-      });
-      expect(m.default_permissions).toEqual(appPermissions(report));
-      expect(m.default_events).toEqual(['workflow_run', 'workflow_job']);
-      expect(m.public).toBe(false);
-    },
-  );
-
-  it('with merge queues enabled (--merge-queue, for merge_queue: requeue) the manifest also asks for what enqueuePullRequest needs', () => {
-    const m = buildManifest({
-      name: 'reprise',
-      homepageUrl: 'https://github.com',
-      webhookUrl: 'https://h.example.com/webhook',
-      redirectUrl: 'http://127.0.0.1:1/callback',
-      report: 'log',
-      mergeQueue: true,
-    });
-    expect(m.default_permissions).toEqual({
-      actions: 'write',
-      checks: 'read',
-      contents: 'write',
-      pull_requests: 'write',
-      merge_queues: 'write',
-      metadata: 'read',
-    });
-    expect(m.default_permissions).toEqual({ ...appPermissions('log'), ...MERGE_QUEUE_PERMISSIONS });
   });
 
   it('the served manifest asks for contents: write and pull_requests: write only with --merge-queue', async () => {

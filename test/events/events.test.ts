@@ -1,28 +1,16 @@
-import type { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { Ajv } from 'ajv';
-import ajvFormats from 'ajv-formats';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decisionEvent } from '../../lib/events/build.js';
-import { EventBridgeEvents } from '../../lib/events/eventbridge.js';
 import { DETAIL_TYPES, type EventEnvelope } from '../../lib/events/kinds.js';
 import type { RepriseEvent } from '../../lib/events/types.js';
 import { exitAnnotation, lostJob } from '../support/evidence.js';
 import { workflowJobPayload } from '../support/job-events.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+import { shapeErrors } from './schema.js';
 
 const SECRET = 'events-secret';
-const schema = JSON.parse(await readFile(new URL('../../docs/events.schema.json', import.meta.url), 'utf8')) as object;
-const ajv = new Ajv({ allErrors: true, strict: false });
-// A CommonJS module seen from ESM: the plugin is its `default` export.
-ajvFormats.default(ajv);
-const validate = ajv.compile(schema);
-
-/** The detail validates against docs/events.schema.json, or the errors say why not. */
-const shapeErrors = (detail: unknown): string => (validate(detail) ? '' : ajv.errorsText(validate.errors));
 
 describe('decision events: the local runtime writes one JSON line per event, of the documented shape', () => {
   let local: LocalSetup;
@@ -147,70 +135,5 @@ describe('decision events: the local runtime writes one JSON line per event, of 
     expect(shapeErrors({ ...ok, outcome: 'maybe' })).not.toBe('');
     expect(shapeErrors({ ...ok, kind: 'verdict' })).not.toBe('');
     expect(shapeErrors({ ...ok, extra: true })).not.toBe('');
-  });
-});
-
-describe('a merge-group run put back in the queue', () => {
-  it('is a requeued decision of the documented shape: no re-run, no next attempt, not a final failure', () => {
-    const msg = {
-      v: 1 as const,
-      deliveryId: 'd-1',
-      installationId: 4242,
-      repository: { id: 1, owner: 'acme', name: 'queue' },
-      runId: 9,
-      runAttempt: 1,
-      workflow: { id: 3, name: 'CI', path: '.github/workflows/ci.yml' },
-      event: 'merge_group',
-      headSha: 'a'.repeat(40),
-      headBranch: `gh-readonly-queue/main/pr-4-${'b'.repeat(40)}`,
-      conclusion: 'failure' as const,
-      pullRequests: [],
-    };
-    const event = decisionEvent(msg, { decision: 'requeued', reason: 'pull request #4 queued again', verdicts: [] }, 0);
-    expect(shapeErrors(event)).toBe('');
-    expect(event).toMatchObject({ decision: 'requeued', rerun: false, next_attempt: null, final_failure: false });
-  });
-});
-
-describe('EventBridge adapter', () => {
-  const event: RepriseEvent = {
-    version: 1,
-    kind: 'rerun_outcome',
-    time: '2026-12-03T07:00:00.000Z',
-    installation_id: 4242,
-    repository: 'acme/events',
-    run_id: 7,
-    run_attempt: 2,
-    outcome: 'lost_again',
-  };
-  const client = (answer: object) => {
-    const sent: PutEventsCommand[] = [];
-    return {
-      sent,
-      client: { send: async (c: PutEventsCommand) => (sent.push(c), answer) } as unknown as EventBridgeClient,
-    };
-  };
-
-  it('puts one entry: source reprise, the detail-type of its kind, the event as detail, on the default bus unless named', async () => {
-    const d = client({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
-    await new EventBridgeEvents(d.client).publish(event);
-    await new EventBridgeEvents(d.client, 'ci-events').publish(event);
-    const entries = d.sent.map((c) => c.input.Entries);
-    expect(entries.map((e) => e?.length)).toEqual([1, 1]);
-    expect(entries[0]![0]).toMatchObject({
-      Source: 'reprise',
-      DetailType: 'Reprise Re-run Outcome',
-      EventBusName: 'default',
-    });
-    expect(JSON.parse(entries[0]![0]!.Detail!)).toEqual(event);
-    expect(entries[1]![0]!.EventBusName).toBe('ci-events');
-  });
-
-  it('throws when EventBridge refuses the entry (PutEvents answers 200 with a failed entry)', async () => {
-    const d = client({
-      FailedEntryCount: 1,
-      Entries: [{ ErrorCode: 'ThrottlingException', ErrorMessage: 'slow down' }],
-    });
-    await expect(new EventBridgeEvents(d.client).publish(event)).rejects.toThrow(/ThrottlingException slow down/);
   });
 });

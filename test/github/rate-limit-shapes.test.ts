@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { rateLimitDelayMs } from '../../lib/github/rate-limit.js';
 import type { RunMessage } from '../../lib/model.js';
 import {
   PRIMARY_MESSAGE,
@@ -84,32 +83,6 @@ const CALL_SITES: readonly CallSite[] = [
     faults: (s, runId) => [fault(s, new RegExp(`/actions/runs/${runId}/rerun-failed-jobs$`), 'POST')],
   },
 ];
-
-describe('rateLimitDelayMs reads every documented shape', () => {
-  const now = 1_800_000_000_000;
-  it.each([403, 429])('%i with retry-after: the seconds it names', (status) => {
-    expect(rateLimitDelayMs(status, { 'retry-after': '7' }, now)).toBe(7_000);
-  });
-  it.each([403, 429])('%i with x-ratelimit-remaining 0: until the reset', (status) => {
-    const reset = String(now / 1000 + 42);
-    expect(rateLimitDelayMs(status, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, now)).toBe(42_000);
-  });
-  it.each([
-    [403, SECONDARY_MESSAGE],
-    [429, SECONDARY_MESSAGE],
-    [403, 'You have triggered an abuse detection mechanism. Please wait a few minutes before you try again.'],
-    [403, PRIMARY_MESSAGE],
-    [429, 'Too Many Requests'],
-  ])('%i with the message alone (%s): at least a minute', (status, message) => {
-    expect(rateLimitDelayMs(status, { 'x-ratelimit-remaining': '4999' }, now, message)).toBe(60_000);
-  });
-  it('a plain 403 refusal is no rate limit', () => {
-    expect(rateLimitDelayMs(403, { 'x-ratelimit-remaining': '4999' }, now, 'No failed jobs to re-run')).toBeUndefined();
-    expect(
-      rateLimitDelayMs(403, { 'x-ratelimit-remaining': '4999' }, now, 'Resource not accessible by integration'),
-    ).toBeUndefined();
-  });
-});
 
 describe('every rate-limit shape at every call site: the message waits, and the later decision is right', () => {
   let h: Harness;

@@ -8,7 +8,14 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HANDLERS, PROJECT_ROOT, prebuiltName } from '../../infra/functions.js';
-import { type FunctionName, FUNCTION_NAMES, toEnvValue, type Value } from '../../lib/config/settings-schema.js';
+import {
+  type FunctionName,
+  FUNCTION_NAMES,
+  RESOURCE_ENV,
+  RESOURCE_NAMES,
+  toEnvValue,
+  type Value,
+} from '../../lib/config/settings-schema.js';
 import { deployed, type Env, environments, sampleProps } from './settings-support.js';
 import { synthReprise } from './synth.js';
 
@@ -73,6 +80,18 @@ describe('settings: every function whose code reads a setting gets it', () => {
       const byCode = FUNCTION_NAMES.filter((fn) => reads[fn].has(s.env as string));
       if ([...s.readBy].sort().join() !== [...byCode].sort().join()) {
         wrong.push(`${name}: readBy ${s.readBy.join(',')}; read by ${byCode.join(',')}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("the resource list's readBy names exactly the functions whose code reads each resource's name", () => {
+    const wrong: string[] = [];
+    for (const name of RESOURCE_NAMES) {
+      const r = RESOURCE_ENV[name];
+      const byCode = FUNCTION_NAMES.filter((fn) => reads[fn].has(r.env));
+      if ([...r.readBy].sort().join() !== [...byCode].sort().join()) {
+        wrong.push(`${name}: readBy ${r.readBy.join(',')}; read by ${byCode.join(',')}`);
       }
     }
     expect(wrong).toEqual([]);

@@ -1,11 +1,8 @@
-import { DescribeInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { ec2Describe } from '../../lib/signals/ec2-describe.js';
 import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
 import type { DescribeInstance } from '../../lib/signals/runner-identities.js';
-import { identitiesFrom } from '../../lib/signals/runner-identities.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { freshTable, INSTANCE_ID, spotInterruptionWarning } from './fixtures.js';
 
@@ -111,78 +108,5 @@ describe('runner identities of an interrupted instance', () => {
     const gone = await record(async () => undefined);
     expect(gone.items[0]).not.toHaveProperty('instanceType');
     expect(gone.items[0]).not.toHaveProperty('availabilityZone');
-  });
-
-  it('ignores blank tag values and DNS names', () => {
-    expect(identitiesFrom(INSTANCE_ID, { tags: { k: '  ' }, privateDnsName: '' }, ['k', 'missing'])).toEqual([
-      INSTANCE_ID,
-    ]);
-  });
-});
-
-describe('ec2Describe', () => {
-  const clientAnswering = (answer: () => Promise<unknown>) => {
-    const sent: unknown[] = [];
-    const client = {
-      send: async (cmd: unknown) => {
-        sent.push(cmd);
-        return answer();
-      },
-    } as unknown as EC2Client;
-    return { client, sent };
-  };
-
-  it('reads tags and the private DNS name of the instance asked for', async () => {
-    const { client, sent } = clientAnswering(async () => ({
-      Reservations: [
-        {
-          Instances: [
-            {
-              InstanceId: INSTANCE_ID,
-              PrivateDnsName: DNS,
-              Tags: [
-                { Key: 'ghr:runner-name', Value: 'linux-x64-7f3a' },
-                { Key: 'empty', Value: '' },
-              ],
-            },
-          ],
-        },
-      ],
-    }));
-    expect(await ec2Describe(client)(INSTANCE_ID)).toEqual({
-      privateDnsName: DNS,
-      tags: { 'ghr:runner-name': 'linux-x64-7f3a' },
-    });
-    expect(sent[0]).toBeInstanceOf(DescribeInstancesCommand);
-    expect((sent[0] as DescribeInstancesCommand).input).toEqual({ InstanceIds: [INSTANCE_ID] });
-  });
-
-  it('reads the instance type and availability zone', async () => {
-    const { client } = clientAnswering(async () => ({
-      Reservations: [
-        {
-          Instances: [
-            { InstanceId: INSTANCE_ID, InstanceType: 'c6a.xlarge', Placement: { AvailabilityZone: 'eu-west-1b' } },
-          ],
-        },
-      ],
-    }));
-    expect(await ec2Describe(client)(INSTANCE_ID)).toEqual({
-      tags: {},
-      instanceType: 'c6a.xlarge',
-      availabilityZone: 'eu-west-1b',
-    });
-  });
-
-  it('answers undefined for an instance EC2 no longer knows, and throws other errors', async () => {
-    const notFound = clientAnswering(async () => {
-      throw Object.assign(new Error('does not exist'), { name: 'InvalidInstanceID.NotFound' });
-    });
-    expect(await ec2Describe(notFound.client)(INSTANCE_ID)).toBeUndefined();
-    expect(await ec2Describe(clientAnswering(async () => ({ Reservations: [] })).client)(INSTANCE_ID)).toBeUndefined();
-    const denied = clientAnswering(async () => {
-      throw Object.assign(new Error('denied'), { name: 'UnauthorizedOperation' });
-    });
-    await expect(ec2Describe(denied.client)(INSTANCE_ID)).rejects.toThrow('denied');
   });
 });

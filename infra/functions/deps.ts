@@ -1,0 +1,44 @@
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { type FunctionName, resourceEnvironment } from '../../lib/config/settings-schema.js';
+import { HANDLERS, type RepriseFunctionProps } from '../functions.js';
+import { functionEnvironment, type ResolvedProps } from '../props.js';
+import type { Storage } from '../storage.js';
+
+/** What the functions of the construct are built from: its props and the resources they share. */
+export interface FunctionDeps {
+  readonly props: ResolvedProps;
+  readonly storage: Storage;
+  readonly workQueue: Queue;
+  readonly eventBus: IEventBus;
+}
+
+/** The props every function takes alike. */
+type Common = Pick<
+  RepriseFunctionProps,
+  'handler' | 'metricsNamespace' | 'logLevel' | 'logRetention' | 'removalPolicy' | 'bundleAwsSdk' | 'environment'
+>;
+
+/**
+ * One function's handler, logging and bundling props, and its environment from the schema: the
+ * resources it reads (`RESOURCE_ENV`) and every setting it reads, nothing else.
+ */
+export function commonProps(fn: FunctionName, deps: FunctionDeps): Common {
+  const { props: p, storage } = deps;
+  const resources = resourceEnvironment(fn, {
+    table: storage.table.tableName,
+    workQueue: deps.workQueue.queueUrl,
+    webhookSecret: storage.webhookSecret.secretArn,
+    githubAppSecret: storage.githubAppSecret.secretArn,
+    signalSecret: storage.signalSecret.secretArn,
+  });
+  return {
+    handler: HANDLERS[fn],
+    metricsNamespace: p.metricsNamespace,
+    logLevel: p.logLevel,
+    logRetention: p.logRetention,
+    removalPolicy: p.removalPolicy,
+    bundleAwsSdk: p.bundleAwsSdk,
+    environment: { ...resources, ...functionEnvironment(fn, p.settings) },
+  };
+}

@@ -1,0 +1,49 @@
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { Ec2SignalRules } from '../ec2-signals.js';
+import { RepriseFunction } from '../functions.js';
+import { acknowledge } from '../nag.js';
+import { grantTableAccess } from '../storage.js';
+import { commonProps, type FunctionDeps } from './deps.js';
+import { TIMEOUTS } from './timeouts.js';
+
+export interface Ec2SignalDeps extends FunctionDeps {
+  /** Takes the EC2 events it could not: from its rules and from Lambda's async retries. */
+  readonly deadLetterQueue: Queue;
+}
+
+/** Records EC2 interruptions and terminations as runner signals, invoked by its EventBridge rules. */
+export class Ec2SignalFunction extends RepriseFunction {
+  public readonly rules: Ec2SignalRules;
+
+  public constructor(scope: Construct, id: string, deps: Ec2SignalDeps) {
+    super(scope, id, {
+      ...commonProps('ec2Signal', deps),
+      description: 'reprise: records EC2 interruptions and terminations as runner signals',
+      noDeadLetterQueueReason:
+        'Invoked asynchronously by EventBridge and configured with an on-failure destination (the successor of the ' +
+        'Lambda DLQ, with the error and request context) to the signal dead-letter queue; both at once would duplicate.',
+      timeout: TIMEOUTS.ec2Signal,
+      memorySize: 256,
+      // The EC2 client loads in about 250 ms from the runtime's SDK and about 75 ms bundled and
+      // tree-shaken: a spot warning gives two minutes, so this function always bundles its SDK.
+      bundleAwsSdk: true,
+      asyncFailureQueue: deps.deadLetterQueue,
+    });
+    grantTableAccess(deps.storage.table, this.role, 'ec2Signal');
+    // Reads the runner-name tags of the interrupted instance.
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
+    acknowledge(
+      this.role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'ec2:DescribeInstances supports no resource-level permissions (the Service Authorization Reference lists ' +
+        'resource "*" only); the action is read-only and granted to the EC2 signal function alone.',
+    );
+    // Beside the function, not inside it: the rules keep the logical ids a deployed stack has.
+    this.rules = new Ec2SignalRules(scope, 'Ec2Signals', {
+      handler: this.function,
+      deadLetterQueue: deps.deadLetterQueue,
+    });
+  }
+}

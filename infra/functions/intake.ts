@@ -1,0 +1,24 @@
+import type { Construct } from 'constructs';
+import { RepriseFunction } from '../functions.js';
+import { grantTableAccess } from '../storage.js';
+import { commonProps, type FunctionDeps } from './deps.js';
+import { TIMEOUTS } from './timeouts.js';
+
+/** The webhook intake: verifies deliveries, records what it must and enqueues completed runs. */
+export class IntakeFunction extends RepriseFunction {
+  public constructor(scope: Construct, id: string, deps: FunctionDeps) {
+    super(scope, id, {
+      ...commonProps('intake', deps),
+      description: 'reprise: verifies GitHub webhook deliveries and enqueues completed runs',
+      noDeadLetterQueueReason:
+        'Invoked synchronously by the HTTP API, where a Lambda DLQ never applies: a failure answers 5xx to GitHub, ' +
+        'which keeps the failed delivery listed for redelivery (POST /app/hook/deliveries/{id}/attempts).',
+      timeout: TIMEOUTS.intake,
+      memorySize: 256,
+    });
+    deps.eventBus.grantPutEventsTo(this.role);
+    grantTableAccess(deps.storage.table, this.role, 'intake');
+    deps.workQueue.grantSendMessages(this.role);
+    deps.storage.webhookSecret.grantRead(this.role);
+  }
+}

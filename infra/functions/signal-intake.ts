@@ -1,0 +1,22 @@
+import type { Construct } from 'constructs';
+import { RepriseFunction } from '../functions.js';
+import { grantTableAccess } from '../storage.js';
+import { commonProps, type FunctionDeps } from './deps.js';
+import { TIMEOUTS } from './timeouts.js';
+
+/** Records runner signals posted by external agents (`POST /signals`). */
+export class SignalIntakeFunction extends RepriseFunction {
+  public constructor(scope: Construct, id: string, deps: FunctionDeps) {
+    super(scope, id, {
+      ...commonProps('signalIntake', deps),
+      description: 'reprise: records runner signals posted by external agents',
+      noDeadLetterQueueReason:
+        'Invoked synchronously by the HTTP API, where a Lambda DLQ never applies: a failure answers 5xx to the ' +
+        'posting agent, which owns the retry.',
+      timeout: TIMEOUTS.signalIntake,
+      memorySize: 256,
+    });
+    grantTableAccess(deps.storage.table, this.role, 'signalIntake');
+    deps.storage.signalSecret.grantRead(this.role);
+  }
+}
