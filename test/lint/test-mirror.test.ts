@@ -23,4 +23,9 @@ describe('tests mirror lib/: which modules count', () => {
     expect(report.skipped).toContain('lib/obs/types.ts');
     expect(report.counted.length).toBe(report.mirrored.length + report.missing.length);
   });
+
+  it('at least 60 % of the lib/ modules with logic have their unit tests in test/<folder>/<module>.test.ts', () => {
+    const report = testMirror();
+    expect(report.share, `missing:\n${report.missing.join('\n')}`).toBeGreaterThanOrEqual(0.6);
+  });
 });
