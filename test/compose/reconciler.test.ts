@@ -14,6 +14,9 @@ import { lostRun } from '../reliability/reconcile-kit.js';
 
 const MINUTE = 60_000;
 
+/** The table as a process hands it to an assembly: its client, its name and the ledger on it. */
+const onTable = () => ({ dynamo: h.dynamo.client, table: TABLE, ledger: h.ledger });
+
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
@@ -25,9 +28,7 @@ function parts(offsetMs: number) {
   const queue = new EmbeddedFifoQueue({ name: 'compose-reconciler.fifo', now: () => 0 });
   const metrics = new MemoryMetrics();
   const p: ReconcilerParts = {
-    dynamo: h.dynamo.client,
-    table: TABLE,
-    ledger: h.ledger,
+    ...onTable(),
     queue: embeddedRunQueue(queue),
     client: h.client,
     log: h.log,

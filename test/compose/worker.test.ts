@@ -17,12 +17,13 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
+/** The table as a process hands it to an assembly: its client, its name and the ledger on it. */
+const onTable = () => ({ dynamo: h.dynamo.client, table: TABLE, ledger: h.ledger });
+
 /** The parts a process gives the worker: the harness's table, ledger, signals and GitHub clients. */
 function parts(owner: string, over: Partial<WorkerProcessParts> = {}): WorkerProcessParts {
   return {
-    dynamo: h.dynamo.client,
-    table: TABLE,
-    ledger: h.ledger,
+    ...onTable(),
     signals: h.signals,
     client: h.client,
     log: h.log,
