@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeWorker, DEFAULT_LEASE_MS, workerContext, type WorkerProcessParts } from '../../lib/compose/worker.js';
+import type { RepriseEvent } from '../../lib/events/types.js';
 import type { RunMessage } from '../../lib/model.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
 import { INLINE_TURN_WAIT_MS } from '../../lib/worker/turn.js';
@@ -35,11 +36,13 @@ function parts(owner: string, over: Partial<WorkerProcessParts> = {}): WorkerPro
 }
 
 describe('composeWorker: the handler Lambda and the local runtime run', () => {
-  it('decides a run lost to its runner end to end: one re-run at GitHub, recorded retried in the ledger', async () => {
+  it('decides a run lost to its runner end to end: one re-run at GitHub, recorded retried in the ledger, the decision published to the parts’ events', async () => {
     const run = h.sim.addRun({ repo: 'acme/compose-worker', jobs: [lostJob('test', 'runner-compose-1')] });
     const message = h.message(run.id);
     const outcomes: [RunMessage, RunOutcome][] = [];
-    const handle = composeWorker(h.settings, parts('worker-a', { onOutcome: (m, o) => outcomes.push([m, o]) }));
+    const published: RepriseEvent[] = [];
+    const events = { publish: async (e: RepriseEvent) => void published.push(e) };
+    const handle = composeWorker(h.settings, parts('worker-a', { onOutcome: (m, o) => outcomes.push([m, o]), events }));
 
     const res = await handle(h.sqsEvent([message]));
 
@@ -48,6 +51,7 @@ describe('composeWorker: the handler Lambda and the local runtime run', () => {
     expect(h.sim.rerunTally(run.id).accepted).toBe(1);
     const rec = await h.ledger.attempts.get(message.repository.id, message.runId, message.runAttempt);
     expect(rec).toMatchObject({ state: 'decided', decision: 'retried', owner: 'worker-a' });
+    expect(published).toEqual([expect.objectContaining({ kind: 'decision', decision: 'retried', run_id: run.id })]);
   });
 
   it('a second worker on the same parts answers a copy of the attempt duplicate: the claim is in the shared ledger', async () => {
