@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpRequest } from '../../lib/http/lambda-http.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { createSignalIntake, RETRY_HORIZON_MS, signalSignature } from '../../lib/intake/signal-intake.js';
+import {
+  createSignalIntake,
+  derivedEventId,
+  parseSignalPost,
+  recordedKind,
+  RETRY_HORIZON_MS,
+  signalSignature,
+} from '../../lib/intake/signal-intake.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { freshTable } from '../signals/fixtures.js';
 
@@ -307,5 +314,36 @@ describe('POST /signals: kinds and idempotency', () => {
     await intake(bearer(post));
     expect((await intake(bearer(post))).body).toMatchObject({ recorded: 0 });
     expect(await items()).toHaveLength(1);
+  });
+});
+
+describe('a post’s body, read before anything is stored', () => {
+  const post = { runners: ['r-1', 'r-2', 'r-1'], kind: 'spot-interruption', instance_id: '' };
+
+  it('a valid body: runners once each, an empty instance id taken as absent', () => {
+    expect(parseSignalPost(post, NOW)).toEqual({ post: { runners: ['r-1', 'r-2'], kind: 'spot-interruption' } });
+  });
+
+  it.each<[string, Record<string, unknown>, string, number]>([
+    ['no runner', { ...post, runners: [] }, 'runners', 400],
+    ['too many runners', { ...post, runners: Array.from({ length: 101 }, (_, i) => `r-${i}`) }, 'runners', 413],
+    ['an unknown kind', { ...post, kind: 'meteor' }, 'kind', 400],
+    ['a time over an hour ahead', { ...post, time: new Date(NOW + 2 * 3_600_000).toISOString() }, 'time', 400],
+  ])('%s is refused, naming its field', (_name, body, field, status) => {
+    expect(parseSignalPost(body, NOW)).toMatchObject({ field, status });
+  });
+
+  it('a post without an event id gets one from its content: the same for a retry, whatever the runners’ order', () => {
+    const a = parseSignalPost({ runners: ['x', 'y'], kind: 'terminated' }, NOW);
+    const b = parseSignalPost({ runners: ['y', 'x'], kind: 'terminated' }, NOW);
+    const c = parseSignalPost({ runners: ['x', 'y'], kind: 'spot-interruption' }, NOW);
+    if (!('post' in a) || !('post' in b) || !('post' in c)) throw new Error('expected valid posts');
+    expect(derivedEventId(a.post)).toBe(derivedEventId(b.post));
+    expect(derivedEventId(a.post)).not.toBe(derivedEventId(c.post));
+  });
+
+  it('a node termination is recorded as external; every other kind as itself', () => {
+    expect(recordedKind('node-termination')).toBe('external');
+    expect(recordedKind('rebalance')).toBe('rebalance');
   });
 });
