@@ -1,4 +1,4 @@
-import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
+import { TableRerunOutcomes } from '../ledger/outcomes.js';
 import { describeAwsError, dynamoClient } from './aws.js';
 import { type Explanation, explainRun } from './explain-run.js';
 import {
@@ -117,7 +117,7 @@ export async function explain(argv: readonly string[], io: CliIo): Promise<numbe
           ...(table && {
             signals: tableSignals(io, table, settings),
             signalsFrom: `DynamoDB table ${table}`,
-            outcomes: new DynamoRerunOutcomes(dynamoClient(io), table, settings.breaker),
+            outcomes: new TableRerunOutcomes(dynamoClient(io), table, settings.breaker),
           }),
         });
       });

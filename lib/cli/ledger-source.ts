@@ -1,6 +1,6 @@
 import type { RuntimeSettings } from '../config/env.js';
 import { openLedger } from '../ledger/ledger.js';
-import { RunnerSignals } from '../ledger/runner-signals.js';
+import { TableRunnerSignals } from '../ledger/runner-signals.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { DecisionFilter, ReportFacts } from '../records.js';
 import { describeAwsError, dynamoClient, requireOutput, stackOutputs } from './aws.js';
@@ -93,8 +93,8 @@ export async function readLedger<T>(
 }
 
 /** The table's runner signals as the worker reads them: its TTL and runner-name keys. */
-export const tableSignals = (io: CliIo, table: string, settings: RuntimeSettings): RunnerSignals =>
-  new RunnerSignals(
+export const tableSignals = (io: CliIo, table: string, settings: RuntimeSettings): TableRunnerSignals =>
+  new TableRunnerSignals(
     dynamoClient(io),
     table,
     settings.signalTtlSeconds,

@@ -5,10 +5,10 @@ import { httpLambda } from '../http/lambda-http.js';
 import { createIntake } from '../intake/webhook-intake.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
 import { TableBranchRuns } from '../ledger/branch-runs.js';
-import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
+import { TableRerunOutcomes } from '../ledger/outcomes.js';
+import { TableQueuedJobs } from '../ledger/queued-jobs.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import { RunnerJobs } from '../ledger/runner-jobs.js';
+import { TableRunnerJobs } from '../ledger/runner-jobs.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { RunQueue } from '../webhook/run-queue.js';
 
@@ -36,9 +36,9 @@ export function composeIntake(settings: IntakeSettings, parts: IntakeParts): Ret
     createIntake({
       secrets: parts.secrets,
       deliveries: (parts.ledger ?? openLedger(dynamo, table, now)).deliveries,
-      jobs: new RunnerJobs(dynamo, table, now, new RunnerKeys(settings.runnerNamePatterns)),
-      queuedJobs: new DynamoQueuedJobs(dynamo, table, now),
-      outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
+      jobs: new TableRunnerJobs(dynamo, table, now, new RunnerKeys(settings.runnerNamePatterns)),
+      queuedJobs: new TableQueuedJobs(dynamo, table, now),
+      outcomes: new TableRerunOutcomes(dynamo, table, settings.breaker, now),
       branchRuns: new TableBranchRuns(dynamo, table, now),
       queue: parts.queue,
       ...(parts.events && { events: parts.events }),

@@ -3,9 +3,9 @@ import type { ReconcilerSettings } from '../config/env.js';
 import type { EventPublisher } from '../events/types.js';
 import type { AppClient, GitHubClients } from '../github/client.js';
 import { openLedger } from '../ledger/ledger.js';
-import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import { DynamoPacing } from '../ledger/pacing.js';
-import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
+import { TableRerunOutcomes } from '../ledger/outcomes.js';
+import { TablePacing } from '../ledger/pacing.js';
+import { TableQueuedJobs } from '../ledger/queued-jobs.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { limitsFrom, type ReconcileLedger, Reconciler } from '../reconcile/reconciler.js';
 import type { RunQueue } from '../webhook/run-queue.js';
@@ -39,11 +39,11 @@ export function composeReconciler(settings: ReconcilerSettings, parts: Reconcile
     apiUrl: settings.apiUrl,
     ...(parts.appClient && { appClient: parts.appClient }),
     queue: parts.queue,
-    outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
+    outcomes: new TableRerunOutcomes(dynamo, table, settings.breaker, now),
     stuck: {
-      queuedJobs: new DynamoQueuedJobs(dynamo, table, now),
+      queuedJobs: new TableQueuedJobs(dynamo, table, now),
       defaults: settings.defaults,
-      pacing: new DynamoPacing(dynamo, table, settings.pace, now),
+      pacing: new TablePacing(dynamo, table, settings.pace, now),
     },
     ...(parts.events && { events: parts.events }),
     ...(now && { now }),

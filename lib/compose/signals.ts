@@ -6,8 +6,8 @@ import { createEc2SignalHandler } from '../intake/record-ec2-signal.js';
 import { createSignalIntake } from '../intake/signal-intake.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { DescribeInstance } from '../signals/runner-identities.js';
-import { RunnerJobs } from '../ledger/runner-jobs.js';
-import { RunnerSignals } from '../ledger/runner-signals.js';
+import { TableRunnerJobs } from '../ledger/runner-jobs.js';
+import { TableRunnerSignals } from '../ledger/runner-signals.js';
 
 /*
  * The two signal recorders. Kept apart from the worker's and the intake's assembly so their
@@ -31,7 +31,7 @@ export function composeSignalIntake(
   return httpLambda(
     createSignalIntake({
       secrets: parts.secrets,
-      store: new RunnerSignals(parts.dynamo, parts.table, settings.ttlSeconds),
+      store: new TableRunnerSignals(parts.dynamo, parts.table, settings.ttlSeconds),
       log: parts.log,
       metrics: parts.metrics,
       toleranceMs: settings.toleranceMs,
@@ -54,8 +54,8 @@ export function composeEc2SignalRecorder(
   parts: Ec2SignalParts,
 ): ReturnType<typeof createEc2SignalHandler> {
   return createEc2SignalHandler({
-    store: new RunnerSignals(parts.dynamo, parts.table, settings.ttlSeconds),
-    jobs: new RunnerJobs(parts.dynamo, parts.table),
+    store: new TableRunnerSignals(parts.dynamo, parts.table, settings.ttlSeconds),
+    jobs: new TableRunnerJobs(parts.dynamo, parts.table),
     describe: parts.describe,
     tagKeys: settings.tagKeys,
     log: parts.log,

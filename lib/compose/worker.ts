@@ -6,14 +6,14 @@ import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { TableBranchRuns } from '../ledger/branch-runs.js';
-import { DynamoRetryBudget } from '../ledger/budget.js';
+import { TableRetryBudget } from '../ledger/budget.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
-import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import { DynamoPacing } from '../ledger/pacing.js';
+import { TableRerunOutcomes } from '../ledger/outcomes.js';
+import { TablePacing } from '../ledger/pacing.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
-import { RunnerSignals, type RunnerSignalStore } from '../ledger/runner-signals.js';
+import { TableRunnerSignals, type RunnerSignals } from '../ledger/runner-signals.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import type { WorkerContext } from '../worker/context.js';
 import type { RunOutcome } from '../worker/result.js';
@@ -38,7 +38,7 @@ export interface WorkerParts {
   /** A ledger shared with other parts of the process; one on `now` is made when absent. */
   readonly ledger?: Pick<Ledger, 'attempts' | 'requeues'>;
   /** A signal store shared with other parts of the process; one is made when absent. */
-  readonly signals?: RunnerSignalStore;
+  readonly signals?: RunnerSignals;
   /** The clock of the pace, the ledger, the breaker and its outcomes (tests move it); Date.now when absent. */
   readonly now?: () => number;
   /** Where decisions and re-run outcomes are published; nothing published when absent. */
@@ -57,10 +57,10 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
     stores: {
       attempts: ledger.attempts,
       requeues: ledger.requeues,
-      budget: new DynamoRetryBudget(dynamo, table, settings.retryBudgetPerHour, now),
-      pacing: new DynamoPacing(dynamo, table, settings.pace, now),
-      outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
-      signals: parts.signals ?? new RunnerSignals(dynamo, table, settings.signalTtlSeconds, now, runnerKeys),
+      budget: new TableRetryBudget(dynamo, table, settings.retryBudgetPerHour, now),
+      pacing: new TablePacing(dynamo, table, settings.pace, now),
+      outcomes: new TableRerunOutcomes(dynamo, table, settings.breaker, now),
+      signals: parts.signals ?? new TableRunnerSignals(dynamo, table, settings.signalTtlSeconds, now, runnerKeys),
       branchRuns: new TableBranchRuns(dynamo, table, now),
       repoConfig: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
     },

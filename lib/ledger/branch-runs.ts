@@ -8,7 +8,7 @@ import { Table } from './table.js';
  * The newest run of each workflow on each branch, from the `workflow_run` events the intake
  * receives: the worker judges a superseded branch run from it without asking GitHub.
  */
-export interface BranchRunLog {
+export interface BranchRuns {
   /** Records `run` unless a run as new or newer is recorded; true when it was written. */
   record(key: BranchRunKey, run: BranchRun): Promise<boolean>;
   /** The newest run recorded, or undefined when none is. */
@@ -21,7 +21,7 @@ const keyOf = (k: BranchRunKey) => keys.branchRun(k.installationId, k.repoId, k.
  * One item per workflow and branch. The write is conditional on the run number, so events that
  * arrive out of order (an older run's `completed` after a newer run's `requested`) never move it back.
  */
-export class TableBranchRuns implements BranchRunLog {
+export class TableBranchRuns implements BranchRuns {
   private readonly table: Table;
 
   constructor(

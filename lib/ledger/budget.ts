@@ -46,9 +46,9 @@ interface WindowItem {
  * (versioned.ts). Units older than an hour fall out at the next write, so the budget refills by
  * itself as the window moves; TTL removes an idle item.
  */
-export class DynamoRetryBudget implements RetryBudget {
+export class TableRetryBudget implements RetryBudget {
   private readonly table: Table;
-  /** A process's own writes of one installation's window go one at a time (see DynamoPacing). */
+  /** A process's own writes of one installation's window go one at a time (see TablePacing). */
   private readonly inProcess = new KeyedQueue<number | null>();
 
   constructor(

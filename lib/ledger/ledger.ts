@@ -1,10 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type DecisionLog, TableDecisionLog } from './decision-log.js';
-import { type DeliveryLog, TableDeliveries } from './deliveries.js';
+import { type Deliveries, TableDeliveries } from './deliveries.js';
 import { type ReconcileStore, TableReconcileStore } from './reconcile-store.js';
 import { readReportFacts, type ReportSource } from './report-facts.js';
-import { type RequeueLog, TableRequeues } from './requeues.js';
-import { type AttemptLedger, TableRunAttempts } from './run-attempts.js';
+import { type Requeues, TableRequeues } from './requeues.js';
+import { type RunAttempts, TableRunAttempts } from './run-attempts.js';
 import { Table } from './table.js';
 
 /**
@@ -13,11 +13,11 @@ import { Table } from './table.js';
  */
 export interface Ledger {
   /** Deliveries the intake accepted. */
-  readonly deliveries: DeliveryLog;
+  readonly deliveries: Deliveries;
   /** Run attempts from claim to decision. */
-  readonly attempts: AttemptLedger;
+  readonly attempts: RunAttempts;
   /** The merge-queue loop guard. */
-  readonly requeues: RequeueLog;
+  readonly requeues: Requeues;
   readonly decisions: DecisionLog;
   readonly report: ReportSource;
   /** The reconciler's store, on the reconciler's clock. */

@@ -80,7 +80,7 @@ const factsOf = (b: StoredBreaker, scope: BreakerScope, tripped: boolean) => ({
  * breaker item says until when the installation's re-runs pause; opening it is conditional,
  * so of many workers reading the same evidence one opens it.
  */
-export class DynamoRerunOutcomes implements RerunOutcomes {
+export class TableRerunOutcomes implements RerunOutcomes {
   private readonly table: Table;
 
   constructor(

@@ -8,7 +8,7 @@ import { versioned } from './versioned.js';
  * The pace of one installation's content-generating requests (re-runs, then reports), shared
  * by every worker: each request reserves a slot in time, and sends no earlier than its slot.
  */
-export interface RerunPacing {
+export interface Pacing {
   /** Spacing of consecutive slots, in ms. */
   readonly spacingMs: number;
   /**
@@ -77,7 +77,7 @@ interface PaceItem {
  * A request that leaves within the allowance after its slot keeps both limits as GitHub counts
  * them; one later than that must take a new slot (see `isLate`).
  */
-export class DynamoPacing implements RerunPacing {
+export class TablePacing implements Pacing {
   readonly spacingMs: number;
   private readonly table: Table;
   /**

@@ -10,7 +10,7 @@ export type QueuedJobRef = Pick<QueuedJob, 'installationId' | 'repoId' | 'jobId'
  * Jobs waiting for a runner: recorded from `queued`, forgotten on `in_progress` or `completed`,
  * reported stuck by the reconciler's sweep at most once each.
  */
-export interface QueuedJobLog {
+export interface QueuedJobs {
   /** Records the job; a repeated `queued` keeps the first time. */
   queued(job: QueuedJob): Promise<void>;
   /** Forgets the job: a runner picked it up, or it ended. */
@@ -37,7 +37,7 @@ const record = ({ pk: _pk, sk: _sk, ttl: _ttl, ...rest }: Stored): QueuedJobReco
  * once one reports the job. An installation's index item lives as long as its last queued job;
  * it is never deleted, so a job queued during a sweep is never left out of the index.
  */
-export class DynamoQueuedJobs implements QueuedJobLog {
+export class TableQueuedJobs implements QueuedJobs {
   private readonly table: Table;
 
   constructor(

@@ -14,7 +14,7 @@ export interface JobOnRunner {
  * Which jobs are running on which runner, from `workflow_job` events. It lets an interruption
  * warning count the jobs it is about to kill, minutes before their runs complete.
  */
-export interface JobRunnerStore {
+export interface RunnerJobs {
   started(job: JobOnRunner): Promise<void>;
   finished(job: JobOnRunner): Promise<void>;
   /** Jobs still running on any of these runner keys, each counted once. */
@@ -25,7 +25,7 @@ export interface JobRunnerStore {
  * Jobs in progress, one item per runner key and job: the signal side looks a runner up under any
  * key its name gives (`RunnerKeys`).
  */
-export class RunnerJobs implements JobRunnerStore {
+export class TableRunnerJobs implements RunnerJobs {
   private readonly table: Table;
 
   constructor(

@@ -16,7 +16,7 @@ export interface SignalRecordInput extends SignalFact {
 }
 
 /** Runner-keyed interruption records: the signal paths write them, the worker looks them up. */
-export interface RunnerSignalStore {
+export interface RunnerSignals {
   /** Writes one record; false when this (runner key, event time, event id) was already recorded. */
   record(input: SignalRecordInput): Promise<boolean>;
   /**
@@ -47,7 +47,7 @@ export interface RunnerSignalStore {
  * A runner's signals are looked up under every key its name gives (`RunnerKeys`): the name, the
  * instance id in it, and what the configured patterns capture.
  */
-export class RunnerSignals implements RunnerSignalStore {
+export class TableRunnerSignals implements RunnerSignals {
   private readonly table: Table;
 
   constructor(

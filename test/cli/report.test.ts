@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { report } from '../../lib/cli/report.js';
 import { type Report, summarise } from '../../lib/cli/report-data.js';
-import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
+import { TableRerunOutcomes } from '../../lib/ledger/outcomes.js';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
@@ -31,7 +31,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 let h: Harness;
 let clock = T0;
 let ledger: Ledger;
-let outcomes: DynamoRerunOutcomes;
+let outcomes: TableRerunOutcomes;
 
 /** A job lost to infrastructure that ran `minutes` on its runner before it was lost. */
 const lost = (name: string, minutes: number, at: number): SimJobSpec => ({
@@ -100,7 +100,7 @@ const run = (repo: string, workflowName: string, jobs: SimJobSpec[], onRerun: 's
 beforeAll(async () => {
   h = await startHarness();
   ledger = openLedger(h.dynamo.client, TABLE, () => clock);
-  outcomes = new DynamoRerunOutcomes(
+  outcomes = new TableRerunOutcomes(
     h.dynamo.client,
     TABLE,
     { minOutcomes: 0, windowMs: HOUR, lostShare: 1, coolDownMs: HOUR },

@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakerSettings } from '../../lib/decide/breaker.js';
-import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
+import { TableRerunOutcomes } from '../../lib/ledger/outcomes.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { createIntake } from '../../lib/intake/webhook-intake.js';
@@ -17,7 +17,7 @@ const BREAKER: BreakerSettings = { minOutcomes: 4, windowMs: 30 * MINUTE, lostSh
 let h: Harness;
 let clock: number;
 let installation = 7000;
-let outcomes: DynamoRerunOutcomes;
+let outcomes: TableRerunOutcomes;
 let deferred: { record: SQSRecord; seconds: number }[];
 
 beforeAll(async () => {
@@ -29,7 +29,7 @@ beforeEach(() => {
   h.sim.resetRequests();
   clock = Date.now();
   deferred = [];
-  outcomes = new DynamoRerunOutcomes(h.dynamo.client, TABLE, BREAKER, () => clock);
+  outcomes = new TableRerunOutcomes(h.dynamo.client, TABLE, BREAKER, () => clock);
   // A fresh installation per test: the breaker's evidence is per installation.
   h.sim.addInstallation({ id: ++installation, account: 'acme' });
 });
@@ -169,7 +169,7 @@ describe('the breaker', () => {
   });
 
   it("one repository's lost re-runs open its own breaker (with a fake clock): its runs wait out the cool-down, a neighbour's go", async () => {
-    outcomes = new DynamoRerunOutcomes(h.dynamo.client, TABLE, { ...BREAKER, minRepositories: 3 }, () => clock);
+    outcomes = new TableRerunOutcomes(h.dynamo.client, TABLE, { ...BREAKER, minRepositories: 3 }, () => clock);
     const repo = `acme/outcome-${++repoSeq}`;
     const runs = Array.from({ length: 5 }, () =>
       h.sim.addRun({

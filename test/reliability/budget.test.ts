@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeSettings } from '../../lib/config/env.js';
 import type { RunMessage } from '../../lib/model.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
-import { DynamoRetryBudget } from '../../lib/ledger/budget.js';
+import { TableRetryBudget } from '../../lib/ledger/budget.js';
 import { BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
 import { type BudgetFacts, decide, type DecisionFacts } from '../../lib/decide/decide.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
@@ -30,7 +30,7 @@ describe('retry budget (per installation, rolling hour)', () => {
     });
 
   it('counts re-runs per installation: spending one installation leaves another untouched', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 2, clock);
+    const budget = new TableRetryBudget(h.dynamo.client, TABLE, 2, clock);
     expect(await budget.take(101, 'r#1#1')).toEqual({ taken: true });
     expect(await budget.take(101, 'r#2#1')).toEqual({ taken: true });
     expect(await budget.take(101, 'r#3#1')).toEqual({ taken: false, limit: 2, used: 2 });
@@ -40,7 +40,7 @@ describe('retry budget (per installation, rolling hour)', () => {
   });
 
   it('refills by itself as the window moves: only re-runs of the last hour count', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 3, clock);
+    const budget = new TableRetryBudget(h.dynamo.client, TABLE, 3, clock);
     const start = now;
     await budget.take(201, 'a');
     now = start + 10 * MINUTE;
@@ -61,7 +61,7 @@ describe('retry budget (per installation, rolling hour)', () => {
   });
 
   it('keeps the hour in one item per installation, with a TTL of two hours, one unit per run attempt', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 5, clock);
+    const budget = new TableRetryBudget(h.dynamo.client, TABLE, 5, clock);
     await budget.take(301, 'repo#run#1');
     // The same attempt asking again (its message redelivered) holds one unit, not two.
     await budget.take(301, 'repo#run#1');
@@ -81,7 +81,7 @@ describe('retry budget (per installation, rolling hour)', () => {
   });
 
   it('a unit given back is free again; giving back one never taken changes nothing', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 1, clock);
+    const budget = new TableRetryBudget(h.dynamo.client, TABLE, 1, clock);
     expect(await budget.take(302, 'a')).toEqual({ taken: true });
     expect(await budget.take(302, 'b')).toMatchObject({ taken: false });
     await budget.giveBack(302, 'never-taken');
@@ -92,7 +92,7 @@ describe('retry budget (per installation, rolling hour)', () => {
   });
 
   it('0 turns the breaker off: no reads, no writes, and decide() never answers budget_exhausted', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 0, clock);
+    const budget = new TableRetryBudget(h.dynamo.client, TABLE, 0, clock);
     for (let i = 0; i < 3; i++) expect(await budget.take(401, `x${i}`)).toEqual({ taken: true });
     expect(await budget.usage(401)).toEqual({ limit: 0, used: 0 });
     // decide() itself: with a limit of 0 any count passes the budget check (it asks for the
@@ -137,7 +137,7 @@ describe('retry budget (per installation, rolling hour)', () => {
   });
 
   it.each([-1, 1.5, Number.NaN, 5_001])('refuses a limit of %s with a clear error', (limit) => {
-    expect(() => new DynamoRetryBudget(h.dynamo.client, TABLE, limit)).toThrow(/whole number ≥ 0 and ≤ 5000/);
+    expect(() => new TableRetryBudget(h.dynamo.client, TABLE, limit)).toThrow(/whole number ≥ 0 and ≤ 5000/);
   });
 
   it('RETRY_BUDGET_PER_HOUR is parsed once: default 0 (no ceiling), a limit allowed, a negative value refused', () => {
@@ -148,7 +148,7 @@ describe('retry budget (per installation, rolling hour)', () => {
   });
 
   it('when spent: the decision is budget_exhausted, the metric BudgetExhausted counts it, and no re-run is made', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 2, clock);
+    const budget = new TableRetryBudget(h.dynamo.client, TABLE, 2, clock);
     const runs = [lostRun(), lostRun(), lostRun()];
     const decisions: string[] = [];
     for (const run of runs) {
@@ -177,7 +177,7 @@ describe('retry budget (per installation, rolling hour)', () => {
     const PER_WORKER = 4;
     const LIMIT = 2;
     h.sim.addInstallation({ id: 888, account: 'storm' });
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, LIMIT, clock);
+    const budget = new TableRetryBudget(h.dynamo.client, TABLE, LIMIT, clock);
     const runs = Array.from({ length: WORKERS * PER_WORKER }, () =>
       h.sim.addRun({
         repo: 'storm/app',
@@ -204,7 +204,7 @@ describe('retry budget (per installation, rolling hour)', () => {
 
   it('a unit is given back when GitHub refuses the re-run or rate-limits the call, and kept when the call’s outcome is unknown', async () => {
     h.sim.addInstallation({ id: 889, account: 'refusals' });
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 1, clock);
+    const budget = new TableRetryBudget(h.dynamo.client, TABLE, 1, clock);
     const lost = () =>
       h.sim.addRun({
         repo: 'refusals/app',
@@ -253,7 +253,7 @@ describe('retry budget (per installation, rolling hour)', () => {
 
   it('the budget of one installation does not stop another', async () => {
     h.sim.addInstallation({ id: 777, account: 'other' });
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 1, clock);
+    const budget = new TableRetryBudget(h.dynamo.client, TABLE, 1, clock);
     await budget.take(INSTALLATION_ID, 'fill');
     const run = h.sim.addRun({
       repo: 'other/app',

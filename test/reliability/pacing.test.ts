@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeSettings } from '../../lib/config/env.js';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
-import { DynamoPacing, isLate, LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
+import { TablePacing, isLate, LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
 import type { StoredAttempt } from '../../lib/ledger/attributes.js';
 import { replayGuard } from '../../lib/replay/replay-guard.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
@@ -23,7 +23,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
   const limits = (perMinute: number, perHour: number, spacingMs = 350) => ({ perMinute, perHour, spacingMs });
 
   it('below its limit an installation waits for nothing: slots only the write spacing apart, the first at once', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 500), clock);
+    const pace = new TablePacing(h.dynamo.client, TABLE, limits(80, 500), clock);
     expect(pace.spacingMs).toBe(350);
     const slots = [await pace.reserve(1), await pace.reserve(1), await pace.reserve(1)];
     expect(slots).toEqual([now, now + 350, now + 700]);
@@ -33,7 +33,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
 
   it('repositories take turns (fake clock): a burst holds turns at most its share of the wait ahead, a neighbour takes the next turn, the burst asks again when its share frees', async () => {
     let t = now;
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 0, 10_000), () => t);
+    const pace = new TablePacing(h.dynamo.client, TABLE, limits(80, 0, 10_000), () => t);
     const latest = () => t + MINUTE;
     const share = (repository: number) => ({ repository, aheadMs: 30_000 });
     // Repository 1 bursts: turns at 0, 10, 20 and 30 s fit its share; the fifth asks again.
@@ -61,13 +61,13 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
   });
 
   it('reserve (reports, the stuck sweep) takes the next slot whatever the repositories hold', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 0, 10_000), clock);
+    const pace = new TablePacing(h.dynamo.client, TABLE, limits(80, 0, 10_000), clock);
     for (let i = 0; i < 4; i++) await pace.reserveTurn(32, now + MINUTE, { repository: 1, aheadMs: 30_000 });
     expect(await pace.reserve(32)).toBe(now + 40_000);
   });
 
   it('the minute limit: the slot after `perMinute` slots waits a minute and the late allowance after the first of them', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(5, 0, 100), clock);
+    const pace = new TablePacing(h.dynamo.client, TABLE, limits(5, 0, 100), clock);
     const slots = [];
     for (let i = 0; i < 6; i++) slots.push((await pace.reserve(11))!);
     expect(slots.slice(0, 5)).toEqual([0, 1, 2, 3, 4].map((i) => now + i * 100));
@@ -75,7 +75,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
   });
 
   it('a wave of 250 at 80 a minute: no window of a minute and the allowance holds more than 80 slots, and each window fills', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 0), clock);
+    const pace = new TablePacing(h.dynamo.client, TABLE, limits(80, 0), clock);
     const slots: number[] = [];
     for (let i = 0; i < 250; i++) slots.push((await pace.reserve(12))!);
     const most = Math.max(
@@ -87,7 +87,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
   });
 
   it('reservations at once, 20 in each of two processes sharing the table: every slot distinct, the spacing and the minute limit kept', async () => {
-    const processes = [0, 1].map(() => new DynamoPacing(h.dynamo.client, TABLE, limits(30, 0, 100), clock));
+    const processes = [0, 1].map(() => new TablePacing(h.dynamo.client, TABLE, limits(30, 0, 100), clock));
     const slots = (
       await Promise.all(processes.flatMap((pace) => Array.from({ length: 20 }, () => pace.reserve(13))))
     ).map((s) => s!);
@@ -107,7 +107,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
   });
 
   it('a reservation bounded by `latest` takes nothing when the next slot is later', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(60, 0), clock);
+    const pace = new TablePacing(h.dynamo.client, TABLE, limits(60, 0), clock);
     expect(await pace.reserve(3)).toBe(now);
     expect(await pace.reserve(3, now + 10)).toBeUndefined();
     expect(await pace.reserve(3)).toBe(now + pace.spacingMs);
@@ -115,7 +115,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
 
   it('a slot free now is taken even when `latest` has passed: time moves between the caller and the read', async () => {
     let t = now;
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(60, 0), () => t);
+    const pace = new TablePacing(h.dynamo.client, TABLE, limits(60, 0), () => t);
     const latest = t + 1;
     t += 50; // the table read took longer than the caller's allowance
     expect(await pace.reserve(6, latest)).toBe(t);
@@ -123,7 +123,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
   });
 
   it('the hourly limit: the slot after `perHour` slots waits an hour after the first of them', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(6000, 3), clock);
+    const pace = new TablePacing(h.dynamo.client, TABLE, limits(6000, 3), clock);
     const first = await pace.reserve(4);
     await pace.reserve(4);
     await pace.reserve(4);
@@ -131,7 +131,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
   });
 
   it('20 workers reserving at once get 20 distinct slots, each a spacing apart', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 500), clock);
+    const pace = new TablePacing(h.dynamo.client, TABLE, limits(80, 500), clock);
     const slots = (await Promise.all(Array.from({ length: 20 }, () => pace.reserve(5)))) as number[];
     expect([...slots].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => now + i * pace.spacingMs));
   });
@@ -141,7 +141,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
     [limits(1, -1), /an hour/],
     [limits(1, 1, -1), /spacing/],
   ])('refuses %j', (limits, message) => {
-    expect(() => new DynamoPacing(h.dynamo.client, TABLE, limits)).toThrow(message);
+    expect(() => new TablePacing(h.dynamo.client, TABLE, limits)).toThrow(message);
   });
 });
 
@@ -170,7 +170,7 @@ describe('a run that must wait for its turn waits in the queue', () => {
   const paced = (perMinute: number, over: Parameters<Harness['worker']>[0] = {}) => {
     const deferred: number[] = [];
     const outcomes: RunOutcome[] = [];
-    const pacing = new DynamoPacing(
+    const pacing = new TablePacing(
       h.dynamo.client,
       TABLE,
       { perMinute, perHour: 0, spacingMs: Math.ceil(62_000 / perMinute) },

@@ -8,7 +8,7 @@ import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { RunnerSignals } from '../../lib/ledger/runner-signals.js';
+import { TableRunnerSignals } from '../../lib/ledger/runner-signals.js';
 import { TableBranchRuns } from '../../lib/ledger/branch-runs.js';
 import { branchRunFrom } from '../../lib/webhook/branch-run.js';
 import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
@@ -66,7 +66,7 @@ export interface Harness {
   readonly settings: RuntimeSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
-  readonly signals: RunnerSignals;
+  readonly signals: TableRunnerSignals;
   readonly log: MemoryLog;
   readonly metrics: MemoryMetrics;
   /** The installation clients every worker of the harness uses. */
@@ -100,7 +100,7 @@ export async function startHarness(): Promise<Harness> {
   });
   const dynamo = await startDynamo({ table: TABLE });
   const ledger = openLedger(dynamo.client, TABLE);
-  const signals = new RunnerSignals(dynamo.client, TABLE, settings.signalTtlSeconds);
+  const signals = new TableRunnerSignals(dynamo.client, TABLE, settings.signalTtlSeconds);
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
   let seq = 0;

@@ -5,7 +5,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoPacing } from '../../lib/ledger/pacing.js';
+import { TablePacing } from '../../lib/ledger/pacing.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../../lib/webhook/sqs-limits.js';
 import {
   firstReceiveMs,
@@ -73,7 +73,7 @@ describe('the worker plans its deferrals inside the window', () => {
   /** One re-run a minute: the second lost run of the installation waits about a minute for its turn. */
   const paced = () =>
     h.worker({
-      pacing: new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 1, perHour: 0, spacingMs: 350 }),
+      pacing: new TablePacing(h.dynamo.client, TABLE, { perMinute: 1, perHour: 0, spacingMs: 350 }),
       defer: async (r, seconds) => {
         deferred.push({ id: r.messageId, seconds });
       },
