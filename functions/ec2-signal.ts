@@ -4,6 +4,7 @@ import { composeEc2SignalRecorder } from '../lib/compose/signals.js';
 import { requireEnv } from '../lib/config/secrets.js';
 import { signalSettings } from '../lib/config/signal-settings.js';
 import type { Ec2SignalOutcome } from '../lib/intake/record-ec2-signal.js';
+import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { ec2Describe } from '../lib/signals/ec2-describe.js';
 import type { Ec2Event } from '../lib/signals/ec2-events.js';
@@ -15,8 +16,7 @@ const log = createLog('reprise-ec2-signal', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-ec2-signal');
 
 const record = composeEc2SignalRecorder(settings, {
-  dynamo: new DynamoDBClient({}),
-  table: env.TABLE_NAME,
+  ledger: openLedger(new DynamoDBClient({}), env.TABLE_NAME),
   describe: ec2Describe(new EC2Client({})),
   log,
   metrics,

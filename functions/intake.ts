@@ -7,6 +7,7 @@ import { intakeSettings } from '../lib/config/function-settings.js';
 import { parseRotatingSecret, requireEnv } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import type { HttpEvent } from '../lib/http/lambda-http.js';
+import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
 
@@ -17,8 +18,7 @@ const log = createLog('reprise-intake', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-intake');
 
 const intake = composeIntake(settings, {
-  dynamo: new DynamoDBClient({}),
-  table: env.TABLE_NAME,
+  ledger: openLedger(new DynamoDBClient({}), env.TABLE_NAME),
   queue: sqsRunQueue(new SQSClient({}), env.QUEUE_URL),
   // Cached for five minutes: a rotation reaches every warm function within that time.
   secrets: async () =>

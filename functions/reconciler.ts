@@ -7,6 +7,7 @@ import { composeReconciler } from '../lib/compose/reconciler.js';
 import { reconcilerSettings } from '../lib/config/env.js';
 import { appSecretFix, parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
+import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import type { Reconciler } from '../lib/reconcile/reconciler.js';
 import { sqsRunQueue } from '../lib/webhook/sqs-run-queue.js';
@@ -15,7 +16,8 @@ const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECR
 const settings = reconcilerSettings(process.env);
 const log = createLog('reprise-reconciler', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-reconciler');
-const dynamo = new DynamoDBClient({});
+// One ledger, so one document client, for the function's life.
+const ledger = openLedger(new DynamoDBClient({}), env.TABLE_NAME);
 const queue = sqsRunQueue(new SQSClient({}), env.QUEUE_URL);
 const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName);
 
@@ -30,8 +32,7 @@ const reconciler = rebuiltOnRotation(
   (secret) => {
     const credentials = parseAppSecret(secret, 'GitHub App secret');
     return composeReconciler(settings, {
-      dynamo,
-      table: env.TABLE_NAME,
+      ledger,
       queue,
       client: githubClients(settings, credentials, log),
       appClient: githubAppClient(settings, credentials, log),

@@ -5,6 +5,7 @@ import { composeSignalIntake } from '../lib/compose/signals.js';
 import { requireEnv } from '../lib/config/secrets.js';
 import { parseSignalSecretValue, signalIntakeSettings } from '../lib/config/signal-settings.js';
 import type { HttpEvent } from '../lib/http/lambda-http.js';
+import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 
 // Parsed once per cold start: a bad setting fails the init, not every request.
@@ -16,8 +17,7 @@ const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Repri
 const intake = composeSignalIntake(
   { ttlSeconds, toleranceMs },
   {
-    dynamo: new DynamoDBClient({}),
-    table: env.TABLE_NAME,
+    ledger: openLedger(new DynamoDBClient({}), env.TABLE_NAME),
     // Cached for five minutes: a rotation reaches every warm function within that time. A secret
     // that cannot be read or parsed is answered 503 by the intake, with the reason logged.
     secrets: async () =>

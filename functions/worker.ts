@@ -8,6 +8,7 @@ import { composeWorker } from '../lib/compose/worker.js';
 import { workerSettings } from '../lib/config/env.js';
 import { parseAppSecret, rebuiltOnRotation, requireEnv } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
+import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { credentialsHold } from '../lib/worker/credentials-hold.js';
 
@@ -15,7 +16,8 @@ const env = requireEnv(process.env, ['TABLE_NAME', 'QUEUE_URL', 'GITHUB_APP_SECR
 const settings = workerSettings(process.env);
 const log = createLog('reprise-worker', process.env.POWERTOOLS_LOG_LEVEL);
 const metrics = createMetrics(process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Reprise', 'reprise-worker');
-const dynamo = new DynamoDBClient({});
+// One ledger, so one document client, for the function's life.
+const ledger = openLedger(new DynamoDBClient({}), env.TABLE_NAME);
 const sqs = new SQSClient({});
 const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName);
 const owner = `lambda-${process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? process.pid}`;
@@ -42,8 +44,7 @@ const worker = rebuiltOnRotation(
     (await getSecret<string>(env.GITHUB_APP_SECRET_ARN, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
   (secret) =>
     composeWorker(settings, {
-      dynamo,
-      table: env.TABLE_NAME,
+      ledger,
       client: githubClients(settings, parseAppSecret(secret, 'GitHub App secret'), log, { rateLimitMetrics: metrics }),
       log,
       metrics,

@@ -1,8 +1,7 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { BranchRun } from '../decide/branch-staleness.js';
 import type { BranchRunKey } from '../records.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import { Table } from './table.js';
+import type { Table } from './table.js';
 
 /**
  * The newest run of each workflow on each branch, from the `workflow_run` events the intake
@@ -22,15 +21,10 @@ const keyOf = (k: BranchRunKey) => keys.branchRun(k.installationId, k.repoId, k.
  * arrive out of order (an older run's `completed` after a newer run's `requested`) never move it back.
  */
 export class TableBranchRuns implements BranchRuns {
-  private readonly table: Table;
-
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     private readonly now: () => number = Date.now,
-  ) {
-    this.table = new Table(client, tableName);
-  }
+  ) {}
 
   record(key: BranchRunKey, run: BranchRun): Promise<boolean> {
     const item = {

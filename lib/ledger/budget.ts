@@ -1,8 +1,7 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { MAX_BUDGET_PER_HOUR } from '../config/settings-table.js';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import { Table } from './table.js';
+import type { Table } from './table.js';
 import { versioned } from './versioned.js';
 
 export interface BudgetUsage {
@@ -47,13 +46,11 @@ interface WindowItem {
  * itself as the window moves; TTL removes an idle item.
  */
 export class TableRetryBudget implements RetryBudget {
-  private readonly table: Table;
   /** A process's own writes of one installation's window go one at a time (see TablePacing). */
   private readonly inProcess = new KeyedQueue<number | null>();
 
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     /** 0 turns the budget off: no reads, no writes. */
     readonly limitPerHour: number,
     private readonly now: () => number = Date.now,
@@ -63,7 +60,6 @@ export class TableRetryBudget implements RetryBudget {
         `retry budget: expected a whole number ≥ 0 and ≤ ${MAX_BUDGET_PER_HOUR} per hour, got ${limitPerHour}`,
       );
     }
-    this.table = new Table(client, tableName);
   }
 
   async usage(installationId: number | null): Promise<BudgetUsage> {

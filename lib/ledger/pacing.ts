@@ -1,7 +1,6 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KeyedQueue } from '../util/keyed-queue.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import { Table } from './table.js';
+import type { Table } from './table.js';
 import { versioned } from './versioned.js';
 
 /**
@@ -79,7 +78,6 @@ interface PaceItem {
  */
 export class TablePacing implements Pacing {
   readonly spacingMs: number;
-  private readonly table: Table;
   /**
    * A process's own reservations of one installation go one at a time: side by side they would
    * only race for the same item, each lost race a read and a write more (a wave's decisions in
@@ -88,8 +86,7 @@ export class TablePacing implements Pacing {
   private readonly inProcess = new KeyedQueue<number | null>();
 
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     readonly limits: PaceLimits,
     private readonly now: () => number = Date.now,
   ) {
@@ -103,7 +100,6 @@ export class TablePacing implements Pacing {
       throw new Error(`pacing: expected a spacing of whole milliseconds ≥ 0, got ${limits.spacingMs}`);
     }
     this.spacingMs = limits.spacingMs;
-    this.table = new Table(client, tableName);
   }
 
   reserve(installationId: number | null, latest?: number): Promise<number | undefined> {

@@ -1,7 +1,6 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keys, TTL, ttlFrom } from './keys.js';
 import type { QueuedJob, QueuedJobRecord } from '../records.js';
-import { Table } from './table.js';
+import type { Table } from './table.js';
 
 /** The job a `clear` names: its installation's partition and its key there. */
 export type QueuedJobRef = Pick<QueuedJob, 'installationId' | 'repoId' | 'jobId'>;
@@ -38,15 +37,10 @@ const record = ({ pk: _pk, sk: _sk, ttl: _ttl, ...rest }: Stored): QueuedJobReco
  * it is never deleted, so a job queued during a sweep is never left out of the index.
  */
 export class TableQueuedJobs implements QueuedJobs {
-  private readonly table: Table;
-
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     private readonly now: () => number = Date.now,
-  ) {
-    this.table = new Table(client, tableName);
-  }
+  ) {}
 
   async queued(job: QueuedJob): Promise<void> {
     const now = this.now();

@@ -1,7 +1,6 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import { Table } from './table.js';
+import type { Table } from './table.js';
 
 export interface JobOnRunner {
   readonly jobId: number;
@@ -26,16 +25,11 @@ export interface RunnerJobs {
  * key its name gives (`RunnerKeys`).
  */
 export class TableRunnerJobs implements RunnerJobs {
-  private readonly table: Table;
-
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     private readonly now: () => number = Date.now,
     private readonly runnerKeys: RunnerKeys = new RunnerKeys(),
-  ) {
-    this.table = new Table(client, tableName);
-  }
+  ) {}
 
   async started(job: JobOnRunner): Promise<void> {
     for (const key of this.runnerKeys.for(job.runnerName)) {

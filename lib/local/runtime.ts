@@ -9,7 +9,7 @@ import { signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-setti
 import { ConfigError } from '../errors.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
-import { TableQueuedJobs } from '../ledger/queued-jobs.js';
+import type { QueuedJobs } from '../ledger/queued-jobs.js';
 import type { RunMessage } from '../model.js';
 import { MemoryMetrics } from '../obs/memory-metrics.js';
 import type { Log } from '../obs/types.js';
@@ -91,7 +91,7 @@ export interface Runtime {
   readonly queue: EmbeddedFifoQueue;
   readonly poller: QueuePoller;
   readonly reconciler: Reconciler;
-  readonly queuedJobs: TableQueuedJobs;
+  readonly queuedJobs: QueuedJobs;
   /** The events file, when events are written. */
   readonly events?: JsonLinesEvents;
   readonly metrics: MemoryMetrics;
@@ -161,8 +161,6 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     webhookSecrets,
     signalSecrets: signalSecretsFrom(opts.env),
     signalToleranceMs: signalToleranceMsFrom(opts.env),
-    dynamo: dynamo.client,
-    table: TABLE_NAME,
     ledger: withTestFaults(ledger, opts.env),
     queue,
     enqueue,
@@ -271,7 +269,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     queue,
     poller,
     reconciler,
-    queuedJobs: new TableQueuedJobs(dynamo.client, TABLE_NAME, opts.clock),
+    queuedJobs: ledger.queuedJobs,
     ...(events && { events }),
     metrics,
     server,

@@ -1,7 +1,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakerSettings } from '../../lib/decide/breaker.js';
-import { TableRerunOutcomes } from '../../lib/ledger/outcomes.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
+import type { RerunOutcomes } from '../../lib/ledger/outcomes.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { createIntake } from '../../lib/intake/webhook-intake.js';
@@ -17,7 +18,7 @@ const BREAKER: BreakerSettings = { minOutcomes: 4, windowMs: 30 * MINUTE, lostSh
 let h: Harness;
 let clock: number;
 let installation = 7000;
-let outcomes: TableRerunOutcomes;
+let outcomes: RerunOutcomes;
 let deferred: { record: SQSRecord; seconds: number }[];
 
 beforeAll(async () => {
@@ -29,7 +30,7 @@ beforeEach(() => {
   h.sim.resetRequests();
   clock = Date.now();
   deferred = [];
-  outcomes = new TableRerunOutcomes(h.dynamo.client, TABLE, BREAKER, () => clock);
+  outcomes = openLedger(h.dynamo.client, TABLE, () => clock).outcomes(BREAKER);
   // A fresh installation per test: the breaker's evidence is per installation.
   h.sim.addInstallation({ id: ++installation, account: 'acme' });
 });
@@ -169,7 +170,7 @@ describe('the breaker', () => {
   });
 
   it("one repository's lost re-runs open its own breaker (with a fake clock): its runs wait out the cool-down, a neighbour's go", async () => {
-    outcomes = new TableRerunOutcomes(h.dynamo.client, TABLE, { ...BREAKER, minRepositories: 3 }, () => clock);
+    outcomes = openLedger(h.dynamo.client, TABLE, () => clock).outcomes({ ...BREAKER, minRepositories: 3 });
     const repo = `acme/outcome-${++repoSeq}`;
     const runs = Array.from({ length: 5 }, () =>
       h.sim.addRun({

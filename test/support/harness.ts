@@ -8,8 +8,7 @@ import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue, embeddedRunQueue } from '../../lib/local/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { TableRunnerSignals } from '../../lib/ledger/runner-signals.js';
-import { TableBranchRuns } from '../../lib/ledger/branch-runs.js';
+import type { RunnerSignals } from '../../lib/ledger/runner-signals.js';
 import { branchRunFrom } from '../../lib/webhook/branch-run.js';
 import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import { workerContext } from '../../lib/compose/worker.js';
@@ -66,7 +65,7 @@ export interface Harness {
   readonly settings: RuntimeSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
-  readonly signals: TableRunnerSignals;
+  readonly signals: RunnerSignals;
   readonly log: MemoryLog;
   readonly metrics: MemoryMetrics;
   /** The installation clients every worker of the harness uses. */
@@ -100,11 +99,10 @@ export async function startHarness(): Promise<Harness> {
   });
   const dynamo = await startDynamo({ table: TABLE });
   const ledger = openLedger(dynamo.client, TABLE);
-  const signals = new TableRunnerSignals(dynamo.client, TABLE, settings.signalTtlSeconds);
+  const signals = ledger.runnerSignals(settings.signalTtlSeconds);
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
   let seq = 0;
-  const branchRuns = new TableBranchRuns(dynamo.client, TABLE);
   const recording: Promise<unknown>[] = [];
   const client = createClientFactory({
     apiUrl: settings.apiUrl,
@@ -117,10 +115,10 @@ export async function startHarness(): Promise<Harness> {
   /** The production assembly, then whatever the test overrides, each in its place in the context. */
   const deps = (over: WorkerOverrides = {}): WorkerHandlerDeps => {
     const { ledger: overLedger, configSource, client: overClient, now, defaults, ...rest } = over;
+    // The run attempts keep the harness's clock unless the test brings its own ledger.
+    const { attempts, requeues } = overLedger ?? ledger;
     const base = workerContext(settings, {
-      dynamo: dynamo.client,
-      table: TABLE,
-      ledger: overLedger ?? ledger,
+      ledger: { ...(now ? ledger.at(now) : ledger), attempts, requeues },
       client: overClient ?? client,
       signals,
       log,
@@ -170,7 +168,7 @@ export async function startHarness(): Promise<Harness> {
     message: (runId, deliveryId = `delivery-${runId}-${++seq}`, installationId = INSTALLATION_ID) => {
       const payload = workflowRunPayload(sim, runId, installationId);
       const reported = branchRunFrom(payload);
-      if (typeof reported !== 'string') recording.push(branchRuns.record(reported.key, reported.run));
+      if (typeof reported !== 'string') recording.push(ledger.branchRuns.record(reported.key, reported.run));
       return runMessageFromPayload(payload, deliveryId);
     },
     sqsEvent: (messages) => {

@@ -3,9 +3,9 @@
  * the real store (embedded DynamoDB) and on its fake, and must read the same on both.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TableRetryBudget, type RetryBudget } from '../../../lib/ledger/budget.js';
+import type { RetryBudget } from '../../../lib/ledger/budget.js';
 import { openLedger } from '../../../lib/ledger/ledger.js';
-import { TablePacing, type Pacing } from '../../../lib/ledger/pacing.js';
+import type { Pacing } from '../../../lib/ledger/pacing.js';
 import type { RunAttempts } from '../../../lib/ledger/run-attempts.js';
 import { type EmbeddedDynamo, startDynamo } from '../../../lib/local/dynamo.js';
 import { runMessage } from '../../core/fixtures.js';
@@ -36,7 +36,7 @@ const stores = {
   budget: [
     [
       'the table',
-      (c: VirtualClock, limit: number): RetryBudget => new TableRetryBudget(dynamo.client, TABLE, limit, c.now),
+      (c: VirtualClock, limit: number): RetryBudget => openLedger(dynamo.client, TABLE, c.now).budget(limit),
     ],
     ['the memory fake', (c: VirtualClock, limit: number): RetryBudget => new MemoryBudget(limit, c.now)],
   ],
@@ -44,7 +44,7 @@ const stores = {
     [
       'the table',
       (c: VirtualClock, spacingMs: number): Pacing =>
-        new TablePacing(dynamo.client, TABLE, { perMinute: 1_000, perHour: 0, spacingMs }, c.now),
+        openLedger(dynamo.client, TABLE, c.now).pacing({ perMinute: 1_000, perHour: 0, spacingMs }),
     ],
     ['the memory fake', (c: VirtualClock, spacingMs: number): Pacing => new MemoryPacing(spacingMs, c.now)],
   ],
