@@ -1,8 +1,7 @@
 import { MAX_BUDGET_PER_HOUR } from '../config/settings-table.js';
-import { KeyedQueue } from '../util/keyed-queue.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import type { Table } from './table.js';
-import { versioned } from './versioned.js';
+import { VersionedItems } from './versioned.js';
 
 export interface BudgetUsage {
   readonly limit: number;
@@ -46,8 +45,7 @@ interface WindowItem {
  * itself as the window moves; TTL removes an idle item.
  */
 export class TableRetryBudget implements RetryBudget {
-  /** A process's own writes of one installation's window go one at a time (see TablePacing). */
-  private readonly inProcess = new KeyedQueue<number | null>();
+  private readonly windows: VersionedItems;
 
   constructor(
     private readonly table: Table,
@@ -60,6 +58,7 @@ export class TableRetryBudget implements RetryBudget {
         `retry budget: expected a whole number ≥ 0 and ≤ ${MAX_BUDGET_PER_HOUR} per hour, got ${limitPerHour}`,
       );
     }
+    this.windows = new VersionedItems(table);
   }
 
   async usage(installationId: number | null): Promise<BudgetUsage> {
@@ -98,15 +97,7 @@ export class TableRetryBudget implements RetryBudget {
     installationId: number | null,
     change: (live: Spend[], now: number) => { result: R; spends?: Spend[] },
   ): Promise<R> {
-    return this.inProcess.run(installationId, () => this.updateNow(installationId, change));
-  }
-
-  private async updateNow<R>(
-    installationId: number | null,
-    change: (live: Spend[], now: number) => { result: R; spends?: Spend[] },
-  ): Promise<R> {
-    return versioned<WindowItem, R>(
-      this.table,
+    return this.windows.change<WindowItem, R>(
       keys.budgetWindow(installationId),
       (item) => {
         const now = this.now();

@@ -1,7 +1,6 @@
-import { KeyedQueue } from '../util/keyed-queue.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import type { Table } from './table.js';
-import { versioned } from './versioned.js';
+import { VersionedItems } from './versioned.js';
 
 /**
  * The pace of one installation's content-generating requests (re-runs, then reports), shared
@@ -78,15 +77,11 @@ interface PaceItem {
  */
 export class TablePacing implements Pacing {
   readonly spacingMs: number;
-  /**
-   * A process's own reservations of one installation go one at a time: side by side they would
-   * only race for the same item, each lost race a read and a write more (a wave's decisions in
-   * one process are many at once). Other processes still meet at the conditional write.
-   */
-  private readonly inProcess = new KeyedQueue<number | null>();
+  /** The pace items; a process's own reservations of one installation go one at a time. */
+  private readonly paces: VersionedItems;
 
   constructor(
-    private readonly table: Table,
+    table: Table,
     readonly limits: PaceLimits,
     private readonly now: () => number = Date.now,
   ) {
@@ -100,17 +95,16 @@ export class TablePacing implements Pacing {
       throw new Error(`pacing: expected a spacing of whole milliseconds ≥ 0, got ${limits.spacingMs}`);
     }
     this.spacingMs = limits.spacingMs;
+    this.paces = new VersionedItems(table);
   }
 
-  reserve(installationId: number | null, latest?: number): Promise<number | undefined> {
-    return this.inProcess.run(installationId, async () => {
-      const got = await this.reserveNow(installationId, latest);
-      return 'slotAt' in got ? got.slotAt : undefined;
-    });
+  async reserve(installationId: number | null, latest?: number): Promise<number | undefined> {
+    const got = await this.reserveNow(installationId, latest);
+    return 'slotAt' in got ? got.slotAt : undefined;
   }
 
   reserveTurn(installationId: number | null, latest: number, share: RepositoryShare): Promise<TurnReservation> {
-    return this.inProcess.run(installationId, () => this.reserveNow(installationId, latest, share));
+    return this.reserveNow(installationId, latest, share);
   }
 
   private async reserveNow(
@@ -119,8 +113,7 @@ export class TablePacing implements Pacing {
     share?: RepositoryShare,
   ): Promise<TurnReservation> {
     // A lost race (another worker reserved meanwhile) reads its slot and takes the next one.
-    return versioned<PaceItem, TurnReservation>(
-      this.table,
+    return this.paces.change<PaceItem, TurnReservation>(
       keys.pacing(installationId),
       (item) => {
         const now = this.now();
