@@ -5,6 +5,7 @@ import { resourcesFromEnv } from '../lib/config/function-env.js';
 import { obsSettings } from '../lib/config/function-settings.js';
 import { signalSettings } from '../lib/config/signal-settings.js';
 import type { Ec2SignalOutcome } from '../lib/intake/record-ec2-signal.js';
+import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { ec2Describe } from '../lib/signals/ec2-describe.js';
 import type { Ec2Event } from '../lib/signals/ec2-events.js';
@@ -17,8 +18,7 @@ const log = createLog('reprise-ec2-signal', obs.logLevel);
 const metrics = createMetrics(obs.metricsNamespace, 'reprise-ec2-signal');
 
 const record = composeEc2SignalRecorder(settings, {
-  dynamo: new DynamoDBClient({}),
-  table: env.table,
+  ledger: openLedger(new DynamoDBClient({}), env.table),
   describe: ec2Describe(new EC2Client({})),
   log,
   metrics,

@@ -9,6 +9,7 @@ import { resourcesFromEnv } from '../lib/config/function-env.js';
 import { obsSettings } from '../lib/config/function-settings.js';
 import { appSecretFix, parseAppSecret, rebuiltOnRotation } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
+import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import type { Reconciler } from '../lib/reconcile/reconciler.js';
 import { sqsRunQueue } from '../lib/queue/open-sqs.js';
@@ -18,8 +19,9 @@ const settings = reconcilerSettings(process.env);
 const obs = obsSettings(process.env);
 const log = createLog('reprise-reconciler', obs.logLevel);
 const metrics = createMetrics(obs.metricsNamespace, 'reprise-reconciler');
-const dynamo = new DynamoDBClient({});
 const queue = sqsRunQueue(new SQSClient({}), env.workQueue);
+// One ledger, so one document client, for the function's life.
+const ledger = openLedger(new DynamoDBClient({}), env.table);
 const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName);
 
 /**
@@ -33,8 +35,7 @@ const reconciler = rebuiltOnRotation(
   (secret) => {
     const credentials = parseAppSecret(secret, 'GitHub App secret');
     return composeReconciler(settings, {
-      dynamo,
-      table: env.table,
+      ledger,
       queue,
       client: githubClients(settings, credentials, log),
       appClient: githubAppClient(settings, credentials, log),

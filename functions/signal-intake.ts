@@ -6,6 +6,7 @@ import { resourcesFromEnv } from '../lib/config/function-env.js';
 import { obsSettings } from '../lib/config/function-settings.js';
 import { parseSignalSecretValue, signalIntakeSettings } from '../lib/config/signal-settings.js';
 import type { HttpEvent } from '../lib/http/lambda-http.js';
+import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 
 // Parsed once per cold start: a bad setting fails the init, not every request.
@@ -18,8 +19,7 @@ const metrics = createMetrics(obs.metricsNamespace, 'reprise-signal-intake');
 const intake = composeSignalIntake(
   { ttlSeconds, toleranceMs },
   {
-    dynamo: new DynamoDBClient({}),
-    table: env.table,
+    ledger: openLedger(new DynamoDBClient({}), env.table),
     // Cached for five minutes: a rotation reaches every warm function within that time. A secret
     // that cannot be read or parsed is answered 503 by the intake, with the reason logged.
     secrets: async () =>

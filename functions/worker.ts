@@ -10,6 +10,7 @@ import { PLATFORM_ENV, resourcesFromEnv } from '../lib/config/function-env.js';
 import { obsSettings } from '../lib/config/function-settings.js';
 import { parseAppSecret, rebuiltOnRotation } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
+import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { sqsDeferringQueue } from '../lib/queue/open-sqs.js';
 import { credentialsHold } from '../lib/worker/credentials-hold.js';
@@ -19,7 +20,8 @@ const settings = workerSettings(process.env);
 const obs = obsSettings(process.env);
 const log = createLog('reprise-worker', obs.logLevel);
 const metrics = createMetrics(obs.metricsNamespace, 'reprise-worker');
-const dynamo = new DynamoDBClient({});
+// One ledger, so one document client, for the function's life.
+const ledger = openLedger(new DynamoDBClient({}), env.table);
 const sqs = new SQSClient({});
 const events = new EventBridgeEvents(new EventBridgeClient({}), settings.events.busName);
 const owner = `lambda-${process.env[PLATFORM_ENV.logStream] ?? process.pid}`;
@@ -39,8 +41,7 @@ const worker = rebuiltOnRotation(
     (await getSecret<string>(env.githubAppSecret, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
   (secret) =>
     composeWorker(settings, {
-      dynamo,
-      table: env.table,
+      ledger,
       client: githubClients(settings, parseAppSecret(secret, 'GitHub App secret'), log, { rateLimitMetrics: metrics }),
       log,
       metrics,

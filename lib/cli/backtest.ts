@@ -23,7 +23,7 @@ import {
   runCommand,
   UsageError,
 } from './io.js';
-import { tableName, tableSignals } from './ledger-source.js';
+import { tableLedger, tableName, tableSignals } from './ledger-source.js';
 
 const HELP = `reprise backtest: what reprise would have done on your own history, against what people did.
 
@@ -144,7 +144,7 @@ export async function backtest(argv: readonly string[], io: CliIo): Promise<numb
           configSource: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
           evaluation: {
             ...(table && {
-              signals: tableSignals(io, table, settings),
+              signals: tableSignals(tableLedger(io, table), settings),
             }),
             signalWindow: settings.signalWindow,
             logHosts: settings.logHosts,

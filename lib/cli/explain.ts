@@ -1,5 +1,6 @@
-import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import { describeAwsError, dynamoClient } from './aws.js';
+import type { RuntimeSettings } from '../config/env.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { describeAwsError } from './aws.js';
 import { type Explanation, explainRun } from './explain-run.js';
 import {
   appClient,
@@ -10,7 +11,7 @@ import {
   workerClients,
 } from './github.js';
 import { type CliIo, parseCommand, printJson, println, runCommand, table, withProgress } from './io.js';
-import { tableName, tableSignals } from './ledger-source.js';
+import { tableLedger, tableName, tableSignals } from './ledger-source.js';
 import { parseRunRef, readLiveRun } from './run-lookup.js';
 
 const HELP = `reprise explain: what reprise decides for a run, and why, without re-running anything.
@@ -44,6 +45,13 @@ const OPTIONS = {
   table: { type: 'string' },
   stack: { type: 'string' },
 } as const;
+
+/** What explain reads from the table, on one ledger: the runner signals and the breakers' outcomes. */
+const fromTable = (ledger: Ledger, name: string, settings: RuntimeSettings) => ({
+  signals: tableSignals(ledger, settings),
+  signalsFrom: `DynamoDB table ${name}`,
+  outcomes: ledger.outcomes(settings.breaker),
+});
 
 const dash = (s: string | null): string => (s === null || s === '' ? '—' : s);
 
@@ -114,11 +122,7 @@ export async function explain(argv: readonly string[], io: CliIo): Promise<numbe
         return explainRun(live, {
           clients,
           settings,
-          ...(table && {
-            signals: tableSignals(io, table, settings),
-            signalsFrom: `DynamoDB table ${table}`,
-            outcomes: new DynamoRerunOutcomes(dynamoClient(io), table, settings.breaker),
-          }),
+          ...(table && fromTable(tableLedger(io, table), table, settings)),
         });
       });
       if (v.json) printJson(io, x);

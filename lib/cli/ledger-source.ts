@@ -1,6 +1,6 @@
 import type { RuntimeSettings } from '../config/env.js';
-import { openLedger } from '../ledger/ledger.js';
-import { RunnerSignals } from '../ledger/runner-signals.js';
+import { type Ledger, openLedger } from '../ledger/ledger.js';
+import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { DecisionFilter, ReportFacts } from '../records.js';
 import { describeAwsError, dynamoClient, requireOutput, stackOutputs } from './aws.js';
@@ -63,7 +63,7 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
   }
   const table = await tableName(io, o);
   if (!table) return undefined;
-  const ledger = openLedger(dynamoClient(io), table);
+  const ledger = tableLedger(io, table);
   return {
     where: `DynamoDB table ${table}`,
     list: async (f) => (await ledger.decisions.list(f)).map(withoutMessage),
@@ -92,12 +92,9 @@ export async function readLedger<T>(
   });
 }
 
+/** The ledger on `table`, through the command's one DynamoDB client. */
+export const tableLedger = (io: CliIo, table: string): Ledger => openLedger(dynamoClient(io), table);
+
 /** The table's runner signals as the worker reads them: its TTL and runner-name keys. */
-export const tableSignals = (io: CliIo, table: string, settings: RuntimeSettings): RunnerSignals =>
-  new RunnerSignals(
-    dynamoClient(io),
-    table,
-    settings.signalTtlSeconds,
-    undefined,
-    new RunnerKeys(settings.runnerNamePatterns),
-  );
+export const tableSignals = (ledger: Ledger, settings: RuntimeSettings): RunnerSignals =>
+  ledger.runnerSignals(settings.signalTtlSeconds, new RunnerKeys(settings.runnerNamePatterns));

@@ -1,29 +1,22 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { IntakeSettings } from '../config/function-settings.js';
 import type { EventPublisher } from '../events/types.js';
 import { httpLambda } from '../http/lambda-http.js';
 import { createIntake } from '../intake/webhook-intake.js';
-import { type Ledger, openLedger } from '../ledger/ledger.js';
-import { TableBranchRuns } from '../ledger/branch-runs.js';
-import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import { RunnerJobs } from '../ledger/runner-jobs.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { RunQueue } from '../queue/run-queue.js';
 
 export interface IntakeParts {
-  readonly dynamo: DynamoDBClient;
-  readonly table: string;
   /** Where completed red runs go: the worker's queue. */
   readonly queue: RunQueue;
   /** The current webhook secret first, then the previous one during a rotation. */
   readonly secrets: () => Promise<readonly string[]>;
   readonly log: Log;
   readonly metrics: MetricSink;
-  /** A ledger shared with other parts of the process (the deliveries seen); one on `now` is made when absent. */
-  readonly ledger?: Pick<Ledger, 'deliveries'>;
-  /** The clock of the intake and of every store it writes; Date.now when absent. */
+  /** The process's ledger: every store the intake writes comes from it. */
+  readonly ledger: Ledger;
+  /** The intake's clock (the ledger's stores keep the ledger's own); Date.now when absent. */
   readonly now?: () => number;
   /** Where a recorded `recovered` outcome is published; nothing published when absent. */
   readonly events?: EventPublisher;
@@ -31,15 +24,15 @@ export interface IntakeParts {
 
 /** `POST /webhook` from the intake's settings: one assembly for the function and the local runtime. */
 export function composeIntake(settings: IntakeSettings, parts: IntakeParts): ReturnType<typeof httpLambda> {
-  const { dynamo, table, now } = parts;
+  const { ledger, now } = parts;
   return httpLambda(
     createIntake({
       secrets: parts.secrets,
-      deliveries: (parts.ledger ?? openLedger(dynamo, table, now)).deliveries,
-      jobs: new RunnerJobs(dynamo, table, now, new RunnerKeys(settings.runnerNamePatterns)),
-      queuedJobs: new DynamoQueuedJobs(dynamo, table, now),
-      outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
-      branchRuns: new TableBranchRuns(dynamo, table, now),
+      deliveries: ledger.deliveries,
+      jobs: ledger.runnerJobs(new RunnerKeys(settings.runnerNamePatterns)),
+      queuedJobs: ledger.queuedJobs,
+      outcomes: ledger.outcomes(settings.breaker),
+      branchRuns: ledger.branchRuns,
       queue: parts.queue,
       ...(parts.events && { events: parts.events }),
       ...(now && { now }),

@@ -1,18 +1,12 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ReconcilerSettings } from '../config/env.js';
 import type { EventPublisher } from '../events/types.js';
 import type { AppClient, GitHubClients } from '../github/client.js';
-import { openLedger } from '../ledger/ledger.js';
-import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import { DynamoPacing } from '../ledger/pacing.js';
-import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import { limitsFrom, type ReconcileLedger, Reconciler } from '../reconcile/reconciler.js';
+import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
 import type { RunQueue } from '../queue/run-queue.js';
 
 export interface ReconcilerParts {
-  readonly dynamo: DynamoDBClient;
-  readonly table: string;
   /** The worker's queue, where released and recovered run attempts go. */
   readonly queue: RunQueue;
   /** Installation clients, to read runs. */
@@ -21,9 +15,9 @@ export interface ReconcilerParts {
   readonly appClient?: AppClient;
   readonly log: Log;
   readonly metrics: MetricSink;
-  /** A ledger shared with other parts of the process; one on `now` is made when absent. */
-  readonly ledger?: ReconcileLedger;
-  /** The clock of the sweep and of every store it writes; Date.now when absent. */
+  /** The process's ledger: every store the sweep reads and writes comes from it. */
+  readonly ledger: Ledger;
+  /** The sweep's clock (the reconciler's own store is on it); Date.now when absent. */
   readonly now?: () => number;
   /** Where re-run outcomes and stuck-queued jobs are published; nothing published when absent. */
   readonly events?: EventPublisher;
@@ -31,19 +25,19 @@ export interface ReconcilerParts {
 
 /** The reconciler from the deployment's settings: one assembly for the scheduled function and the local timer. */
 export function composeReconciler(settings: ReconcilerSettings, parts: ReconcilerParts): Reconciler {
-  const { dynamo, table, now } = parts;
+  const { ledger, now } = parts;
   return new Reconciler({
-    ledger: parts.ledger ?? openLedger(dynamo, table, now),
+    ledger,
     client: parts.client,
     graphqlUrl: settings.graphqlUrl,
     apiUrl: settings.apiUrl,
     ...(parts.appClient && { appClient: parts.appClient }),
     queue: parts.queue,
-    outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
+    outcomes: ledger.outcomes(settings.breaker),
     stuck: {
-      queuedJobs: new DynamoQueuedJobs(dynamo, table, now),
+      queuedJobs: ledger.queuedJobs,
       defaults: settings.defaults,
-      pacing: new DynamoPacing(dynamo, table, settings.pace, now),
+      pacing: ledger.pacing(settings.pace),
     },
     ...(parts.events && { events: parts.events }),
     ...(now && { now }),

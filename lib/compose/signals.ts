@@ -1,4 +1,3 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ScopedSecret } from '../config/signal-scope.js';
 import type { SignalIntakeSettings, SignalSettings } from '../config/signal-settings.js';
 import { httpLambda } from '../http/lambda-http.js';
@@ -6,8 +5,7 @@ import { createEc2SignalHandler } from '../intake/record-ec2-signal.js';
 import { createSignalIntake } from '../intake/signal-intake.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { DescribeInstance } from '../signals/runner-identities.js';
-import { RunnerJobs } from '../ledger/runner-jobs.js';
-import { RunnerSignals } from '../ledger/runner-signals.js';
+import type { Ledger } from '../ledger/ledger.js';
 
 /*
  * The two signal recorders. Kept apart from the worker's and the intake's assembly so their
@@ -15,8 +13,8 @@ import { RunnerSignals } from '../ledger/runner-signals.js';
  */
 
 export interface SignalIntakeParts {
-  readonly dynamo: DynamoDBClient;
-  readonly table: string;
+  /** The process's ledger: the signal store comes from it. */
+  readonly ledger: Ledger;
   /** The current signal secret first, then the previous one during a rotation, each with its scope; none refuses every post. */
   readonly secrets: () => Promise<readonly ScopedSecret[]>;
   readonly log: Log;
@@ -31,7 +29,7 @@ export function composeSignalIntake(
   return httpLambda(
     createSignalIntake({
       secrets: parts.secrets,
-      store: new RunnerSignals(parts.dynamo, parts.table, settings.ttlSeconds),
+      store: parts.ledger.runnerSignals(settings.ttlSeconds),
       log: parts.log,
       metrics: parts.metrics,
       toleranceMs: settings.toleranceMs,
@@ -40,8 +38,8 @@ export function composeSignalIntake(
 }
 
 export interface Ec2SignalParts {
-  readonly dynamo: DynamoDBClient;
-  readonly table: string;
+  /** The process's ledger: the signal and job stores come from it. */
+  readonly ledger: Ledger;
   /** DescribeInstances, for the tags and the node name that name an instance's runners. */
   readonly describe: DescribeInstance;
   readonly log: Log;
@@ -54,8 +52,8 @@ export function composeEc2SignalRecorder(
   parts: Ec2SignalParts,
 ): ReturnType<typeof createEc2SignalHandler> {
   return createEc2SignalHandler({
-    store: new RunnerSignals(parts.dynamo, parts.table, settings.ttlSeconds),
-    jobs: new RunnerJobs(parts.dynamo, parts.table),
+    store: parts.ledger.runnerSignals(settings.ttlSeconds),
+    jobs: parts.ledger.runnerJobs(),
     describe: parts.describe,
     tagKeys: settings.tagKeys,
     log: parts.log,

@@ -1,19 +1,14 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import type { WorkerSettings } from '../config/env.js';
 import { NO_EVENTS } from '../events/build.js';
 import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
-import { TableBranchRuns } from '../ledger/branch-runs.js';
-import { DynamoRetryBudget } from '../ledger/budget.js';
-import { type Ledger, openLedger } from '../ledger/ledger.js';
-import { DynamoRerunOutcomes } from '../ledger/outcomes.js';
-import { DynamoPacing } from '../ledger/pacing.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
-import { RunnerSignals, type RunnerSignalStore } from '../ledger/runner-signals.js';
+import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import type { WorkerContext } from '../worker/context.js';
 import type { RunOutcome } from '../worker/result.js';
@@ -23,8 +18,6 @@ import { INLINE_TURN_WAIT_MS } from '../worker/turn.js';
 export const DEFAULT_LEASE_MS = 5 * 60_000;
 
 export interface WorkerParts {
-  readonly dynamo: DynamoDBClient;
-  readonly table: string;
   readonly client: (installationId: number | null) => GitHubClients;
   readonly log: Log;
   readonly metrics: MetricSink;
@@ -35,11 +28,11 @@ export interface WorkerParts {
    * @default 5 minutes
    */
   readonly leaseMs?: number;
-  /** A ledger shared with other parts of the process; one on `now` is made when absent. */
-  readonly ledger?: Pick<Ledger, 'attempts' | 'requeues'>;
+  /** The process's ledger: every store the worker uses comes from it. */
+  readonly ledger: Ledger;
   /** A signal store shared with other parts of the process; one is made when absent. */
-  readonly signals?: RunnerSignalStore;
-  /** The clock of the pace, the ledger, the breaker and its outcomes (tests move it); Date.now when absent. */
+  readonly signals?: RunnerSignals;
+  /** The decision's clock (tests move it; the ledger's stores keep the ledger's own); Date.now when absent. */
   readonly now?: () => number;
   /** Where decisions and re-run outcomes are published; nothing published when absent. */
   readonly events?: EventPublisher;
@@ -50,18 +43,17 @@ export interface WorkerParts {
  * runtime, every store built and every default applied here, once.
  */
 export function workerContext(settings: WorkerSettings, parts: WorkerParts): WorkerContext {
-  const { dynamo, table, now } = parts;
-  const ledger = parts.ledger ?? openLedger(dynamo, table, now);
+  const { ledger, now } = parts;
   const runnerKeys = new RunnerKeys(settings.runnerNamePatterns);
   return {
     stores: {
       attempts: ledger.attempts,
       requeues: ledger.requeues,
-      budget: new DynamoRetryBudget(dynamo, table, settings.retryBudgetPerHour, now),
-      pacing: new DynamoPacing(dynamo, table, settings.pace, now),
-      outcomes: new DynamoRerunOutcomes(dynamo, table, settings.breaker, now),
-      signals: parts.signals ?? new RunnerSignals(dynamo, table, settings.signalTtlSeconds, now, runnerKeys),
-      branchRuns: new TableBranchRuns(dynamo, table, now),
+      budget: ledger.budget(settings.retryBudgetPerHour),
+      pacing: ledger.pacing(settings.pace),
+      outcomes: ledger.outcomes(settings.breaker),
+      signals: parts.signals ?? ledger.runnerSignals(settings.signalTtlSeconds, runnerKeys),
+      branchRuns: ledger.branchRuns,
       repoConfig: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
     },
     github: { client: parts.client, graphqlUrl: settings.graphqlUrl },

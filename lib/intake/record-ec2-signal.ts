@@ -3,11 +3,11 @@ import type { Ec2Event } from '../signals/ec2-events.js';
 import { parseEc2Event } from '../signals/ec2-events.js';
 import type { DescribeInstance } from '../signals/runner-identities.js';
 import { describeRunnerInstance } from '../signals/runner-identities.js';
-import type { JobOnRunner, JobRunnerStore } from '../ledger/runner-jobs.js';
-import type { RunnerSignalStore } from '../ledger/runner-signals.js';
+import type { JobOnRunner, RunnerJobs } from '../ledger/runner-jobs.js';
+import type { RunnerSignals } from '../ledger/runner-signals.js';
 
 /** The one write the signal paths need. */
-export type SignalRecorder = Pick<RunnerSignalStore, 'record'>;
+export type SignalRecorder = Pick<RunnerSignals, 'record'>;
 
 export interface Ec2SignalDeps {
   readonly store: SignalRecorder;
@@ -16,7 +16,7 @@ export interface Ec2SignalDeps {
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Jobs known to run on a runner (from `workflow_job` events), to count what an interruption kills. */
-  readonly jobs?: Pick<JobRunnerStore, 'runningOn'>;
+  readonly jobs?: Pick<RunnerJobs, 'runningOn'>;
 }
 
 export interface Ec2SignalOutcome {

@@ -4,7 +4,7 @@ import type { SignalKind } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { mapBounded } from '../util/bounded.js';
 import { parseInstant } from '../util/iso-time.js';
-import type { RunnerSignalStore } from '../ledger/runner-signals.js';
+import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { ANY_OWNER, type ScopedSecret } from '../config/signal-scope.js';
 
 export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
@@ -170,8 +170,7 @@ export function authorizeSignal(
 }
 
 /** Where signal records go, the first receipt of a post that carries no time, and the signatures used. */
-export type SignalIntakeStore = Pick<RunnerSignalStore, 'record' | 'firstSeen'> &
-  Partial<Pick<RunnerSignalStore, 'firstUse'>>;
+export type SignalIntakeStore = Pick<RunnerSignals, 'record' | 'firstSeen'> & Partial<Pick<RunnerSignals, 'firstUse'>>;
 
 export interface SignalIntakeDeps {
   /** The current secret first, then the previous one during a rotation; a plain string speaks for every installation. */

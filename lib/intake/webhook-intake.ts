@@ -4,7 +4,7 @@ import { ShapeError } from '../errors.js';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import type { JobRunnerStore } from '../ledger/runner-jobs.js';
+import type { RunnerJobs } from '../ledger/runner-jobs.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
 import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from '../webhook/run-message.js';
 
@@ -22,32 +22,32 @@ export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 const DELIVERY_GUID = /^[\x21-\x7e]{1,128}$/;
 
 import type { EventPublisher } from '../events/types.js';
-import type { DeliveryLog } from '../ledger/deliveries.js';
-import type { QueuedJobLog } from '../ledger/queued-jobs.js';
+import type { Deliveries } from '../ledger/deliveries.js';
+import type { QueuedJobs } from '../ledger/queued-jobs.js';
 import type { RerunOutcomeLog } from '../ledger/outcomes.js';
 import type { RunQueue } from '../queue/run-queue.js';
 import { outcomeEvent, publishQuietly } from '../events/build.js';
 import { queuedJobFrom } from '../webhook/queued-job.js';
-import type { BranchRunLog } from '../ledger/branch-runs.js';
+import type { BranchRuns } from '../ledger/branch-runs.js';
 import { branchRunFrom } from '../webhook/branch-run.js';
 
 export interface IntakeDeps {
   /** The current webhook secret first, then the previous one during a rotation. */
   readonly secrets: () => Promise<readonly string[]>;
-  readonly deliveries: DeliveryLog;
+  readonly deliveries: Deliveries;
   readonly queue: RunQueue;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Records which job runs on which runner, from `workflow_job` events (optional). */
-  readonly jobs?: Pick<JobRunnerStore, 'started' | 'finished'>;
+  readonly jobs?: Pick<RunnerJobs, 'started' | 'finished'>;
   /** Records jobs waiting for a runner (`queued`) and forgets them (`in_progress`, `completed`), for the stuck-queued sweep. */
-  readonly queuedJobs?: Pick<QueuedJobLog, 'queued' | 'clear'>;
+  readonly queuedJobs?: Pick<QueuedJobs, 'queued' | 'clear'>;
   /** Records green completions of re-runs reprise made (`recovered`); green runs are ignored without it. */
   readonly outcomes?: Pick<RerunOutcomeLog, 'recordIfRerun'>;
   /** Where a recorded `recovered` outcome is published. */
   readonly events?: EventPublisher;
   /** Records the newest run of each workflow on each branch, from every `workflow_run` event (optional). */
-  readonly branchRuns?: Pick<BranchRunLog, 'record'>;
+  readonly branchRuns?: Pick<BranchRuns, 'record'>;
   readonly now?: () => number;
 }
 

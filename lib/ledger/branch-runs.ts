@@ -1,14 +1,13 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { BranchRun } from '../decide/branch-staleness.js';
 import type { BranchRunKey } from '../records.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import { Table } from './table.js';
+import type { Table } from './table.js';
 
 /**
  * The newest run of each workflow on each branch, from the `workflow_run` events the intake
  * receives: the worker judges a superseded branch run from it without asking GitHub.
  */
-export interface BranchRunLog {
+export interface BranchRuns {
   /** Records `run` unless a run as new or newer is recorded; true when it was written. */
   record(key: BranchRunKey, run: BranchRun): Promise<boolean>;
   /** The newest run recorded, or undefined when none is. */
@@ -21,16 +20,11 @@ const keyOf = (k: BranchRunKey) => keys.branchRun(k.installationId, k.repoId, k.
  * One item per workflow and branch. The write is conditional on the run number, so events that
  * arrive out of order (an older run's `completed` after a newer run's `requested`) never move it back.
  */
-export class TableBranchRuns implements BranchRunLog {
-  private readonly table: Table;
-
+export class TableBranchRuns implements BranchRuns {
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     private readonly now: () => number = Date.now,
-  ) {
-    this.table = new Table(client, tableName);
-  }
+  ) {}
 
   record(key: BranchRunKey, run: BranchRun): Promise<boolean> {
     const item = {

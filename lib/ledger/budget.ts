@@ -1,9 +1,7 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { MAX_BUDGET_PER_HOUR } from '../config/settings-table.js';
-import { KeyedQueue } from '../util/keyed-queue.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import { Table } from './table.js';
-import { versioned } from './versioned.js';
+import type { Table } from './table.js';
+import { VersionedItems } from './versioned.js';
 
 export interface BudgetUsage {
   readonly limit: number;
@@ -46,14 +44,11 @@ interface WindowItem {
  * (versioned.ts). Units older than an hour fall out at the next write, so the budget refills by
  * itself as the window moves; TTL removes an idle item.
  */
-export class DynamoRetryBudget implements RetryBudget {
-  private readonly table: Table;
-  /** A process's own writes of one installation's window go one at a time (see DynamoPacing). */
-  private readonly inProcess = new KeyedQueue<number | null>();
+export class TableRetryBudget implements RetryBudget {
+  private readonly windows: VersionedItems;
 
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     /** 0 turns the budget off: no reads, no writes. */
     readonly limitPerHour: number,
     private readonly now: () => number = Date.now,
@@ -63,7 +58,7 @@ export class DynamoRetryBudget implements RetryBudget {
         `retry budget: expected a whole number ≥ 0 and ≤ ${MAX_BUDGET_PER_HOUR} per hour, got ${limitPerHour}`,
       );
     }
-    this.table = new Table(client, tableName);
+    this.windows = new VersionedItems(table);
   }
 
   async usage(installationId: number | null): Promise<BudgetUsage> {
@@ -102,15 +97,7 @@ export class DynamoRetryBudget implements RetryBudget {
     installationId: number | null,
     change: (live: Spend[], now: number) => { result: R; spends?: Spend[] },
   ): Promise<R> {
-    return this.inProcess.run(installationId, () => this.updateNow(installationId, change));
-  }
-
-  private async updateNow<R>(
-    installationId: number | null,
-    change: (live: Spend[], now: number) => { result: R; spends?: Spend[] },
-  ): Promise<R> {
-    return versioned<WindowItem, R>(
-      this.table,
+    return this.windows.change<WindowItem, R>(
       keys.budgetWindow(installationId),
       (item) => {
         const now = this.now();

@@ -2,13 +2,13 @@ import { keys, TTL, ttlFrom } from './keys.js';
 import type { Table } from './table.js';
 
 /** The webhook deliveries the intake accepted, by GUID: a repeat is told apart from a new one. */
-export interface DeliveryLog {
+export interface Deliveries {
   /** True when this delivery GUID was already accepted. */
   isSeen(guid: string): Promise<boolean>;
   markSeen(guid: string, event: string): Promise<void>;
 }
 
-export class TableDeliveries implements DeliveryLog {
+export class TableDeliveries implements Deliveries {
   constructor(
     private readonly table: Table,
     private readonly now: () => number,

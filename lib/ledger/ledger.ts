@@ -1,38 +1,78 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { BreakerSettings } from '../decide/breaker.js';
+import type { RunnerKeys } from '../signals/runner-keys.js';
+import { type BranchRuns, TableBranchRuns } from './branch-runs.js';
+import { type RetryBudget, TableRetryBudget } from './budget.js';
 import { type DecisionLog, TableDecisionLog } from './decision-log.js';
-import { type DeliveryLog, TableDeliveries } from './deliveries.js';
+import { type Deliveries, TableDeliveries } from './deliveries.js';
+import { type RerunOutcomes, TableRerunOutcomes } from './outcomes.js';
+import { type Pacing, type PaceLimits, TablePacing } from './pacing.js';
+import { type QueuedJobs, TableQueuedJobs } from './queued-jobs.js';
 import { type ReconcileStore, TableReconcileStore } from './reconcile-store.js';
 import { readReportFacts, type ReportSource } from './report-facts.js';
-import { type RequeueLog, TableRequeues } from './requeues.js';
-import { type AttemptLedger, TableRunAttempts } from './run-attempts.js';
+import { type Requeues, TableRequeues } from './requeues.js';
+import { type RunAttempts, TableRunAttempts } from './run-attempts.js';
+import { type RunnerJobs, TableRunnerJobs } from './runner-jobs.js';
+import { type RunnerSignals, TableRunnerSignals } from './runner-signals.js';
 import { Table } from './table.js';
 
 /**
- * The stores on the one table that the intake, the worker, the reconciler and the CLI share,
- * each behind the interface declared beside it. A caller takes the store it needs.
+ * Every store on the one table that the intake, the signal recorders, the worker, the
+ * reconciler and the CLI use, each behind the interface declared beside it. A caller takes the
+ * store it needs; a store that depends on a setting is made from it here.
  */
 export interface Ledger {
   /** Deliveries the intake accepted. */
-  readonly deliveries: DeliveryLog;
+  readonly deliveries: Deliveries;
   /** Run attempts from claim to decision. */
-  readonly attempts: AttemptLedger;
+  readonly attempts: RunAttempts;
   /** The merge-queue loop guard. */
-  readonly requeues: RequeueLog;
+  readonly requeues: Requeues;
   readonly decisions: DecisionLog;
   readonly report: ReportSource;
+  /** The newest run of each workflow on each branch. */
+  readonly branchRuns: BranchRuns;
+  /** Jobs waiting for a runner. */
+  readonly queuedJobs: QueuedJobs;
+  /** The per-installation retry budget; 0 an hour turns it off. */
+  budget(perHour: number): RetryBudget;
+  /** The shared pace of each installation's content-generating requests. */
+  pacing(limits: PaceLimits): Required<Pacing>;
+  /** Re-run outcomes and the breakers they drive. */
+  outcomes(breaker: BreakerSettings): RerunOutcomes;
+  /** Runner signals, kept `ttlSeconds`, looked up under every key `runnerKeys` gives a runner's name. */
+  runnerSignals(ttlSeconds: number, runnerKeys?: RunnerKeys): RunnerSignals;
+  /** Which jobs run on which runner, under every key `runnerKeys` gives its name. */
+  runnerJobs(runnerKeys?: RunnerKeys): RunnerJobs;
   /** The reconciler's store, on the reconciler's clock. */
   reconcile(now: () => number): ReconcileStore;
+  /** The same stores over the same document client, on the clock `now`. */
+  at(now: () => number): Ledger;
 }
 
-/** Opens the ledger's stores on `tableName`, every one on the clock `now`. */
+/**
+ * Opens the ledger on `tableName`: one document client for every store (a process opens its
+ * ledger once), every store on the clock `now`.
+ */
 export function openLedger(client: DynamoDBClient, tableName: string, now: () => number = Date.now): Ledger {
-  const table = new Table(client, tableName);
+  return storesOn(new Table(client, tableName), now);
+}
+
+function storesOn(table: Table, now: () => number): Ledger {
   return {
     deliveries: new TableDeliveries(table, now),
     attempts: new TableRunAttempts(table, now),
     requeues: new TableRequeues(table, now),
     decisions: new TableDecisionLog(table),
     report: { facts: (sinceMs) => readReportFacts(table, sinceMs) },
+    branchRuns: new TableBranchRuns(table, now),
+    queuedJobs: new TableQueuedJobs(table, now),
+    budget: (perHour) => new TableRetryBudget(table, perHour, now),
+    pacing: (limits) => new TablePacing(table, limits, now),
+    outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),
+    runnerSignals: (ttlSeconds, runnerKeys) => new TableRunnerSignals(table, ttlSeconds, now, runnerKeys),
+    runnerJobs: (runnerKeys) => new TableRunnerJobs(table, now, runnerKeys),
     reconcile: (clock) => new TableReconcileStore(table, clock),
+    at: (clock) => storesOn(table, clock),
   };
 }

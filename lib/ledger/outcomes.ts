@@ -1,4 +1,3 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   type BreakerFacts,
   type BreakerScope,
@@ -9,7 +8,7 @@ import {
 import { isRerunDecision, type RerunOutcome } from '../model.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import type { AttemptRecord, AttemptRef, OutcomeRecord } from '../records.js';
-import { Table } from './table.js';
+import type { Table } from './table.js';
 
 /**
  * The outcome of each re-run attempt reprise made, once per attempt: `recorded` the first
@@ -80,12 +79,9 @@ const factsOf = (b: StoredBreaker, scope: BreakerScope, tripped: boolean) => ({
  * breaker item says until when the installation's re-runs pause; opening it is conditional,
  * so of many workers reading the same evidence one opens it.
  */
-export class DynamoRerunOutcomes implements RerunOutcomes {
-  private readonly table: Table;
-
+export class TableRerunOutcomes implements RerunOutcomes {
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     readonly settings: BreakerSettings,
     private readonly now: () => number = Date.now,
   ) {
@@ -95,7 +91,6 @@ export class DynamoRerunOutcomes implements RerunOutcomes {
     }
     if (!(s.lostShare > 0 && s.lostShare <= 1)) throw new Error(`breaker: share must be in (0, 1], got ${s.lostShare}`);
     if (!(s.windowMs > 0) || !(s.coolDownMs > 0)) throw new Error('breaker: window and cool-down must be positive');
-    this.table = new Table(client, tableName);
   }
 
   async recordIfRerun(a: AttemptRef, outcome: RerunOutcome): Promise<'recorded' | 'already' | 'not_a_rerun'> {

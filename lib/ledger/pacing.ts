@@ -1,14 +1,12 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KeyedQueue } from '../util/keyed-queue.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import { Table } from './table.js';
-import { versioned } from './versioned.js';
+import type { Table } from './table.js';
+import { VersionedItems } from './versioned.js';
 
 /**
  * The pace of one installation's content-generating requests (re-runs, then reports), shared
  * by every worker: each request reserves a slot in time, and sends no earlier than its slot.
  */
-export interface RerunPacing {
+export interface Pacing {
   /** Spacing of consecutive slots, in ms. */
   readonly spacingMs: number;
   /**
@@ -77,19 +75,13 @@ interface PaceItem {
  * A request that leaves within the allowance after its slot keeps both limits as GitHub counts
  * them; one later than that must take a new slot (see `isLate`).
  */
-export class DynamoPacing implements RerunPacing {
+export class TablePacing implements Pacing {
   readonly spacingMs: number;
-  private readonly table: Table;
-  /**
-   * A process's own reservations of one installation go one at a time: side by side they would
-   * only race for the same item, each lost race a read and a write more (a wave's decisions in
-   * one process are many at once). Other processes still meet at the conditional write.
-   */
-  private readonly inProcess = new KeyedQueue<number | null>();
+  /** The pace items; a process's own reservations of one installation go one at a time. */
+  private readonly paces: VersionedItems;
 
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    table: Table,
     readonly limits: PaceLimits,
     private readonly now: () => number = Date.now,
   ) {
@@ -103,18 +95,16 @@ export class DynamoPacing implements RerunPacing {
       throw new Error(`pacing: expected a spacing of whole milliseconds ≥ 0, got ${limits.spacingMs}`);
     }
     this.spacingMs = limits.spacingMs;
-    this.table = new Table(client, tableName);
+    this.paces = new VersionedItems(table);
   }
 
-  reserve(installationId: number | null, latest?: number): Promise<number | undefined> {
-    return this.inProcess.run(installationId, async () => {
-      const got = await this.reserveNow(installationId, latest);
-      return 'slotAt' in got ? got.slotAt : undefined;
-    });
+  async reserve(installationId: number | null, latest?: number): Promise<number | undefined> {
+    const got = await this.reserveNow(installationId, latest);
+    return 'slotAt' in got ? got.slotAt : undefined;
   }
 
   reserveTurn(installationId: number | null, latest: number, share: RepositoryShare): Promise<TurnReservation> {
-    return this.inProcess.run(installationId, () => this.reserveNow(installationId, latest, share));
+    return this.reserveNow(installationId, latest, share);
   }
 
   private async reserveNow(
@@ -123,8 +113,7 @@ export class DynamoPacing implements RerunPacing {
     share?: RepositoryShare,
   ): Promise<TurnReservation> {
     // A lost race (another worker reserved meanwhile) reads its slot and takes the next one.
-    return versioned<PaceItem, TurnReservation>(
-      this.table,
+    return this.paces.change<PaceItem, TurnReservation>(
       keys.pacing(installationId),
       (item) => {
         const now = this.now();

@@ -1,7 +1,6 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { keys, TTL, ttlFrom } from './keys.js';
 import type { QueuedJob, QueuedJobRecord } from '../records.js';
-import { Table } from './table.js';
+import type { Table } from './table.js';
 
 /** The job a `clear` names: its installation's partition and its key there. */
 export type QueuedJobRef = Pick<QueuedJob, 'installationId' | 'repoId' | 'jobId'>;
@@ -10,7 +9,7 @@ export type QueuedJobRef = Pick<QueuedJob, 'installationId' | 'repoId' | 'jobId'
  * Jobs waiting for a runner: recorded from `queued`, forgotten on `in_progress` or `completed`,
  * reported stuck by the reconciler's sweep at most once each.
  */
-export interface QueuedJobLog {
+export interface QueuedJobs {
   /** Records the job; a repeated `queued` keeps the first time. */
   queued(job: QueuedJob): Promise<void>;
   /** Forgets the job: a runner picked it up, or it ended. */
@@ -37,16 +36,11 @@ const record = ({ pk: _pk, sk: _sk, ttl: _ttl, ...rest }: Stored): QueuedJobReco
  * once one reports the job. An installation's index item lives as long as its last queued job;
  * it is never deleted, so a job queued during a sweep is never left out of the index.
  */
-export class DynamoQueuedJobs implements QueuedJobLog {
-  private readonly table: Table;
-
+export class TableQueuedJobs implements QueuedJobs {
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     private readonly now: () => number = Date.now,
-  ) {
-    this.table = new Table(client, tableName);
-  }
+  ) {}
 
   async queued(job: QueuedJob): Promise<void> {
     const now = this.now();

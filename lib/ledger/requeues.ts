@@ -15,7 +15,7 @@ export interface RequeueRef {
  * The merge-queue loop guard: at most `max` re-enqueues per pull-request head, and one per
  * merge group, each taken by a single-item conditional write before the mutation is sent.
  */
-export interface RequeueLog {
+export interface Requeues {
   /** `claimed` for the one caller that may send the mutation; `group_handled` or `cap` for every other. */
   claim(ref: RequeueRef, max: number): Promise<'claimed' | 'group_handled' | 'cap'>;
   /** Gives a claim back when the mutation was turned away unsent (a rate limit), so a retry may take it. */
@@ -29,7 +29,7 @@ export interface RequeueLog {
  * the two leaves the group marked and the head uncounted: the pull request stays out of the
  * queue, the safe direction.
  */
-export class TableRequeues implements RequeueLog {
+export class TableRequeues implements Requeues {
   constructor(
     private readonly table: Table,
     private readonly now: () => number = Date.now,

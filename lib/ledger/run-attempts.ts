@@ -15,7 +15,7 @@ export interface AttemptReader {
  * claim is the one conditional put that makes a worker the attempt's owner; every later write
  * is conditional on that claim, and answers false when it was lost.
  */
-export interface AttemptLedger extends AttemptReader {
+export interface RunAttempts extends AttemptReader {
   /** Claims the attempt for `owner`, or takes over a waiting attempt whose turn came; else what holds it. */
   claim(msg: RunMessage, owner: string, leaseMs: number): Promise<ClaimResult>;
   /** Turns the claim into a wait for its re-run slot, keeping `kept`; false when the claim was lost. */
@@ -53,7 +53,7 @@ export interface AttemptLedger extends AttemptReader {
  * any re-run call, so concurrent or repeated deliveries yield one; each later write is
  * conditional on the claim it expects. The reconciler's transitions are in reconcile-store.ts.
  */
-export class TableRunAttempts implements AttemptLedger {
+export class TableRunAttempts implements RunAttempts {
   constructor(
     private readonly table: Table,
     private readonly now: () => number,

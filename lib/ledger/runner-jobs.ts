@@ -1,7 +1,6 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import { Table } from './table.js';
+import type { Table } from './table.js';
 
 export interface JobOnRunner {
   readonly jobId: number;
@@ -14,7 +13,7 @@ export interface JobOnRunner {
  * Which jobs are running on which runner, from `workflow_job` events. It lets an interruption
  * warning count the jobs it is about to kill, minutes before their runs complete.
  */
-export interface JobRunnerStore {
+export interface RunnerJobs {
   started(job: JobOnRunner): Promise<void>;
   finished(job: JobOnRunner): Promise<void>;
   /** Jobs still running on any of these runner keys, each counted once. */
@@ -25,17 +24,12 @@ export interface JobRunnerStore {
  * Jobs in progress, one item per runner key and job: the signal side looks a runner up under any
  * key its name gives (`RunnerKeys`).
  */
-export class RunnerJobs implements JobRunnerStore {
-  private readonly table: Table;
-
+export class TableRunnerJobs implements RunnerJobs {
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     private readonly now: () => number = Date.now,
     private readonly runnerKeys: RunnerKeys = new RunnerKeys(),
-  ) {
-    this.table = new Table(client, tableName);
-  }
+  ) {}
 
   async started(job: JobOnRunner): Promise<void> {
     for (const key of this.runnerKeys.for(job.runnerName)) {

@@ -1,10 +1,9 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { RunnerSignal, SignalKind, SignalWindow } from '../model.js';
 import type { SignalFact } from '../records.js';
 import { type JobOwner, scopeAllows, type SignalScope } from '../config/signal-scope.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { keys, ttlFrom } from './keys.js';
-import { Table } from './table.js';
+import type { Table } from './table.js';
 
 /** A signal as recorded: the facts a report reads, and where the event came from. */
 export interface SignalRecordInput extends SignalFact {
@@ -16,7 +15,7 @@ export interface SignalRecordInput extends SignalFact {
 }
 
 /** Runner-keyed interruption records: the signal paths write them, the worker looks them up. */
-export interface RunnerSignalStore {
+export interface RunnerSignals {
   /** Writes one record; false when this (runner key, event time, event id) was already recorded. */
   record(input: SignalRecordInput): Promise<boolean>;
   /**
@@ -47,18 +46,13 @@ export interface RunnerSignalStore {
  * A runner's signals are looked up under every key its name gives (`RunnerKeys`): the name, the
  * instance id in it, and what the configured patterns capture.
  */
-export class RunnerSignals implements RunnerSignalStore {
-  private readonly table: Table;
-
+export class TableRunnerSignals implements RunnerSignals {
   constructor(
-    client: DynamoDBClient,
-    tableName: string,
+    private readonly table: Table,
     private readonly ttlSeconds: number,
     private readonly now: () => number = Date.now,
     private readonly runnerKeys: RunnerKeys = new RunnerKeys(),
-  ) {
-    this.table = new Table(client, tableName);
-  }
+  ) {}
 
   record(input: SignalRecordInput): Promise<boolean> {
     const at = Date.parse(input.eventTime);

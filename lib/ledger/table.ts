@@ -73,9 +73,10 @@ function keyCondition(range: KeyRange): Expression {
 }
 
 /**
- * The one document client on reprise's single table, and the only code that sends it
- * commands. Every write is a single item (dynalite, the local table, has no transactions);
- * a conditional write answers false when its condition did not hold.
+ * The document client on reprise's single table, and the only code that sends it commands.
+ * A process makes one, through `openLedger`, and every store shares it. Every write is a
+ * single item (dynalite, the local table, has no transactions); a conditional write answers
+ * false when its condition did not hold.
  */
 export class Table {
   private readonly doc: DynamoDBDocumentClient;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransientError } from '../errors.js';
+import { KeyedQueue } from '../util/keyed-queue.js';
 import type { Key } from './keys.js';
 import type { Table } from './table.js';
 
@@ -44,4 +45,24 @@ export async function versioned<T extends VersionedItem, R>(
     await sleep(Math.floor(Math.random() * 5 * Math.min(tries, 8)));
   }
   throw new TransientError(contended());
+}
+
+/**
+ * The versioned items of one table as one process changes them: `versioned`, with the process's
+ * own changes of one item one at a time. Side by side they would only race for the same item,
+ * each lost race a read and a write more (a wave's decisions in one process are many at once);
+ * other processes still meet at the conditional write.
+ */
+export class VersionedItems {
+  private readonly inProcess = new KeyedQueue<string>();
+
+  constructor(private readonly table: Table) {}
+
+  change<T extends VersionedItem, R>(
+    key: Key,
+    change: (item: T | undefined) => Change<R>,
+    contended: () => string,
+  ): Promise<R> {
+    return this.inProcess.run(`${key.pk}\n${key.sk}`, () => versioned(this.table, key, change, contended));
+  }
 }

@@ -4,7 +4,6 @@
  * process, so they share its table, its ledger, its queue, its clock and one GitHub client
  * factory (one spacing of an installation's writes).
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { githubAppClient, githubClients, type GitHubTuning } from '../compose/github.js';
 import { composeIntake } from '../compose/intake.js';
 import { composeReconciler } from '../compose/reconciler.js';
@@ -33,8 +32,6 @@ export interface LocalParts {
   readonly signalSecrets: readonly ScopedSecret[];
   /** How far an HMAC-signed post's timestamp may be from now, in ms. */
   readonly signalToleranceMs: number;
-  readonly dynamo: DynamoDBClient;
-  readonly table: string;
   readonly ledger: Ledger;
   readonly queue: EmbeddedFifoQueue;
   /** The run queue on `queue`, as the intake and the reconciler send to it. */
@@ -63,8 +60,8 @@ export interface LocalProcesses {
 }
 
 export function localProcesses(parts: LocalParts): LocalProcesses {
-  const { settings, credentials, dynamo, table, ledger, log, metrics, events, now, queue } = parts;
-  const shared = { dynamo, table, ledger, log, metrics, ...(events && { events }), ...(now && { now }) };
+  const { settings, credentials, ledger, log, metrics, events, now, queue } = parts;
+  const shared = { ledger, log, metrics, ...(events && { events }), ...(now && { now }) };
   const client = githubClients(settings, credentials, log, parts.github);
   // The worker defers through the queue's visibility change, as on Lambda.
   const deferring = embeddedQueue(queue, { unitMs: parts.deferUnitMs ?? 1000 });
@@ -77,7 +74,7 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
     }),
     signalIntake: composeSignalIntake(
       { ttlSeconds: settings.signalTtlSeconds, toleranceMs: parts.signalToleranceMs },
-      { dynamo, table, secrets: async () => parts.signalSecrets, log, metrics },
+      { ledger, secrets: async () => parts.signalSecrets, log, metrics },
     ),
     worker: composeWorker(settings, {
       ...shared,

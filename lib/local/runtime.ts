@@ -9,7 +9,7 @@ import { signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-setti
 import { ConfigError } from '../errors.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
-import { DynamoQueuedJobs } from '../ledger/queued-jobs.js';
+import type { QueuedJobs } from '../ledger/queued-jobs.js';
 import type { RunMessage } from '../model.js';
 import { MemoryMetrics } from '../obs/memory-metrics.js';
 import type { Log } from '../obs/types.js';
@@ -89,7 +89,7 @@ export interface Runtime {
   readonly queue: EmbeddedFifoQueue;
   readonly poller: QueuePoller;
   readonly reconciler: Reconciler;
-  readonly queuedJobs: DynamoQueuedJobs;
+  readonly queuedJobs: QueuedJobs;
   /** The events file, when events are written. */
   readonly events?: JsonLinesEvents;
   readonly metrics: MemoryMetrics;
@@ -159,8 +159,6 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     webhookSecrets,
     signalSecrets: signalSecretsFrom(opts.env),
     signalToleranceMs: signalToleranceMsFrom(opts.env),
-    dynamo: dynamo.client,
-    table: TABLE_NAME,
     ledger: withTestFaults(ledger, opts.env),
     queue,
     enqueue,
@@ -269,7 +267,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     queue,
     poller,
     reconciler,
-    queuedJobs: new DynamoQueuedJobs(dynamo.client, TABLE_NAME, opts.clock),
+    queuedJobs: ledger.queuedJobs,
     ...(events && { events }),
     metrics,
     server,

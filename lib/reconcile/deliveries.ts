@@ -1,5 +1,5 @@
 import type { AppClient } from '../github/client.js';
-import type { DeliveryLog } from '../ledger/deliveries.js';
+import type { Deliveries } from '../ledger/deliveries.js';
 import type { ReconcileStore } from '../ledger/reconcile-store.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
@@ -27,7 +27,7 @@ export interface DeliveryCursor {
 export interface DeliveryContext {
   readonly app: AppClient;
   readonly store: ReconcileStore;
-  readonly deliveries: Pick<DeliveryLog, 'isSeen'>;
+  readonly deliveries: Pick<Deliveries, 'isSeen'>;
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now: () => number;

@@ -11,8 +11,8 @@ import { type AttemptContext, followUpRerun, settleOrphan } from './attempts.js'
 import { redeliveryWindowMs, sweepDeliveries } from './deliveries.js';
 import type { RepoConfig } from '../config/repo-config.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
-import type { QueuedJobLog } from '../ledger/queued-jobs.js';
-import type { RerunPacing } from '../ledger/pacing.js';
+import type { QueuedJobs } from '../ledger/queued-jobs.js';
+import type { Pacing } from '../ledger/pacing.js';
 import type { EventPublisher } from '../events/types.js';
 import { sweepStuck } from './stuck.js';
 
@@ -57,10 +57,10 @@ export interface ReconcilerDeps {
   readonly outcomes?: Pick<RerunOutcomeLog, 'recordIfRerun'>;
   /** Jobs waiting for a runner, and the defaults (`stuck_after`) the repositories' files apply over; no stuck sweep without. */
   readonly stuck?: {
-    readonly queuedJobs: QueuedJobLog;
+    readonly queuedJobs: QueuedJobs;
     readonly defaults: RepoConfig;
     /** The installations' shared pace, which a stuck report's check run keeps. */
-    readonly pacing?: RerunPacing;
+    readonly pacing?: Pacing;
   };
   /** Where re-run outcomes and stuck-queued jobs are published. */
   readonly events?: EventPublisher;

@@ -5,9 +5,9 @@ import type { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
 import { NotFoundError } from '../errors.js';
 import type { AttemptReader } from '../ledger/run-attempts.js';
-import type { QueuedJobLog } from '../ledger/queued-jobs.js';
+import type { QueuedJobs } from '../ledger/queued-jobs.js';
 import type { QueuedJobRecord } from '../records.js';
-import type { RerunPacing } from '../ledger/pacing.js';
+import type { Pacing } from '../ledger/pacing.js';
 import { isRerunDecision } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { EventPublisher, StuckQueuedEvent } from '../events/types.js';
@@ -19,7 +19,7 @@ const DEFAULT_STUCK_AFTER_MINUTES = 15;
 export const STUCK_JOBS_PER_INSTALLATION = 50;
 
 export interface StuckContext {
-  readonly queuedJobs: QueuedJobLog;
+  readonly queuedJobs: QueuedJobs;
   readonly attempts: AttemptReader;
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
@@ -28,7 +28,7 @@ export interface StuckContext {
   readonly defaults: RepoConfig;
   readonly events?: EventPublisher;
   /** The installation's shared pace: a check run takes a free slot or is skipped. */
-  readonly pacing?: RerunPacing;
+  readonly pacing?: Pacing;
   readonly log: Log;
   readonly metrics: MetricSink;
   readonly now: () => number;

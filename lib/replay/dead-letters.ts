@@ -7,7 +7,7 @@
  */
 import { decisionEvent, publishQuietly } from '../events/build.js';
 import type { EventPublisher } from '../events/types.js';
-import type { AttemptLedger } from '../ledger/run-attempts.js';
+import type { RunAttempts } from '../ledger/run-attempts.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { parseRunMessage } from '../webhook/run-message.js';
@@ -16,7 +16,7 @@ import { parseRunMessage } from '../webhook/run-message.js';
 export const DEAD_LETTERED = 'abandoned: dead-lettered';
 
 export interface DeadLetterContext {
-  readonly attempts: Pick<AttemptLedger, 'claim' | 'finalise' | 'get' | 'forceRelease'>;
+  readonly attempts: Pick<RunAttempts, 'claim' | 'finalise' | 'get' | 'forceRelease'>;
   /** The owner this process's claims carry. */
   readonly owner: string;
   readonly leaseMs: number;

@@ -1,6 +1,6 @@
 import { STATE } from '../ledger/attributes.js';
 import type { AttemptRecord } from '../records.js';
-import type { AttemptLedger } from '../ledger/run-attempts.js';
+import type { RunAttempts } from '../ledger/run-attempts.js';
 import { type DecisionKind, isRerunDecision, type RunMessage } from '../model.js';
 
 /** What a replay of one run attempt may do, given the ledger. */
@@ -16,7 +16,7 @@ export type ReplayVerdict =
  * gives back a record that did not re-run, so the worker can claim the attempt again.
  */
 export async function replayGuard(
-  ledger: Pick<AttemptLedger, 'get' | 'forceRelease'>,
+  ledger: Pick<RunAttempts, 'get' | 'forceRelease'>,
   msg: RunMessage,
   force: boolean,
   now: number = Date.now(),

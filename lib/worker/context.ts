@@ -7,31 +7,31 @@ import type { RepoConfig } from '../config/repo-config.js';
 import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
-import type { BranchRunLog } from '../ledger/branch-runs.js';
+import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { RetryBudget } from '../ledger/budget.js';
 import type { RerunOutcomes } from '../ledger/outcomes.js';
-import type { RerunPacing } from '../ledger/pacing.js';
-import type { RequeueLog } from '../ledger/requeues.js';
-import type { AttemptLedger } from '../ledger/run-attempts.js';
-import type { RunnerSignalStore } from '../ledger/runner-signals.js';
+import type { Pacing } from '../ledger/pacing.js';
+import type { Requeues } from '../ledger/requeues.js';
+import type { RunAttempts } from '../ledger/run-attempts.js';
+import type { RunnerSignals } from '../ledger/runner-signals.js';
 import type { RunMessage, SignalWindow } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 
 export interface WorkerStores {
   /** Run attempts from claim to decision. */
-  readonly attempts: AttemptLedger;
+  readonly attempts: RunAttempts;
   /** The merge-queue loop guard. */
-  readonly requeues: RequeueLog;
+  readonly requeues: Requeues;
   /** The installation's retry budget (a ceiling; no limit when its setting is 0). */
   readonly budget: RetryBudget;
   /** The installation's shared pace of re-runs and reports. */
-  readonly pacing: RerunPacing;
+  readonly pacing: Pacing;
   /** Where the outcome of each re-run attempt is recorded, and the breaker those outcomes drive. */
   readonly outcomes: RerunOutcomes;
   /** Interruption records of runners, looked up around each job's completion. */
-  readonly signals: Pick<RunnerSignalStore, 'forRunner'>;
+  readonly signals: Pick<RunnerSignals, 'forRunner'>;
   /** The newest run of each workflow on each branch, as the intake recorded it. */
-  readonly branchRuns: Pick<BranchRunLog, 'newest'>;
+  readonly branchRuns: Pick<BranchRuns, 'newest'>;
   /** Each repository's `.github/reprise.yml`, with its absence remembered a while. */
   readonly repoConfig: Pick<RepoConfigSource, 'load'>;
 }

@@ -14,7 +14,7 @@ import type { JobFacts, JobVerdict, RunMessage, SignalWindow } from '../model.js
 import type { Log, MetricSink } from '../obs/types.js';
 import type { RerunBreaker } from '../ledger/outcomes.js';
 import type { RetryBudget } from '../ledger/budget.js';
-import type { BranchRunLog } from '../ledger/branch-runs.js';
+import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
@@ -34,7 +34,7 @@ export interface EvaluationDeps {
   /** The run's latest jobs, already asked for. */
   readonly latest?: Promise<JobFacts[]>;
   /** The newest run of each branch, as the intake recorded it; a listing answers when absent. */
-  readonly branchRuns?: Pick<BranchRunLog, 'newest'>;
+  readonly branchRuns?: Pick<BranchRuns, 'newest'>;
 }
 
 export interface Evaluation {

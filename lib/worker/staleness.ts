@@ -9,7 +9,7 @@ import {
 import type { StaleFacts } from '../decide/decide.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { WorkflowRunSummary } from '../github/repo-answers.js';
-import type { BranchRunLog } from '../ledger/branch-runs.js';
+import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { RepoConfig, RunFacts, RunMessage } from '../model.js';
 
 /**
@@ -23,7 +23,7 @@ export async function findStaleness(
   msg: RunMessage,
   run: RunFacts,
   cfg: Pick<RepoConfig, 'staleCheck'>,
-  branchRuns?: Pick<BranchRunLog, 'newest'>,
+  branchRuns?: Pick<BranchRuns, 'newest'>,
 ): Promise<StaleFacts> {
   const rule = branchRule(cfg, msg);
   if (rule && msg.headBranch !== null) return branchStaleness(api, msg, run, rule, msg.headBranch, branchRuns);
@@ -52,7 +52,7 @@ async function branchStaleness(
   run: RunFacts,
   rule: SupersededBy,
   branch: string,
-  branchRuns: Pick<BranchRunLog, 'newest'> | undefined,
+  branchRuns: Pick<BranchRuns, 'newest'> | undefined,
 ): Promise<StaleFacts> {
   const key = { installationId: msg.installationId, repoId: msg.repository.id, workflowId: run.workflowId, branch };
   const recorded = msg.runNumber === undefined ? undefined : await branchRuns?.newest(key);

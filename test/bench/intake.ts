@@ -12,7 +12,7 @@ import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { createIntake } from '../../lib/intake/webhook-intake.js';
-import type { DeliveryLog } from '../../lib/ledger/deliveries.js';
+import type { Deliveries } from '../../lib/ledger/deliveries.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { webhookEvent, workflowRunPayload } from '../support/webhooks.js';
 import { type Cell, ms, type Summary, summarize, table } from './format.js';
@@ -82,7 +82,7 @@ function eventSource(payload: { workflow_run: { id: number } }, from: number): E
   };
 }
 
-class MemoryRegistry implements DeliveryLog {
+class MemoryRegistry implements Deliveries {
   private readonly seen = new Set<string>();
   async isSeen(guid: string): Promise<boolean> {
     return this.seen.has(guid);
@@ -94,7 +94,7 @@ class MemoryRegistry implements DeliveryLog {
 
 async function run(
   name: string,
-  deliveries: DeliveryLog,
+  deliveries: Deliveries,
   events: EventSource,
   counts: { warmup: number; timed: number },
   meter?: CapacityMeter,

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explain } from '../../lib/cli/explain.js';
 import { explainRun } from '../../lib/cli/explain-run.js';
 import { readLiveRun } from '../../lib/cli/run-lookup.js';
-import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
 import { exitAnnotation, lostJob } from '../support/evidence.js';
 import { appEnv, INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { captureIo } from './support.js';
@@ -64,7 +63,7 @@ describe("explainRun: the worker's evaluation of a live run, dry_run forced", ()
       clients: h.client(INSTALLATION_ID),
       settings: { ...h.settings, ...over.settings },
       ...(over.outcomes && {
-        outcomes: new DynamoRerunOutcomes(h.dynamo.client, TABLE, h.settings.breaker),
+        outcomes: h.ledger.outcomes(h.settings.breaker),
         signals: h.signals,
         signalsFrom: `DynamoDB table ${TABLE}`,
       }),

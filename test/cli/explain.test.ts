@@ -2,7 +2,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { explain } from '../../lib/cli/explain.js';
 import type { Explanation } from '../../lib/cli/explain-run.js';
 import { exitAnnotation, lostAnnotation, lostJob } from '../support/evidence.js';
-import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
 import { appEnv, INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { captureIo } from './support.js';
 
@@ -183,7 +182,7 @@ describe('reprise explain', () => {
       minRepositories: 100,
     };
     const repository = { id: h.sim.repoId(repo), name: repo };
-    const held = await new DynamoRerunOutcomes(h.dynamo.client, TABLE, strict).state(INSTALLATION_ID, repository);
+    const held = await h.ledger.outcomes(strict).state(INSTALLATION_ID, repository);
     expect(held).toMatchObject({ tripped: true, scope: { kind: 'repository', name: repo } });
 
     h.sim.resetRequests();

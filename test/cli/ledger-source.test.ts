@@ -70,7 +70,7 @@ describe('ledger-source: the deployed table', () => {
       source: 'aws.ec2',
       instanceId: 'i-0123456789abcdef0',
     });
-    const signals = tableSignals(io(), TABLE, h.settings);
+    const signals = tableSignals(h.ledger, h.settings);
     const found = await signals.forRunner('gh-runner-i-0123456789abcdef0', '2026-03-01T10:01:00.000Z', {
       beforeMs: 600_000,
       afterMs: 600_000,

@@ -5,8 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { report } from '../../lib/cli/report.js';
 import { type Report, summarise } from '../../lib/cli/report-data.js';
-import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
+import type { RerunOutcomes } from '../../lib/ledger/outcomes.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
@@ -32,7 +32,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 let h: Harness;
 let clock = T0;
 let ledger: Ledger;
-let outcomes: DynamoRerunOutcomes;
+let outcomes: RerunOutcomes;
 
 /** A job lost to infrastructure that ran `minutes` on its runner before it was lost. */
 const lost = (name: string, minutes: number, at: number): SimJobSpec => ({
@@ -101,12 +101,7 @@ const run = (repo: string, workflowName: string, jobs: SimJobSpec[], onRerun: 's
 beforeAll(async () => {
   h = await startHarness();
   ledger = openLedger(h.dynamo.client, TABLE, () => clock);
-  outcomes = new DynamoRerunOutcomes(
-    h.dynamo.client,
-    TABLE,
-    { minOutcomes: 0, windowMs: HOUR, lostShare: 1, coolDownMs: HOUR },
-    () => clock,
-  );
+  outcomes = ledger.outcomes({ minOutcomes: 0, windowMs: HOUR, lostShare: 1, coolDownMs: HOUR });
 
   // acme/web "CI": 42 minutes lost three days ago; the re-run went green.
   const a = run('acme/web', 'CI', [{ name: 'build', conclusion: 'success' }, lost('test', 42, T0 - 3 * DAY)]);

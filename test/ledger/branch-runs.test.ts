@@ -5,7 +5,7 @@
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntake } from '../../lib/intake/webhook-intake.js';
-import { TableBranchRuns } from '../../lib/ledger/branch-runs.js';
+import type { BranchRuns } from '../../lib/ledger/branch-runs.js';
 import { keys, TTL } from '../../lib/ledger/keys.js';
 import { openLedger } from '../../lib/ledger/ledger.js';
 import { Table } from '../../lib/ledger/table.js';
@@ -22,10 +22,10 @@ const SECRET = 'branch-secret';
 const NOW = Date.parse('2026-12-04T12:00:00Z');
 
 let dynamo: EmbeddedDynamo;
-let runs: TableBranchRuns;
+let runs: BranchRuns;
 beforeAll(async () => {
   dynamo = await startDynamo({ table: TABLE });
-  runs = new TableBranchRuns(dynamo.client, TABLE, () => NOW);
+  runs = openLedger(dynamo.client, TABLE, () => NOW).branchRuns;
 });
 afterAll(async () => dynamo.close());
 

@@ -1,7 +1,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BreakerSettings } from '../../lib/decide/breaker.js';
-import { DynamoRerunOutcomes } from '../../lib/ledger/outcomes.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
+import type { RerunOutcomes } from '../../lib/ledger/outcomes.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
@@ -18,7 +19,7 @@ const BREAKER: BreakerSettings = { minOutcomes: 4, windowMs: 30 * MINUTE, lostSh
 let h: Harness;
 let clock: number;
 let installation = 7000;
-let outcomes: DynamoRerunOutcomes;
+let outcomes: RerunOutcomes;
 let deferred: { record: SQSRecord; seconds: number }[];
 
 beforeAll(async () => {
@@ -30,7 +31,7 @@ beforeEach(() => {
   h.sim.resetRequests();
   clock = Date.now();
   deferred = [];
-  outcomes = new DynamoRerunOutcomes(h.dynamo.client, TABLE, BREAKER, () => clock);
+  outcomes = openLedger(h.dynamo.client, TABLE, () => clock).outcomes(BREAKER);
   // A fresh installation per test: the breaker's evidence is per installation.
   h.sim.addInstallation({ id: ++installation, account: 'acme' });
 });
@@ -170,7 +171,7 @@ describe('the breaker', () => {
   });
 
   it("one repository's lost re-runs open its own breaker (with a fake clock): its runs wait out the cool-down, a neighbour's go", async () => {
-    outcomes = new DynamoRerunOutcomes(h.dynamo.client, TABLE, { ...BREAKER, minRepositories: 3 }, () => clock);
+    outcomes = openLedger(h.dynamo.client, TABLE, () => clock).outcomes({ ...BREAKER, minRepositories: 3 });
     const repo = `acme/outcome-${++repoSeq}`;
     const runs = Array.from({ length: 5 }, () =>
       h.sim.addRun({

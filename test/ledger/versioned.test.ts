@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransientError } from '../../lib/errors.js';
 import { keys } from '../../lib/ledger/keys.js';
 import { Table } from '../../lib/ledger/table.js';
-import { MAX_TRIES, versioned, type VersionedItem } from '../../lib/ledger/versioned.js';
+import { MAX_TRIES, versioned, type VersionedItem, VersionedItems } from '../../lib/ledger/versioned.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 
 const TABLE = 'versioned-test';
@@ -85,5 +85,49 @@ describe('versioned: one read-modify-write for every versioned item', () => {
     await expect(change).rejects.toThrow('counter contended');
     expect(reads).toBe(MAX_TRIES);
     expect(await table.get(key, true)).toMatchObject({ n: MAX_TRIES + 1 });
+  });
+});
+
+describe('VersionedItems: a process’s own changes of one item go one at a time', () => {
+  /** The table, counting its reads. */
+  const counted = () => {
+    const reads = { n: 0 };
+    const t = Object.create(table) as Table;
+    t.get = async <T>(k: Parameters<Table['get']>[0], consistent: boolean) => {
+      reads.n++;
+      return table.get<T>(k, consistent);
+    };
+    return { t, reads };
+  };
+  const increment = (item: Counter | undefined) => {
+    const n = (item?.n ?? 0) + 1;
+    return { result: n, write: { n, ttl: TTL } };
+  };
+
+  it('20 changes at once in one process each read once: no race lost, every change landed in order', async () => {
+    const { t, reads } = counted();
+    const items = new VersionedItems(t);
+    const key = keys.pacing(1101);
+    const results = await Promise.all(Array.from({ length: 20 }, () => items.change(key, increment, () => 'x')));
+    expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(reads.n).toBe(20);
+    expect(await table.get(key, true)).toMatchObject({ n: 20, version: 20 });
+  });
+
+  it('changes of different items go side by side, and a failed change does not hold the next', async () => {
+    const items = new VersionedItems(table);
+    const [a, b] = [keys.pacing(1102), keys.pacing(1103)];
+    const failing = items.change(
+      a,
+      () => {
+        throw new Error('bad change');
+      },
+      () => 'x',
+    );
+    const next = items.change(a, increment, () => 'x');
+    const other = items.change(b, increment, () => 'x');
+    await expect(failing).rejects.toThrow('bad change');
+    expect(await next).toBe(1);
+    expect(await other).toBe(1);
   });
 });

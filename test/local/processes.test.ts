@@ -12,7 +12,7 @@ import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
 import { lostAnnotation } from '../support/evidence.js';
-import { APP_ID, type Harness, startHarness, TABLE, testPrivateKey } from '../support/harness.js';
+import { APP_ID, type Harness, startHarness, testPrivateKey } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { signedDelivery, webhookEvent, workflowRunPayload } from '../support/webhooks.js';
 
@@ -34,8 +34,6 @@ describe('localProcesses', () => {
       webhookSecrets: [SECRET],
       signalSecrets: [],
       signalToleranceMs: 300_000,
-      dynamo: h.dynamo.client,
-      table: TABLE,
       ledger: h.ledger,
       queue,
       enqueue: embeddedRunQueue(queue),

@@ -5,12 +5,11 @@
  * counted, never silent.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoPacing } from '../../lib/ledger/pacing.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedQueue } from '../../lib/queue/embedded/queue.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
 import { lostJob } from '../support/evidence.js';
-import { type Harness, startHarness, TABLE } from '../support/harness.js';
+import { type Harness, startHarness } from '../support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -35,7 +34,7 @@ async function twoLostRunsReceived(repo: string) {
   expect(records).toHaveLength(2);
   // One re-run a minute: the second run waits about a minute for its turn.
   const worker = h.worker({
-    pacing: new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 1, perHour: 0, spacingMs: 350 }),
+    pacing: h.ledger.pacing({ perMinute: 1, perHour: 0, spacingMs: 350 }),
     defer: (record, seconds) => queue.changeVisibility(record, seconds),
   });
   return { clock, fifo, records, worker };

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeSettings } from '../../lib/config/env.js';
 import type { RunMessage } from '../../lib/model.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
-import { DynamoRetryBudget } from '../../lib/ledger/budget.js';
 import { BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
 import { type BudgetFacts, decide, type DecisionFacts } from '../../lib/decide/decide.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
@@ -29,70 +28,8 @@ describe('retry budget (per installation, rolling hour)', () => {
       jobs: [{ name: 'build', conclusion: 'failure', annotations: [{ level: 'failure', message: LOST }] }],
     });
 
-  it('counts re-runs per installation: spending one installation leaves another untouched', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 2, clock);
-    expect(await budget.take(101, 'r#1#1')).toEqual({ taken: true });
-    expect(await budget.take(101, 'r#2#1')).toEqual({ taken: true });
-    expect(await budget.take(101, 'r#3#1')).toEqual({ taken: false, limit: 2, used: 2 });
-    expect(await budget.usage(101)).toEqual({ limit: 2, used: 2 });
-    expect(await budget.usage(102)).toEqual({ limit: 2, used: 0 });
-    expect(await budget.usage(null)).toEqual({ limit: 2, used: 0 });
-  });
-
-  it('refills by itself as the window moves: only re-runs of the last hour count', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 3, clock);
-    const start = now;
-    await budget.take(201, 'a');
-    now = start + 10 * MINUTE;
-    await budget.take(201, 'b');
-    now = start + 20 * MINUTE;
-    await budget.take(201, 'c');
-    const usedAt = async (minutes: number) => {
-      now = start + minutes * MINUTE;
-      return (await budget.usage(201)).used;
-    };
-    expect([await usedAt(30), await usedAt(61), await usedAt(71), await usedAt(81)]).toEqual([3, 2, 1, 0]);
-    // Spent at 30 minutes; a unit is free again once the first one is an hour old.
-    now = start + 30 * MINUTE;
-    expect(await budget.take(201, 'd')).toMatchObject({ taken: false });
-    now = start + 61 * MINUTE;
-    expect(await budget.take(201, 'd')).toEqual({ taken: true });
-    now = start;
-  });
-
-  it('keeps the hour in one item per installation, with a TTL of two hours, one unit per run attempt', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 5, clock);
-    await budget.take(301, 'repo#run#1');
-    // The same attempt asking again (its message redelivered) holds one unit, not two.
-    await budget.take(301, 'repo#run#1');
-    const items = await DynamoDBDocumentClient.from(h.dynamo.client).send(
-      new ScanCommand({
-        TableName: TABLE,
-        FilterExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': 'BUDGET#301' },
-      }),
-    );
-    expect(items.Items).toHaveLength(1);
-    expect(items.Items?.[0]).toMatchObject({
-      spends: [{ k: 'repo#run#1', at: now }],
-      ttl: Math.floor(now / 1000) + 7200,
-    });
-    expect(await budget.usage(301)).toEqual({ limit: 5, used: 1 });
-  });
-
-  it('a unit given back is free again; giving back one never taken changes nothing', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 1, clock);
-    expect(await budget.take(302, 'a')).toEqual({ taken: true });
-    expect(await budget.take(302, 'b')).toMatchObject({ taken: false });
-    await budget.giveBack(302, 'never-taken');
-    expect(await budget.usage(302)).toEqual({ limit: 1, used: 1 });
-    await budget.giveBack(302, 'a');
-    expect(await budget.usage(302)).toEqual({ limit: 1, used: 0 });
-    expect(await budget.take(302, 'b')).toEqual({ taken: true });
-  });
-
-  it('0 turns the breaker off: no reads, no writes, and decide() never answers budget_exhausted', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 0, clock);
+  it('0 turns the budget off: no reads, no writes, and decide() never answers budget_exhausted', async () => {
+    const budget = h.ledger.at(clock).budget(0);
     for (let i = 0; i < 3; i++) expect(await budget.take(401, `x${i}`)).toEqual({ taken: true });
     expect(await budget.usage(401)).toEqual({ limit: 0, used: 0 });
     // decide() itself: with a limit of 0 any count passes the budget check (it asks for the
@@ -136,10 +73,6 @@ describe('retry budget (per installation, rolling hour)', () => {
     expect(items.Items).toHaveLength(0);
   });
 
-  it.each([-1, 1.5, Number.NaN, 5_001])('refuses a limit of %s with a clear error', (limit) => {
-    expect(() => new DynamoRetryBudget(h.dynamo.client, TABLE, limit)).toThrow(/whole number ≥ 0 and ≤ 5000/);
-  });
-
   it('RETRY_BUDGET_PER_HOUR is parsed once: default 0 (no ceiling), a limit allowed, a negative value refused', () => {
     expect(runtimeSettings({}).retryBudgetPerHour).toBe(0);
     expect(runtimeSettings({ RETRY_BUDGET_PER_HOUR: '60' }).retryBudgetPerHour).toBe(60);
@@ -148,7 +81,7 @@ describe('retry budget (per installation, rolling hour)', () => {
   });
 
   it('when spent: the decision is budget_exhausted, the metric BudgetExhausted counts it, and no re-run is made', async () => {
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 2, clock);
+    const budget = h.ledger.at(clock).budget(2);
     const runs = [lostRun(), lostRun(), lostRun()];
     const decisions: string[] = [];
     for (const run of runs) {
@@ -177,7 +110,7 @@ describe('retry budget (per installation, rolling hour)', () => {
     const PER_WORKER = 4;
     const LIMIT = 2;
     h.sim.addInstallation({ id: 888, account: 'storm' });
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, LIMIT, clock);
+    const budget = h.ledger.at(clock).budget(LIMIT);
     const runs = Array.from({ length: WORKERS * PER_WORKER }, () =>
       h.sim.addRun({
         repo: 'storm/app',
@@ -204,7 +137,7 @@ describe('retry budget (per installation, rolling hour)', () => {
 
   it('a unit is given back when GitHub refuses the re-run or rate-limits the call, and kept when the call’s outcome is unknown', async () => {
     h.sim.addInstallation({ id: 889, account: 'refusals' });
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 1, clock);
+    const budget = h.ledger.at(clock).budget(1);
     const lost = () =>
       h.sim.addRun({
         repo: 'refusals/app',
@@ -253,7 +186,7 @@ describe('retry budget (per installation, rolling hour)', () => {
 
   it('the budget of one installation does not stop another', async () => {
     h.sim.addInstallation({ id: 777, account: 'other' });
-    const budget = new DynamoRetryBudget(h.dynamo.client, TABLE, 1, clock);
+    const budget = h.ledger.at(clock).budget(1);
     await budget.take(INSTALLATION_ID, 'fill');
     const run = h.sim.addRun({
       repo: 'other/app',

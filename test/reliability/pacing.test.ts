@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeSettings } from '../../lib/config/env.js';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
-import { DynamoPacing, isLate, LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
+import { LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
 import type { StoredAttempt } from '../../lib/ledger/attributes.js';
 import { replayGuard } from '../../lib/replay/replay-guard.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
@@ -10,140 +10,6 @@ import { kit, lostRun } from './reconcile-kit.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-
-describe('the shared pace of one installation (DynamoDB, single-item conditional writes)', () => {
-  let h: Harness;
-  const now = Date.parse('2026-12-02T10:00:00Z');
-  const clock = () => now;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => h.close());
-
-  const limits = (perMinute: number, perHour: number, spacingMs = 350) => ({ perMinute, perHour, spacingMs });
-
-  it('below its limit an installation waits for nothing: slots only the write spacing apart, the first at once', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 500), clock);
-    expect(pace.spacingMs).toBe(350);
-    const slots = [await pace.reserve(1), await pace.reserve(1), await pace.reserve(1)];
-    expect(slots).toEqual([now, now + 350, now + 700]);
-    // Another installation keeps its own pace.
-    expect(await pace.reserve(2)).toBe(now);
-  });
-
-  it('repositories take turns (fake clock): a burst holds turns at most its share of the wait ahead, a neighbour takes the next turn, the burst asks again when its share frees', async () => {
-    let t = now;
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 0, 10_000), () => t);
-    const latest = () => t + MINUTE;
-    const share = (repository: number) => ({ repository, aheadMs: 30_000 });
-    // Repository 1 bursts: turns at 0, 10, 20 and 30 s fit its share; the fifth asks again.
-    const burst = [];
-    for (let i = 0; i < 5; i++) burst.push(await pace.reserveTurn(31, latest(), share(1)));
-    expect(burst).toEqual([
-      { slotAt: now },
-      { slotAt: now + 10_000 },
-      { slotAt: now + 20_000 },
-      { slotAt: now + 30_000 },
-      { askAgainAt: now + 10_000 },
-    ]);
-    // Repository 2 holds nothing ahead: it takes the next turn, within its wait.
-    expect(await pace.reserveTurn(31, latest(), share(2))).toEqual({ slotAt: now + 40_000 });
-    // And a second run of it asks again too: no repository fills the pace alone.
-    expect(await pace.reserveTurn(31, latest(), share(2))).toEqual({ askAgainAt: now + 20_000 });
-    // Asking again at its time, repository 1 finds the neighbour's turn ahead: its share still full.
-    t = now + 10_000;
-    expect(await pace.reserveTurn(31, latest(), share(1))).toEqual({ askAgainAt: now + 20_000 });
-    // When its turns ahead are within the share again, it gets the next.
-    t = now + 20_000;
-    expect(await pace.reserveTurn(31, latest(), share(1))).toEqual({ slotAt: now + 50_000 });
-    // A slot past `latest` is none: the run is expired, not told to ask again.
-    expect(await pace.reserveTurn(31, t + 1_000, share(3))).toEqual({ full: true });
-  });
-
-  it('reserve (reports, the stuck sweep) takes the next slot whatever the repositories hold', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 0, 10_000), clock);
-    for (let i = 0; i < 4; i++) await pace.reserveTurn(32, now + MINUTE, { repository: 1, aheadMs: 30_000 });
-    expect(await pace.reserve(32)).toBe(now + 40_000);
-  });
-
-  it('the minute limit: the slot after `perMinute` slots waits a minute and the late allowance after the first of them', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(5, 0, 100), clock);
-    const slots = [];
-    for (let i = 0; i < 6; i++) slots.push((await pace.reserve(11))!);
-    expect(slots.slice(0, 5)).toEqual([0, 1, 2, 3, 4].map((i) => now + i * 100));
-    expect(slots[5]).toBe(now + MINUTE + LATE_ALLOWANCE_MS);
-  });
-
-  it('a wave of 250 at 80 a minute: no window of a minute and the allowance holds more than 80 slots, and each window fills', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 0), clock);
-    const slots: number[] = [];
-    for (let i = 0; i < 250; i++) slots.push((await pace.reserve(12))!);
-    const most = Math.max(
-      ...slots.map((t) => slots.filter((s) => s >= t && s < t + MINUTE + LATE_ALLOWANCE_MS).length),
-    );
-    expect(most).toBe(80);
-    // Three full windows and a part: the wave drains at the limit, not at a spacing of the minute ÷ 80.
-    expect(slots.at(-1)! - now).toBe(3 * (MINUTE + LATE_ALLOWANCE_MS) + 9 * 350);
-  });
-
-  it('reservations at once, 20 in each of two processes sharing the table: every slot distinct, the spacing and the minute limit kept', async () => {
-    const processes = [0, 1].map(() => new DynamoPacing(h.dynamo.client, TABLE, limits(30, 0, 100), clock));
-    const slots = (
-      await Promise.all(processes.flatMap((pace) => Array.from({ length: 20 }, () => pace.reserve(13))))
-    ).map((s) => s!);
-    const sorted = [...slots].sort((a, b) => a - b);
-    expect(new Set(slots).size).toBe(40);
-    expect(sorted.slice(1).every((s, i) => s - sorted[i]! >= 100)).toBe(true);
-    const most = Math.max(
-      ...sorted.map((t) => sorted.filter((s) => s >= t && s < t + MINUTE + LATE_ALLOWANCE_MS).length),
-    );
-    expect(most).toBe(30);
-  });
-
-  it('a request later than the allowance after its slot is late: it takes a new slot', () => {
-    expect(isLate(now, now + LATE_ALLOWANCE_MS)).toBe(false);
-    expect(isLate(now, now + LATE_ALLOWANCE_MS + 1)).toBe(true);
-    expect(isLate(now, now - 5)).toBe(false);
-  });
-
-  it('a reservation bounded by `latest` takes nothing when the next slot is later', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(60, 0), clock);
-    expect(await pace.reserve(3)).toBe(now);
-    expect(await pace.reserve(3, now + 10)).toBeUndefined();
-    expect(await pace.reserve(3)).toBe(now + pace.spacingMs);
-  });
-
-  it('a slot free now is taken even when `latest` has passed: time moves between the caller and the read', async () => {
-    let t = now;
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(60, 0), () => t);
-    const latest = t + 1;
-    t += 50; // the table read took longer than the caller's allowance
-    expect(await pace.reserve(6, latest)).toBe(t);
-    expect(await pace.reserve(6, t + 1)).toBeUndefined();
-  });
-
-  it('the hourly limit: the slot after `perHour` slots waits an hour after the first of them', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(6000, 3), clock);
-    const first = await pace.reserve(4);
-    await pace.reserve(4);
-    await pace.reserve(4);
-    expect(await pace.reserve(4)).toBe(first! + HOUR + LATE_ALLOWANCE_MS);
-  });
-
-  it('20 workers reserving at once get 20 distinct slots, each a spacing apart', async () => {
-    const pace = new DynamoPacing(h.dynamo.client, TABLE, limits(80, 500), clock);
-    const slots = (await Promise.all(Array.from({ length: 20 }, () => pace.reserve(5)))) as number[];
-    expect([...slots].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => now + i * pace.spacingMs));
-  });
-
-  it.each([
-    [limits(0, 1), /a minute/],
-    [limits(1, -1), /an hour/],
-    [limits(1, 1, -1), /spacing/],
-  ])('refuses %j', (limits, message) => {
-    expect(() => new DynamoPacing(h.dynamo.client, TABLE, limits)).toThrow(message);
-  });
-});
 
 describe('a run that must wait for its turn waits in the queue', () => {
   let h: Harness;
@@ -170,12 +36,7 @@ describe('a run that must wait for its turn waits in the queue', () => {
   const paced = (perMinute: number, over: Parameters<Harness['worker']>[0] = {}) => {
     const deferred: number[] = [];
     const outcomes: RunOutcome[] = [];
-    const pacing = new DynamoPacing(
-      h.dynamo.client,
-      TABLE,
-      { perMinute, perHour: 0, spacingMs: Math.ceil(62_000 / perMinute) },
-      clock,
-    );
+    const pacing = ledger.pacing({ perMinute, perHour: 0, spacingMs: Math.ceil(62_000 / perMinute) });
     const worker = h.worker({
       ledger,
       pacing,

@@ -2,7 +2,7 @@ import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createTable, type EmbeddedDynamo } from '../../lib/local/dynamo.js';
 import type { Ec2Event } from '../../lib/signals/ec2-events.js';
-import { RunnerSignals } from '../../lib/ledger/runner-signals.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
 
 /**
  * EventBridge events shaped as AWS documents them (EC2 User Guide: "Spot Instance interruption
@@ -98,6 +98,6 @@ export async function freshTable(dynamo: EmbeddedDynamo, ttlSeconds = 24 * 3600,
   while ((await dynamo.client.send(new DescribeTableCommand({ TableName: table }))).Table?.TableStatus !== 'ACTIVE') {
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
-  const store = new RunnerSignals(dynamo.client, table, ttlSeconds, now);
+  const store = openLedger(dynamo.client, table, now).runnerSignals(ttlSeconds);
   return { table, store, items: () => scanTable(dynamo.client, table) };
 }

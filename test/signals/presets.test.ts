@@ -8,12 +8,11 @@ import { ConfigError } from '../../lib/errors.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import type { RunnerSignal } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { RunnerJobs } from '../../lib/ledger/runner-jobs.js';
+import { openLedger } from '../../lib/ledger/ledger.js';
 import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
 import type { InstanceFacts } from '../../lib/signals/runner-identities.js';
 import { RunnerKeys } from '../../lib/signals/runner-keys.js';
 import { createSignalIntake } from '../../lib/intake/signal-intake.js';
-import { RunnerSignals } from '../../lib/ledger/runner-signals.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { resourcesOf, synthReprise } from '../infra/synth.js';
 import { freshTable, spotInterruptionWarning } from './fixtures.js';
@@ -94,7 +93,7 @@ async function joinAfterSpotWarning(env: Record<string, string>, fixture: Fixtur
     log: new MemoryLog(),
     metrics: new MemoryMetrics(),
   })(spotInterruptionWarning(WARNING_AT, INSTANCE));
-  const worker = new RunnerSignals(dynamo.client, table, 3600, undefined, new RunnerKeys(settings.namePatterns));
+  const worker = openLedger(dynamo.client, table).runnerSignals(3600, new RunnerKeys(settings.namePatterns));
   return worker.forRunner(fixture.runnerName, COMPLETED_AT, DEFAULT_SIGNAL_WINDOW);
 }
 
@@ -115,7 +114,7 @@ describe('runner presets: a spot warning joins the job with nothing configured b
   it('runs-on: the intake keys a running job under the instance id, so a warning counts the job it kills', async () => {
     const { table } = await freshTable(dynamo);
     const keys = new RunnerKeys(signalSettings({ RUNNER_PRESET: 'runs-on' }).namePatterns);
-    const jobs = new RunnerJobs(dynamo.client, table, undefined, keys);
+    const jobs = openLedger(dynamo.client, table).runnerJobs(keys);
     const job = { jobId: 7, runId: 70, runnerName: FIXTURES['runs-on'].runnerName, repository: 'my-org/my-repo' };
     await jobs.started(job);
     expect(await jobs.runningOn([INSTANCE])).toMatchObject([job]);
@@ -147,7 +146,7 @@ describe('runner presets: a spot warning joins the job with nothing configured b
       body: Buffer.from(JSON.stringify(body)),
     });
     expect(res.status).toBe(202);
-    const worker = new RunnerSignals(dynamo.client, table, 3600, undefined, new RunnerKeys(settings.namePatterns));
+    const worker = openLedger(dynamo.client, table).runnerSignals(3600, new RunnerKeys(settings.namePatterns));
     expect(found(await worker.forRunner(pod, COMPLETED_AT, DEFAULT_SIGNAL_WINDOW))).toEqual(['external']);
   });
 });

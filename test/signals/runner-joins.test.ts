@@ -7,12 +7,12 @@ import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
 import type { DescribeInstance } from '../../lib/signals/runner-identities.js';
 import { createSignalIntake } from '../../lib/intake/signal-intake.js';
 import { DEFAULT_SIGNAL_WINDOW } from '../../lib/config/signal-settings.js';
-import type { RunnerSignalStore } from '../../lib/ledger/runner-signals.js';
+import type { RunnerSignals } from '../../lib/ledger/runner-signals.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { freshTable, rebalanceRecommendation, spotInterruptionWarning } from './fixtures.js';
 
 /**
- * Joins as the worker makes them: `RunnerSignals.forRunner(job.runner_name, job.completed_at, window)`
+ * Joins as the worker makes them: `TableRunnerSignals.forRunner(job.runner_name, job.completed_at, window)`
  * against records the signal paths wrote. The spot warning comes two minutes before the job ends.
  */
 const WARNING_AT = '2026-10-02T16:13:05Z';
@@ -29,9 +29,7 @@ afterAll(async () => {
   await dynamo?.close();
 });
 
-async function afterSpotWarning(
-  describeInstance: DescribeInstance = async () => undefined,
-): Promise<RunnerSignalStore> {
+async function afterSpotWarning(describeInstance: DescribeInstance = async () => undefined): Promise<RunnerSignals> {
   const { store } = await freshTable(dynamo);
   const handle = createEc2SignalHandler({
     store,

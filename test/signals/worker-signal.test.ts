@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
-import { RunnerJobs } from '../../lib/ledger/runner-jobs.js';
 import { httpLambda } from '../../lib/http/lambda-http.js';
 import { createIntake } from '../../lib/intake/webhook-intake.js';
 import { failureAnnotation, TEXT } from '../support/evidence.js';
-import { startHarness, TABLE, type Harness } from '../support/harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 import { realExamples } from '../support/webhooks.js';
 import { sign } from '@octokit/webhooks-methods';
 import { spotInterruptionWarning } from './fixtures.js';
@@ -139,7 +138,7 @@ describe('exact signal in the worker', () => {
 
 describe('workflow_job events', () => {
   it('in_progress records the job on its runner; a spot warning for that instance counts it as InterruptedJobs', async () => {
-    const jobs = new RunnerJobs(h.dynamo.client, TABLE);
+    const jobs = h.ledger.runnerJobs();
     const intake = httpLambda(
       createIntake({
         secrets: async () => ['s'],

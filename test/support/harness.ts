@@ -9,8 +9,7 @@ import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { RunnerSignals } from '../../lib/ledger/runner-signals.js';
-import { TableBranchRuns } from '../../lib/ledger/branch-runs.js';
+import type { RunnerSignals } from '../../lib/ledger/runner-signals.js';
 import { branchRunFrom } from '../../lib/webhook/branch-run.js';
 import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import { workerContext } from '../../lib/compose/worker.js';
@@ -101,11 +100,10 @@ export async function startHarness(): Promise<Harness> {
   });
   const dynamo = await startDynamo({ table: TABLE });
   const ledger = openLedger(dynamo.client, TABLE);
-  const signals = new RunnerSignals(dynamo.client, TABLE, settings.signalTtlSeconds);
+  const signals = ledger.runnerSignals(settings.signalTtlSeconds);
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
   let seq = 0;
-  const branchRuns = new TableBranchRuns(dynamo.client, TABLE);
   const recording: Promise<unknown>[] = [];
   const client = createClientFactory({
     apiUrl: settings.apiUrl,
@@ -118,10 +116,10 @@ export async function startHarness(): Promise<Harness> {
   /** The production assembly, then whatever the test overrides, each in its place in the context. */
   const deps = (over: WorkerOverrides = {}): WorkerHandlerDeps => {
     const { ledger: overLedger, configSource, client: overClient, now, defaults, ...rest } = over;
+    // The run attempts keep the harness's clock unless the test brings its own ledger.
+    const { attempts, requeues } = overLedger ?? ledger;
     const base = workerContext(settings, {
-      dynamo: dynamo.client,
-      table: TABLE,
-      ledger: overLedger ?? ledger,
+      ledger: { ...(now ? ledger.at(now) : ledger), attempts, requeues },
       client: overClient ?? client,
       signals,
       log,
@@ -171,7 +169,7 @@ export async function startHarness(): Promise<Harness> {
     message: (runId, deliveryId = `delivery-${runId}-${++seq}`, installationId = INSTALLATION_ID) => {
       const payload = workflowRunPayload(sim, runId, installationId);
       const reported = branchRunFrom(payload);
-      if (typeof reported !== 'string') recording.push(branchRuns.record(reported.key, reported.run));
+      if (typeof reported !== 'string') recording.push(ledger.branchRuns.record(reported.key, reported.run));
       return runMessageFromPayload(payload, deliveryId);
     },
     sqsEvent: (messages) => {

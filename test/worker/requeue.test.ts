@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openLedger } from '../../lib/ledger/ledger.js';
-import { DynamoPacing } from '../../lib/ledger/pacing.js';
 import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import { exitAnnotation, lostJob } from '../support/evidence.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
@@ -243,7 +242,7 @@ describe('merge queues: the pace', () => {
     h.sim.addInstallation({ id: PACED, account: 'paced', permissions: MERGE_QUEUE_PERMISSIONS });
     let now = Date.parse('2026-12-03T10:00:00Z');
     const clock = () => now;
-    const pacing = new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 1, perHour: 0, spacingMs: 350 }, clock);
+    const pacing = openLedger(h.dynamo.client, TABLE, clock).pacing({ perMinute: 1, perHour: 0, spacingMs: 350 });
     const deferred: number[] = [];
     const worker = h.worker({
       ledger: openLedger(h.dynamo.client, TABLE, clock),

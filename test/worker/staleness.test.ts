@@ -4,9 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { lostJob } from '../support/evidence.js';
-import { TableBranchRuns } from '../../lib/ledger/branch-runs.js';
 import { branchRunFrom } from '../../lib/webhook/branch-run.js';
-import { harnessForFile, INSTALLATION_ID, TABLE } from '../support/harness.js';
+import { harnessForFile, INSTALLATION_ID } from '../support/harness.js';
 import { workflowRunPayload } from '../support/webhooks.js';
 import type { WorkflowRunSummary } from '../../lib/github/repo-answers.js';
 import type { RunMessage } from '../../lib/model.js';
@@ -77,7 +76,7 @@ describe('item 3: the record missing, one listing decides a branch run', () => {
     // The intake recorded the newer run from its `in_progress` event.
     const reported = branchRunFrom({ ...workflowRunPayload(h.sim, newer.id, INSTALLATION_ID), action: 'in_progress' });
     if (typeof reported === 'string') throw new Error(reported);
-    expect(await new TableBranchRuns(h.dynamo.client, TABLE).record(reported.key, reported.run)).toBe(true);
+    expect(await h.ledger.branchRuns.record(reported.key, reported.run)).toBe(true);
     expect(await decide(older.id)).toMatchObject({ decision: 'stale' });
     expect(listings()).toBe(0);
   });

@@ -5,7 +5,6 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoPacing } from '../../lib/ledger/pacing.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../../lib/queue/sqs-limits.js';
 import {
   firstReceiveMs,
@@ -15,7 +14,7 @@ import {
   visibilityLeftSeconds,
 } from '../../lib/worker/visibility.js';
 import { lostJob } from '../support/evidence.js';
-import { type Harness, startHarness, TABLE } from '../support/harness.js';
+import { type Harness, startHarness } from '../support/harness.js';
 
 const HOUR_S = 3600;
 const T0 = Date.parse('2026-12-03T00:00:00Z');
@@ -73,7 +72,7 @@ describe('the worker plans its deferrals inside the window', () => {
   /** One re-run a minute: the second lost run of the installation waits about a minute for its turn. */
   const paced = () =>
     h.worker({
-      pacing: new DynamoPacing(h.dynamo.client, TABLE, { perMinute: 1, perHour: 0, spacingMs: 350 }),
+      pacing: h.ledger.pacing({ perMinute: 1, perHour: 0, spacingMs: 350 }),
       defer: async (r, seconds) => {
         deferred.push({ id: r.messageId, seconds });
       },

@@ -1,4 +1,4 @@
-import type { AttemptLedger } from '../../../lib/ledger/run-attempts.js';
+import type { RunAttempts } from '../../../lib/ledger/run-attempts.js';
 import { type DecisionKind, isRerunDecision, type RunMessage } from '../../../lib/model.js';
 import type { AttemptRecord, ClaimResult } from '../../../lib/records.js';
 
@@ -11,7 +11,7 @@ const keyOf = (m: Pick<RunMessage, 'repository' | 'runId' | 'runAttempt'>): stri
  * once its turn came, and every later write (wait, note, finalise, release) refused unless this
  * owner still holds the claim. Every write is counted, refused or not.
  */
-export class MemoryAttempts implements AttemptLedger {
+export class MemoryAttempts implements RunAttempts {
   readonly records = new Map<string, AttemptRecord>();
   /** Every write asked for, in order, with whether it was made. */
   readonly writes: { op: string; owner: string; made: boolean }[] = [];

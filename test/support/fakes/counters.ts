@@ -6,10 +6,10 @@
  */
 import type { BudgetTake, BudgetUsage, RetryBudget } from '../../../lib/ledger/budget.js';
 import type { RerunOutcomes } from '../../../lib/ledger/outcomes.js';
-import type { RerunPacing } from '../../../lib/ledger/pacing.js';
-import type { RequeueLog, RequeueRef } from '../../../lib/ledger/requeues.js';
+import type { Pacing } from '../../../lib/ledger/pacing.js';
+import type { Requeues, RequeueRef } from '../../../lib/ledger/requeues.js';
 import type { AttemptReader } from '../../../lib/ledger/run-attempts.js';
-import type { RunnerSignalStore } from '../../../lib/ledger/runner-signals.js';
+import type { RunnerSignals } from '../../../lib/ledger/runner-signals.js';
 import type { EventPublisher, RepriseEvent } from '../../../lib/events/types.js';
 import { isRerunDecision, type RerunOutcome, type RunnerSignal } from '../../../lib/model.js';
 import type { AttemptRef, OutcomeRecord } from '../../../lib/records.js';
@@ -63,7 +63,7 @@ export class MemoryBudget implements RetryBudget {
  * Slots at least `spacingMs` apart per installation, none earlier than now. A reservation later
  * than `latest` is refused and reserves nothing, unless a slot is free now.
  */
-export class MemoryPacing implements RerunPacing {
+export class MemoryPacing implements Pacing {
   readonly slots = new Map<number | null, number[]>();
 
   constructor(
@@ -137,7 +137,7 @@ export class MemoryOutcomes implements RerunOutcomes {
 }
 
 /** One requeue per merge group, and at most `max` per pull-request head. */
-export class MemoryRequeues implements RequeueLog {
+export class MemoryRequeues implements Requeues {
   private readonly groups = new Set<string>();
   private readonly heads = new Map<string, number>();
 
@@ -161,7 +161,7 @@ export class MemoryRequeues implements RequeueLog {
 }
 
 /** Signals by runner name; a runner with none has none. */
-export class MemorySignals implements Pick<RunnerSignalStore, 'forRunner'> {
+export class MemorySignals implements Pick<RunnerSignals, 'forRunner'> {
   constructor(private readonly byRunner: Readonly<Record<string, readonly RunnerSignal[]>> = {}) {}
 
   async forRunner(runnerName: string | null): Promise<RunnerSignal[]> {

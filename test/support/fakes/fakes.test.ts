@@ -3,10 +3,10 @@
  * the real store (embedded DynamoDB) and on its fake, and must read the same on both.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoRetryBudget, type RetryBudget } from '../../../lib/ledger/budget.js';
+import type { RetryBudget } from '../../../lib/ledger/budget.js';
 import { openLedger } from '../../../lib/ledger/ledger.js';
-import { DynamoPacing, type RerunPacing } from '../../../lib/ledger/pacing.js';
-import type { AttemptLedger } from '../../../lib/ledger/run-attempts.js';
+import type { Pacing } from '../../../lib/ledger/pacing.js';
+import type { RunAttempts } from '../../../lib/ledger/run-attempts.js';
 import { type EmbeddedDynamo, startDynamo } from '../../../lib/local/dynamo.js';
 import { runMessage } from '../../core/fixtures.js';
 import { MemoryAttempts } from './attempts.js';
@@ -30,23 +30,23 @@ function clock(): VirtualClock {
 
 const stores = {
   attempts: [
-    ['the table', (c: VirtualClock): AttemptLedger => openLedger(dynamo.client, TABLE, c.now).attempts],
-    ['the memory fake', (c: VirtualClock): AttemptLedger => new MemoryAttempts(c.now)],
+    ['the table', (c: VirtualClock): RunAttempts => openLedger(dynamo.client, TABLE, c.now).attempts],
+    ['the memory fake', (c: VirtualClock): RunAttempts => new MemoryAttempts(c.now)],
   ],
   budget: [
     [
       'the table',
-      (c: VirtualClock, limit: number): RetryBudget => new DynamoRetryBudget(dynamo.client, TABLE, limit, c.now),
+      (c: VirtualClock, limit: number): RetryBudget => openLedger(dynamo.client, TABLE, c.now).budget(limit),
     ],
     ['the memory fake', (c: VirtualClock, limit: number): RetryBudget => new MemoryBudget(limit, c.now)],
   ],
   pacing: [
     [
       'the table',
-      (c: VirtualClock, spacingMs: number): RerunPacing =>
-        new DynamoPacing(dynamo.client, TABLE, { perMinute: 1_000, perHour: 0, spacingMs }, c.now),
+      (c: VirtualClock, spacingMs: number): Pacing =>
+        openLedger(dynamo.client, TABLE, c.now).pacing({ perMinute: 1_000, perHour: 0, spacingMs }),
     ],
-    ['the memory fake', (c: VirtualClock, spacingMs: number): RerunPacing => new MemoryPacing(spacingMs, c.now)],
+    ['the memory fake', (c: VirtualClock, spacingMs: number): Pacing => new MemoryPacing(spacingMs, c.now)],
   ],
 } as const;
 

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../lib/ledger/keys.js';
+import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
+import { Table } from '../../lib/ledger/table.js';
+import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
+import { RunnerKeys } from '../../lib/signals/runner-keys.js';
+
+const TABLE = 'runner-signals-test';
+const T = Date.parse('2026-11-03T08:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+const MINUTE = 60_000;
+let dynamo: EmbeddedDynamo;
+let now = T;
+let ledger: Ledger;
+beforeAll(async () => {
+  dynamo = await startDynamo({ table: TABLE });
+  ledger = openLedger(dynamo.client, TABLE, () => now);
+});
+afterAll(async () => dynamo.close());
+
+const signal = (runnerKey: string, at: number, eventId = `e-${runnerKey}-${at}`) => ({
+  runnerKey,
+  kind: 'spot-interruption' as const,
+  eventTime: iso(at),
+  eventId,
+  source: 'aws.ec2',
+});
+const window = { beforeMs: 5 * MINUTE, afterMs: MINUTE };
+
+describe('recording a runner signal', () => {
+  it('writes one record per runner key, event time and event id, under its TTL; a repeat answers false', async () => {
+    now = T;
+    const store = ledger.runnerSignals(3600);
+    expect(await store.record(signal('i-0abc12345', T))).toBe(true);
+    expect(await store.record(signal('i-0abc12345', T))).toBe(false);
+    const item = await new Table(dynamo.client, TABLE).get<Record<string, unknown>>(
+      keys.runnerSignal('i-0abc12345', iso(T), `e-i-0abc12345-${T}`),
+      true,
+    );
+    expect(item).toMatchObject({ kind: 'spot-interruption', source: 'aws.ec2', ttl: Math.floor(T / 1000) + 3600 });
+  });
+
+  it('keeps one ISO form of the event time, so a time written with an offset sorts with the others', async () => {
+    const store = ledger.runnerSignals(3600);
+    expect(await store.record({ ...signal('node-tz', 0), eventTime: '2026-11-03T09:00:00+01:00' })).toBe(true);
+    const found = await store.forRunner('node-tz', iso(T), window);
+    expect(found.map((s) => s.eventTime)).toEqual([iso(T)]);
+  });
+
+  it('refuses an event time that is not a date, naming it', () => {
+    expect(() => ledger.runnerSignals(3600).record({ ...signal('x', T), eventTime: 'soon' })).toThrow(/"soon"/);
+  });
+});
+
+describe('looking a runner up', () => {
+  it('finds signals under every key its name gives, within the window around completion, and nothing outside', async () => {
+    const store = ledger.runnerSignals(3600, new RunnerKeys(['^(pool-\\d+)-']));
+    await store.record(signal('i-0def67890', T - MINUTE));
+    await store.record(signal('pool-7', T + 30_000));
+    await store.record(signal('i-0def67890', T - 6 * MINUTE));
+    await store.record(signal('i-0def67890', T + 2 * MINUTE));
+    const found = await store.forRunner('pool-7-runner-i-0def67890', iso(T), window);
+    expect(found.map((s) => [s.runnerKey, s.eventTime]).sort()).toEqual([
+      ['i-0def67890', iso(T - MINUTE)],
+      ['pool-7', iso(T + 30_000)],
+    ]);
+    expect(found[0]).not.toHaveProperty('pk');
+    expect(await store.forRunner(null, iso(T), window)).toEqual([]);
+  });
+
+  it('without a completion time the window is around now', async () => {
+    now = T + 10 * MINUTE;
+    const store = ledger.runnerSignals(3600);
+    await store.record(signal('i-0aaa11111', now - MINUTE));
+    expect(await store.forRunner('i-0aaa11111', null, window)).toHaveLength(1);
+    now = T;
+  });
+
+  it('an agent’s signal counts only for the owners its scope names; an EC2 signal counts for all', async () => {
+    const store = ledger.runnerSignals(3600);
+    await store.record({ ...signal('node-s', T), scope: ['acme'] });
+    await store.record({ ...signal('node-s', T + 1), source: 'aws.ec2' });
+    const acme = { login: 'acme', installationId: 1 };
+    const other = { login: 'other', installationId: 2 };
+    expect(await store.forRunner('node-s', iso(T), window, acme)).toHaveLength(2);
+    expect(await store.forRunner('node-s', iso(T), window, other)).toHaveLength(1);
+    expect(await store.forRunner('node-s', iso(T), window)).toHaveLength(2);
+  });
+});
+
+describe('agent posts', () => {
+  it('firstSeen answers the first receipt of an event id, the same on a retry, and a new one past the horizon', async () => {
+    const store = ledger.runnerSignals(3600);
+    expect(await store.firstSeen('post-1', T, 10 * MINUTE)).toBe(iso(T));
+    expect(await store.firstSeen('post-1', T + MINUTE, 10 * MINUTE)).toBe(iso(T));
+    expect(await store.firstSeen('post-1', T + 11 * MINUTE, 10 * MINUTE)).toBe(iso(T + 11 * MINUTE));
+  });
+
+  it('firstUse: a signature is used once until its window ends, then free again', async () => {
+    now = T;
+    const store = ledger.runnerSignals(3600);
+    expect(await store.firstUse('sig-1', T + 5 * MINUTE)).toBe(true);
+    expect(await store.firstUse('sig-1', T + 5 * MINUTE)).toBe(false);
+    now = T + 5 * MINUTE + 1;
+    expect(await store.firstUse('sig-1', now + 5 * MINUTE)).toBe(true);
+    now = T;
+  });
+});
