@@ -18,9 +18,6 @@ import { realExamples, webhookEvent } from '../support/webhooks.js';
 const TABLE = 'compose-intake';
 const SECRET = 'compose-secret';
 
-/** The table as a process hands it to an assembly: its client, its name and the ledger on it. */
-const onTable = (table: string) => ({ dynamo: dynamo.client, table, ledger: openLedger(dynamo.client, table) });
-
 let dynamo: EmbeddedDynamo;
 let queue: EmbeddedFifoQueue;
 let handler: ReturnType<typeof composeIntake>;
@@ -31,7 +28,7 @@ afterAll(async () => dynamo?.close());
 beforeEach(() => {
   queue = new EmbeddedFifoQueue({ name: 'compose-intake.fifo' });
   const parts: IntakeParts = {
-    ...onTable(TABLE),
+    ledger: openLedger(dynamo.client, TABLE),
     queue: embeddedRunQueue(queue),
     secrets: async () => [SECRET],
     log: new MemoryLog(),

@@ -9,13 +9,10 @@ import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { type Harness, startHarness, TABLE } from '../support/harness.js';
+import { type Harness, startHarness } from '../support/harness.js';
 import { lostRun } from '../reliability/reconcile-kit.js';
 
 const MINUTE = 60_000;
-
-/** The table as a process hands it to an assembly: its client, its name and the ledger on it. */
-const onTable = () => ({ dynamo: h.dynamo.client, table: TABLE, ledger: h.ledger });
 
 let h: Harness;
 beforeAll(async () => {
@@ -28,7 +25,7 @@ function parts(offsetMs: number) {
   const queue = new EmbeddedFifoQueue({ name: 'compose-reconciler.fifo', now: () => 0 });
   const metrics = new MemoryMetrics();
   const p: ReconcilerParts = {
-    ...onTable(),
+    ledger: h.ledger,
     queue: embeddedRunQueue(queue),
     client: h.client,
     log: h.log,

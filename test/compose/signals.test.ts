@@ -22,9 +22,6 @@ const TABLE = 'compose-signals';
 const SECRET = 'compose-signal-secret-0123456789abcdef';
 const TTL_SECONDS = 3 * 86_400;
 
-/** The table as a process hands it to an assembly: its client, its name and the ledger on it. */
-const onTable = (table: string) => ({ dynamo: dynamo.client, table, ledger: openLedger(dynamo.client, table) });
-
 let dynamo: EmbeddedDynamo;
 beforeAll(async () => {
   dynamo = await startDynamo({ table: TABLE });
@@ -49,7 +46,7 @@ describe('composeSignalIntake: POST /signals as the function runs it', () => {
     const handle = composeSignalIntake(
       { ttlSeconds: TTL_SECONDS, toleranceMs: 300_000 },
       {
-        ...onTable(table),
+        ledger: openLedger(dynamo.client, table),
         secrets: async () => [{ secret: SECRET, scope: ANY_OWNER }],
         log: new MemoryLog(),
         metrics: new MemoryMetrics(),
@@ -83,7 +80,7 @@ describe('composeEc2SignalRecorder: the EventBridge target', () => {
     const table = await freshTable();
     const instanceId = 'i-0fedcba9876543210';
     const intake = composeIntake(intakeSettings({}), {
-      ...onTable(table),
+      ledger: openLedger(dynamo.client, table),
       queue: { send: async () => undefined },
       secrets: async () => ['s'],
       log: new MemoryLog(),
@@ -106,7 +103,7 @@ describe('composeEc2SignalRecorder: the EventBridge target', () => {
     const log = new MemoryLog();
     const record = composeEc2SignalRecorder(
       { ttlSeconds: TTL_SECONDS, tagKeys: [] },
-      { ...onTable(table), describe: async () => undefined, log, metrics },
+      { ledger: openLedger(dynamo.client, table), describe: async () => undefined, log, metrics },
     );
     const out = await record(spotInterruptionWarning(new Date().toISOString(), instanceId));
     expect(out.recorded).toBeGreaterThan(0);

@@ -10,7 +10,7 @@ import type { RunMessage } from '../../lib/model.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
 import { INLINE_TURN_WAIT_MS } from '../../lib/worker/turn.js';
 import { lostJob } from '../support/evidence.js';
-import { type Harness, startHarness, TABLE } from '../support/harness.js';
+import { type Harness, startHarness } from '../support/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,13 +18,10 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-/** The table as a process hands it to an assembly: its client, its name and the ledger on it. */
-const onTable = () => ({ dynamo: h.dynamo.client, table: TABLE, ledger: h.ledger });
-
 /** The parts a process gives the worker: the harness's table, ledger, signals and GitHub clients. */
 function parts(owner: string, over: Partial<WorkerProcessParts> = {}): WorkerProcessParts {
   return {
-    ...onTable(),
+    ledger: h.ledger,
     signals: h.signals,
     client: h.client,
     log: h.log,
