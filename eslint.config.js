@@ -43,6 +43,13 @@ const zones = [
   { target: './lib/local', from: ['./lib/cli', './functions', './infra'], message: 'faces do not import each other' },
   { target: './functions', from: ['./infra', './lib/cli', './lib/local'], message: 'faces do not import each other' },
   { target: './infra', from: ['./lib/cli', './lib/local'], message: 'faces do not import each other' },
+  // The local runtime only composes: it takes each process, and what runs beside them (the restart
+  // sweep, the dead letters, a replay, the sweep timer), from lib/compose, as the functions do.
+  {
+    target: './lib/local',
+    from: layers.flows.map((f) => `./${f}`),
+    message: 'the local runtime only composes: take the flow from lib/compose',
+  },
   // The run queue's implementations stay behind their doors (lib/queue/open-embedded.ts, open-sqs.ts):
   // outside lib/queue/ a caller names the contract (run-queue.ts) or a door, never an implementation's file.
   {

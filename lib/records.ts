@@ -135,3 +135,8 @@ export interface BranchRunKey {
   readonly workflowId: number;
   readonly branch: string;
 }
+
+/** A ledger record as listings show it (`reprise decisions`, the local runtime's operator routes): without the stored message. */
+export type DecisionRecord = Omit<AttemptRecord, 'message'>;
+
+export const withoutMessage = ({ message: _m, ...rest }: AttemptRecord): DecisionRecord => rest;

@@ -6,7 +6,7 @@ import type { DecisionFilter, ReportFacts } from '../records.js';
 import { describeAwsError, dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo, UsageError, withProgress } from './io.js';
 import { localRequest } from './local-runtime.js';
-import { type DecisionRecord, withoutMessage } from '../replay/replay-guard.js';
+import { type DecisionRecord, withoutMessage } from '../records.js';
 
 /** Where recorded decisions are read from: the deployed table, or a running local runtime. */
 export interface LedgerSource {

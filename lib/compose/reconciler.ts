@@ -4,6 +4,7 @@ import type { AppClient, GitHubClients } from '../github/client.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
+import { startSweepTimer, type SweepTimer } from '../reconcile/timer.js';
 import type { RunQueue } from '../queue/run-queue.js';
 
 export interface ReconcilerParts {
@@ -46,3 +47,18 @@ export function composeReconciler(settings: ReconcilerSettings, parts: Reconcile
     limits: limitsFrom(settings.reconcile),
   });
 }
+
+/**
+ * The local runtime's schedule: a sweep every `reconcile.intervalSeconds`, as the deployed rule
+ * invokes the function; none when the interval is 0.
+ */
+export function startReconcilerTimer(
+  settings: ReconcilerSettings,
+  reconciler: Reconciler,
+  log: Log,
+): SweepTimer | undefined {
+  const { intervalSeconds } = settings.reconcile;
+  return intervalSeconds > 0 ? startSweepTimer(reconciler, intervalSeconds * 1000, log) : undefined;
+}
+
+export type { Reconciler, SweepTimer };

@@ -97,3 +97,5 @@ export function composeWorker(
     ...(onOutcome && { onOutcome }),
   });
 }
+
+export type { RunOutcome } from '../worker/result.js';

@@ -1,5 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, LambdaFunctionURLEvent } from 'aws-lambda';
 
+/**
+ * GitHub sends payloads of up to 25 MB, but a Lambda function receives at most 6 MB (and an
+ * HTTP API at most 10 MB): the intake refuses what the deployed one could never receive, so
+ * the local runtime answers a large body the same way. `workflow_run` payloads are tens of KB.
+ */
+export const MAX_BODY_BYTES = 6 * 1024 * 1024;
+
 /** A request as the handlers see it, whatever front door it came through. */
 export interface HttpRequest {
   readonly method: string;

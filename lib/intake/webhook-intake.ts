@@ -1,19 +1,12 @@
 import { verifyWithFallback } from '@octokit/webhooks-methods';
 import { isUtf8 } from 'node:buffer';
 import { ShapeError } from '../errors.js';
-import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
+import { type HttpAnswer, type HttpRequest, MAX_BODY_BYTES } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { RunnerJobs } from '../ledger/runner-jobs.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
 import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from '../webhook/run-message.js';
-
-/**
- * GitHub sends payloads of up to 25 MB, but a Lambda function receives at most 6 MB (and an
- * HTTP API at most 10 MB): the intake refuses what the deployed one could never receive, so
- * the local runtime answers a large body the same way. `workflow_run` payloads are tens of KB.
- */
-export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 
 /**
  * GitHub's delivery GUIDs are UUIDs. The GUID becomes the queue's deduplication id, so it must

@@ -1,17 +1,17 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { ShapeError } from '../errors.js';
+import type { Replay } from '../compose/replay.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log } from '../obs/types.js';
-import { replayGuard, withoutMessage } from '../replay/replay-guard.js';
-import type { RunQueue } from '../queue/run-queue.js';
-import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
+import { withoutMessage } from '../records.js';
+import { parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
 export interface AdminDeps {
-  readonly ledger: Pick<Ledger, 'attempts' | 'decisions' | 'report'>;
-  /** The runtime's queue: a replay is sent as the intake sends a delivery. */
-  readonly queue: RunQueue;
+  readonly ledger: Pick<Ledger, 'decisions' | 'report'>;
+  /** Sends a run attempt for a new decision, the ledger's guard first (lib/compose/replay.ts). */
+  readonly replay: Replay;
   /** Moves every dead letter back to the queue, their abandoned records given back (`reprise replay --dead-letters`). */
   readonly redrive?: () => Promise<{ readonly redriven: number; readonly released: number }>;
   readonly log: Log;
@@ -74,15 +74,9 @@ export function adminRoutes(
         const why = err instanceof ShapeError ? err.message : 'body is not JSON';
         return reply(400, { error: `expected {"message": <run message>, "force"?: boolean}: ${why}` });
       }
-      const verdict = await replayGuard(deps.ledger.attempts, message, force);
-      const where = { run_id: message.runId, run_attempt: message.runAttempt, delivery: message.deliveryId };
-      if (verdict.kind !== 'enqueue') {
-        deps.log.info('replay not enqueued', { ...where, outcome: verdict.kind });
-        return reply(verdict.kind === 'already_decided' ? 200 : 409, verdict);
-      }
-      await deps.queue.send(message, messageGroupId(message), message.deliveryId);
-      deps.log.info('replay enqueued', { ...where, ...(verdict.released && { released: verdict.released }) });
-      return reply(202, verdict);
+      const verdict = await deps.replay(message, force);
+      if (verdict.kind === 'enqueue') return reply(202, verdict);
+      return reply(verdict.kind === 'already_decided' ? 200 : 409, verdict);
     },
 
     'POST /redrive': async () => {

@@ -7,14 +7,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Log } from '../obs/types.js';
-import type { RunQueue } from '../queue/run-queue.js';
 import { type AdminDeps, adminRoutes } from './admin-routes.js';
 import { adminTokenPath, loadOrCreateAdminToken, requireToken } from './admin-token.js';
 import { type Routes, serveRoutes } from './http-server.js';
 
 export interface AdminServerOptions {
   readonly ledger: AdminDeps['ledger'];
-  readonly queue: RunQueue;
+  readonly replay: AdminDeps['replay'];
   readonly redrive?: AdminDeps['redrive'];
   readonly log: Log;
   readonly port: number;
@@ -41,7 +40,7 @@ export async function serveAdmin(opts: AdminServerOptions): Promise<AdminServer>
     Object.entries(
       adminRoutes({
         ledger: opts.ledger,
-        queue: opts.queue,
+        replay: opts.replay,
         log: opts.log,
         ...(opts.redrive && { redrive: opts.redrive }),
       }),

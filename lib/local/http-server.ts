@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MAX_BODY_BYTES } from '../intake/webhook-intake.js';
+import { MAX_BODY_BYTES } from '../http/lambda-http.js';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
 

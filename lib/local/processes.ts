@@ -6,10 +6,10 @@
  */
 import { githubAppClient, githubClients, type GitHubTuning } from '../compose/github.js';
 import { composeIntake } from '../compose/intake.js';
-import { composeReconciler } from '../compose/reconciler.js';
+import { composeReconciler, type Reconciler } from '../compose/reconciler.js';
 import { composeSignalIntake } from '../compose/signals.js';
 import type { ScopedSecret } from '../config/signal-scope.js';
-import { composeWorker } from '../compose/worker.js';
+import { composeWorker, type RunOutcome } from '../compose/worker.js';
 import type { RuntimeSettings } from '../config/env.js';
 import type { GitHubCredentials } from '../config/secrets.js';
 import type { EventPublisher } from '../events/types.js';
@@ -17,10 +17,8 @@ import type { GitHubClients } from '../github/client.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import type { Reconciler } from '../reconcile/reconciler.js';
 import { type EmbeddedFifoQueue, embeddedQueue } from '../queue/open-embedded.js';
 import type { RunQueue } from '../queue/run-queue.js';
-import type { RunOutcome } from '../worker/result.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
 export interface LocalParts {

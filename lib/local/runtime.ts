@@ -2,7 +2,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RuntimeSettings } from '../config/env.js';
 import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
-import { DEFAULT_LEASE_MS } from '../compose/worker.js';
+import { composeDeadLetters, recoverAfterRestart } from '../compose/recovery.js';
+import { composeReplay } from '../compose/replay.js';
+import { type Reconciler, startReconcilerTimer } from '../compose/reconciler.js';
+import { DEFAULT_LEASE_MS, type RunOutcome } from '../compose/worker.js';
 import { fromEnv } from '../config/settings-schema.js';
 import { credentialsFromEnv } from '../config/secrets.js';
 import { signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-settings.js';
@@ -15,17 +18,12 @@ import { MemoryMetrics } from '../obs/memory-metrics.js';
 import type { Log } from '../obs/types.js';
 import { type EmbeddedFifoQueue, embeddedRunQueue, openRunQueue, QueuePoller } from '../queue/open-embedded.js';
 import { MAX_RECEIVE_BATCH } from '../queue/sqs-limits.js';
-import type { Reconciler } from '../reconcile/reconciler.js';
-import { startSweepTimer } from '../reconcile/timer.js';
-import { abandonDeadLetter, type DeadLetterContext, releaseDeadLettered } from '../replay/dead-letters.js';
-import type { RunOutcome } from '../worker/result.js';
 import { serveAdmin } from './admin-server.js';
 import { nextBoot } from './boot.js';
 import { secureDataDir } from './data-dir.js';
 import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
 import { serveRoutes } from './http-server.js';
 import { localProcesses } from './processes.js';
-import { recoverAfterRestart } from './recover.js';
 import { withTestFaults } from './test-faults.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -120,15 +118,15 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const ledger = openLedger(dynamo.client, TABLE_NAME, opts.clock);
   const eventsFile = opts.eventsFile ?? settings.events.file;
   const events = eventsFile ? new JsonLinesEvents(eventsFile) : undefined;
-  const deadLetters: DeadLetterContext = {
-    attempts: ledger.attempts,
+  const deadLetters = composeDeadLetters({
+    ledger,
     owner: boot.owner,
     leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
     ...(events && { events }),
     log,
     metrics,
     now: opts.clock ?? Date.now,
-  };
+  });
   const runQueue = await openRunQueue({
     name: 'reprise-runs.fifo',
     visibilityTimeoutMs: opts.visibilityTimeoutMs ?? 6 * 60_000,
@@ -138,17 +136,19 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     onError: (err) => log.error('queue journal write failed', { error: (err as Error).message }),
     // Only now, after MAX_RECEIVE_COUNT receives, is the message's attempt recorded abandoned.
     onDeadLetter: ({ record, reason }) =>
-      void abandonDeadLetter(
-        {
+      void deadLetters
+        .abandon({
           body: record.body,
           messageId: record.messageId,
           receives: Number(record.attributes.ApproximateReceiveCount),
           reason,
-        },
-        deadLetters,
-      ).catch((err: Error) =>
-        log.error('dead-lettered attempt not recorded abandoned', { message_id: record.messageId, error: err.message }),
-      ),
+        })
+        .catch((err: Error) =>
+          log.error('dead-lettered attempt not recorded abandoned', {
+            message_id: record.messageId,
+            error: err.message,
+          }),
+        ),
   });
   const queue = runQueue.queue;
   const enqueue = embeddedRunQueue(queue);
@@ -199,13 +199,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const publicPort = (server.address() as AddressInfo).port;
   const admin = await serveAdmin({
     ledger,
-    queue: enqueue,
+    replay: composeReplay({ attempts: ledger.attempts, queue: enqueue, log }),
     redrive: async () => {
       const letters = queue.deadLetters.map((d) => d.record);
-      const released = await releaseDeadLettered(
-        letters.map((r) => r.body),
-        deadLetters,
-      );
+      const released = await deadLetters.release(letters.map((r) => r.body));
       const redriven = queue.redrive();
       await queue.persisted(letters.map((r) => r.messageId));
       return { redriven, released };
@@ -219,7 +216,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   if (opts.dataDir) {
     const swept = await recoverAfterRestart({
       ledger,
-      queue,
+      queuedBodies: () => queue.bodies(),
       enqueue,
       client: processes.client,
       graphqlUrl: settings.graphqlUrl,
@@ -238,10 +235,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     log.warn('no --data-dir: the ledger and the queue are in memory, and nothing is kept across restarts');
   }
   poller.start();
-  const sweeps =
-    settings.reconcile.intervalSeconds > 0
-      ? startSweepTimer(reconciler, settings.reconcile.intervalSeconds * 1000, log)
-      : undefined;
+  const sweeps = startReconcilerTimer(settings, reconciler, log);
   log.info('reprise local runtime listening', {
     url,
     webhook: `${url}/webhook`,

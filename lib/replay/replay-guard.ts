@@ -1,5 +1,4 @@
 import { STATE } from '../ledger/attributes.js';
-import type { AttemptRecord } from '../records.js';
 import type { RunAttempts } from '../ledger/run-attempts.js';
 import { type DecisionKind, isRerunDecision, type RunMessage } from '../model.js';
 
@@ -52,8 +51,3 @@ export async function replayGuard(
     ? { kind: 'enqueue', released: decision }
     : { kind: 'refused', reason: `the ledger entry of ${attempt} changed meanwhile; try again` };
 }
-
-/** A ledger record as listings show it: without the stored message. */
-export type DecisionRecord = Omit<AttemptRecord, 'message'>;
-
-export const withoutMessage = ({ message: _m, ...rest }: AttemptRecord): DecisionRecord => rest;

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES } from '../../lib/intake/webhook-intake.js';
+import { MAX_BODY_BYTES } from '../../lib/http/lambda-http.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 
 /** Every entry under `dir` with its permission bits. */

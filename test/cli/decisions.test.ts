@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisions } from '../../lib/cli/decisions.js';
 import { defaultAdminUrl } from '../../lib/cli/local-runtime.js';
-import type { DecisionRecord } from '../../lib/replay/replay-guard.js';
+import type { DecisionRecord } from '../../lib/records.js';
 import { openLedger } from '../../lib/ledger/ledger.js';
 import type { Runtime } from '../../lib/local/runtime.js';
 import { localDynamoClient, startDynamo, type EmbeddedDynamo } from '../../lib/local/dynamo.js';

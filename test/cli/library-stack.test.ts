@@ -22,7 +22,7 @@ import {
   STACK_OUTPUT_NAMES,
   type StackOutputName,
 } from '../../lib/config/stack-outputs.js';
-import type { DecisionRecord } from '../../lib/replay/replay-guard.js';
+import type { DecisionRecord } from '../../lib/records.js';
 import { unescapeHtml } from '../docs/support.js';
 import { failureAnnotation, TEXT } from '../support/evidence.js';
 import { appEnv, type Harness, startHarness, TABLE, testPrivateKey } from '../support/harness.js';

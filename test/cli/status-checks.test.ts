@@ -12,7 +12,7 @@ import {
   listInstallations,
 } from '../../lib/cli/status-checks.js';
 import { createClientFactory } from '../../lib/github/client.js';
-import type { DecisionRecord } from '../../lib/replay/replay-guard.js';
+import type { DecisionRecord } from '../../lib/records.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { APP_ID, testPrivateKey } from '../support/harness.js';
 import { captureIo } from './support.js';

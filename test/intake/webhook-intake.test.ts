@@ -7,7 +7,8 @@ import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { createIntake, MAX_BODY_BYTES, signatureMatches } from '../../lib/intake/webhook-intake.js';
+import { MAX_BODY_BYTES } from '../../lib/http/lambda-http.js';
+import { createIntake, signatureMatches } from '../../lib/intake/webhook-intake.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { realExamples, webhookEvent } from '../support/webhooks.js';
 

@@ -65,6 +65,18 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       'import-x/no-restricted-paths',
     ],
     [
+      'the local runtime → a flow, past lib/compose',
+      'lib/local/probe.ts',
+      "import { sweepAfterRestart } from '../reconcile/restart.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'the local runtime → a flow type, past lib/compose',
+      'lib/local/probe.ts',
+      "import type { RunOutcome } from '../worker/result.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
       'the local runtime → an embedded queue file, past its door',
       'lib/local/probe.ts',
       "import type { EmbeddedFifoQueue } from '../queue/embedded/fifo-queue.js';",
@@ -147,7 +159,7 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       'lib/worker/probe.ts',
       "import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
     ],
-    ['face → flow', 'lib/local/probe.ts', "import { runDecision } from '../worker/run-decision.js';"],
+    ['face → flow', 'functions/probe.ts', "import { runDecision } from '../lib/worker/run-decision.js';"],
     ['compose → flow', 'lib/compose/probe.ts', "import { createWorkerHandler } from '../worker/handler.js';"],
     ['a function → compose', 'functions/probe.ts', "import { composeWorker } from '../lib/compose/worker.js';"],
     ['the local runtime → compose', 'lib/local/probe.ts', "import { composeIntake } from '../compose/intake.js';"],

@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeReplay } from '../../lib/compose/replay.js';
 import { adminRoutes } from '../../lib/local/admin-routes.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
@@ -51,7 +52,7 @@ describe('the operator routes of the local runtime', () => {
     queue = new EmbeddedFifoQueue({ name: 'reprise-runs.fifo' });
     routes = adminRoutes({
       ledger: h.ledger,
-      queue: embeddedRunQueue(queue),
+      replay: composeReplay({ attempts: h.ledger.attempts, queue: embeddedRunQueue(queue), log }),
       redrive: async () => ({ redriven: ++redrives, released: 0 }),
       log,
     });
@@ -145,7 +146,11 @@ describe('the operator routes of the local runtime', () => {
 
   it('POST /redrive answers what the redrive did; a runtime without a dead-letter queue answers 404', async () => {
     expect(answer(await routes['POST /redrive'](event()))).toEqual({ status: 200, body: { redriven: 1, released: 0 } });
-    const without = adminRoutes({ ledger: h.ledger, queue: embeddedRunQueue(queue), log });
+    const without = adminRoutes({
+      ledger: h.ledger,
+      replay: composeReplay({ attempts: h.ledger.attempts, queue: embeddedRunQueue(queue), log }),
+      log,
+    });
     expect(answer(await without['POST /redrive'](event()))).toEqual({
       status: 404,
       body: { error: 'this runtime has no dead-letter queue' },

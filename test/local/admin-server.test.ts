@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeReplay } from '../../lib/compose/replay.js';
 import { type AdminServer, type AdminServerOptions, serveAdmin } from '../../lib/local/admin-server.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
@@ -35,7 +36,8 @@ describe('serveAdmin', () => {
   beforeAll(async () => {
     h = await startHarness();
     dir = await mkdtemp(join(tmpdir(), 'reprise-admin-server-'));
-    base = { ledger: h.ledger, queue: embeddedRunQueue(new EmbeddedFifoQueue({ name: 'admin.fifo' })), log };
+    const queue = embeddedRunQueue(new EmbeddedFifoQueue({ name: 'admin.fifo' }));
+    base = { ledger: h.ledger, replay: composeReplay({ attempts: h.ledger.attempts, queue, log }), log };
   });
   afterAll(async () => {
     await Promise.all(servers.map((s) => close(s.server)));

@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { request } from 'node:http';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES } from '../../lib/intake/webhook-intake.js';
+import { MAX_BODY_BYTES } from '../../lib/http/lambda-http.js';
 import { type LambdaHttpHandler, serveRoutes } from '../../lib/local/http-server.js';
 
 describe('serveRoutes', () => {

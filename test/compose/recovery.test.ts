@@ -4,7 +4,7 @@
  * copy of a message the queue already holds would be decided twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recoverAfterRestart } from '../../lib/local/recover.js';
+import { recoverAfterRestart } from '../../lib/compose/recovery.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
@@ -23,7 +23,7 @@ describe('recoverAfterRestart', () => {
   const recover = (queue: EmbeddedFifoQueue, log = new MemoryLog()) =>
     recoverAfterRestart({
       ledger: h.ledger,
-      queue,
+      queuedBodies: () => queue.bodies(),
       enqueue: embeddedRunQueue(queue),
       client: h.client,
       graphqlUrl: h.settings.graphqlUrl,
