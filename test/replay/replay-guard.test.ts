@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replayGuard, withoutMessage } from '../../lib/replay/replay-guard.js';
+import { replayGuard } from '../../lib/replay/replay-guard.js';
 import { runMessage } from '../core/fixtures.js';
 import { MemoryAttempts } from '../support/fakes/attempts.js';
 
@@ -96,16 +96,5 @@ describe('replaying a run attempt: the ledger is read first', () => {
       kind: 'refused',
       reason: expect.stringContaining('changed meanwhile; try again'),
     });
-  });
-});
-
-describe('a ledger record as listings show it', () => {
-  it('drops the stored message and keeps everything else', async () => {
-    const l = ledgerAt();
-    await l.attempts.claim(msg, 'w', LEASE);
-    const rec = l.attempts.of(msg);
-    const shown = withoutMessage(rec);
-    expect('message' in shown).toBe(false);
-    expect(shown).toMatchObject({ state: 'claimed', owner: 'w', runId: msg.runId });
   });
 });
