@@ -128,8 +128,8 @@ describe('openLedger: the one door to the table', () => {
   });
 
   it('every process assembled on one ledger makes no document client of its own', () => {
-    const watch = watchDocumentClients();
     const ledger = openLedger(dynamo.client, TABLE);
+    const watch = watchDocumentClients();
     const settings = runtimeSettings({});
     const queue: RunQueue = { send: async () => undefined };
     const obs = { log: new MemoryLog(), metrics: new MemoryMetrics() };
@@ -141,7 +141,6 @@ describe('openLedger: the one door to the table', () => {
     composeEc2SignalRecorder({ ttlSeconds: 60, tagKeys: [] }, { ledger, describe: async () => undefined, ...obs });
     composeWorker(settings, { ledger, client: noClient, owner: 'w', defer: async () => undefined, ...obs });
     composeReconciler(settings, { ledger, queue, client: noClient, ...obs });
-    // The ledger's document client was made by the first test, on this DynamoDB client: none since.
     expect(watch.made()).toBe(0);
   });
 });
