@@ -72,11 +72,25 @@ function keyCondition(range: KeyRange): Expression {
   return { expression: '#pk = :pk AND #sk BETWEEN :from AND :to', values: { ...pk, ':from': from, ':to': to } };
 }
 
+const documentClients = new WeakMap<DynamoDBClient, DynamoDBDocumentClient>();
+
 /**
- * The document client on reprise's single table, and the only code that sends it commands.
- * A process makes one, through `openLedger`, and every store shares it. Every write is a
- * single item (dynalite, the local table, has no transactions); a conditional write answers
- * false when its condition did not hold.
+ * The process's one document client over `client`: every store of the ledger, however often it
+ * is opened, and the local runtime's queue journal send through it.
+ */
+export function documentClientOf(client: DynamoDBClient): DynamoDBDocumentClient {
+  let doc = documentClients.get(client);
+  if (!doc) {
+    doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    documentClients.set(client, doc);
+  }
+  return doc;
+}
+
+/**
+ * Reprise's single table, and the only code that sends it commands, through the process's one
+ * document client. Every write is a single item (dynalite, the local table, has no
+ * transactions); a conditional write answers false when its condition did not hold.
  */
 export class Table {
   private readonly doc: DynamoDBDocumentClient;
@@ -85,7 +99,7 @@ export class Table {
     client: DynamoDBClient,
     private readonly name: string,
   ) {
-    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.doc = documentClientOf(client);
   }
 
   async get<T = Record<string, unknown>>(key: Key, consistent: boolean): Promise<T | undefined> {

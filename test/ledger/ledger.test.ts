@@ -1,3 +1,4 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { composeIntake } from '../../lib/compose/intake.js';
@@ -114,16 +115,21 @@ describe('openLedger: the one door to the table', () => {
     expect(watch.senders.size).toBe(1);
   });
 
-  it('two ledgers opened are two document clients: a process opens its own once', () => {
+  it('two ledgers opened on one DynamoDB client share its document client; another DynamoDB client gets its own', () => {
     const watch = watchDocumentClients();
     openLedger(dynamo.client, TABLE);
     openLedger(dynamo.client, TABLE);
-    expect(watch.made()).toBe(2);
+    expect(watch.made()).toBe(0);
+    const other = new DynamoDBClient({ region: 'local' });
+    openLedger(other, TABLE);
+    openLedger(other, TABLE);
+    expect(watch.made()).toBe(1);
+    other.destroy();
   });
 
   it('every process assembled on one ledger makes no document client of its own', () => {
-    const watch = watchDocumentClients();
     const ledger = openLedger(dynamo.client, TABLE);
+    const watch = watchDocumentClients();
     const settings = runtimeSettings({});
     const queue: RunQueue = { send: async () => undefined };
     const obs = { log: new MemoryLog(), metrics: new MemoryMetrics() };
@@ -135,6 +141,6 @@ describe('openLedger: the one door to the table', () => {
     composeEc2SignalRecorder({ ttlSeconds: 60, tagKeys: [] }, { ledger, describe: async () => undefined, ...obs });
     composeWorker(settings, { ledger, client: noClient, owner: 'w', defer: async () => undefined, ...obs });
     composeReconciler(settings, { ledger, queue, client: noClient, ...obs });
-    expect(watch.made()).toBe(1);
+    expect(watch.made()).toBe(0);
   });
 });

@@ -10,7 +10,8 @@ import {
   type DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, paginateQuery, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, paginateQuery, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClientOf } from '../../ledger/table.js';
 import { keys } from '../../ledger/keys.js';
 
 /** Past the last use of an item, so it carries an expiry like every item (dynalite keeps them anyway). */
@@ -28,7 +29,8 @@ export class JournalStore {
     private readonly tableName: string,
     private readonly queue: string,
   ) {
-    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    // The ledger's document client: one per process, though the journal is a table of its own.
+    this.doc = documentClientOf(client);
   }
 
   /** Creates the table (`pk`/`sk`) when missing, and resolves once it serves requests. */
