@@ -7,7 +7,7 @@ import { GitHubSimulator, type SimRun } from '../sim/index.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 import { faultRuntimeEnv, printSummary } from '../support/faults.js';
-import { EXIT, LOST } from '../reliability/reconcile-kit.js';
+import { EXIT, LOST } from '../support/reconcile-kit.js';
 
 const SECRET = 'kill-secret';
 /** A lease in the hundreds of milliseconds keeps the suite fast; sweeps wait it out in full. */

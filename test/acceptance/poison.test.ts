@@ -6,7 +6,7 @@ import type { RunMessage } from '../../lib/model.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
 import { transientBackoffSeconds } from '../../lib/worker/handler.js';
 import { startHarness, type Harness } from '../support/harness.js';
-import { lostRun } from '../reliability/reconcile-kit.js';
+import { lostRun } from '../support/reconcile-kit.js';
 
 const send = (q: EmbeddedFifoQueue, body: string, groupId = 'g', dedup = `${Math.random()}`) =>
   q.send({ body, groupId, deduplicationId: dedup });

@@ -11,7 +11,7 @@ import {
   LOSS_TEXTS,
   signal,
   unavailable,
-} from '../core/fixtures.js';
+} from '../support/fixtures.js';
 import { TEXT } from '../support/evidence.js';
 
 type Expected =

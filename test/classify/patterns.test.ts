@@ -8,7 +8,7 @@ import {
   RUNNER_LOSS_PATTERNS,
 } from '../../lib/classify/patterns.js';
 import { errorLine, TEXT } from '../support/evidence.js';
-import { LOSS_TEXTS } from '../core/fixtures.js';
+import { LOSS_TEXTS } from '../support/fixtures.js';
 
 /** Every variant of a text a matcher must not care about: GitHub's wording, all lower and all upper case. */
 const caseVariants = (text: string): [string, string][] => [

@@ -10,7 +10,7 @@ import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { type Harness, startHarness } from '../support/harness.js';
-import { lostRun } from '../reliability/reconcile-kit.js';
+import { lostRun } from '../support/reconcile-kit.js';
 
 const MINUTE = 60_000;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
 import { clampToCeiling, NO_CEILING } from '../../lib/config/repo-ceiling.js';
 import { compileExtraPatterns } from '../../lib/classify/patterns.js';
-import { config } from '../core/fixtures.js';
+import { config } from '../support/fixtures.js';
 
 const defaults = config({ maxAttempts: 3, textOnlyMaxAttempts: 2 });
 const patterns = compileExtraPatterns(['custom loss']);

@@ -8,7 +8,7 @@ import {
   type RepoConfig,
 } from '../../lib/config/repo-config.js';
 import { ConfigError } from '../../lib/errors.js';
-import { config } from '../core/fixtures.js';
+import { config } from '../support/fixtures.js';
 
 const sources = (c: RepoConfig): string[] => c.extraPatterns.map((r) => r.source);
 

@@ -7,7 +7,7 @@ import {
   fromNewestRecorded,
   isBranchEvent,
 } from '../../lib/decide/branch-staleness.js';
-import { config, runMessage } from '../core/fixtures.js';
+import { config, runMessage } from '../support/fixtures.js';
 
 const SHA_A = 'a'.repeat(40);
 const SHA_B = 'b'.repeat(40);

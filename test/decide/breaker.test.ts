@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { breakerTrips, pauseReason, redOutcome } from '../../lib/decide/breaker.js';
 import { decide } from '../../lib/decide/decide.js';
 import type { JobVerdict } from '../../lib/model.js';
-import { config, failedJob, job, jobVerdict, runFacts, runMessage } from '../core/fixtures.js';
+import { config, failedJob, job, jobVerdict, runFacts, runMessage } from '../support/fixtures.js';
 
 const S = { minOutcomes: 10, windowMs: 30 * 60_000, lostShare: 0.5, coolDownMs: 30 * 60_000 };
 const lost = failedJob({ id: 1, name: 'build' });

@@ -18,7 +18,7 @@ import {
   jobVerdict,
   runFacts,
   runMessage,
-} from '../core/fixtures.js';
+} from '../support/fixtures.js';
 
 const lost = failedJob({ id: 1, name: 'test (1)' });
 const lostCancelled = cancelledJob({ id: 2, name: 'test (2)' });

@@ -10,7 +10,7 @@ import {
   type RequeueFacts,
   testedHead,
 } from '../../lib/decide/merge-group.js';
-import { config, deepFreeze, runMessage } from '../core/fixtures.js';
+import { config, deepFreeze, runMessage } from '../support/fixtures.js';
 
 const BASE = '1'.repeat(40);
 const HEAD = '2'.repeat(40);

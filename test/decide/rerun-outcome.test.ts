@@ -3,7 +3,7 @@ import type { RepoConfig } from '../../lib/config/repo-config.js';
 import { afterRerun } from '../../lib/decide/rerun-outcome.js';
 import { RERUN_REFUSALS, refusalText } from '../../lib/github/rerun-call.js';
 import type { DecisionKind, JobFacts, RerunAnswer, RerunCall } from '../../lib/model.js';
-import { cancelledJob, config, failedJob } from '../core/fixtures.js';
+import { cancelledJob, config, failedJob } from '../support/fixtures.js';
 
 const lost = failedJob({ id: 101, name: 'test (1)' });
 const cancelledA = cancelledJob({ id: 201, name: 'test (2)' });

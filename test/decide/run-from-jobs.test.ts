@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decide } from '../../lib/decide/decide.js';
 import { runFromLatestJobs } from '../../lib/decide/run-from-jobs.js';
 import type { JobFacts, RunMessage } from '../../lib/model.js';
-import { config, job, runFacts, runMessage } from '../core/fixtures.js';
+import { config, job, runFacts, runMessage } from '../support/fixtures.js';
 
 const passed = (over: Partial<JobFacts> = {}): JobFacts => job({ conclusion: 'success', ...over });
 const lost = (over: Partial<JobFacts> = {}): JobFacts => job({ conclusion: 'failure', ...over });

@@ -3,7 +3,7 @@ import { decisionEvent, lostJobEvidence, NO_EVENTS, outcomeEvent, publishQuietly
 import type { RepriseEvent } from '../../lib/events/types.js';
 import type { DecisionKind } from '../../lib/model.js';
 import { MemoryLog } from '../support/memory-log.js';
-import { failedJob, jobVerdict, runMessage } from '../core/fixtures.js';
+import { failedJob, jobVerdict, runMessage } from '../support/fixtures.js';
 import { shapeErrors } from './schema.js';
 
 describe('a merge-group run put back in the queue', () => {

@@ -16,7 +16,7 @@ import {
 import type { RepoApi } from '../../lib/github/repo-api.js';
 import type { RepoRequests } from '../../lib/github/repo-requests.js';
 import type { JobFacts } from '../../lib/model.js';
-import { failedJob } from '../core/fixtures.js';
+import { failedJob } from '../support/fixtures.js';
 import { type Definition, type Fragment, parseDocument, type Selection } from '../sim/graphql-parse.js';
 
 interface TypeRef {

@@ -7,7 +7,7 @@ import {
   summaryMarkdown,
 } from '../../lib/github/report.js';
 import { CONTROLS, CORPUS, FORBIDDEN, render, verdictWith } from '../support/hostile-text.js';
-import { failedJob, jobVerdict } from '../core/fixtures.js';
+import { failedJob, jobVerdict } from '../support/fixtures.js';
 import { type SimRepo, simRepo } from './sim-repo.js';
 
 describe('check-run Markdown: every field literal', () => {

@@ -3,7 +3,7 @@ import type { StoredAttempt } from '../../lib/ledger/attributes.js';
 import { settleOrphan } from '../../lib/reconcile/attempts.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
 import { INSTALLATION_ID, startHarness, type Harness } from '../support/harness.js';
-import { kit, lostRun } from '../reliability/reconcile-kit.js';
+import { kit, lostRun } from '../support/reconcile-kit.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/ledger/keys.js';
 import { nextCursor, redeliveryWindowMs } from '../../lib/reconcile/deliveries.js';
 import { startHarness, TABLE, type Harness } from '../support/harness.js';
-import { kit } from '../reliability/reconcile-kit.js';
+import { kit } from '../support/reconcile-kit.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;

@@ -5,7 +5,7 @@ import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
 import { startHarness } from '../support/harness.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { workflowRunPayload } from '../support/webhooks.js';
-import { kit, LOST, lostRun } from '../reliability/reconcile-kit.js';
+import { kit, LOST, lostRun } from '../support/reconcile-kit.js';
 
 describe('reconciler: the ledger cannot be read', () => {
   it('does nothing, never throws, counts SweepFailed; the next sweep continues once DynamoDB is back', async () => {

@@ -13,7 +13,7 @@ import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { RepriseEvent } from '../../lib/events/types.js';
 import { type RestartContext, sweepAfterRestart } from '../../lib/reconcile/restart.js';
 import { type Harness, INSTALLATION_ID, startHarness } from '../support/harness.js';
-import { lostRun } from '../reliability/reconcile-kit.js';
+import { lostRun } from '../support/reconcile-kit.js';
 
 const LEASE_MS = 5 * 60_000;
 

@@ -6,7 +6,7 @@ import {
   type DeadLetterContext,
   releaseDeadLettered,
 } from '../../lib/replay/dead-letters.js';
-import { runMessage } from '../core/fixtures.js';
+import { runMessage } from '../support/fixtures.js';
 import { MemoryAttempts } from '../support/fakes/attempts.js';
 import { MemoryEvents } from '../support/fakes/counters.js';
 import { MemoryLog } from '../support/memory-log.js';

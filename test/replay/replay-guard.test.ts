@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { replayGuard } from '../../lib/replay/replay-guard.js';
-import { runMessage } from '../core/fixtures.js';
+import { runMessage } from '../support/fixtures.js';
 import { MemoryAttempts } from '../support/fakes/attempts.js';
 
 const msg = runMessage();

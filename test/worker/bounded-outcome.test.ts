@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TEXT_CAPS } from '../../lib/util/clip.js';
 import { boundedOutcome } from '../../lib/worker/bounded-outcome.js';
-import { failedJob, jobVerdict } from '../core/fixtures.js';
+import { failedJob, jobVerdict } from '../support/fixtures.js';
 
 const long = (n: number, c = 'x') => c.repeat(n);
 

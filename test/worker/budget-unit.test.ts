@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RetryBudget } from '../../lib/ledger/budget.js';
 import { giveBackUnit, runKey, spendsBudget, takeUnit } from '../../lib/worker/budget-unit.js';
 import { decisionLine } from '../../lib/worker/context.js';
-import { runMessage } from '../core/fixtures.js';
+import { runMessage } from '../support/fixtures.js';
 import { fakeWorld } from '../support/fakes/context.js';
 
 describe('the budget unit', () => {

@@ -3,7 +3,7 @@ import type { DecisionEvent } from '../../lib/events/types.js';
 import type { AttemptRecord } from '../../lib/records.js';
 import { noteCallFailed, pauseForBreaker, releaseClaim, settleUnclaimed } from '../../lib/worker/claim.js';
 import { decisionLine } from '../../lib/worker/context.js';
-import { runMessage } from '../core/fixtures.js';
+import { runMessage } from '../support/fixtures.js';
 import { fakeWorld } from '../support/fakes/context.js';
 
 /** The record a second message finds: what `claim` answers when it is refused. */

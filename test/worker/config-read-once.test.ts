@@ -10,7 +10,7 @@ import { RepoApi } from '../../lib/github/repo-api.js';
 import { RepoConfigSource } from '../../lib/github/repo-config-source.js';
 import { BUILT_IN_DEFAULTS as DEFAULT_REPO_CONFIG } from '../../lib/config/repo-config.js';
 import { type Harness, INSTALLATION_ID, startHarness } from '../support/harness.js';
-import { lostRun } from '../reliability/reconcile-kit.js';
+import { lostRun } from '../support/reconcile-kit.js';
 
 const N = 10;
 const orgFile = /^\/repos\/acme\/\.github\/contents\/\.github(%2F|\/)reprise\.yml/;

@@ -4,7 +4,7 @@ import type { JobFacts, RunFacts } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { decisionLine } from '../../lib/worker/context.js';
 import { type EvaluationDeps, evaluateAfresh, evaluateRun } from '../../lib/worker/evaluate.js';
-import { ann, config, failedJob, runFacts, runMessage } from '../core/fixtures.js';
+import { ann, config, failedJob, runFacts, runMessage } from '../support/fixtures.js';
 import { TEXT } from '../support/evidence.js';
 import { fakeRepoApi, fakeWorld } from '../support/fakes/context.js';
 import { MemoryLog } from '../support/memory-log.js';

@@ -3,7 +3,7 @@ import type { AnnotationEvidence, LogEvidence } from '../../lib/classify/classif
 import { RateLimitedError } from '../../lib/errors.js';
 import type { JobFacts, RunnerSignal } from '../../lib/model.js';
 import { type EvidenceSources, gatherVerdicts, JOB_CONCURRENCY } from '../../lib/worker/gather-verdicts.js';
-import { ann, failedJob, signal } from '../core/fixtures.js';
+import { ann, failedJob, signal } from '../support/fixtures.js';
 import { TEXT } from '../support/evidence.js';
 import { fakeRepoApi } from '../support/fakes/context.js';
 import { MemoryLog } from '../support/memory-log.js';

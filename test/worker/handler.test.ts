@@ -9,7 +9,7 @@ import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
 import { createWorkerHandler, fifoGroups, permanentFault, transientBackoffSeconds } from '../../lib/worker/handler.js';
-import { runMessage } from '../core/fixtures.js';
+import { runMessage } from '../support/fixtures.js';
 import { errorLine, TEXT } from '../support/evidence.js';
 import { APP_ID, type Harness, startHarness, testPrivateKey } from '../support/harness.js';
 import { fakeWorld } from '../support/fakes/context.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { keepFacts, type KeptFacts, readKeptFacts, resumeFromKept } from '../../lib/worker/kept-facts.js';
 import type { JobFacts } from '../../lib/model.js';
-import { config, failedJob, jobVerdict, runMessage } from '../core/fixtures.js';
+import { config, failedJob, jobVerdict, runMessage } from '../support/fixtures.js';
 import { fakeRepoApi, fakeWorld } from '../support/fakes/context.js';
 
 const msg = runMessage({ runAttempt: 1 });

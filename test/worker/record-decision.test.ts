@@ -4,7 +4,7 @@ import type { RunMessage } from '../../lib/model.js';
 import { decisionLine } from '../../lib/worker/context.js';
 import type { Judged } from '../../lib/worker/evaluate.js';
 import { recordDecision, recordOutcome } from '../../lib/worker/record-decision.js';
-import { config, failedJob, jobVerdict, runMessage } from '../core/fixtures.js';
+import { config, failedJob, jobVerdict, runMessage } from '../support/fixtures.js';
 import { fakeRepoApi, fakeWorld } from '../support/fakes/context.js';
 
 const rerunStep = { kind: 'rerun', reason: 'runner lost', cancelledOnly: false, evidence: 'exact' } as const;

@@ -4,7 +4,7 @@ import type { RerunAnswer } from '../../lib/model.js';
 import type { Judged } from '../../lib/worker/evaluate.js';
 import { act } from '../../lib/worker/rerun-calls.js';
 import { SentFault } from '../../lib/worker/sent-fault.js';
-import { cancelledJob, config, failedJob, jobVerdict, runMessage } from '../core/fixtures.js';
+import { cancelledJob, config, failedJob, jobVerdict, runMessage } from '../support/fixtures.js';
 import { fakeRepoApi, fakeWorld } from '../support/fakes/context.js';
 
 const msg = runMessage();

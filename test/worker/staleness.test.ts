@@ -10,7 +10,7 @@ import { workflowRunPayload } from '../support/webhooks.js';
 import type { WorkflowRunSummary } from '../../lib/github/repo-answers.js';
 import type { RunMessage } from '../../lib/model.js';
 import { findStaleness } from '../../lib/worker/staleness.js';
-import { config, runFacts, runMessage } from '../core/fixtures.js';
+import { config, runFacts, runMessage } from '../support/fixtures.js';
 import { fakeRepoApi } from '../support/fakes/context.js';
 
 const h = harnessForFile();

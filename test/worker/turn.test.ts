@@ -4,7 +4,7 @@ import { LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
 import { takeTurn, waitForTurn } from '../../lib/worker/turn.js';
 import { readKeptFacts } from '../../lib/worker/kept-facts.js';
 import type { Judged } from '../../lib/worker/evaluate.js';
-import { config, failedJob, jobVerdict, runMessage } from '../core/fixtures.js';
+import { config, failedJob, jobVerdict, runMessage } from '../support/fixtures.js';
 import { fakeWorld } from '../support/fakes/context.js';
 
 const INSTALLATION = 42;

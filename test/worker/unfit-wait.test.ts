@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expireUnfitWait } from '../../lib/worker/unfit-wait.js';
-import { runMessage } from '../core/fixtures.js';
+import { runMessage } from '../support/fixtures.js';
 import { fakeWorld } from '../support/fakes/context.js';
 
 const msg = runMessage();

@@ -8,7 +8,7 @@ import { openLedger } from '../../../lib/ledger/ledger.js';
 import type { Pacing } from '../../../lib/ledger/pacing.js';
 import type { RunAttempts } from '../../../lib/ledger/run-attempts.js';
 import { type EmbeddedDynamo, startDynamo } from '../../../lib/local/dynamo.js';
-import { runMessage } from '../../core/fixtures.js';
+import { runMessage } from '../fixtures.js';
 import { MemoryAttempts } from './attempts.js';
 import { MemoryBudget, MemoryPacing } from './counters.js';
 import { VirtualClock } from '../virtual-clock.js';

@@ -6,7 +6,7 @@ import type { StoredAttempt } from '../../lib/ledger/attributes.js';
 import { replayGuard } from '../../lib/replay/replay-guard.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
 import { startHarness, TABLE, type Harness } from '../support/harness.js';
-import { kit, lostRun } from './reconcile-kit.js';
+import { kit, lostRun } from '../support/reconcile-kit.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -24,7 +24,7 @@ import {
   logErrors,
   runFacts,
   runMessage,
-} from './fixtures.js';
+} from '../support/fixtures.js';
 
 /** Each as GitHub wrote it in a public report (test/fixtures/real-reports/reports.json names the address). */
 const PLATFORM_TEXTS: readonly (readonly [name: string, text: string])[] = [

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyJob, type JobEvidence } from '../../lib/classify/classify-job.js';
 import type { JobFacts, JobVerdict } from '../../lib/model.js';
 import { AMBIGUOUS, ECHO, mustRerun, type Report, REPORTS, rowName, SCORED } from '../fixtures/real-reports/corpus.js';
-import { ann, cancelledJob, failedJob, logErrors } from './fixtures.js';
+import { ann, cancelledJob, failedJob, logErrors } from '../support/fixtures.js';
 
 function jobOf(r: Report): JobFacts {
   return r.conclusion === 'cancelled' ? cancelledJob({ name: r.id }) : failedJob({ name: r.id });
