@@ -9,7 +9,16 @@ import { SCAN_LIMITS, ScanBudget, type ScanLimits } from '../../lib/classify/sca
 import { decide } from '../../lib/decide/decide.js';
 import { heldClock } from '../../lib/util/held-clock.js';
 import { TEXT } from '../support/evidence.js';
-import { ann, cancelledJob, config, evidence, failedJob, logErrors, runFacts, runMessage } from '../support/fixtures.js';
+import {
+  ann,
+  cancelledJob,
+  config,
+  evidence,
+  failedJob,
+  logErrors,
+  runFacts,
+  runMessage,
+} from '../support/fixtures.js';
 
 /** A clock that moves `stepMs` each time it is read, and counts the reads. */
 function fakeClock(stepMs: number): { now: () => number; reads: () => number } {
