@@ -133,13 +133,3 @@ export function appSecretFix(secretId: string): string {
     '(the next invocation reads it again; held messages come back on their own)'
   );
 }
-
-/** Reads required environment variables once, naming every missing one. */
-export function requireEnv<K extends string>(
-  env: Readonly<Record<string, string | undefined>>,
-  names: readonly K[],
-): Record<K, string> {
-  const missing = names.filter((n) => !env[n]);
-  if (missing.length > 0) throw new ConfigError(`missing environment variable(s): ${missing.join(', ')}`);
-  return Object.fromEntries(names.map((n) => [n, env[n] as string])) as Record<K, string>;
-}

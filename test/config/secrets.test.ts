@@ -9,7 +9,6 @@ import {
   parseRotatingSecret,
   privateKeyFrom,
   rebuiltOnRotation,
-  requireEnv,
 } from '../../lib/config/secrets.js';
 import { ConfigError } from '../../lib/errors.js';
 import { simAppPrivateKey } from '../sim/index.js';
@@ -164,14 +163,5 @@ describe('rebuiltOnRotation', () => {
     expect(await get()).toBe('good');
     expect(await get()).toBe('good');
     expect(fresh).toEqual([false, true, true, false]);
-  });
-});
-
-describe('requireEnv', () => {
-  it('returns the values, or names every missing (or empty) one at once', () => {
-    expect(requireEnv({ A: '1', B: '2' }, ['A', 'B'])).toEqual({ A: '1', B: '2' });
-    expect(() => requireEnv({ A: '1', C: '' }, ['A', 'B', 'C'])).toThrow(
-      new ConfigError('missing environment variable(s): B, C'),
-    );
   });
 });
