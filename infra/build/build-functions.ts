@@ -10,7 +10,7 @@ import { BUNDLE, HANDLERS, PREBUILT_DIR, PROJECT_ROOT, prebuiltName } from '../f
 import { buildCli } from './build-cli.js';
 import { ownSourceMap } from './own-source-map.js';
 
-/** Handlers the construct always deploys with their SDK bundled (see infra/reprise.ts). */
+/** Handlers the construct always deploys with their SDK bundled (see infra/functions/ec2-signal.ts). */
 const ALWAYS_WITH_SDK = new Set<string>([HANDLERS.ec2Signal.entry]);
 
 async function main(): Promise<void> {
