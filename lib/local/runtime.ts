@@ -16,7 +16,7 @@ import type { QueuedJobs } from '../ledger/queued-jobs.js';
 import type { RunMessage } from '../model.js';
 import { MemoryMetrics } from '../obs/memory-metrics.js';
 import type { Log } from '../obs/types.js';
-import { type EmbeddedFifoQueue, embeddedRunQueue, openRunQueue, QueuePoller } from '../queue/open-embedded.js';
+import { type EmbeddedFifoQueue, embeddedQueue, openRunQueue, QueuePoller } from '../queue/open-embedded.js';
 import { MAX_RECEIVE_BATCH } from '../queue/sqs-limits.js';
 import { serveAdmin } from './admin-server.js';
 import { nextBoot } from './boot.js';
@@ -151,7 +151,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
         ),
   });
   const queue = runQueue.queue;
-  const enqueue = embeddedRunQueue(queue);
+  // The queue's contract, as the intake, the reconciler and a replay send to it and a redrive moves its dead letters.
+  const enqueue = embeddedQueue(queue);
 
   const processes = localProcesses({
     settings,
@@ -201,11 +202,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ledger,
     replay: composeReplay({ attempts: ledger.attempts, queue: enqueue, log }),
     redrive: async () => {
-      const letters = queue.deadLetters.map((d) => d.record);
-      const released = await deadLetters.release(letters.map((r) => r.body));
-      const redriven = queue.redrive();
-      await queue.persisted(letters.map((r) => r.messageId));
-      return { redriven, released };
+      const released = await deadLetters.release((await enqueue.deadLetters()).map((r) => r.body));
+      return { redriven: await enqueue.redrive(), released };
     },
     log,
     port: opts.adminPort ?? (opts.port === 0 ? 0 : publicPort + 1),

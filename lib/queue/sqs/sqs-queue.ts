@@ -1,14 +1,18 @@
 /**
- * The run queue on Amazon SQS FIFO, as the contract suite (test/queue/contract.test.ts) holds it
- * beside the embedded queue. Each method is one SQS call (the dead-letter view and the redrive a
- * few, in sqs-dead-letters.ts); a refusal rejects as a `QueueRefusedError` (sqs-refusal.ts).
+ * The run queue on Amazon SQS FIFO, whole, as the contract suite (test/queue/contract.test.ts) holds
+ * it beside the embedded queue; the deployed functions use only its send (`sqsRunQueue`) and its
+ * deferral (`sqsDeferringQueue`), since Lambda receives and deletes for them. Each method is one
+ * SQS call (the dead-letter view and the redrive a few, in sqs-dead-letters.ts); a refusal rejects
+ * as a `QueueRefusedError` (sqs-refusal.ts).
  */
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import type { Queue, ReceivedRecord, SendInput } from '../run-queue.js';
 import { peekDeadLetters, redriveDeadLetters } from './sqs-dead-letters.js';
 import { receiveRecords, type SqsSender } from './sqs-receive.js';
+import { sqsDeferringQueue } from './sqs-deferral.js';
 import { refusing } from './sqs-refusal.js';
+import { sendMessage, sqsRunQueue } from './sqs-run-queue.js';
 
 export interface SqsQueueOptions {
   readonly sqs: SqsSender;
@@ -26,16 +30,7 @@ export function sqsQueue(opts: SqsQueueOptions): Queue {
   const source = { queueArn: opts.queueArn, region: opts.region };
 
   const sendBody = async (input: SendInput) => {
-    const out = await refusing(() =>
-      sqs.send(
-        new SendMessageCommand({
-          QueueUrl: queueUrl,
-          MessageBody: input.body,
-          MessageGroupId: input.groupId,
-          MessageDeduplicationId: input.deduplicationId,
-        }),
-      ),
-    );
+    const out = await sendMessage(sqs, queueUrl, input);
     if (!out.MessageId) throw new Error(`SendMessage to ${queueUrl} answered without a MessageId`);
     return { messageId: out.MessageId };
   };
@@ -49,10 +44,9 @@ export function sqsQueue(opts: SqsQueueOptions): Queue {
     };
   };
 
+  // The send and the deferral are the ones the deployed functions use, so the contract suite holds them.
   return {
-    send: async (message, groupId, deduplicationId) => {
-      await sendBody({ body: JSON.stringify(message), groupId, deduplicationId });
-    },
+    send: sqsRunQueue(sqs, queueUrl).send,
     sendBody,
     receive: (max: number): Promise<SQSRecord[]> => receiveRecords({ sqs, queueUrl, source }, max),
     delete: async (record: ReceivedRecord) => {
@@ -60,17 +54,7 @@ export function sqsQueue(opts: SqsQueueOptions): Queue {
         sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle })),
       );
     },
-    changeVisibility: async (record: ReceivedRecord, seconds: number) => {
-      await refusing(() =>
-        sqs.send(
-          new ChangeMessageVisibilityCommand({
-            QueueUrl: queueUrl,
-            ReceiptHandle: record.receiptHandle,
-            VisibilityTimeout: seconds,
-          }),
-        ),
-      );
-    },
+    changeVisibility: sqsDeferringQueue(sqs, queueUrl).changeVisibility,
     deadLetters: async () => peekDeadLetters(deadLetterQueue()),
     redrive: async () => redriveDeadLetters(deadLetterQueue(), sendBody),
   };

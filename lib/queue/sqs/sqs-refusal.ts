@@ -1,7 +1,7 @@
 /**
  * SQS's refusals of a call, as the queue contract names them: an SDK error whose code is one of
- * `QueueErrorCode` becomes a `QueueRefusedError`, so the worker's refused-deferral path reads one
- * type on SQS and on the embedded queue. Anything else (throttling, a network fault, a missing
+ * `QueueErrorCode` becomes a `QueueRefusedError`, so a refusal is one type with SQS's code on SQS
+ * and on the embedded queue, as the contract suite checks. Anything else (throttling, a network fault, a missing
  * queue) is not a refusal of the message and is rethrown as it came.
  */
 import { type QueueErrorCode, QueueRefusedError } from '../queue-refused.js';

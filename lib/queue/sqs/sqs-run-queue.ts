@@ -1,16 +1,24 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { RunQueue } from '../run-queue.js';
+import { SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
+import type { RunQueue, SendInput } from '../run-queue.js';
+import type { SqsSender } from './sqs-receive.js';
+import { refusing } from './sqs-refusal.js';
 
-/** The run queue on Amazon SQS FIFO: the caller's group and deduplication ids, the message as JSON. */
-export const sqsRunQueue = (sqs: Pick<SQSClient, 'send'>, queueUrl: string): RunQueue => ({
-  send: async (message, groupId, deduplicationId) => {
-    await sqs.send(
+/** One SendMessage to the queue, in the caller's group under its deduplication id; a refusal rejects as a `QueueRefusedError`. */
+export const sendMessage = (sqs: SqsSender, queueUrl: string, input: SendInput): Promise<SendMessageCommandOutput> =>
+  refusing(() =>
+    sqs.send(
       new SendMessageCommand({
         QueueUrl: queueUrl,
-        MessageBody: JSON.stringify(message),
-        MessageGroupId: groupId,
-        MessageDeduplicationId: deduplicationId,
+        MessageBody: input.body,
+        MessageGroupId: input.groupId,
+        MessageDeduplicationId: input.deduplicationId,
       }),
-    );
+    ),
+  );
+
+/** The run queue on Amazon SQS FIFO, as the intake and the reconciler send to it: the message as JSON. */
+export const sqsRunQueue = (sqs: SqsSender, queueUrl: string): RunQueue => ({
+  send: async (message, groupId, deduplicationId) => {
+    await sendMessage(sqs, queueUrl, { body: JSON.stringify(message), groupId, deduplicationId });
   },
 });
