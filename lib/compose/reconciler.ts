@@ -61,4 +61,4 @@ export function startReconcilerTimer(
   return intervalSeconds > 0 ? startSweepTimer(reconciler, intervalSeconds * 1000, log) : undefined;
 }
 
-export type { Reconciler, SweepTimer };
+export type { Reconciler };

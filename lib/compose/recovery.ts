@@ -14,8 +14,6 @@ import type { RunQueue } from '../queue/run-queue.js';
 import { type RestartSummary, sweepAfterRestart } from '../reconcile/restart.js';
 import { abandonDeadLetter, type DeadLetterContext, releaseDeadLettered } from '../replay/dead-letters.js';
 
-export type { RestartSummary };
-
 const attemptKey = (m: Pick<RunMessage, 'repository' | 'runId' | 'runAttempt'>): string =>
   `${m.repository.id}#${m.runId}#${m.runAttempt}`;
 

@@ -34,5 +34,3 @@ export function composeReplay(parts: ReplayParts): Replay {
     return verdict;
   };
 }
-
-export type { ReplayVerdict };

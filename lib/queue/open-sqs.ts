@@ -4,4 +4,3 @@
  */
 export { sqsDeferringQueue } from './sqs/sqs-deferral.js';
 export { sqsRunQueue } from './sqs/sqs-run-queue.js';
-export { sqsQueue, type SqsQueueOptions } from './sqs/sqs-queue.js';
