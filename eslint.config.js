@@ -114,7 +114,7 @@ export default tseslint.config(
   {
     // One owner per resource: only lib/ledger/ talks to the table (the local runtime creates it,
     // the CLI builds the client); everyone else passes a client through, by type. The local
-    // queue's journal is a table of its own, owned by its store.
+    // queue's journal is a table of its own, owned by its store, on the ledger's table door.
     files: ['lib/**/*.ts'],
     ignores: ['lib/ledger/**', 'lib/local/dynamo.ts', 'lib/cli/aws.ts', 'lib/queue/embedded/journal-store.ts'],
     rules: {

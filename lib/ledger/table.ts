@@ -1,4 +1,10 @@
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   DynamoDBDocumentClient,
@@ -70,6 +76,38 @@ function keyCondition(range: KeyRange): Expression {
     return { expression: '#pk = :pk AND #sk > :after', values: { ...pk, ':after': range.sk.after } };
   const [from, to] = range.sk.between;
   return { expression: '#pk = :pk AND #sk BETWEEN :from AND :to', values: { ...pk, ':from': from, ':to': to } };
+}
+
+/**
+ * Creates a table as the CDK stack defines reprise's (`pk`/`sk`, TTL on `ttl`, which dynalite
+ * ignores) when it is missing: the local runtime's ledger and its queue journal.
+ */
+export async function createTable(client: DynamoDBClient, table: string): Promise<void> {
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: table,
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ResourceInUseException)) throw err;
+  }
+  // dynalite answers CreateTable while the table is still CREATING; wait until it serves requests.
+  for (let i = 0; i < 100; i++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`table ${table} did not become ACTIVE`);
 }
 
 const documentClients = new WeakMap<DynamoDBClient, DynamoDBDocumentClient>();

@@ -1,15 +1,11 @@
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ResourceInUseException,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
+import { createTable } from '../ledger/table.js';
 
 /**
  * The embedded DynamoDB listens on a Unix socket in a directory of its own, mode 0700, and on no
@@ -67,35 +63,6 @@ function refuseBrowsers(server: ReturnType<typeof dynalite>): void {
     }
     for (const listener of own) listener(req, res);
   });
-}
-
-/** The table as the CDK stack defines it: `pk`/`sk`, TTL on `ttl` (dynalite ignores TTL). */
-export async function createTable(client: DynamoDBClient, table: string): Promise<void> {
-  try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: table,
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof ResourceInUseException)) throw err;
-  }
-  // dynalite answers CreateTable while the table is still CREATING; wait until it serves requests.
-  for (let i = 0; i < 100; i++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
-    if (Table?.TableStatus === 'ACTIVE') return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`table ${table} did not become ACTIVE`);
 }
 
 /** dynalite in memory, or on disk under `path` (LevelDB). */

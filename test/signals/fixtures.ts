@@ -1,6 +1,7 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { createTable, type EmbeddedDynamo } from '../../lib/local/dynamo.js';
+import type { EmbeddedDynamo } from '../../lib/local/dynamo.js';
+import { createTable } from '../../lib/ledger/table.js';
 import type { Ec2Event } from '../../lib/signals/ec2-events.js';
 import { openLedger } from '../../lib/ledger/ledger.js';
 
