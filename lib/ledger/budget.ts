@@ -1,7 +1,7 @@
 import { MAX_BUDGET_PER_HOUR } from '../config/settings-table.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import type { Table } from './table.js';
-import { VersionedItems } from './versioned.js';
+import { type VersionedItems, versionedItemsOf } from './versioned.js';
 
 export interface BudgetUsage {
   readonly limit: number;
@@ -58,7 +58,7 @@ export class TableRetryBudget implements RetryBudget {
         `retry budget: expected a whole number ≥ 0 and ≤ ${MAX_BUDGET_PER_HOUR} per hour, got ${limitPerHour}`,
       );
     }
-    this.windows = new VersionedItems(table);
+    this.windows = versionedItemsOf(table);
   }
 
   async usage(installationId: number | null): Promise<BudgetUsage> {

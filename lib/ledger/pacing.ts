@@ -1,6 +1,6 @@
 import { keys, TTL, ttlFrom } from './keys.js';
 import type { Table } from './table.js';
-import { VersionedItems } from './versioned.js';
+import { type VersionedItems, versionedItemsOf } from './versioned.js';
 
 /**
  * The pace of one installation's content-generating requests (re-runs, then reports), shared
@@ -95,7 +95,7 @@ export class TablePacing implements Pacing {
       throw new Error(`pacing: expected a spacing of whole milliseconds ≥ 0, got ${limits.spacingMs}`);
     }
     this.spacingMs = limits.spacingMs;
-    this.paces = new VersionedItems(table);
+    this.paces = versionedItemsOf(table);
   }
 
   async reserve(installationId: number | null, latest?: number): Promise<number | undefined> {

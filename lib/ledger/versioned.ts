@@ -66,3 +66,15 @@ export class VersionedItems {
     return this.inProcess.run(`${key.pk}\n${key.sk}`, () => versioned(this.table, key, change, contended));
   }
 }
+
+const perTable = new WeakMap<Table, VersionedItems>();
+
+/** The one `VersionedItems` of a table in this process, shared by every store that changes its versioned items. */
+export function versionedItemsOf(table: Table): VersionedItems {
+  let items = perTable.get(table);
+  if (!items) {
+    items = new VersionedItems(table);
+    perTable.set(table, items);
+  }
+  return items;
+}

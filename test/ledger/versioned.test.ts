@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransientError } from '../../lib/errors.js';
 import { keys } from '../../lib/ledger/keys.js';
 import { Table } from '../../lib/ledger/table.js';
-import { MAX_TRIES, versioned, type VersionedItem, VersionedItems } from '../../lib/ledger/versioned.js';
+import {
+  MAX_TRIES,
+  versioned,
+  type VersionedItem,
+  VersionedItems,
+  versionedItemsOf,
+} from '../../lib/ledger/versioned.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 
 const TABLE = 'versioned-test';
@@ -129,5 +135,18 @@ describe('VersionedItems: a process’s own changes of one item go one at a time
     await expect(failing).rejects.toThrow('bad change');
     expect(await next).toBe(1);
     expect(await other).toBe(1);
+  });
+
+  it('one table has one VersionedItems in a process: the stores made from it (the worker’s and the reconciler’s pace) queue together', async () => {
+    const { t, reads } = counted();
+    expect(versionedItemsOf(t)).toBe(versionedItemsOf(t));
+    expect(versionedItemsOf(t)).not.toBe(versionedItemsOf(table));
+    const key = keys.pacing(1104);
+    const [first, second] = [versionedItemsOf(t), versionedItemsOf(t)];
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? first : second).change(key, increment, () => 'x')),
+    );
+    expect(results).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(reads.n).toBe(10);
   });
 });
