@@ -7,10 +7,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { repriseOutputs, type StackOutputName } from '../config/stack-outputs.js';
-import type { RunMessage } from '../model.js';
-import { messageGroupId } from '../webhook/run-message.js';
 import { CliError, type CliIo, type CommandSender } from './io.js';
 import { sqsRunQueue } from '../queue/open-sqs.js';
+import type { RunQueue } from '../queue/run-queue.js';
 
 export type { StackOutputName } from '../config/stack-outputs.js';
 
@@ -59,9 +58,8 @@ export async function putSecret(io: CliIo, secretId: string, value: string): Pro
 }
 
 /** Sends a run message as the intake does: grouped by run, deduplicated by its delivery id. */
-export async function sendToQueue(io: CliIo, queueUrl: string, message: RunMessage): Promise<void> {
-  await sqsRunQueue(sqs(io), queueUrl).send(message, messageGroupId(message), message.deliveryId);
-}
+/** The deployed run queue, as the intake sends to it. */
+export const runQueue = (io: CliIo, queueUrl: string): RunQueue => sqsRunQueue(sqs(io), queueUrl);
 
 const CREDENTIAL_ERRORS = new Set([
   'UnrecognizedClientException',

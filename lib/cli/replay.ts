@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { openLedger } from '../ledger/ledger.js';
-import { describeAwsError, dynamoClient, requireOutput, sendToQueue, stackOutputs } from './aws.js';
+import { composeReplay } from '../compose/replay.js';
+import { describeAwsError, requireOutput, runQueue, stackOutputs } from './aws.js';
 import {
   type AppClient,
   appClient,
@@ -11,8 +11,9 @@ import {
   workerClients,
 } from './github.js';
 import { CliError, type CliIo, parseCommand, printJson, println, runCommand, UsageError, withProgress } from './io.js';
+import { tableLedger } from './ledger-source.js';
 import { localRequest, localUrl } from './local-runtime.js';
-import { type ReplayVerdict, replayGuard } from '../replay/replay-guard.js';
+import type { ReplayVerdict } from '../replay/replay-guard.js';
 import { parseRunRef, readLiveRun } from './run-lookup.js';
 import type { HookDelivery } from '../github/hook-deliveries.js';
 
@@ -193,8 +194,7 @@ async function replayRun(io: CliIo, target: string, v: RunOptions): Promise<Outc
         { message: msg, force },
         [200, 409],
       )) as ReplayVerdict)
-    : await replayGuard(openLedger(dynamoClient(io), table!).attempts, msg, force);
-  if (!local && verdict.kind === 'enqueue') await sendToQueue(io, queueUrl!, msg);
+    : await composeReplay({ attempts: tableLedger(io, table!).attempts, queue: runQueue(io, queueUrl!) })(msg, force);
   return { target: name, ...describeVerdict(verdict, name, deliveryId) };
 }
 

@@ -9,7 +9,8 @@ export interface ReplayParts {
   readonly attempts: Pick<RunAttempts, 'get' | 'forceRelease'>;
   /** The worker's queue: a replay is sent as the intake sends a delivery. */
   readonly queue: RunQueue;
-  readonly log: Log;
+  /** Where each replay is logged; the CLI, which prints the verdict, has none. */
+  readonly log?: Log;
   readonly now?: () => number;
 }
 
@@ -26,11 +27,11 @@ export function composeReplay(parts: ReplayParts): Replay {
     const verdict = await replayGuard(parts.attempts, message, force, (parts.now ?? Date.now)());
     const where = { run_id: message.runId, run_attempt: message.runAttempt, delivery: message.deliveryId };
     if (verdict.kind !== 'enqueue') {
-      parts.log.info('replay not enqueued', { ...where, outcome: verdict.kind });
+      parts.log?.info('replay not enqueued', { ...where, outcome: verdict.kind });
       return verdict;
     }
     await parts.queue.send(message, messageGroupId(message), message.deliveryId);
-    parts.log.info('replay enqueued', { ...where, ...(verdict.released && { released: verdict.released }) });
+    parts.log?.info('replay enqueued', { ...where, ...(verdict.released && { released: verdict.released }) });
     return verdict;
   };
 }

@@ -5,16 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  describeAwsError,
-  dynamoClient,
-  putSecret,
-  requireOutput,
-  sendToQueue,
-  stackOutputs,
-} from '../../lib/cli/aws.js';
+import { describeAwsError, dynamoClient, putSecret, requireOutput, runQueue, stackOutputs } from '../../lib/cli/aws.js';
 import { CliError } from '../../lib/cli/io.js';
 import { stackOutputDescription } from '../../lib/config/stack-outputs.js';
+import { messageGroupId } from '../../lib/webhook/run-message.js';
 import type { RunMessage } from '../../lib/model.js';
 import { captureIo, FakeCloudFormation, FakeSecretsManager, FakeSqs } from './support.js';
 
@@ -92,7 +86,7 @@ describe('aws: what the CLI sends', () => {
     expect(describeAwsError(err)).toBe("not found in AWS: Secrets Manager can't find missing");
   });
 
-  it('a run message goes to the queue as the intake sends it: grouped by run, deduplicated by delivery', async () => {
+  it('the deployed queue takes a run message as the intake sends it: grouped by run, deduplicated by delivery', async () => {
     const sqs = new FakeSqs();
     const message = {
       v: 1,
@@ -102,7 +96,7 @@ describe('aws: what the CLI sends', () => {
       runId: 77,
       runAttempt: 1,
     } as RunMessage;
-    await sendToQueue(captureIo({}, { sqs }), 'https://sqs.example/q.fifo', message);
+    await runQueue(captureIo({}, { sqs }), 'https://sqs.example/q.fifo').send(message, messageGroupId(message), 'd-1');
     expect(sqs.sent).toHaveLength(1);
     expect(sqs.sent[0]).toMatchObject({ QueueUrl: 'https://sqs.example/q.fifo', MessageDeduplicationId: 'd-1' });
     expect(sqs.sent[0]?.MessageGroupId).toContain('77');
