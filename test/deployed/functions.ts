@@ -3,6 +3,7 @@
  * template Environment, and what Lambda itself does around them here: the SQS event source
  * mapping (receive, invoke, delete what succeeded) and the HTTP API's event.
  */
+import { recordOf } from '../../lib/queue/sqs/sqs-record.js';
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -136,29 +137,8 @@ export class LambdaInstance {
   }
 }
 
-/** An SQS message as Lambda's event source hands it to the function. */
-export function toRecord(m: Message, queueArn: string): SQSRecord {
-  const a = m.Attributes ?? {};
-  return {
-    messageId: m.MessageId!,
-    receiptHandle: m.ReceiptHandle!,
-    body: m.Body ?? '',
-    attributes: {
-      ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
-      SentTimestamp: a.SentTimestamp ?? '',
-      SenderId: a.SenderId ?? '',
-      ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? '',
-      ...(a.SequenceNumber && { SequenceNumber: a.SequenceNumber }),
-      ...(a.MessageGroupId && { MessageGroupId: a.MessageGroupId }),
-      ...(a.MessageDeduplicationId && { MessageDeduplicationId: a.MessageDeduplicationId }),
-    },
-    messageAttributes: {},
-    md5OfBody: m.MD5OfBody ?? '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: queueArn,
-    awsRegion: REGION,
-  } as SQSRecord;
-}
+/** An SQS message as Lambda's event source hands it to the function: the SQS queue's own record. */
+export const toRecord = (m: Message, queueArn: string): SQSRecord => recordOf(m, { queueArn, region: REGION });
 
 /** The SQS event source mapping: one receive of up to BatchSize, one invocation, the successes deleted. */
 export async function pollOnce(
