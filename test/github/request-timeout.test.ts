@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
 import { RequestTimeoutError, TransientError } from '../../lib/errors.js';
-import { createClientFactory } from '../../lib/github/client.js';
 import { RepoApi } from '../../lib/github/repo-api.js';
 import { errorLine, lostJob, TEXT } from '../support/evidence.js';
-import { APP_ID, type Harness, INSTALLATION_ID, startHarness, testPrivateKey } from '../support/harness.js';
+import { type Harness, INSTALLATION_ID, startHarness } from '../support/harness.js';
+import { slowGitHub } from '../support/slow-github.js';
 import { VirtualClock } from '../support/virtual-clock.js';
 
 let h: Harness;
@@ -18,23 +18,11 @@ beforeEach(() => {
   h.sim.resetRequests();
 });
 
-/** Clients whose request timeouts fire on `clock`, and GitHub's latency passing on it too. */
-function slowGitHub(clock: VirtualClock) {
-  h.sim.latencyWait = async (ms) => clock.advance(ms);
-  return createClientFactory({
-    apiUrl: h.settings.apiUrl,
-    credentials: { kind: 'app', appId: APP_ID, privateKey: testPrivateKey() },
-    log: h.log,
-    retryBaseMs: 1,
-    timeoutSignal: clock.timeout,
-  });
-}
-
 describe('every GitHub request has a timeout', () => {
   it('a REST call GitHub does not answer within the request timeout is a RequestTimeoutError (transient), sent once, not retried in-process', async () => {
     const clock = new VirtualClock();
     const run = h.sim.addRun({ repo: 'acme/slow-rest', jobs: [lostJob('test', 'runner-1')] });
-    const api = new RepoApi(slowGitHub(clock)(INSTALLATION_ID), 'acme', 'slow-rest', h.sim.graphqlUrl);
+    const api = new RepoApi(slowGitHub(h, clock)(INSTALLATION_ID), 'acme', 'slow-rest', h.sim.graphqlUrl);
     await api.getRun(run.id); // the installation token, exchanged while GitHub is fast
     h.sim.resetRequests();
 
@@ -48,7 +36,7 @@ describe('every GitHub request has a timeout', () => {
   it('a request answered just within its timeout succeeds', async () => {
     const clock = new VirtualClock();
     const run = h.sim.addRun({ repo: 'acme/just-in-time', jobs: [lostJob('test', 'runner-1')] });
-    const api = new RepoApi(slowGitHub(clock)(INSTALLATION_ID), 'acme', 'just-in-time', h.sim.graphqlUrl);
+    const api = new RepoApi(slowGitHub(h, clock)(INSTALLATION_ID), 'acme', 'just-in-time', h.sim.graphqlUrl);
     await api.getRun(run.id);
     h.sim.latencyMs = GITHUB_REQUEST_TIMEOUT_MS - 1;
     await expect(api.getRun(run.id)).resolves.toMatchObject({ id: run.id });
@@ -57,7 +45,7 @@ describe('every GitHub request has a timeout', () => {
   it('a GraphQL query GitHub does not answer in time is a RequestTimeoutError too', async () => {
     const clock = new VirtualClock();
     const run = h.sim.addRun({ repo: 'acme/slow-graphql', jobs: [lostJob('test', 'runner-1')] });
-    const api = new RepoApi(slowGitHub(clock)(INSTALLATION_ID), 'acme', 'slow-graphql', h.sim.graphqlUrl);
+    const api = new RepoApi(slowGitHub(h, clock)(INSTALLATION_ID), 'acme', 'slow-graphql', h.sim.graphqlUrl);
     const jobs = await api.listAttemptJobs(run.id, 1);
     h.sim.latencyMs = GITHUB_REQUEST_TIMEOUT_MS + 1_000;
     await expect(api.annotationsByGraphql(jobs)).rejects.toBeInstanceOf(RequestTimeoutError);
@@ -69,7 +57,7 @@ describe('every GitHub request has a timeout', () => {
       repo: 'acme/slow-log',
       jobs: [{ name: 'test', conclusion: 'failure', annotations: [], log: errorLine(TEXT.selfHostedNamed('r-1')) }],
     });
-    const api = new RepoApi(slowGitHub(clock)(INSTALLATION_ID), 'acme', 'slow-log', h.sim.graphqlUrl);
+    const api = new RepoApi(slowGitHub(h, clock)(INSTALLATION_ID), 'acme', 'slow-log', h.sim.graphqlUrl);
     const [job] = await api.listAttemptJobs(run.id, 1);
     // Only the log host is slow: the redirect from the API is answered at once.
     h.sim.latencyMs = 1;

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TIMEOUTS } from '../../infra/reprise.js';
 import { DECISION_NEED_MS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
 import { PermanentError, ShapeError, TransientError } from '../../lib/errors.js';
-import { createClientFactory } from '../../lib/github/client.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
@@ -11,8 +10,9 @@ import { messageGroupId } from '../../lib/webhook/run-message.js';
 import { createWorkerHandler, fifoGroups, permanentFault, transientBackoffSeconds } from '../../lib/worker/handler.js';
 import { runMessage } from '../support/fixtures.js';
 import { errorLine, TEXT } from '../support/evidence.js';
-import { APP_ID, type Harness, startHarness, testPrivateKey } from '../support/harness.js';
+import { type Harness, startHarness } from '../support/harness.js';
 import { fakeWorld } from '../support/fakes/context.js';
+import { slowGitHub } from '../support/slow-github.js';
 import { VirtualClock } from '../support/virtual-clock.js';
 
 /**
@@ -33,18 +33,6 @@ beforeEach(() => {
   h.log.clear();
   h.sim.resetRequests();
 });
-
-/** Clients whose request timeouts fire on `clock`, and GitHub's latency passing on it too. */
-function slowGitHub(clock: VirtualClock) {
-  h.sim.latencyWait = async (ms) => clock.advance(ms);
-  return createClientFactory({
-    apiUrl: h.settings.apiUrl,
-    credentials: { kind: 'app', appId: APP_ID, privateKey: testPrivateKey() },
-    log: h.log,
-    retryBaseMs: 1,
-    timeoutSignal: clock.timeout,
-  });
-}
 
 describe('time-bounded batches', () => {
   it('a decision needs the request timeout times the round trips of a decision; the worker timeout is two such needs', () => {
@@ -84,7 +72,7 @@ describe('time-bounded batches', () => {
     const clock = new VirtualClock();
     const { queue, messages } = tenLostRuns(clock, 'slow-batch');
     const worker = h.worker({
-      client: slowGitHub(clock),
+      client: slowGitHub(h, clock),
       maxReceiveCount: MAX_RECEIVE_COUNT,
       defer: async (record, seconds) => void queue.changeVisibility(record.receiptHandle, seconds * 1000),
     });
@@ -139,7 +127,7 @@ describe('time-bounded batches', () => {
   it('control: the same slow batch decided without the time left runs past the function timeout, where Lambda would lose the whole batch answer', async () => {
     const clock = new VirtualClock();
     const { queue } = tenLostRuns(clock, 'slow-control');
-    const worker = h.worker({ client: slowGitHub(clock), maxReceiveCount: MAX_RECEIVE_COUNT });
+    const worker = h.worker({ client: slowGitHub(h, clock), maxReceiveCount: MAX_RECEIVE_COUNT });
     h.sim.latencyMs = SLOW_MS;
     const time = clock.invocation(FUNCTION_TIMEOUT_MS);
     const res = await worker({ Records: queue.receive(10) });
@@ -177,7 +165,7 @@ describe('time-bounded batches', () => {
     const clock = new VirtualClock();
     const { queue } = tenLostRuns(clock, 'last-receive');
     // Every record arrives on the receive the worker is told is its last.
-    const worker = h.worker({ client: slowGitHub(clock), maxReceiveCount: 1 });
+    const worker = h.worker({ client: slowGitHub(h, clock), maxReceiveCount: 1 });
     const res = await worker({ Records: queue.receive(10) }, clock.invocation(1_000));
     expect(res.batchItemFailures).toHaveLength(9);
     expect(h.log.named('message handed back on its last receive; it goes to the dead-letter queue')).toHaveLength(9);
@@ -186,7 +174,7 @@ describe('time-bounded batches', () => {
   it('the first message of a batch is always taken, however little time is left', async () => {
     const clock = new VirtualClock();
     const { queue } = tenLostRuns(clock, 'little-time');
-    const worker = h.worker({ client: slowGitHub(clock), maxReceiveCount: MAX_RECEIVE_COUNT });
+    const worker = h.worker({ client: slowGitHub(h, clock), maxReceiveCount: MAX_RECEIVE_COUNT });
     const records = queue.receive(10);
     const res = await worker({ Records: records }, clock.invocation(1_000));
     expect(res.batchItemFailures).toHaveLength(9);
