@@ -5,7 +5,6 @@ import {
   annotationsByRest,
   annotationsQuery,
 } from '../../lib/github/annotations.js';
-import { repoRequests } from '../../lib/github/repo-requests.js';
 import type { JobFacts } from '../../lib/model.js';
 import type { SimJobSpec } from '../sim/index.js';
 import { exitAnnotation, lostAnnotation } from '../support/evidence.js';
@@ -21,10 +20,7 @@ beforeEach(() => {
   gh.sim.resetRequests();
 });
 
-const calls = () => {
-  const [owner, repo] = gh.repo.split('/') as [string, string];
-  return repoRequests(gh.clients, { owner, repo, graphqlUrl: gh.sim.graphqlUrl }, () => undefined);
-};
+const calls = () => gh.requests();
 
 /** The run's jobs as the listing gives them (ids and node ids the simulator made). */
 async function jobsOf(specs: SimJobSpec[]): Promise<JobFacts[]> {

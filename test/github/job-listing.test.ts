@@ -19,10 +19,7 @@ describe('listJobs (simulator)', () => {
   afterAll(() => gh.close());
   beforeEach(() => gh.sim.resetRequests());
 
-  const calls = () => {
-    const [owner, repo] = gh.repo.split('/') as [string, string];
-    return repoRequests(gh.clients, { owner, repo, graphqlUrl: gh.sim.graphqlUrl }, () => undefined);
-  };
+  const calls = () => gh.requests();
 
   it('every job of a 250-job attempt, over three pages, as facts', async () => {
     const run = gh.sim.addRun({

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LogHostError, RequestTimeoutError } from '../../lib/errors.js';
 import { errorLines, hostAllowed, readJobLog, readLogAt } from '../../lib/github/job-log.js';
-import { repoRequests } from '../../lib/github/repo-requests.js';
 import type { SimJobSpec } from '../sim/index.js';
 import { errorLine, exitLog, SHUTDOWN_LOG, TEXT } from '../support/evidence.js';
 import { MemoryLog } from '../support/memory-log.js';
@@ -104,10 +103,7 @@ describe('readJobLog (simulator)', () => {
 
   const log = new MemoryLog();
   const opts = { allowHosts: ['127.0.0.1'], windowBytes: 8 * 1024 * 1024, log };
-  const calls = () => {
-    const [owner, repo] = gh.repo.split('/') as [string, string];
-    return repoRequests(gh.clients, { owner, repo, graphqlUrl: gh.sim.graphqlUrl }, () => undefined);
-  };
+  const calls = () => gh.requests();
   const jobWith = (spec: Partial<SimJobSpec>): number => {
     const run = gh.sim.addRun({ repo: gh.repo, jobs: [{ name: 'unit', conclusion: 'failure', ...spec }] });
     return gh.sim.run(run.id).jobs[0]!.id;

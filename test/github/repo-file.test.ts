@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readRepoFile } from '../../lib/github/repo-file.js';
-import { repoRequests } from '../../lib/github/repo-requests.js';
 import { type SimRepo, simRepo } from './sim-repo.js';
 
 let gh: SimRepo;
@@ -14,10 +13,7 @@ beforeEach(() => {
 });
 
 let counted = 0;
-const calls = () => {
-  const [owner, repo] = gh.repo.split('/') as [string, string];
-  return repoRequests(gh.clients, { owner, repo, graphqlUrl: gh.sim.graphqlUrl }, () => void counted++);
-};
+const calls = () => gh.requests(() => void counted++);
 
 describe('readRepoFile (simulator)', () => {
   it('a file is found with its text (UTF-8) and its ETag', async () => {

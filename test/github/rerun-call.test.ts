@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { repoRequests } from '../../lib/github/repo-requests.js';
 import { RERUN_REFUSALS, refusalText, rerunCall } from '../../lib/github/rerun-call.js';
 import { type SimRepo, simRepo } from './sim-repo.js';
 
@@ -13,10 +12,7 @@ beforeEach(() => {
   gh.sim.resetRequests();
 });
 
-const calls = () => {
-  const [owner, repo] = gh.repo.split('/') as [string, string];
-  return repoRequests(gh.clients, { owner, repo, graphqlUrl: gh.sim.graphqlUrl }, () => undefined);
-};
+const calls = () => gh.requests();
 const failedRun = () => gh.sim.addRun({ repo: gh.repo, jobs: [{ name: 'unit', conclusion: 'failure' }] }).id;
 
 describe('rerunCall (simulator)', () => {

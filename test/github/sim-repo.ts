@@ -4,6 +4,7 @@
  */
 import { createClientFactory, type GitHubClients } from '../../lib/github/client.js';
 import { RepoApi } from '../../lib/github/repo-api.js';
+import { type RepoRequests, repoRequests } from '../../lib/github/repo-requests.js';
 import type { TimeoutOptions } from '../../lib/github/request-timeout.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { MemoryLog } from '../support/memory-log.js';
@@ -17,6 +18,8 @@ export interface SimRepo {
   readonly clients: GitHubClients;
   /** A fresh RepoApi of `repo` (or another), its request count at 0. */
   api(repo?: string): RepoApi;
+  /** The calls a RepoApi makes for `repo`, each request told to `onRequest`. */
+  requests(onRequest?: () => void): RepoRequests;
   close(): Promise<void>;
 }
 
@@ -47,6 +50,10 @@ export async function simRepo(opts: { repo?: string } & TimeoutOptions = {}): Pr
     api: (name = repo) => {
       const [owner, r] = name.split('/') as [string, string];
       return new RepoApi(clients, owner, r, sim.graphqlUrl);
+    },
+    requests: (onRequest = () => undefined) => {
+      const [owner, r] = repo.split('/') as [string, string];
+      return repoRequests(clients, { owner, repo: r, graphqlUrl: sim.graphqlUrl }, onRequest);
     },
     close: () => sim.close(),
   };
