@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
+import { drawnCharts, overflowingSections } from '../support/page-charts.js';
 import { appEnv } from '../support/harness.js';
 import { seedMonth } from './backtest-history.js';
 
@@ -124,30 +125,9 @@ describe('reprise backtest --html', () => {
       const { browser, page } = await open(390);
       try {
         expect(await page.$eval('html', (h) => h.scrollWidth)).toBeLessThanOrEqual(390);
-        const overflowing = await page.$$eval('section', (all) =>
-          all.filter((s) => s.scrollWidth > s.clientWidth).map((s) => s.querySelector('h2')?.textContent),
-        );
+        const overflowing = await overflowingSections(page);
         expect(overflowing).toEqual([]);
-        const charts = await page.$$eval('svg', (all) =>
-          all
-            .filter((s) => s.getBoundingClientRect().width > 0)
-            .map((s) => {
-              const scale = (s as unknown as { getScreenCTM(): { a: number } | null }).getScreenCTM()?.a ?? 0;
-              const frame = s.getBoundingClientRect();
-              const view = s.ownerDocument.defaultView;
-              return {
-                marks: [...s.querySelectorAll('.mark')].filter((m) => m.getBoundingClientRect().width > 0).length,
-                texts: [...s.querySelectorAll('text')].map((t) => {
-                  const box = t.getBoundingClientRect();
-                  return {
-                    text: t.textContent ?? '',
-                    px: parseFloat(view?.getComputedStyle(t).fontSize ?? '0') * scale,
-                    inside: box.left >= frame.left - 0.5 && box.right <= frame.right + 0.5,
-                  };
-                }),
-              };
-            }),
-        );
+        const charts = await drawnCharts(page);
         expect(charts).toHaveLength(TITLES.length);
         for (const c of charts) expect(c.marks).toBeGreaterThan(0);
         for (const t of charts.flatMap((c) => c.texts)) {

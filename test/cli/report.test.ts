@@ -13,6 +13,7 @@ import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
 import type { DescribeInstance } from '../../lib/signals/runner-identities.js';
 import { createIntake } from '../../lib/intake/webhook-intake.js';
 import type { SimJobSpec } from '../sim/index.js';
+import { drawnCharts, overflowingSections } from '../support/page-charts.js';
 import { exitAnnotation, lostAnnotation } from '../support/evidence.js';
 import { type Harness, INSTALLATION_ID, startHarness, TABLE } from '../support/harness.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
@@ -446,29 +447,8 @@ describe.skipIf(!chromium)(
         await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1, isMobile: true });
         await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
         const scrollWidth = await page.$eval('html', (html) => html.scrollWidth);
-        const sectionsOverflowing = await page.$$eval('section', (sections) =>
-          sections.filter((s) => s.scrollWidth > s.clientWidth).map((s) => s.querySelector('h2')?.textContent),
-        );
-        const charts = await page.$$eval('svg', (all) =>
-          all
-            .filter((s) => s.getBoundingClientRect().width > 0)
-            .map((s) => {
-              const scale = (s as unknown as { getScreenCTM(): { a: number } | null }).getScreenCTM()?.a ?? 0;
-              const frame = s.getBoundingClientRect();
-              const view = s.ownerDocument.defaultView;
-              return {
-                marks: [...s.querySelectorAll('.mark')].filter((m) => m.getBoundingClientRect().width > 0).length,
-                texts: [...s.querySelectorAll('text')].map((t) => {
-                  const box = t.getBoundingClientRect();
-                  return {
-                    text: t.textContent ?? '',
-                    px: parseFloat(view?.getComputedStyle(t).fontSize ?? '0') * scale,
-                    inside: box.left >= frame.left - 0.5 && box.right <= frame.right + 0.5,
-                  };
-                }),
-              };
-            }),
-        );
+        const sectionsOverflowing = await overflowingSections(page);
+        const charts = await drawnCharts(page);
         const seen = {
           scrollWidth,
           sectionsOverflowing,
