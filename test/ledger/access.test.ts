@@ -6,6 +6,7 @@ import { keys } from '../../lib/ledger/keys.js';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import type { RunMessage } from '../../lib/model.js';
+import { ledgerMessage } from './support.js';
 
 const TABLE = 'access-test';
 const T = Date.parse('2026-11-03T08:00:00Z');
@@ -63,20 +64,7 @@ function allowed(fn: FunctionName, r: Request): boolean {
   return grant.keyed.some((g) => g.actions.includes(r.action) && g.leadingKeys.some((k) => like(k).test(r.pk ?? '')));
 }
 
-const msg = (runId: number, runAttempt = 1): RunMessage => ({
-  v: 1,
-  deliveryId: `d-${runId}`,
-  installationId: 7,
-  repository: { id: 9, owner: 'acme', name: 'web' },
-  runId,
-  runAttempt,
-  workflow: { id: 1, name: 'ci', path: null },
-  event: 'push',
-  headSha: 'abc',
-  headBranch: 'main',
-  conclusion: 'failure',
-  pullRequests: [],
-});
+const msg = (runId: number, runAttempt = 1): RunMessage => ledgerMessage(runId, { runAttempt });
 const BREAKER = { minOutcomes: 1, lostShare: 1, windowMs: 3_600_000, coolDownMs: 600_000 };
 const PACE = { perMinute: 10, perHour: 0, spacingMs: 100 };
 const branch = { installationId: 7, repoId: 9, workflowId: 1, branch: 'main' };

@@ -7,6 +7,7 @@ import { Table } from '../../lib/ledger/table.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { RERUN_DECISIONS, type RunMessage } from '../../lib/model.js';
 import { TEXT_CAPS } from '../../lib/util/clip.js';
+import { ledgerMessage } from './support.js';
 
 const TABLE = 'attempt-items-test';
 const T = Date.parse('2026-11-03T08:00:00Z');
@@ -18,20 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => dynamo.close());
 
-const msg = (runId: number): RunMessage => ({
-  v: 1,
-  deliveryId: `d-${runId}`,
-  installationId: 7,
-  repository: { id: 9, owner: 'acme', name: 'web' },
-  runId,
-  runAttempt: 2,
-  workflow: { id: 1, name: 'ci', path: null },
-  event: 'push',
-  headSha: 'abc',
-  headBranch: 'main',
-  conclusion: 'failure',
-  pullRequests: [],
-});
+const msg = (runId: number): RunMessage => ledgerMessage(runId, { runAttempt: 2 });
 
 describe('what every writer of a run attempt shares', () => {
   it('a message’s key is its repository’s run attempt', () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import type { RunMessage } from '../../lib/model.js';
+import { ledgerMessage } from './support.js';
 
 const TABLE = 'decision-log-test';
 const T = Date.parse('2026-11-03T08:00:00Z');
@@ -9,20 +10,10 @@ let dynamo: EmbeddedDynamo;
 let now = T;
 let ledger: Ledger;
 
-const msg = (runId: number, repo: string): RunMessage => ({
-  v: 1,
-  deliveryId: `d-${runId}`,
-  installationId: 7,
-  repository: { id: runId, owner: repo.split('/')[0]!, name: repo.split('/')[1]! },
-  runId,
-  runAttempt: 1,
-  workflow: { id: 1, name: 'ci', path: null },
-  event: 'push',
-  headSha: 'abc',
-  headBranch: 'main',
-  conclusion: 'failure',
-  pullRequests: [],
-});
+const msg = (runId: number, repo: string): RunMessage => {
+  const [owner, name] = repo.split('/') as [string, string];
+  return ledgerMessage(runId, { repository: { id: runId, owner, name } });
+};
 
 beforeAll(async () => {
   dynamo = await startDynamo({ table: TABLE });

@@ -9,11 +9,11 @@ import { runtimeSettings } from '../../lib/config/env.js';
 import { intakeSettings } from '../../lib/config/function-settings.js';
 import { openLedger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
-import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { RunQueue } from '../../lib/queue/run-queue.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { RunnerKeys } from '../../lib/signals/runner-keys.js';
+import { ledgerMessage } from './support.js';
 
 const TABLE = 'ledger-test';
 let dynamo: EmbeddedDynamo;
@@ -24,20 +24,7 @@ afterAll(async () => dynamo.close());
 afterEach(() => vi.restoreAllMocks());
 
 const T = Date.parse('2026-11-03T08:00:00Z');
-const msg: RunMessage = {
-  v: 1,
-  deliveryId: 'd-1',
-  installationId: 7,
-  repository: { id: 9, owner: 'acme', name: 'web' },
-  runId: 1,
-  runAttempt: 1,
-  workflow: { id: 1, name: 'ci', path: null },
-  event: 'push',
-  headSha: 'abc',
-  headBranch: 'main',
-  conclusion: 'failure',
-  pullRequests: [],
-};
+const msg = ledgerMessage(1);
 const BREAKER = { minOutcomes: 5, lostShare: 0.5, windowMs: 3_600_000, coolDownMs: 600_000 };
 
 /** The document clients made, and the clients every command was sent through. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import type { RunMessage } from '../../lib/model.js';
+import { ledgerMessage } from './support.js';
 
 const TABLE = 'report-facts-test';
 const T = Date.parse('2026-11-03T08:00:00Z');
@@ -15,20 +16,8 @@ beforeAll(async () => {
 });
 afterAll(async () => dynamo.close());
 
-const msg = (runId: number, runAttempt = 1): RunMessage => ({
-  v: 1,
-  deliveryId: `d-${runId}-${runAttempt}`,
-  installationId: 7,
-  repository: { id: 9, owner: 'acme', name: 'web' },
-  runId,
-  runAttempt,
-  workflow: { id: 1, name: 'ci', path: null },
-  event: 'push',
-  headSha: 'abc',
-  headBranch: 'main',
-  conclusion: 'failure',
-  pullRequests: [],
-});
+const msg = (runId: number, runAttempt = 1): RunMessage =>
+  ledgerMessage(runId, { runAttempt, deliveryId: `d-${runId}-${runAttempt}` });
 
 async function decide(runId: number, at: number, decision: 'retried' | 'genuine_failure', runAttempt = 1) {
   now = at;

@@ -4,6 +4,7 @@ import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { Table } from '../../lib/ledger/table.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import type { RunMessage } from '../../lib/model.js';
+import { ledgerMessage } from './support.js';
 
 const TABLE = 'run-attempts-test';
 let dynamo: EmbeddedDynamo;
@@ -12,20 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => dynamo.close());
 
-const runMsg = (runId: number): RunMessage => ({
-  v: 1,
-  deliveryId: `d-${runId}`,
-  installationId: 1,
-  repository: { id: 9, owner: 'acme', name: 'web' },
-  runId,
-  runAttempt: 1,
-  workflow: { id: 1, name: 'ci', path: null },
-  event: 'push',
-  headSha: 'abc',
-  headBranch: 'main',
-  conclusion: 'failure',
-  pullRequests: [],
-});
+const runMsg = (runId: number): RunMessage => ledgerMessage(runId, { installationId: 1 });
 
 describe('a claim (one owner per run attempt)', () => {
   const T = Date.parse('2026-11-03T08:00:00Z');
