@@ -1,9 +1,16 @@
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { type FunctionName, resourceEnvironment } from '../../lib/config/settings-schema.js';
+import {
+  type FunctionName,
+  type ResourceName,
+  resourceEnvironment,
+  resourcesOf,
+} from '../../lib/config/settings-schema.js';
 import { HANDLERS, type RepriseFunctionProps } from '../functions.js';
 import { functionEnvironment, type ResolvedProps } from '../props.js';
-import type { Storage } from '../storage.js';
+import { grantTableAccess, type Storage } from '../storage.js';
 
 /** What the functions of the construct are built from: its props and the resources they share. */
 export interface FunctionDeps {
@@ -41,4 +48,22 @@ export function commonProps(fn: FunctionName, deps: FunctionDeps): Common {
     bundleAwsSdk: p.bundleAwsSdk,
     environment: { ...resources, ...functionEnvironment(fn, p.settings) },
   };
+}
+
+/**
+ * Grants `fn` what its environment hands it (`RESOURCE_ENV`), so the two cannot drift: the table
+ * as lib/ledger/access.ts declares the function's access, and each secret, read. The work queue
+ * is granted where it is used, as sending and consuming differ.
+ */
+export function grantResources(fn: FunctionName, deps: FunctionDeps, grantee: IGrantable): void {
+  const { storage } = deps;
+  const secrets: Record<Exclude<ResourceName, 'table' | 'workQueue'>, ISecret> = {
+    webhookSecret: storage.webhookSecret,
+    githubAppSecret: storage.githubAppSecret,
+    signalSecret: storage.signalSecret,
+  };
+  for (const resource of resourcesOf(fn)) {
+    if (resource === 'table') grantTableAccess(storage.table, grantee, fn);
+    else if (resource !== 'workQueue') secrets[resource].grantRead(grantee);
+  }
 }

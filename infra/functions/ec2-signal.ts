@@ -4,8 +4,7 @@ import type { Construct } from 'constructs';
 import { Ec2SignalRules } from '../ec2-signals.js';
 import { RepriseFunction } from '../functions.js';
 import { acknowledge } from '../nag.js';
-import { grantTableAccess } from '../storage.js';
-import { commonProps, type FunctionDeps } from './deps.js';
+import { commonProps, type FunctionDeps, grantResources } from './deps.js';
 import { TIMEOUTS } from './timeouts.js';
 
 export interface Ec2SignalDeps extends FunctionDeps {
@@ -31,7 +30,7 @@ export class Ec2SignalFunction extends RepriseFunction {
       bundleAwsSdk: true,
       asyncFailureQueue: deps.deadLetterQueue,
     });
-    grantTableAccess(deps.storage.table, this.role, 'ec2Signal');
+    grantResources('ec2Signal', deps, this.role);
     // Reads the runner-name tags of the interrupted instance.
     this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
     acknowledge(

@@ -1,7 +1,6 @@
 import type { Construct } from 'constructs';
 import { RepriseFunction } from '../functions.js';
-import { grantTableAccess } from '../storage.js';
-import { commonProps, type FunctionDeps } from './deps.js';
+import { commonProps, type FunctionDeps, grantResources } from './deps.js';
 import { TIMEOUTS } from './timeouts.js';
 
 /** The webhook intake: verifies deliveries, records what it must and enqueues completed runs. */
@@ -17,8 +16,7 @@ export class IntakeFunction extends RepriseFunction {
       memorySize: 256,
     });
     deps.eventBus.grantPutEventsTo(this.role);
-    grantTableAccess(deps.storage.table, this.role, 'intake');
+    grantResources('intake', deps, this.role);
     deps.workQueue.grantSendMessages(this.role);
-    deps.storage.webhookSecret.grantRead(this.role);
   }
 }

@@ -4,8 +4,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
 import { RepriseFunction } from '../functions.js';
 import { acknowledge } from '../nag.js';
-import { grantTableAccess } from '../storage.js';
-import { commonProps, type FunctionDeps } from './deps.js';
+import { commonProps, type FunctionDeps, grantResources } from './deps.js';
 import { TIMEOUTS } from './timeouts.js';
 
 /** Repairs orphaned claims, missed webhook deliveries and lost completions, on a schedule. */
@@ -32,8 +31,7 @@ export class ReconcilerFunction extends RepriseFunction {
       'The reconciler is invoked asynchronously by a schedule whose events are empty: a failed invocation has ' +
         'nothing to deliver anywhere. Failed sweeps are counted (SweepFailed) and alarmed, and the next tick resumes.',
     );
-    grantTableAccess(deps.storage.table, this.role, 'reconciler');
-    deps.storage.githubAppSecret.grantRead(this.role);
+    grantResources('reconciler', deps, this.role);
     deps.workQueue.grantSendMessages(this.role);
     // Beside the function, not inside it: the rule keeps the logical id a deployed stack has.
     this.schedule = new Rule(scope, 'ReconcileSchedule', {

@@ -1,7 +1,6 @@
 import type { Construct } from 'constructs';
 import { RepriseFunction } from '../functions.js';
-import { grantTableAccess } from '../storage.js';
-import { commonProps, type FunctionDeps } from './deps.js';
+import { commonProps, type FunctionDeps, grantResources } from './deps.js';
 import { TIMEOUTS } from './timeouts.js';
 
 /** Records runner signals posted by external agents (`POST /signals`). */
@@ -16,7 +15,6 @@ export class SignalIntakeFunction extends RepriseFunction {
       timeout: TIMEOUTS.signalIntake,
       memorySize: 256,
     });
-    grantTableAccess(deps.storage.table, this.role, 'signalIntake');
-    deps.storage.signalSecret.grantRead(this.role);
+    grantResources('signalIntake', deps, this.role);
   }
 }

@@ -2,8 +2,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { RepriseFunction } from '../functions.js';
 import { acknowledge } from '../nag.js';
-import { grantTableAccess } from '../storage.js';
-import { commonProps, type FunctionDeps } from './deps.js';
+import { commonProps, type FunctionDeps, grantResources } from './deps.js';
 import { TIMEOUTS } from './timeouts.js';
 
 /**
@@ -24,8 +23,7 @@ export class WorkerFunction extends RepriseFunction {
     });
     const p = deps.props;
     deps.eventBus.grantPutEventsTo(this.role);
-    grantTableAccess(deps.storage.table, this.role, 'worker');
-    deps.storage.githubAppSecret.grantRead(this.role);
+    grantResources('worker', deps, this.role);
     this.function.addEventSource(
       new SqsEventSource(deps.workQueue, {
         batchSize: p.workerBatchSize,

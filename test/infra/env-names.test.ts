@@ -19,7 +19,7 @@ import {
   SETTING_NAMES,
   settingOf,
 } from '../../lib/config/settings-schema.js';
-import { type Env, environments } from './settings-support.js';
+import { type Env, environments, secretsReadBy } from './settings-support.js';
 import { synthReprise } from './synth.js';
 
 const SETTING_ENV = SETTING_NAMES.map((n) => settingOf(n).env).filter((e): e is string => e !== undefined);
@@ -88,10 +88,19 @@ describe('environment names: declared once in the schema, never spelled in funct
 
 describe('each function gets the resources the schema says it reads, and only declared names', () => {
   let envs: Record<FunctionName, Env>;
+  let secretReads: Record<FunctionName, string[]>;
   beforeAll(() => {
     const { stack, template } = synthReprise();
     envs = environments(stack, template);
+    secretReads = secretsReadBy(stack, template);
   }, 120_000);
+
+  it.each(FUNCTION_NAMES)('%s may read exactly the secrets its environment names, and no other', (fn) => {
+    const named = Object.entries(envs[fn])
+      .filter(([k]) => k.endsWith('_SECRET_ARN'))
+      .map(([, v]) => (v as unknown as { Ref: string }).Ref);
+    expect(secretReads[fn].sort()).toEqual(named.sort());
+  });
 
   it.each(FUNCTION_NAMES)('%s', (fn) => {
     const resourceNames: string[] = RESOURCE_NAMES.map((n) => RESOURCE_ENV[n].env);

@@ -59,3 +59,28 @@ export function environments(stack: RepriseStack, template: Template): Record<Fu
     ec2Signal: envOf(r.ec2SignalFunction),
   };
 }
+
+/** The secrets (logical ids) each function's role may read its value of. */
+export function secretsReadBy(stack: RepriseStack, template: Template): Record<FunctionName, string[]> {
+  const r = stack.reprise;
+  type Statement = { Action: string | string[]; Resource: unknown };
+  const policies = Object.values(
+    template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>,
+  ).filter((res) => res.Type === 'AWS::IAM::Policy');
+  const readsOf = (fn: { role?: { node: { defaultChild?: unknown } } }): string[] => {
+    if (!fn.role) throw new Error('a function without a role of its own');
+    const role = stack.getLogicalId(fn.role.node.defaultChild as CfnElement);
+    return policies
+      .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === role))
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .filter((st) => [st.Action].flat().includes('secretsmanager:GetSecretValue'))
+      .map((st) => (st.Resource as { Ref: string }).Ref);
+  };
+  return {
+    worker: readsOf(r.workerFunction),
+    reconciler: readsOf(r.reconcilerFunction),
+    intake: readsOf(r.intakeFunction),
+    signalIntake: readsOf(r.signalIntakeFunction),
+    ec2Signal: readsOf(r.ec2SignalFunction),
+  };
+}
