@@ -24,8 +24,9 @@ export const RUNNER_LOSS_PATTERNS: readonly NamedPattern[] = [
 ];
 
 /**
- * GitHub's own platform failures: a hosted or larger runner that could not be provisioned or was
- * deprovisioned under the job, a job no runner acquired after GitHub's retries, an internal error
+ * GitHub's own platform failures: a hosted or larger runner that could not be provisioned (or whose
+ * provision message could not be sent) or was deprovisioned under the job, a job no runner
+ * acquired after GitHub's retries, an internal error
  * while running it (some carry nothing but a correlation id), a disconnect of the hosted runner.
  * Text only, like the runner-loss texts; `platform_errors: leave` turns them off. Each is GitHub's
  * whole sentence, anchored on its stable words, so a step's output that merely mentions an internal
@@ -52,6 +53,10 @@ export const PLATFORM_PATTERNS: readonly NamedPattern[] = [
     re: linearPattern('the hosted runner encountered an error while running your job\\. \\(error type: \\w+\\)'),
   },
   { name: 'provisioning', re: linearPattern('an error occurred while provisioning resources \\(error type: \\w+\\)') },
+  {
+    name: 'provision-message',
+    re: linearPattern('there was a failure in sending the provision message'),
+  },
   {
     name: 'deprovisioned',
     re: linearPattern('received request to deprovision: the request was cancelled by the remote provider'),

@@ -36,6 +36,10 @@ const PLATFORM_TEXTS: readonly (readonly [name: string, text: string])[] = [
   ['hosted-error', 'The hosted runner encountered an error while running your job. (Error Type: Disconnect).'],
   ['provisioning', 'An error occurred while provisioning resources (Error Type: Disconnect).'],
   ['provisioning', 'An error occurred while provisioning resources (Error Type: Failure)'],
+  [
+    'provision-message',
+    'There was a failure in sending the provision message: Unexpected response code from remote provider BadRequest',
+  ],
   ['deprovisioned', 'Received request to deprovision: The request was cancelled by the remote provider.'],
 ];
 
@@ -56,6 +60,7 @@ describe("GitHub's platform failures match a platform pattern, case-insensitivel
       'internal-server-error',
       'hosted-error',
       'provisioning',
+      'provision-message',
       'deprovisioned',
     ]);
   });
@@ -73,6 +78,7 @@ describe('genuine-looking neighbours are no platform failure', () => {
     ['a test that says "internal error"', 'FAIL test/api.test.ts > reports an internal error when running the job'],
     ['a disconnect in a test', 'Error: The hosted runner encountered an error while running your job'],
     ['a deploy that was cancelled', 'The request was cancelled by the remote provider.'],
+    ['a provisioning step’s own message', 'Error: failed to send the provision message to the device'],
     ['the echo', TEXT.echo],
     ['an exit code', TEXT.exitCode(1)],
     ['a disk full', 'System.IO.IOException: No space left on device'],

@@ -70,6 +70,7 @@ describe('the corpus of real reports holds what the issue asks for', () => {
     ['a disconnect reported as "an error while running your job"', /error while running your job\. \(Error Type/],
     ['a hosted runner that could not be provisioned', /error occurred while provisioning resources/],
     ['a runner deprovisioned under a running job', /Received request to deprovision/],
+    ['a provision message that could not be sent', /failure in sending the provision message/],
   ])('covers GitHub’s platform failure: %s', (_what, text) => {
     expect(REPORTS.some((r) => r.label === 'infra' && r.messages.some((m) => text.test(m)))).toBe(true);
   });

@@ -78,6 +78,10 @@ const ADVERSARIES: Record<string, { prefix: string; nearMatch: string }> = {
     prefix: 'an error occurred while provisioning resources (error type: ',
     nearMatch: 'An error occurred while provisioning resources (Error Type: Failure',
   },
+  'platform-provision-message': {
+    prefix: 'there was a failure in sending the ',
+    nearMatch: 'There was a failure in sending the provision messag',
+  },
   'platform-deprovisioned': {
     prefix: 'received request to deprovision: ',
     nearMatch: 'Received request to deprovision: The request was cancelled by the remote provid',
