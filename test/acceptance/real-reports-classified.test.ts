@@ -59,6 +59,8 @@ describe('the corpus of real reports holds what the issue asks for', () => {
     ['concurrency cancellations', 'concurrency'],
     ['test output that merely says "lost"', 'test-output'],
     ['the cancellation echo alone', 'echo-only'],
+    ["the container hook's text beside the job's own failure", 'container-hook'],
+    ['jobs GitHub did not start for a billing lock or a spending limit', 'billing'],
   ])('covers %s', (_what, family) => {
     expect(REPORTS.some((r) => r.family === family)).toBe(true);
   });
@@ -73,6 +75,14 @@ describe('the corpus of real reports holds what the issue asks for', () => {
     ['a provision message that could not be sent', /failure in sending the provision message/],
   ])('covers GitHub’s platform failure: %s', (_what, text) => {
     expect(REPORTS.some((r) => r.label === 'infra' && r.messages.some((m) => text.test(m)))).toBe(true);
+  });
+
+  it('covers a cancelled job whose runner loss is only in its log, behind the cancellation echo', () => {
+    expect(
+      REPORTS.some(
+        (r) => r.label === 'infra' && r.conclusion === 'cancelled' && r.where === 'log' && r.family === 'shutdown',
+      ),
+    ).toBe(true);
   });
 });
 
