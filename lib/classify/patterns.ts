@@ -26,8 +26,8 @@ export const RUNNER_LOSS_PATTERNS: readonly NamedPattern[] = [
 /**
  * GitHub's own platform failures: a hosted or larger runner that could not be provisioned (or whose
  * provision message could not be sent) or was deprovisioned under the job, a job no runner
- * acquired after GitHub's retries, an internal error
- * while running it (some carry nothing but a correlation id), a disconnect of the hosted runner.
+ * acquired after GitHub's retries, an internal error while running it (some carry nothing but a
+ * correlation id), a disconnect of the hosted runner.
  * Text only, like the runner-loss texts; `platform_errors: leave` turns them off. Each is GitHub's
  * whole sentence, anchored on its stable words, so a step's output that merely mentions an internal
  * error or a disconnect never matches.

@@ -45,29 +45,44 @@ function asContextString(s: Setting, v: Value): string {
 
 export type Env = Record<string, string>;
 
+/** Each deployed function of the stack, by its name. */
+function functionsOf(stack: RepriseStack): Record<FunctionName, RepriseStack['reprise']['workerFunction']> {
+  const r = stack.reprise;
+  return {
+    worker: r.workerFunction,
+    reconciler: r.reconcilerFunction,
+    intake: r.intakeFunction,
+    signalIntake: r.signalIntakeFunction,
+    ec2Signal: r.ec2SignalFunction,
+  };
+}
+
+/** `read` applied to each function of the stack. */
+const byFunction = <T>(
+  stack: RepriseStack,
+  read: (fn: RepriseStack['reprise']['workerFunction']) => T,
+): Record<FunctionName, T> =>
+  Object.fromEntries(Object.entries(functionsOf(stack)).map(([name, fn]) => [name, read(fn)])) as Record<
+    FunctionName,
+    T
+  >;
+
 /** Each function's environment in the synthesized template. */
 export function environments(stack: RepriseStack, template: Template): Record<FunctionName, Env> {
-  const r = stack.reprise;
   const resources = template.toJSON().Resources as Record<string, { Properties: { Environment: { Variables: Env } } }>;
-  const envOf = (fn: { node: { defaultChild?: unknown } }): Env =>
-    resources[stack.getLogicalId(fn.node.defaultChild as CfnElement)]?.Properties.Environment.Variables ?? {};
-  return {
-    worker: envOf(r.workerFunction),
-    reconciler: envOf(r.reconcilerFunction),
-    intake: envOf(r.intakeFunction),
-    signalIntake: envOf(r.signalIntakeFunction),
-    ec2Signal: envOf(r.ec2SignalFunction),
-  };
+  return byFunction(
+    stack,
+    (fn) => resources[stack.getLogicalId(fn.node.defaultChild as CfnElement)]?.Properties.Environment.Variables ?? {},
+  );
 }
 
 /** The secrets (logical ids) each function's role may read its value of. */
 export function secretsReadBy(stack: RepriseStack, template: Template): Record<FunctionName, string[]> {
-  const r = stack.reprise;
   type Statement = { Action: string | string[]; Resource: unknown };
   const policies = Object.values(
     template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>,
   ).filter((res) => res.Type === 'AWS::IAM::Policy');
-  const readsOf = (fn: { role?: { node: { defaultChild?: unknown } } }): string[] => {
+  return byFunction(stack, (fn) => {
     if (!fn.role) throw new Error('a function without a role of its own');
     const role = stack.getLogicalId(fn.role.node.defaultChild as CfnElement);
     return policies
@@ -75,12 +90,5 @@ export function secretsReadBy(stack: RepriseStack, template: Template): Record<F
       .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
       .filter((st) => [st.Action].flat().includes('secretsmanager:GetSecretValue'))
       .map((st) => (st.Resource as { Ref: string }).Ref);
-  };
-  return {
-    worker: readsOf(r.workerFunction),
-    reconciler: readsOf(r.reconcilerFunction),
-    intake: readsOf(r.intakeFunction),
-    signalIntake: readsOf(r.signalIntakeFunction),
-    ec2Signal: readsOf(r.ec2SignalFunction),
-  };
+  });
 }
