@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ANNOTATIONS_PER_JOB,
   annotationsByGraphql,
@@ -8,17 +8,10 @@ import {
 import type { JobFacts } from '../../lib/model.js';
 import type { SimJobSpec } from '../sim/index.js';
 import { exitAnnotation, lostAnnotation } from '../support/evidence.js';
-import { type SimRepo, simRepo } from './sim-repo.js';
+import { type SimRepo, simRepoForTests } from './sim-repo.js';
 
 let gh: SimRepo;
-beforeAll(async () => {
-  gh = await simRepo();
-});
-afterAll(() => gh.close());
-beforeEach(() => {
-  gh.sim.clearFaults();
-  gh.sim.resetRequests();
-});
+simRepoForTests((r) => (gh = r));
 
 const calls = () => gh.requests();
 

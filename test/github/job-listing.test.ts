@@ -1,23 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IncompleteListingError } from '../../lib/errors.js';
 import { createClientFactory } from '../../lib/github/client.js';
 import { listJobs } from '../../lib/github/job-listing.js';
 import { repoRequests } from '../../lib/github/repo-requests.js';
 import { MemoryLog } from '../support/memory-log.js';
-import { type SimRepo, simRepo } from './sim-repo.js';
+import { type SimRepo, simRepoForTests } from './sim-repo.js';
 
 const ATTEMPT_JOBS = 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs';
 const LATEST_JOBS = 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs';
 
 describe('listJobs (simulator)', () => {
   let gh: SimRepo;
-  beforeAll(async () => {
-    gh = await simRepo();
-  });
-  afterAll(() => gh.close());
-  beforeEach(() => gh.sim.resetRequests());
+  simRepoForTests((r) => (gh = r));
 
   const calls = () => gh.requests();
 

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LogHostError, RequestTimeoutError } from '../../lib/errors.js';
 import { errorLines, hostAllowed, readJobLog, readLogAt } from '../../lib/github/job-log.js';
 import type { SimJobSpec } from '../sim/index.js';
 import { errorLine, exitLog, SHUTDOWN_LOG, TEXT } from '../support/evidence.js';
 import { MemoryLog } from '../support/memory-log.js';
-import { type SimRepo, simRepo } from './sim-repo.js';
+import { type SimRepo, simRepoForTests } from './sim-repo.js';
 
 describe('hostAllowed', () => {
   it('an exact host, or a subdomain of a *. pattern, whatever the case', () => {
@@ -92,14 +92,7 @@ describe('readLogAt: the log host', () => {
 
 describe('readJobLog (simulator)', () => {
   let gh: SimRepo;
-  beforeAll(async () => {
-    gh = await simRepo();
-  });
-  afterAll(() => gh.close());
-  beforeEach(() => {
-    gh.sim.clearFaults();
-    gh.sim.resetRequests();
-  });
+  simRepoForTests((r) => (gh = r));
 
   const log = new MemoryLog();
   const opts = { allowHosts: ['127.0.0.1'], windowBytes: 8 * 1024 * 1024, log };

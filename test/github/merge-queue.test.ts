@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { enqueuePullRequest, readMergeGroup } from '../../lib/github/merge-queue.js';
-import { type SimRepo, simRepo } from './sim-repo.js';
+import { type SimRepo, simRepoForTests } from './sim-repo.js';
 
 let gh: SimRepo;
 let pr = 100;
-beforeAll(async () => {
-  gh = await simRepo();
-});
-afterAll(() => gh.close());
+simRepoForTests((r) => (gh = r));
 beforeEach(() => {
-  gh.sim.clearFaults();
-  gh.sim.resetRequests();
   pr++;
 });
 const repo = () => ({ owner: gh.repo.split('/')[0]!, name: gh.repo.split('/')[1]! });

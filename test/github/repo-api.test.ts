@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../lib/errors.js';
-import { type SimRepo, simRepo } from './sim-repo.js';
+import { type SimRepo, simRepoForTests } from './sim-repo.js';
 
 let gh: SimRepo;
-beforeAll(async () => {
-  gh = await simRepo();
-});
-afterAll(() => gh.close());
-beforeEach(() => {
-  gh.sim.clearFaults();
-  gh.sim.resetRequests();
-});
+simRepoForTests((r) => (gh = r));
 
 describe('RepoApi reads a run (simulator)', () => {
   it('getRun: the run as facts', async () => {

@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
 import { clampNote, CONFIG_PATH, configErrorNote, RepoConfigSource } from '../../lib/github/repo-config-source.js';
-import { type SimRepo, simRepo } from './sim-repo.js';
+import { type SimRepo, simRepoForTests } from './sim-repo.js';
 
 let gh: SimRepo;
 let n = 0;
 /** A repository of its own per test, under an owner of its own: no test sees another's files or cache. */
 let owner: string;
-beforeAll(async () => {
-  gh = await simRepo();
-});
-afterAll(() => gh.close());
+simRepoForTests((r) => (gh = r));
 beforeEach(() => {
   owner = `org${++n}`;
   gh.sim.setRepoFile(`${owner}/app`, 'README.md', null);
-  gh.sim.clearFaults();
-  gh.sim.resetRequests();
 });
 const contentReads = () => gh.sim.count('GET', /\/contents\//);
 

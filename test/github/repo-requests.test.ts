@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../lib/errors.js';
 import { repoRequests, statusOf } from '../../lib/github/repo-requests.js';
-import { type SimRepo, simRepo } from './sim-repo.js';
+import { type SimRepo, simRepoForTests } from './sim-repo.js';
 
 let gh: SimRepo;
-beforeAll(async () => {
-  gh = await simRepo();
-});
-afterAll(() => gh.close());
-beforeEach(() => {
-  gh.sim.clearFaults();
-  gh.sim.resetRequests();
-});
+simRepoForTests((r) => (gh = r));
 
 describe('repoRequests (simulator)', () => {
   it('carries the repository, and counts every request: each page of a listing, each failure', async () => {

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RERUN_REFUSALS, refusalText, rerunCall } from '../../lib/github/rerun-call.js';
-import { type SimRepo, simRepo } from './sim-repo.js';
+import { type SimRepo, simRepoForTests } from './sim-repo.js';
 
 let gh: SimRepo;
-beforeAll(async () => {
-  gh = await simRepo();
-});
-afterAll(() => gh.close());
-beforeEach(() => {
-  gh.sim.clearFaults();
-  gh.sim.resetRequests();
-});
+simRepoForTests((r) => (gh = r));
 
 const calls = () => gh.requests();
 const failedRun = () => gh.sim.addRun({ repo: gh.repo, jobs: [{ name: 'unit', conclusion: 'failure' }] }).id;

@@ -2,6 +2,7 @@
  * The GitHub simulator and one repository's RepoApi over it, for the GitHub adapter's unit
  * tests: real HTTP, real Octokit clients, every request counted at the simulator.
  */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createClientFactory, type GitHubClients } from '../../lib/github/client.js';
 import { RepoApi } from '../../lib/github/repo-api.js';
 import { type RepoRequests, repoRequests } from '../../lib/github/repo-requests.js';
@@ -57,4 +58,21 @@ export async function simRepo(opts: { repo?: string } & TimeoutOptions = {}): Pr
     },
     close: () => sim.close(),
   };
+}
+
+/**
+ * One simulated repository for a file's (or a describe block's) tests: started before them,
+ * handed to `use`, its faults and request log cleared before each test, closed after them all.
+ */
+export function simRepoForTests(use: (gh: SimRepo) => void): void {
+  let gh: SimRepo | undefined;
+  beforeAll(async () => {
+    gh = await simRepo();
+    use(gh);
+  });
+  afterAll(() => gh?.close());
+  beforeEach(() => {
+    gh!.sim.clearFaults();
+    gh!.sim.resetRequests();
+  });
 }
