@@ -1,4 +1,5 @@
-import type { Annotation, EvidenceSource, JobFacts, JobVerdict, RunnerSignal, SignalKind } from '../model.js';
+import type { Annotation, EvidenceSource, JobFacts, JobVerdict, RunnerSignal } from '../model.js';
+import { exactSignals } from './exact-signals.js';
 import type { TextPattern } from './linear-pattern.js';
 import { CANCELLATION_ECHO, EXIT_CODE, FAIL_FAST, matches, matchLoss, matchPlatform, matchVeto } from './patterns.js';
 import { BudgetSpent, ScanBudget, scanned, type ScanMeter } from './scan-budget.js';
@@ -21,9 +22,6 @@ export interface JobEvidence {
 }
 
 export type Classification = { readonly kind: 'verdict'; readonly verdict: JobVerdict } | { readonly kind: 'need_log' };
-
-/** A rebalance recommendation is a risk, not an interruption: never enough alone. */
-const EXACT_KINDS: ReadonlySet<SignalKind> = new Set(['spot-interruption', 'terminated', 'external']);
 
 interface TextFindings {
   loss?: string;
@@ -132,7 +130,7 @@ function classifyWithin(
   meter.count(failing.length, 'failure annotations');
   const failures = failing.map((a) => annotationText(a, meter));
   const fromAnn = examine(failures, extra, meter);
-  const exact = ev.signals.find((s) => EXACT_KINDS.has(s.kind));
+  const exact = exactSignals(ev.signals)[0];
 
   if (fromAnn.veto) return verdict(job, 'vetoed', 'annotations', fromAnn.veto.text, fromAnn.veto.kind);
   // A real failure beside the loss (a test failed, then the runner died in an always() step).
