@@ -1,5 +1,6 @@
 import type { Annotation, EvidenceSource, JobFacts, JobVerdict, RunnerSignal } from '../model.js';
 import { exactSignals } from './exact-signals.js';
+import { isOwnCancel } from './own-cancel.js';
 import type { TextPattern } from './linear-pattern.js';
 import { CANCELLATION_ECHO, EXIT_CODE, FAIL_FAST, matches, matchLoss, matchPlatform, matchVeto } from './patterns.js';
 import { BudgetSpent, ScanBudget, scanned, type ScanMeter } from './scan-budget.js';
@@ -19,6 +20,8 @@ export interface JobEvidence {
   readonly annotations: AnnotationEvidence;
   /** Undefined until fetched: the classifier asks for it when it needs it. */
   readonly log?: LogEvidence;
+  /** reprise ended this attempt early (ledger): the bot's cancel note on the job is its own, not a veto. */
+  readonly endedByReprise?: boolean;
 }
 
 export type Classification = { readonly kind: 'verdict'; readonly verdict: JobVerdict } | { readonly kind: 'need_log' };
@@ -128,7 +131,9 @@ function classifyWithin(
     ? (ev.annotations as readonly Annotation[]).filter((a) => a.level.toLowerCase() === 'failure')
     : [];
   meter.count(failing.length, 'failure annotations');
-  const failures = failing.map((a) => annotationText(a, meter));
+  const failures = failing
+    .map((a) => annotationText(a, meter))
+    .filter((t) => !isOwnCancel(t, ev.endedByReprise === true));
   const fromAnn = examine(failures, extra, meter);
   const exact = exactSignals(ev.signals)[0];
 
@@ -139,7 +144,10 @@ function classifyWithin(
   if (!cancelled && (fromAnn.loss || fromAnn.platform || exact) && fromAnn.real.length > 0) {
     return verdict(job, 'genuine', 'annotations', fromAnn.real[0] ?? '');
   }
-  if (exact) return verdict(job, 'infra', 'signal', `${exact.kind} for ${exact.runnerKey} at ${exact.eventTime}`);
+  if (exact) {
+    const c = verdict(job, 'infra', 'signal', `${exact.kind} for ${exact.runnerKey} at ${exact.eventTime}`);
+    return c.kind === 'verdict' ? { ...c, verdict: { ...c.verdict, lostAt: exact.eventTime } } : c;
+  }
   if (fromAnn.loss) return verdict(job, 'infra', 'annotations', `pattern ${fromAnn.loss}`);
   if (fromAnn.platform) return verdict(job, 'infra', 'platform', `platform ${fromAnn.platform}`);
 

@@ -33,6 +33,7 @@ export function composeIntake(settings: IntakeSettings, parts: IntakeParts): Ret
       queuedJobs: ledger.queuedJobs,
       outcomes: ledger.outcomes(settings.breaker),
       branchRuns: ledger.branchRuns,
+      recoveries: ledger.recoveries,
       queue: parts.queue,
       ...(parts.events && { events: parts.events }),
       ...(now && { now }),

@@ -6,6 +6,7 @@ import { createSignalIntake } from '../intake/signal-intake.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { DescribeInstance } from '../signals/runner-identities.js';
 import type { Ledger } from '../ledger/ledger.js';
+import type { RunQueue } from '../queue/run-queue.js';
 
 /*
  * The two signal recorders. Kept apart from the worker's and the intake's assembly so their
@@ -19,6 +20,8 @@ export interface SignalIntakeParts {
   readonly secrets: () => Promise<readonly ScopedSecret[]>;
   readonly log: Log;
   readonly metrics: MetricSink;
+  /** The work queue, where early recovery's requests go; none sent when absent. */
+  readonly queue?: RunQueue;
 }
 
 /** `POST /signals` from agents: one assembly for the function and the local runtime. */
@@ -33,9 +36,19 @@ export function composeSignalIntake(
       log: parts.log,
       metrics: parts.metrics,
       toleranceMs: settings.toleranceMs,
+      ...recoveryParts(parts),
     }),
   );
 }
+
+/** The job store and the queue that early recovery's requests need, when a queue is given. */
+const recoveryParts = (parts: { ledger: Ledger; queue?: RunQueue; log: Log; metrics: MetricSink }) =>
+  parts.queue
+    ? {
+        jobs: parts.ledger.runnerJobs(),
+        recovery: { queue: parts.queue, log: parts.log, metrics: parts.metrics },
+      }
+    : {};
 
 export interface Ec2SignalParts {
   /** The process's ledger: the signal and job stores come from it. */
@@ -44,6 +57,8 @@ export interface Ec2SignalParts {
   readonly describe: DescribeInstance;
   readonly log: Log;
   readonly metrics: MetricSink;
+  /** The work queue, where early recovery's requests go; none sent when absent. */
+  readonly queue?: RunQueue;
 }
 
 /** The EventBridge target of the `aws.ec2` rules: records each interruption under its runners' keys. */
@@ -58,5 +73,6 @@ export function composeEc2SignalRecorder(
     tagKeys: settings.tagKeys,
     log: parts.log,
     metrics: parts.metrics,
+    ...(parts.queue && { recovery: { queue: parts.queue, log: parts.log, metrics: parts.metrics } }),
   });
 }

@@ -206,6 +206,23 @@ export const SETTINGS = {
     values: '`rerun`, `leave`',
     doc: "GitHub's own platform failures (runner not provisioned, job not acquired, internal error): `rerun` or `leave`",
   }),
+  earlyRecovery: def({
+    env: 'EARLY_RECOVERY',
+    prop: 'earlyRecovery',
+    context: 'earlyRecovery',
+    repoKey: 'early_recovery',
+    // Further along, reprise ends more runs before GitHub does: a file that cannot be read ends none.
+    failClosed: { to: 'off' },
+    // Absent means `off`: the recovery reads it so, and older settings stay whole.
+    repoOmitsDefault: true,
+    default: 'off',
+    parse: oneOf(['off', 'last_job', 'now'] as const),
+    readBy: ['worker', 'reconciler'],
+    local: true,
+    sample: 'last_job',
+    values: '`off`, `last_job`, `now`',
+    doc: "when an exact signal proves a running job's runner gone, end the run (`force-cancel`) and re-run it before GitHub's job lease runs out: `last_job` once no healthy job still runs, `now` at once (healthy siblings are re-run too)",
+  }),
   staleCheck: def({
     env: 'STALE_CHECK',
     prop: 'staleCheck',

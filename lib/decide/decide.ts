@@ -72,7 +72,8 @@ export const staleCheckApplies = (cfg: RepoConfig, msg: RunMessage): boolean => 
   return branchRule(cfg, msg) !== undefined;
 };
 
-function staleReason(s: StaleFacts, msg: RunMessage): string | undefined {
+/** Why a run is stale, in words, or undefined when it is not. */
+export function staleReason(s: StaleFacts, msg: RunMessage): string | undefined {
   if (s.newerRunId && s.newerOnBranch) {
     const { branch, headSha } = s.newerOnBranch;
     const what = headSha === msg.headSha ? 'the same commit' : `commit ${headSha.slice(0, 7)}`;

@@ -11,6 +11,7 @@ import { type FileReadOptions, readRepoFile } from './repo-file.js';
 import { type RepoRequests, repoRequests, statusOf } from './repo-requests.js';
 import type { RequestTimeout } from './request-timeout.js';
 import { rerunCall } from './rerun-call.js';
+import { type ForceCancelAnswer, forceCancelCall } from './force-cancel.js';
 
 /**
  * One repository as reprise sees it on GitHub: every call a decision, the reconciler or the
@@ -239,6 +240,11 @@ export class RepoApi {
 
   rerunRun(runId: number): Promise<RerunAnswer> {
     return rerunCall(this.calls, 'run', { run_id: runId });
+  }
+
+  /** Ends the run without waiting for its runners (early recovery); one POST, its answer typed. */
+  forceCancel(runId: number): Promise<ForceCancelAnswer> {
+    return forceCancelCall(this.calls, runId);
   }
 }
 

@@ -56,6 +56,9 @@ export const ATTR = {
   version: 'version',
   // newest run of a workflow on a branch
   runNumber: 'runNumber',
+  // early end of a run attempt
+  status: 'status',
+  calls: 'calls',
 } as const;
 
 export type AttributeName = keyof typeof ATTR;

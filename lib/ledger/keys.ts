@@ -23,6 +23,10 @@ export const TTL = {
   requeue: 35 * DAY,
   /** GitHub re-runs nothing older than 30 days: a branch's newest run is not needed longer. */
   branchRun: 31 * DAY,
+  /** An early end outlives GitHub's 30-day re-run window, as the attempt it belongs to does. */
+  recovery: 35 * DAY,
+  /** A run waiting for its healthy jobs to end: no job runs longer than GitHub's 72-hour limit. */
+  recoveryWait: 3 * DAY,
 } as const;
 
 export interface Key {
@@ -146,6 +150,16 @@ export const keys = {
     pk: `BRANCHRUN#${installationId ?? 'none'}#${repoId}#${workflowId}`,
     sk: `BRANCH#${branch}`,
   }),
+  /**
+   * reprise's early end of one run attempt (`force-cancel`): written once, before the call. Under
+   * a partition of its own, apart from the run's claims (`RUN#`), which the intake may not write.
+   */
+  recoveryEnd: (repoId: number, runId: number, attempt: number): Key => ({
+    pk: `RECOVERY#${repoId}#${runId}`,
+    sk: `END#${attemptNo(attempt)}`,
+  }),
+  /** A run whose lost job waits for its healthy siblings to end: each sibling's end asks again. */
+  recoveryWait: (repoId: number, runId: number): Key => ({ pk: `RECOVERY#${repoId}#${runId}`, sk: 'WAIT' }),
   /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
   reconcileCursor: (name: string): Key => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),
   /** The local runtime's queue journal (its own table): one item per message. */

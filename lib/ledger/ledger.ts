@@ -14,6 +14,7 @@ import { type Requeues, TableRequeues } from './requeues.js';
 import { type RunAttempts, TableRunAttempts } from './run-attempts.js';
 import { type RunnerJobs, TableRunnerJobs } from './runner-jobs.js';
 import { type RunnerSignals, TableRunnerSignals } from './runner-signals.js';
+import { type RunRecoveries, TableRunRecoveries } from './run-recoveries.js';
 import { Table } from './table.js';
 
 /**
@@ -34,6 +35,8 @@ export interface Ledger {
   readonly branchRuns: BranchRuns;
   /** Jobs waiting for a runner. */
   readonly queuedJobs: QueuedJobs;
+  /** Early recovery's ends of run attempts and runs waiting for their healthy jobs. */
+  readonly recoveries: RunRecoveries;
   /** The per-installation retry budget; 0 an hour turns it off. */
   budget(perHour: number): RetryBudget;
   /** The shared pace of each installation's content-generating requests. */
@@ -67,6 +70,7 @@ function storesOn(table: Table, now: () => number): Ledger {
     report: { facts: (sinceMs) => readReportFacts(table, sinceMs) },
     branchRuns: new TableBranchRuns(table, now),
     queuedJobs: new TableQueuedJobs(table, now),
+    recoveries: new TableRunRecoveries(table, now),
     budget: (perHour) => new TableRetryBudget(table, perHour, now),
     pacing: (limits) => new TablePacing(table, limits, now),
     outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),

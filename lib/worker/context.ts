@@ -14,6 +14,7 @@ import type { Pacing } from '../ledger/pacing.js';
 import type { Requeues } from '../ledger/requeues.js';
 import type { RunAttempts } from '../ledger/run-attempts.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
+import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { RunMessage, SignalWindow } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 
@@ -34,6 +35,8 @@ export interface WorkerStores {
   readonly branchRuns: Pick<BranchRuns, 'newest'>;
   /** Each repository's `.github/reprise.yml`, with its absence remembered a while. */
   readonly repoConfig: Pick<RepoConfigSource, 'load'>;
+  /** Early recovery's ends of run attempts and runs waiting for their healthy jobs. */
+  readonly recoveries: RunRecoveries;
 }
 
 export interface WorkerGitHub {

@@ -15,6 +15,7 @@ import type { Log, MetricSink } from '../obs/types.js';
 import type { RerunBreaker } from '../ledger/outcomes.js';
 import type { RetryBudget } from '../ledger/budget.js';
 import type { BranchRuns } from '../ledger/branch-runs.js';
+import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
@@ -35,6 +36,8 @@ export interface EvaluationDeps {
   readonly latest?: Promise<JobFacts[]>;
   /** The newest run of each branch, as the intake recorded it; a listing answers when absent. */
   readonly branchRuns?: Pick<BranchRuns, 'newest'>;
+  /** Early ends reprise made: a cancel note on an attempt it ended is its own. */
+  readonly recoveries?: Pick<RunRecoveries, 'endOf'>;
 }
 
 export interface Evaluation {
@@ -59,7 +62,7 @@ export interface Judged extends Evaluation {
 
 /** What the worker's evaluation reads: the stores of evidence and counters, no claim. */
 export interface EvaluationContext {
-  readonly stores: Pick<WorkerStores, 'budget' | 'outcomes' | 'signals' | 'branchRuns'>;
+  readonly stores: Pick<WorkerStores, 'budget' | 'outcomes' | 'signals' | 'branchRuns' | 'recoveries'>;
   readonly settings: Pick<DecisionSettings, 'signalWindow' | 'logHosts' | 'logWindowBytes'>;
   readonly obs: Pick<WorkerContext['obs'], 'log' | 'metrics'>;
 }
@@ -70,6 +73,7 @@ export const evaluationDeps = (ctx: EvaluationContext): EvaluationDeps => ({
   breaker: ctx.stores.outcomes,
   signals: ctx.stores.signals,
   branchRuns: ctx.stores.branchRuns,
+  recoveries: ctx.stores.recoveries,
   signalWindow: ctx.settings.signalWindow,
   logHosts: ctx.settings.logHosts,
   logWindowBytes: ctx.settings.logWindowBytes,
@@ -166,7 +170,10 @@ async function gather(
       return { ...facts, breaker };
     }
     case 'verdicts': {
-      const g = await gatherVerdicts(candidateJobs(facts.jobs ?? [], msg, config), {
+      const candidates = candidateJobs(facts.jobs ?? [], msg, config);
+      const endedByReprise = await endedEarly(msg, candidates, deps);
+      const g = await gatherVerdicts(candidates, {
+        ...(endedByReprise && { endedByReprise }),
         api,
         ...(deps.signals && { signals: deps.signals }),
         owner: { login: msg.repository.owner, installationId: msg.installationId },
@@ -182,6 +189,13 @@ async function gather(
       return { ...facts, verdicts: g.verdicts };
     }
   }
+}
+
+/** Whether reprise ended this attempt early; read only when a candidate ended cancelled, as such an end leaves them. */
+async function endedEarly(msg: RunMessage, candidates: readonly JobFacts[], deps: EvaluationDeps): Promise<boolean> {
+  if (!deps.recoveries || !candidates.some((j) => j.conclusion === 'cancelled')) return false;
+  const ref = { repoId: msg.repository.id, runId: msg.runId, runAttempt: msg.runAttempt };
+  return (await deps.recoveries.endOf(ref)) !== undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { DecisionSettings, WorkerContext } from '../../../lib/worker/contex
 import { MemoryLog } from '../memory-log.js';
 import { VirtualClock } from '../virtual-clock.js';
 import { MemoryAttempts } from './attempts.js';
+import { MemoryRecoveries } from './recoveries.js';
 import { MemoryBudget, MemoryEvents, MemoryOutcomes, MemoryPacing, MemoryRequeues, MemorySignals } from './counters.js';
 
 export interface FakeWorld {
@@ -58,6 +59,7 @@ export function fakeWorld(o: WorldOptions = {}): FakeWorld {
       signals: new MemorySignals(),
       // No run is recorded: a branch run's staleness is listed.
       branchRuns: { newest: () => Promise.resolve(undefined) },
+      recoveries: new MemoryRecoveries(),
       repoConfig: {
         load: () => Promise.reject(new Error('the repository configuration is not read in this test')),
       },

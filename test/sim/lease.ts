@@ -1,0 +1,144 @@
+/**
+ * GitHub's job lease, as the simulator plays it. A runner renews its job's lease about every
+ * minute and each renewal is good for ten minutes: a job on a machine that vanished stays
+ * `in_progress` until the lease runs out, then fails "lost communication with the server"
+ * (actions/runner docs and issue threads: users see 10-15 minutes, e.g. actions/runner#2040,
+ * actions/runner#3609). While the run is in progress GitHub refuses every re-run (403 "This
+ * workflow is already running"). `cancel` asks each runner to stop and waits for its
+ * acknowledgement, which a dead runner never sends: the job ends at GitHub's cancel timeout
+ * (5 minutes, docs.github.com "Canceling a workflow": "the runner … has 5 minutes to …") or
+ * its lease, whichever comes first. `force-cancel` ends every unfinished job at once without
+ * the runners (docs.github.com/rest/actions/workflow-runs#force-cancel-a-workflow-run; 409
+ * when the run is not in progress), each annotated "The run was canceled by @<actor>.".
+ */
+import { iso } from './ids.js';
+import type { SimModel } from './model.js';
+import { deriveConclusion, type SimRun } from './runs.js';
+import type { SimJob } from './types.js';
+
+export interface LeaseOptions {
+  /** From the runner's death to GitHub failing its job: GitHub's lease (10 minutes). */
+  readonly leaseMs: number;
+  /** From a `cancel` to GitHub ending a job whose runner never acknowledged it (5 minutes). */
+  readonly cancelTimeoutMs: number;
+}
+
+export const GITHUB_LEASE: LeaseOptions = { leaseMs: 10 * 60_000, cancelTimeoutMs: 5 * 60_000 };
+
+const LOST_TAIL =
+  'lost communication with the server. Verify the machine is running and has a healthy network connection. ' +
+  'Anything in your workflow that terminates the runner process, starves it for CPU/Memory, or blocks its ' +
+  'network access can cause this error.';
+
+export type CancelAnswer = { ok: true } | { ok: false; status: number; message: string };
+
+/** The lease of every job the simulator runs, the runners that died, and the cancels. */
+export class SimLease {
+  options: LeaseOptions = GITHUB_LEASE;
+  /** Runners that died, by name: when. */
+  readonly dead = new Map<string, number>();
+  /** Told about each job that ends while its run is in progress (a `workflow_job` `completed`). */
+  onJobEnded: ((run: SimRun, job: SimJob) => void) | null = null;
+  /** Told about each run that completes here (a `workflow_run` `completed`). */
+  onRunCompleted: ((run: SimRun) => void) | null = null;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly model: SimModel) {}
+
+  /** The machine under `runner` is gone now: its running jobs end when their lease runs out. */
+  loseRunner(runner: string): void {
+    this.dead.set(runner, Date.now());
+    for (const { job, run } of this.model.jobs.values()) {
+      if (job.runnerName !== runner || job.status === 'completed' || run.latest.jobs.indexOf(job) < 0) continue;
+      this.after(this.options.leaseMs, () =>
+        this.end(run, job, 'failure', `The self-hosted runner: ${runner} ${LOST_TAIL}`),
+      );
+    }
+  }
+
+  /** A healthy job ends as its runner reports it. */
+  finish(run: SimRun, name: string, conclusion: 'success' | 'failure' = 'success'): SimJob {
+    const job = run.job(name);
+    if (!job || job.status === 'completed') throw new Error(`job "${name}" of run ${run.id} is not running`);
+    this.end(run, job, conclusion);
+    return job;
+  }
+
+  /** `POST …/cancel`: live runners stop at once, a dead one at the cancel timeout or its lease. */
+  cancel(run: SimRun, actor: string): CancelAnswer {
+    if (run.status === 'completed')
+      return { ok: false, status: 409, message: 'Cannot cancel a workflow run that is completed.' };
+    for (const job of this.open(run)) {
+      const died = job.runnerName ? this.dead.get(job.runnerName) : undefined;
+      if (died === undefined) {
+        this.end(run, job, 'cancelled', `The run was canceled by @${actor}.`);
+        continue;
+      }
+      const leaseLeft = died + this.options.leaseMs - Date.now();
+      this.after(Math.min(this.options.cancelTimeoutMs, leaseLeft), () =>
+        this.end(run, job, 'cancelled', `The run was canceled by @${actor}.`),
+      );
+    }
+    return { ok: true };
+  }
+
+  /** `POST …/force-cancel`: every unfinished job ends now, no runner asked. */
+  forceCancel(run: SimRun, actor: string): CancelAnswer {
+    if (run.status === 'completed')
+      return { ok: false, status: 409, message: 'Cannot cancel a workflow run that is completed.' };
+    for (const job of this.open(run)) this.end(run, job, 'cancelled', `The run was canceled by @${actor}.`, true);
+    this.completeIfDone(run);
+    return { ok: true };
+  }
+
+  close(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private open(run: SimRun): SimJob[] {
+    return run.latest.jobs.filter((j) => j.status !== 'completed' && j.runAttempt === run.runAttempt);
+  }
+
+  private after(ms: number, fn: () => void): void {
+    const t = setTimeout(
+      () => {
+        this.timers.delete(t);
+        fn();
+      },
+      Math.max(0, ms),
+    );
+    t.unref();
+    this.timers.add(t);
+  }
+
+  /** Ends one job (a no-op when it already ended); the run completes with its last job. */
+  private end(
+    run: SimRun,
+    job: SimJob,
+    conclusion: 'success' | 'failure' | 'cancelled',
+    note?: string,
+    quiet = false,
+  ): void {
+    if (job.status === 'completed') return;
+    const at = iso(Date.now());
+    job.status = 'completed';
+    job.conclusion = conclusion;
+    job.completedAt = at;
+    if (note && Array.isArray(job.annotations)) {
+      job.annotations = [...job.annotations, { level: 'failure', message: note }];
+    }
+    job.spec = { ...job.spec, status: 'completed', conclusion, completedAt: at };
+    this.onJobEnded?.(run, job);
+    if (!quiet) this.completeIfDone(run);
+  }
+
+  private completeIfDone(run: SimRun): void {
+    const attempt = run.latest;
+    if (attempt.status === 'completed' || attempt.jobs.some((j) => j.status !== 'completed')) return;
+    attempt.status = 'completed';
+    attempt.conclusion = deriveConclusion(attempt.jobs) ?? 'failure';
+    attempt.updatedAt = iso(Date.now());
+    this.onRunCompleted?.(run);
+  }
+}
