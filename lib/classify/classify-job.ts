@@ -151,9 +151,9 @@ function classifyWithin(
   const warnings = readable
     ? (ev.annotations as readonly Annotation[]).filter((a) => a.level.toLowerCase() === 'warning').map((a) => a.message)
     : [];
-  const fromAnn = examineJob(failures, warnings, extra, meter);
-  // GitHub's own name for the failure, where it shows one, decides the family before the text.
+  // GitHub's own name for the failure, where it shows one, is read first and names the family over the text.
   const category = readInfraCategory([job, ...(readable ? (ev.annotations as readonly Annotation[]) : [])]);
+  const fromAnn = examineJob(failures, warnings, extra, meter);
   if (category) fromAnn.platform = category.platform;
   const exact = exactSignals(ev.signals)[0];
 

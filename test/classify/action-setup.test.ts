@@ -118,6 +118,12 @@ const ROWS: readonly Row[] = [
     want: undefined,
   },
   {
+    rule: 'the runner’s download warnings beside another failure: no family',
+    failures: ['3 tests failed'],
+    warnings: [warn503],
+    want: undefined,
+  },
+  {
     rule: 'the sentence inside a step’s longer text: no family',
     failures: [`retrying: ${RESOLVE}`],
     want: undefined,
