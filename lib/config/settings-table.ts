@@ -204,7 +204,7 @@ export const SETTINGS = {
     local: true,
     sample: 'leave',
     values: '`rerun`, `leave`',
-    doc: "GitHub's own platform failures (runner not provisioned, job not acquired, internal error): `rerun` or `leave`",
+    doc: "GitHub's own platform failures (runner not provisioned, job not acquired, internal error, actions GitHub could not resolve or serve): `rerun` or `leave`",
   }),
   earlyRecovery: def({
     env: 'EARLY_RECOVERY',
