@@ -30,6 +30,8 @@ export interface DecisionFacts {
   readonly verdicts?: readonly JobVerdict[];
   /** Read only when the run would be re-run. */
   readonly breaker?: BreakerFacts;
+  /** reprise ended this attempt early (early recovery): read with the verdicts, for the time to recovery. */
+  readonly endedByReprise?: boolean;
 }
 
 export type DecisionStep =

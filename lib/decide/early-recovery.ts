@@ -1,5 +1,5 @@
 import { exactSignals } from '../classify/exact-signals.js';
-import type { EarlyRecovery, JobFacts, RunnerSignal } from '../model.js';
+import type { EarlyRecovery, JobFacts, JobVerdict, RunnerSignal } from '../model.js';
 
 /**
  * A spot interruption warning comes two minutes before EC2 stops the instance: a job may still
@@ -115,4 +115,40 @@ export function decideRecovery(f: RecoveryFacts): RecoveryStep {
   const reason = `${names(lost)} on a runner proven gone (early_recovery ${f.mode})${others}`;
   if (f.dryRun) return leave('dry_run', `would end the run: ${reason}`);
   return { kind: 'end_run', reason, lost, alsoEnded };
+}
+
+/** How fast a lost run came back, from the loss an exact signal recorded. */
+export interface RecoveryTiming {
+  /** The loss: the earliest exact signal of the lost jobs (ISO). */
+  readonly lostAt: string;
+  /** reprise ended the run before GitHub failed the job (early recovery). */
+  readonly early: boolean;
+  /** From the loss to the re-run GitHub accepted; null without a re-run. */
+  readonly secondsToRerun: number | null;
+  /** Without early recovery: how long after the loss GitHub failed the lost job (its lease); what turning it on saves. */
+  readonly secondsWaitedForGitHub: number | null;
+}
+
+const seconds = (ms: number): number => Math.round(ms / 100) / 10;
+
+/**
+ * The time to recovery of a decision whose lost jobs carry an exact signal; undefined when none
+ * does (text evidence has no moment of loss to count from).
+ */
+export function recoveryTiming(
+  verdicts: readonly JobVerdict[],
+  decidedAtMs: number,
+  rerun: boolean,
+  endedEarly: boolean,
+): RecoveryTiming | undefined {
+  const lost = verdicts.filter((v) => v.verdict === 'infra' && v.lostAt);
+  if (lost.length === 0) return undefined;
+  const lostMs = Math.min(...lost.map((v) => Date.parse(v.lostAt!)));
+  const failedAt = lost.map((v) => (v.job.completedAt ? Date.parse(v.job.completedAt) : NaN)).filter((t) => t > 0);
+  return {
+    lostAt: new Date(lostMs).toISOString(),
+    early: endedEarly,
+    secondsToRerun: rerun ? seconds(decidedAtMs - lostMs) : null,
+    secondsWaitedForGitHub: endedEarly || failedAt.length === 0 ? null : seconds(Math.max(...failedAt) - lostMs),
+  };
 }

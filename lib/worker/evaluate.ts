@@ -186,7 +186,7 @@ async function gather(
       keep(g.verdicts, g.unexamined);
       const matched = g.verdicts.filter((v) => v.source === 'signal').length;
       if (matched > 0) deps.metrics.count('SignalMatched', matched);
-      return { ...facts, verdicts: g.verdicts };
+      return { ...facts, verdicts: g.verdicts, ...(endedByReprise && { endedByReprise }) };
     }
   }
 }

@@ -8,9 +8,10 @@ import {
   lossAt,
   lossProvenAt,
   type RecoveryFacts,
+  recoveryTiming,
   SPOT_WARNING_LEAD_MS,
 } from '../../lib/decide/early-recovery.js';
-import type { JobFacts, RunnerSignal, SignalKind } from '../../lib/model.js';
+import type { JobFacts, JobVerdict, RunnerSignal, SignalKind } from '../../lib/model.js';
 
 const NOW = Date.parse('2026-10-02T16:30:00Z');
 const LOST = 'ghr-i-0123456789abcdef0';
@@ -159,5 +160,31 @@ describe('when signals prove a runner gone', () => {
     const signals = [signal('terminated', '2026-10-02T16:22:00Z'), signal('spot-interruption', '2026-10-02T16:20:00Z')];
     expect(lossAt(signals)).toBe('2026-10-02T16:20:00.000Z');
     expect(lossAt([signal('rebalance', '2026-10-02T16:20:00Z')])).toBeUndefined();
+  });
+});
+
+describe('the time to recovery, from the loss', () => {
+  const lostAt = '2026-10-02T16:20:00.000Z';
+  const verdict = (completedAt: string | null, withSignal = true): JobVerdict => ({
+    job: { ...BUILD, conclusion: 'failure', status: 'completed', completedAt },
+    verdict: 'infra',
+    source: withSignal ? 'signal' : 'annotations',
+    evidence: 'x',
+    ...(withSignal && { lostAt }),
+  });
+
+  it('early: seconds from the signal to the accepted re-run, nothing waited for GitHub', () => {
+    const t = recoveryTiming([verdict('2026-10-02T16:20:20Z')], Date.parse('2026-10-02T16:20:31Z'), true, true);
+    expect(t).toEqual({ lostAt, early: true, secondsToRerun: 31, secondsWaitedForGitHub: null });
+  });
+
+  it('without early recovery: how long GitHub took to fail the job after the signal', () => {
+    const t = recoveryTiming([verdict('2026-10-02T16:30:05Z')], Date.parse('2026-10-02T16:30:08Z'), true, false);
+    expect(t).toEqual({ lostAt, early: false, secondsToRerun: 608, secondsWaitedForGitHub: 605 });
+  });
+
+  it('no re-run: no time to re-run; text evidence alone: no timing at all', () => {
+    expect(recoveryTiming([verdict(null)], NOW, false, false)).toMatchObject({ secondsToRerun: null });
+    expect(recoveryTiming([verdict('2026-10-02T16:30:05Z', false)], NOW, true, false)).toBeUndefined();
   });
 });

@@ -6,6 +6,9 @@
  * from one signal moment, so the whole file takes about one lease.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
 import type { SimRun } from '../sim/runs.js';
@@ -23,6 +26,23 @@ const SIGNAL_SECRET = 'early-recovery-signal-secret';
 
 let sim: GitHubSimulator;
 let rt: CompiledRuntime;
+const dir = mkdtempSync(join(tmpdir(), 'reprise-early-recovery-'));
+const EVENTS = join(dir, 'events.jsonl');
+
+interface DecisionDetail {
+  readonly kind: string;
+  readonly run_id: number;
+  readonly decision: string;
+  readonly recovery?: { early: boolean; seconds_to_rerun: number | null; waited_for_github_seconds: number | null };
+}
+
+/** The decisions the runtime published for the run, in order. */
+const decisionsOf = (runId: number): DecisionDetail[] =>
+  readFileSync(EVENTS, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { detail: DecisionDetail }).detail)
+    .filter((d) => d.kind === 'decision' && d.run_id === runId);
 let seq = 0;
 
 interface Case {
@@ -116,6 +136,7 @@ beforeAll(async () => {
     BREAKER_MIN_OUTCOMES: '0',
     RECONCILE_INTERVAL_SECONDS: '0',
     SIGNAL_SECRET,
+    EVENTS_FILE: EVENTS,
   });
   sim.lease.onJobEnded = (run, job) => void deliverJob(run, job, 'completed');
   sim.lease.onRunCompleted = (run) => void deliverRun(run);
@@ -173,6 +194,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await rt?.stop();
   await sim?.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const secondsAfter = (from: number, c: Case) => (reruns(c)[0]!.at - from) / 1000;
@@ -185,6 +207,10 @@ describe('issue 40 through the compiled runtime: recover before GitHub notices',
     expect(reruns(c)).toHaveLength(1);
     expect(secondsAfter(t0, c)).toBeLessThan(45);
     expect(reruns(c)[0]).toMatchObject({ jobsRerun: ['build'], jobsKept: ['lint'] });
+    // The decision carries its time to recovery, counted from the loss.
+    const [decided] = decisionsOf(c.run.id);
+    expect(decided).toMatchObject({ decision: 'retried', recovery: { early: true, waited_for_github_seconds: null } });
+    expect(decided!.recovery!.seconds_to_rerun).toBeLessThan(45);
   });
 
   it('a healthy sibling running 40 s → nothing cancelled while it runs, it keeps its success, re-run within 30 s of its end', () => {
@@ -231,6 +257,10 @@ describe('issue 40 through the compiled runtime: recover before GitHub notices',
     expect(cancels(c)).toBe(0);
     expect(reruns(c)).toHaveLength(1);
     expect(secondsAfter(t0, c)).toBeGreaterThanOrEqual(LEASE_MS / 1000);
+    // What turning early recovery on would have saved: the minutes GitHub took to fail the job.
+    const [decided] = decisionsOf(c.run.id);
+    expect(decided).toMatchObject({ decision: 'retried', recovery: { early: false } });
+    expect(decided!.recovery!.waited_for_github_seconds).toBeGreaterThanOrEqual(LEASE_MS / 1000 - 2);
   });
 
   it('now, with a healthy sibling running → re-run within 45 s of the signal, the sibling cancelled and re-run too', () => {
