@@ -86,6 +86,7 @@ function printExplanation(io: CliIo, x: Explanation): void {
     println(out, `          (the worker ${call} here; explain never does)`);
   }
   if (x.mergeQueue) println(out, `Merge queue: ${x.mergeQueue}`);
+  if (x.recovery) println(out, `Recovery: ${x.recovery}`);
   const origin =
     x.configOrigin === 'defaults' ? 'defaults (no .github/reprise.yml)' : `${x.configOrigin}/.github/reprise.yml`;
   println(out, `Config:   ${origin}${x.configError ? ` (error: ${x.configError}; defaults used)` : ''}`);

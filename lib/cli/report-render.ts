@@ -1,4 +1,5 @@
 import { table } from './io.js';
+import { recoveryCard, recoveryLines } from './report-recovery.js';
 import {
   type Count,
   type Loss,
@@ -40,6 +41,7 @@ export function reportText(r: Report, where: string): string {
     '',
   );
   if (r.requeued > 0) out.push(`Pull requests put back in the merge queue: ${r.requeued}`, '');
+  out.push(...recoveryLines(r.recovery), '');
   const untimed = r.lost.jobsWithoutTimes > 0 ? `, ${r.lost.jobsWithoutTimes} without times` : '';
   out.push(
     `Runner minutes lost to infrastructure: ${minutes(r.lost.minutes)} over ${r.lost.jobs} job(s)${untimed}`,
@@ -238,6 +240,7 @@ export function reportHtml(r: Report, where: string): string {
     card('run attempts decided', String(r.decisions.total)),
     card('re-runs', String(r.reruns.total), `${percent(share)} recovered of those finished`),
     ...(r.requeued > 0 ? [card('back in the merge queue', String(r.requeued), 'pull requests queued again')] : []),
+    ...recoveryCard(r.recovery, card),
     card('runner minutes lost', minutes(r.lost.minutes), `${r.lost.jobs} job(s) lost to infrastructure`),
     card('estimated cost', money(r.lost.cost), `at ${price(r.lost.pricePerMinute)} per minute`),
     card('interruptions', String(r.interruptions.total), 'spot interruption warnings'),

@@ -24,6 +24,14 @@ const report = (over: Partial<Report> = {}): Report => ({
   interruptions: { total: 0, byInstanceType: [], byZone: [] },
   topRepositories: [{ name: 'acme/web', minutes: 1234.5, jobs: 4 }],
   topWorkflows: [{ name: 'acme/web · CI', repository: 'acme/web', workflow: 'CI', minutes: 1234.5, jobs: 4 }],
+  recovery: {
+    reruns: 3,
+    early: 2,
+    p50SecondsToRerun: 31,
+    p95SecondsToRerun: 48,
+    waitedForGitHubMinutes: 10.2,
+    p50WaitedForGitHubSeconds: 612,
+  },
   ...over,
 });
 
@@ -41,6 +49,12 @@ describe('reportText: the report for a terminal', () => {
     expect(text).toContain('Runner minutes lost to infrastructure: 1,234.5 min over 4 job(s)\n');
     expect(text).toContain('Estimated cost: $15.43 at $0.0125 per minute');
     expect(text).toContain('Lost jobs by evidence: signal 4');
+    expect(text).toContain(
+      'Time to recovery (from the loss to the accepted re-run, 3 re-run(s) with an exact signal, 2 ended early): p50 31 s, p95 48 s',
+    );
+    expect(text).toContain(
+      'Minutes waited for GitHub to fail lost jobs: 10.2 min (p50 612 s a run): what early_recovery would save',
+    );
     expect(text).toMatch(/^ {2}acme\/web +CI +1234\.5 +4$/m);
   });
 
