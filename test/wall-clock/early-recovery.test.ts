@@ -5,17 +5,15 @@
  * GitHub received counted at the simulator. Each case is its own repository; all run at once,
  * from one signal moment, so the whole file takes about one lease.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
 import type { SimRun } from '../sim/runs.js';
-import type { SimJob } from '../sim/types.js';
 import { COMPILED_SECRET, type CompiledRuntime, startCompiledRuntime } from '../support/compiled-runtime.js';
 import { INSTALLATION_ID, UNPACED_ENV } from '../support/harness.js';
-import { workflowJobPayload } from '../support/job-events.js';
+import { announceJobs, deliverLeaseEnds, loseRunner, until } from '../support/lease-runs.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 
 /** GitHub's lease is ten minutes and its cancel timeout five: shortened, in the same proportion. */
@@ -44,6 +42,7 @@ const decisionsOf = (runId: number): DecisionDetail[] =>
     .map((l) => (JSON.parse(l) as { detail: DecisionDetail }).detail)
     .filter((d) => d.kind === 'decision' && d.run_id === runId);
 let seq = 0;
+const world = () => ({ sim, url: rt.url });
 
 interface Case {
   readonly run: SimRun;
@@ -54,22 +53,6 @@ const cases = new Map<string, Case>();
 /** When the signals were posted: every case's runner died at this moment. */
 let t0 = 0;
 let siblingEndedAt = 0;
-
-async function deliverJob(run: SimRun, job: SimJob, action: 'in_progress' | 'completed'): Promise<void> {
-  for (let copy = 0; copy < 2; copy++) {
-    const payload = workflowJobPayload(sim, run.id, job.id, action);
-    const status = (await post(`${rt.url}/webhook`, await signedDelivery(COMPILED_SECRET, 'workflow_job', payload)))
-      .status;
-    expect(status).toBe(202);
-  }
-}
-
-async function deliverRun(run: SimRun): Promise<void> {
-  for (let copy = 0; copy < 2; copy++) {
-    const payload = workflowRunPayload(sim, run.id, INSTALLATION_ID);
-    await post(`${rt.url}/webhook`, await signedDelivery(COMPILED_SECRET, 'workflow_run', payload, randomUUID()));
-  }
-}
 
 /** A run of its own repository: `build` on a runner that will die, `others` beside it. */
 async function startCase(
@@ -93,36 +76,16 @@ async function startCase(
       ),
     ],
   });
-  for (const job of run.jobs) await deliverJob(run, job, 'in_progress');
-  for (const job of run.jobs.filter((j) => j.status === 'completed')) await deliverJob(run, job, 'completed');
+  await announceJobs(world(), run);
   const c = { run, runner };
   cases.set(name, c);
   return c;
-}
-
-async function postSignal(runner: string): Promise<number> {
-  const res = await fetch(`${rt.url}/signals`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${SIGNAL_SECRET}` },
-    body: JSON.stringify({ runners: [runner], kind: 'terminated' }),
-  });
-  return res.status;
 }
 
 const forceCancels = (c: Case) => sim.count('POST', new RegExp(`/actions/runs/${c.run.id}/force-cancel$`));
 const cancels = (c: Case) => sim.count('POST', new RegExp(`/actions/runs/${c.run.id}/(force-)?cancel$`));
 const rerunPosts = (c: Case) => sim.count('POST', new RegExp(`/actions/(runs/${c.run.id}/rerun|jobs/\\d+/rerun)`));
 const reruns = (c: Case) => sim.reruns.filter((r) => r.runId === c.run.id);
-
-/** Waits until `done` holds or `ms` pass, polling; answers whether it held. */
-async function until(done: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return true;
-}
 
 beforeAll(async () => {
   sim = await GitHubSimulator.start();
@@ -138,8 +101,7 @@ beforeAll(async () => {
     SIGNAL_SECRET,
     EVENTS_FILE: EVENTS,
   });
-  sim.lease.onJobEnded = (run, job) => void deliverJob(run, job, 'completed');
-  sim.lease.onRunCompleted = (run) => void deliverRun(run);
+  deliverLeaseEnds(world());
 
   await startCase('last-job', 'early_recovery: last_job\n', [{ name: 'lint', done: true }]);
   await startCase('sibling', 'early_recovery: last_job\n', [{ name: 'test' }]);
@@ -170,10 +132,7 @@ beforeAll(async () => {
   Object.assign(build, { status: 'completed', conclusion: 'success', completedAt: new Date().toISOString() });
 
   t0 = Date.now();
-  for (const c of cases.values()) {
-    sim.lease.loseRunner(c.runner);
-    expect(await postSignal(c.runner)).toBe(202);
-  }
+  for (const c of cases.values()) expect(await loseRunner(world(), c.runner, SIGNAL_SECRET)).toBe(202);
   // The job beside the one that passed first ends well after the signal.
   setTimeout(() => sim.lease.finish(passed.run, 'deploy'), 20_000).unref();
   // The healthy sibling of 'sibling' runs on for a while, then passes.
