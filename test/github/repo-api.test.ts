@@ -25,11 +25,11 @@ describe('RepoApi reads a run (simulator)', () => {
     expect(api.requests).toBe(1);
   });
 
-  it('getRun, runRecord and listLatestJobs of a run GitHub does not know: NotFoundError', async () => {
+  it('getRun, runRecord and latestJobs of a run GitHub does not know: NotFoundError', async () => {
     const api = gh.api();
     await expect(api.getRun(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
     await expect(api.runRecord(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(api.listLatestJobs(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(api.latestJobs(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
     await expect(api.jobStatus(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
   });
 
@@ -59,7 +59,7 @@ describe('RepoApi reads a run (simulator)', () => {
       ]),
     );
     expect(attempt.find((j) => j.name === 'unit')?.runnerName).toBe('r-1');
-    const latest = await api.listLatestJobs(run.id);
+    const { jobs: latest } = await api.latestJobs(run.id);
     expect(latest.map((j) => j.name).sort()).toEqual(['lint', 'unit']);
     expect(gh.sim.count('GET', new RegExp(`/actions/runs/${run.id}/jobs`))).toBe(1);
   });
