@@ -91,7 +91,7 @@ describe('npm run bench -- --quick, section by section', () => {
     }
   }, 300_000);
 
-  it('section 7 (spot wave through npm start): every run re-run once, none refused, at most 4.5 GitHub requests a run', async () => {
+  it('section 7 (spot wave through npm start): every run re-run once, none refused, at most 4.5 GitHub requests a run, at most 4 of them rate-limited', async () => {
     const r = await measureWave(quick);
     expect(r.rerunPosts).toBe(r.runs);
     expect(r.duplicates).toBe(0);
