@@ -31,6 +31,20 @@ describe('RepoApi reads a run (simulator)', () => {
     await expect(api.runRecord(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
     await expect(api.latestJobs(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
     await expect(api.jobStatus(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(api.latestJobsIfChanged(99_999_999, 'W/"0"')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('latestJobs carries the listing’s ETag; latestJobsIfChanged on it is unchanged (a 304, counted as sent), and listed again once the run moved on', async () => {
+    const run = gh.sim.addRun({ repo: gh.repo, jobs: [{ name: 'unit', conclusion: 'failure' }] });
+    const api = gh.api();
+    const { etag } = await api.latestJobs(run.id);
+    expect(etag).toMatch(/^W\/"/);
+    expect(await api.latestJobsIfChanged(run.id, etag!)).toEqual({ kind: 'unchanged' });
+    // The decision line counts what was sent, 304s included.
+    expect(api.requests).toBe(2);
+    await api.rerunFailedJobs(run.id);
+    const again = await api.latestJobsIfChanged(run.id, etag!);
+    expect(again).toMatchObject({ kind: 'listed', jobs: [expect.objectContaining({ name: 'unit', runAttempt: 2 })] });
   });
 
   it('runRecord: the run, or one attempt of it, as GitHub reports it', async () => {
