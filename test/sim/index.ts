@@ -220,6 +220,14 @@ export class GitHubSimulator {
     this.server.contentLimit = opts ? new ContentLimit(opts) : null;
   }
 
+  /**
+   * Whether job listings answer a matching `If-None-Match` with 304 (on, as GitHub does). Off
+   * is a control: every listing answered in full and counted, as if no condition were sent.
+   */
+  set honoursIfNoneMatch(on: boolean) {
+    this.model.honoursIfNoneMatch = on;
+  }
+
   /** What the secondary limit on content-generating requests saw; undefined when it is off. */
   get contentLimit(): ContentLimitStats | undefined {
     return this.server.contentLimit?.stats;

@@ -44,6 +44,11 @@ export interface IssuedToken {
 /** The in-memory state behind every endpoint. */
 export class SimModel implements JobFactory {
   readonly rng = new Rng(1);
+  /**
+   * Whether job listings answer a matching `If-None-Match` with 304, as GitHub does. Off only
+   * as a control: GitHub as if the condition had not been sent.
+   */
+  honoursIfNoneMatch = true;
   readonly ids = new IdSource({
     owner: 90_000_001,
     repo: 700_000_001,

@@ -1,4 +1,14 @@
-import { fail, intParam, json, notFound, paginate, type Route, type SimContext, type SimRequest } from './http.js';
+import {
+  conditionalJson,
+  fail,
+  intParam,
+  json,
+  notFound,
+  paginate,
+  type Route,
+  type SimContext,
+  type SimRequest,
+} from './http.js';
 import { workflowJob, workflowRun } from './render-actions.js';
 import { rerunFailedJobs, rerunJob, rerunRun, type RerunResult } from './reruns.js';
 import type { SimRun } from './runs.js';
@@ -171,7 +181,7 @@ export const actionsRoutes: Route[] = [
       if (!run || !attempt) return notFound(`${JOBS_DOCS}#list-jobs-for-a-workflow-run-attempt`);
       const { page, headers } = paginate(attempt.jobs, req, ctx);
       const jobs = page.map((j) => workflowJob(ctx.api, ctx.model, run, j));
-      return json({ total_count: attempt.jobs.length, jobs }, 200, headers);
+      return conditionalJson(req, ctx, { total_count: attempt.jobs.length, jobs }, headers);
     },
   },
   {
@@ -189,7 +199,7 @@ export const actionsRoutes: Route[] = [
       const list = [...all.values()];
       const { page, headers } = paginate(list, req, ctx);
       const jobs = page.map((j) => workflowJob(ctx.api, ctx.model, run, j));
-      return json({ total_count: list.length, jobs }, 200, headers);
+      return conditionalJson(req, ctx, { total_count: list.length, jobs }, headers);
     },
   },
   {
