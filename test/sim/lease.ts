@@ -1,15 +1,20 @@
 /**
- * GitHub's job lease, as the simulator plays it. A runner renews its job's lease about every
- * minute and each renewal is good for ten minutes: a job on a machine that vanished stays
- * `in_progress` until the lease runs out, then fails "lost communication with the server"
- * (actions/runner docs and issue threads: users see 10-15 minutes, e.g. actions/runner#2040,
- * actions/runner#3609). While the run is in progress GitHub refuses every re-run (403 "This
- * workflow is already running"). `cancel` asks each runner to stop and waits for its
- * acknowledgement, which a dead runner never sends: the job ends at GitHub's cancel timeout
- * (5 minutes, docs.github.com "Canceling a workflow": "the runner … has 5 minutes to …") or
- * its lease, whichever comes first. `force-cancel` ends every unfinished job at once without
- * the runners (docs.github.com/rest/actions/workflow-runs#force-cancel-a-workflow-run; 409
- * when the run is not in progress), each annotated "The run was canceled by @<actor>.".
+ * GitHub's job lease, as the simulator plays it, each behaviour from its source:
+ * - A runner renews its job's lease every minute, each renewal good for ten minutes ("Successfully
+ *   renew job request 94, job is valid till … 17:50:44" a minute apart, actions/runner#1549 and
+ *   #3539); a job whose runner died fails "lost communication with the server" when it runs out
+ *   ("After ~15 min the job fails", actions/runner#1549; "It then has 10 minutes to complete the
+ *   job", actions/runner#3539). Here: `leaseMs` after the death.
+ * - While the run is in progress every re-run is refused, 403 "This workflow is already running"
+ *   (reruns.ts, docs/design.md §1).
+ * - `POST …/cancel` cancels the run and waits for each runner; a dead one never answers, and GitHub
+ *   ends its job at its cancellation timeout (five minutes, docs/design.md §1) or its lease.
+ * - `POST …/force-cancel` "bypasses conditions that would otherwise cause a workflow execution to
+ *   continue, such as an always() condition … You should only use this endpoint … when the workflow
+ *   run is not responding to POST …/cancel" (GitHub's REST description, `@octokit/openapi`): 202,
+ *   or 409 when the run cannot be cancelled. Every job it ends is annotated "The run was canceled by
+ *   @<actor>." (docs/design.md §1).
+ * - At most 50 re-runs per run (reruns.ts).
  */
 import { iso } from './ids.js';
 import type { SimModel } from './model.js';
