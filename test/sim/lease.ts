@@ -17,6 +17,7 @@
  * - At most 50 re-runs per run (reruns.ts).
  */
 import { iso } from './ids.js';
+import { ejectOnFailure } from './merge-queue.js';
 import type { SimModel } from './model.js';
 import { deriveConclusion, type SimRun } from './runs.js';
 import type { SimJob } from './types.js';
@@ -144,6 +145,7 @@ export class SimLease {
     attempt.status = 'completed';
     attempt.conclusion = deriveConclusion(attempt.jobs) ?? 'failure';
     attempt.updatedAt = iso(Date.now());
+    ejectOnFailure(this.model, run);
     this.onRunCompleted?.(run);
   }
 }

@@ -30,10 +30,10 @@ function runningRun(runner: string, others: { name: string; done?: boolean }[] =
   });
 }
 
-const request = (run: SimRun, runner: string, job = 'build'): RecoveryMessage => ({
+const request = (run: SimRun, runner: string, job = 'build', installationId = INSTALLATION_ID): RecoveryMessage => ({
   v: 1,
   kind: 'recovery',
-  installationId: INSTALLATION_ID,
+  installationId,
   repository: { id: h.sim.repoId(run.repo), owner: run.repo.split('/')[0]!, name: run.repo.split('/')[1]! },
   runId: run.id,
   jobId: run.job(job)!.id,
@@ -177,8 +177,8 @@ describe('issue 40: early recovery proves, then ends the run once', () => {
 });
 
 describe('issue 40: the completion after reprise’s own end', () => {
-  const decide = async (run: SimRun) => {
-    const res = await h.worker()(h.sqsEvent([h.message(run.id)]));
+  const decide = async (run: SimRun, installationId = INSTALLATION_ID) => {
+    const res = await h.worker()(h.sqsEvent([h.message(run.id, undefined, installationId)]));
     expect(res.batchItemFailures).toEqual([]);
     return h.log.named('decision').find((l) => l.run_id === run.id);
   };
@@ -202,5 +202,37 @@ describe('issue 40: the completion after reprise’s own end', () => {
     await signal(runner, 'terminated');
     h.sim.lease.forceCancel(h.sim.run(run.id), 'reprise[bot]');
     expect(await decide(run)).toMatchObject({ decision: 'vetoed' });
+  });
+
+  it('a merge-group run ended early goes back in the merge queue through the existing path', async () => {
+    const QUEUER = 4949;
+    h.sim.addInstallation({
+      id: QUEUER,
+      account: 'queuer',
+      permissions: {
+        actions: 'write',
+        checks: 'read',
+        contents: 'write',
+        metadata: 'read',
+        pull_requests: 'write',
+        merge_queues: 'write',
+      },
+    });
+    const runner = `queued-${++seq}`;
+    const pr = seq;
+    const g = h.sim.addMergeGroupRun({
+      repo: `queuer/er-queue-${pr}`,
+      pullRequest: pr,
+      jobs: [{ name: 'test', conclusion: null, status: 'in_progress', runnerName: runner }],
+    });
+    await signal(runner, 'terminated');
+    expect(h.sim.pullRequest(g.run.repo, pr)?.inMergeQueue).toBe(true);
+    expect(await recover(request(g.run, runner, 'test', QUEUER))).toMatchObject({ outcome: 'ended' });
+    // GitHub took the pull request out of the queue when the cancelled group's run ended.
+    expect(h.sim.pullRequest(g.run.repo, pr)?.inMergeQueue).toBe(false);
+    const line = await decide(g.run, QUEUER);
+    expect(line, String(line?.reason)).toMatchObject({ decision: 'requeued' });
+    expect(h.sim.enqueueRequests.filter((r) => r.pullRequest === pr)).toHaveLength(1);
+    expect(h.sim.rerunTally(g.run.id).received).toBe(0);
   });
 });
