@@ -56,6 +56,8 @@ export const ATTR = {
   version: 'version',
   // newest run of a workflow on a branch
   runNumber: 'runNumber',
+  // the operator's pause of a scope
+  since: 'since',
 } as const;
 
 export type AttributeName = keyof typeof ATTR;

@@ -7,6 +7,7 @@ import { type DecisionLog, TableDecisionLog } from './decision-log.js';
 import { type Deliveries, TableDeliveries } from './deliveries.js';
 import { type RerunOutcomes, TableRerunOutcomes } from './outcomes.js';
 import { type Pacing, type PaceLimits, TablePacing } from './pacing.js';
+import { type Pauses, TablePauses } from './pauses.js';
 import { type QueuedJobs, TableQueuedJobs } from './queued-jobs.js';
 import { type ReconcileStore, TableReconcileStore } from './reconcile-store.js';
 import { readReportFacts, type ReportSource } from './report-facts.js';
@@ -34,6 +35,8 @@ export interface Ledger {
   readonly branchRuns: BranchRuns;
   /** Jobs waiting for a runner. */
   readonly queuedJobs: QueuedJobs;
+  /** The operator's pauses (`reprise pause`), read before every re-run. */
+  readonly pauses: Pauses;
   /** The per-installation retry budget; 0 an hour turns it off. */
   budget(perHour: number): RetryBudget;
   /** The shared pace of each installation's content-generating requests. */
@@ -67,6 +70,7 @@ function storesOn(table: Table, now: () => number): Ledger {
     report: { facts: (sinceMs) => readReportFacts(table, sinceMs) },
     branchRuns: new TableBranchRuns(table, now),
     queuedJobs: new TableQueuedJobs(table, now),
+    pauses: new TablePauses(table, now),
     budget: (perHour) => new TableRetryBudget(table, perHour, now),
     pacing: (limits) => new TablePacing(table, limits, now),
     outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),
