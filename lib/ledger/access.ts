@@ -46,6 +46,7 @@ const P = {
   cursor: leadingKeyOf(keys.reconcileCursor('n')),
   redelivery: leadingKeyOf(keys.redelivery('g')),
   branchRun: leadingKeyOf(keys.branchRun(1, 1, 1, 'b')),
+  pause: leadingKeyOf(keys.pause('*')),
 } as const;
 
 const on = (leadingKey: string, ...actions: TableAction[]): KeyGrant => ({ leadingKeys: [leadingKey], actions });
@@ -93,6 +94,8 @@ export const STORE_ACCESS = {
   branchRunWrites: [on(P.branchRun, 'PutItem')],
   /** branch-runs.ts, the worker's side: `newest`. */
   branchRunReads: [on(P.branchRun, 'GetItem')],
+  /** pauses.ts, the worker's side: `active` (the operator's CLI writes them, with its own credentials). */
+  pauseReads: [on(P.pause, 'Query')],
   /** reconcile-store.ts, beside its Scan of run attempts: cursors, orphans, reclaims, redeliveries. */
   reconcile: [
     on(P.cursor, 'GetItem', 'PutItem'),
@@ -107,7 +110,7 @@ export type StoreName = keyof typeof STORE_ACCESS;
 export const FUNCTION_STORES: Readonly<Record<FunctionName, { stores: readonly StoreName[]; scan: boolean }>> = {
   intake: { stores: ['deliveries', 'runnerJobWrites', 'queuedJobWrites', 'outcomes', 'branchRunWrites'], scan: false },
   worker: {
-    stores: ['attempts', 'requeues', 'budget', 'pacing', 'outcomes', 'signalReads', 'branchRunReads'],
+    stores: ['attempts', 'requeues', 'budget', 'pacing', 'outcomes', 'signalReads', 'branchRunReads', 'pauseReads'],
     scan: false,
   },
   ec2Signal: { stores: ['signalRecords', 'runnerJobReads'], scan: false },

@@ -113,7 +113,10 @@ export class TablePauses implements Pauses {
     const key = keys.pause(scope);
     const before = await this.table.get<StoredPause>(key, true);
     if (!before) return undefined;
-    const removed = await this.table.deleteIf(key, { expression: '#since = :since', values: { ':since': before.since } });
+    const removed = await this.table.deleteIf(key, {
+      expression: '#since = :since',
+      values: { ':since': before.since },
+    });
     // Another resume (or a new pause) got there first: what holds now is theirs to report.
     if (!removed) return undefined;
     return this.inForce(before, this.now()) ? toPause(before) : undefined;

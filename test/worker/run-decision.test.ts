@@ -201,7 +201,13 @@ describe('a decision over in-memory stores', () => {
   it('operator pause: a lost run is decided paused, with who, why and until when, no re-run sent and no unit taken', async () => {
     const w = world();
     const { msg } = lostRun();
-    w.pauses.held = { scope: 'stages', by: 'ops@host', reason: 'drill', since: '2026-10-02T16:00:00.000Z', until: null };
+    w.pauses.held = {
+      scope: 'stages',
+      by: 'ops@host',
+      reason: 'drill',
+      since: '2026-10-02T16:00:00.000Z',
+      until: null,
+    };
     const result = await runDecision(msg, w.ctx);
     expect(result).toMatchObject({ kind: 'decided', outcome: { decision: 'paused' } });
     const { reason } = w.attempts.of(msg)!;
