@@ -60,6 +60,8 @@ export interface Report {
   };
   readonly topRepositories: readonly Loss[];
   readonly topWorkflows: readonly (Loss & { readonly repository: string; readonly workflow: string })[];
+  /** The operator's pauses in force when the report was made (`reprise pause`), as sentences. */
+  readonly pausedNow?: readonly string[];
 }
 
 interface JobDetail {
