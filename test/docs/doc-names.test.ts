@@ -165,7 +165,7 @@ describe('docs that cannot drift: every name they give exists', () => {
       'The TTL is `SIGNAL_TTL_SECONDS`; `AWS_REGION` and `SIGNAL_TTL_HOURS` are fine, and `MY_URL` is set below.',
       '```sh',
       'MY_URL=https://example.com',
-      'npx cdk deploy -c frobnicate=1 -c alarmEmail=ci@example.com',
+      'npx cdk deploy -c frobnicate=1 -c spotDrill=true',
       'npx reprise pause my-org --reason drill --frobnicate --local http://127.0.0.1:3001',
       'npx reprise replay my-org/my-repo#1 --stack Reprise',
       '```',
