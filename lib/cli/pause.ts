@@ -158,7 +158,7 @@ export async function resume(argv: readonly string[], io: CliIo): Promise<number
         println(io.stdout, `${replays.length} run(s) were decided paused; send each again with:`);
         const flags =
           v.local !== undefined
-            ? ` --local ${localUrl(io.env, v.local)}`
+            ? ` --local ${localUrl(io.env, v.local)}${v['data-dir'] ? ` --data-dir ${v['data-dir']}` : ''}`
             : v.stack
               ? ` --stack ${v.stack}`
               : ` --table ${v.table} --queue-url URL`;

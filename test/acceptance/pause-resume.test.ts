@@ -82,7 +82,7 @@ describe('pause and resume, on the next decision, with no redeploy', () => {
     // Resumed: the next lost run of the owner is re-run; resume lists the paused run to replay.
     const resumed = await cli(resume, ['octo-org']);
     expect(resumed.out).toMatch(/Resumed in local runtime .*: octo-org paused by .*: drill/);
-    expect(resumed.out).toContain(`reprise replay octo-org/app#${first}@1 --local ${admin}`);
+    expect(resumed.out).toContain(`reprise replay octo-org/app#${first}@1 --local ${admin} --data-dir ${dir}`);
     const second = lostRun('app');
     await deliver(second);
     await until('the run after the resume re-run', () => sim.rerunTally(second).accepted === 1, 60_000);
