@@ -3,7 +3,7 @@
  * GitHub simulator; `reprise pause` and `reprise resume` against its operator port, as an
  * operator runs them. Counted from what GitHub received: a paused run gets no POST, a resumed
  * owner's next lost run is re-run, a pause of one repository leaves its neighbour re-run, and
- * `reprise replay` sends the paused run again after the resume, re-run once.
+ * `reprise replay` sends the paused run again after the resume, re-run once; a pause `--for` a while ends by itself.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { pause, resume } from '../../lib/cli/pause.js';
@@ -16,6 +16,10 @@ import { drained, killedRuntimeEnv, restartable, until } from '../support/restar
 import { signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 
 const SECRET = 'pause-resume-secret';
+/** Waits until the wall clock has passed `ms` (epoch). */
+const pastWallClock = async (ms: number): Promise<void> => {
+  while (Date.now() < ms) await new Promise((r) => setTimeout(r, 100));
+};
 const INSTALLATION = 9710;
 
 describe('pause and resume, on the next decision, with no redeploy', () => {
@@ -26,7 +30,7 @@ describe('pause and resume, on the next decision, with no redeploy', () => {
     await sim?.close();
   });
 
-  it('reprise pause octo-org: a lost run decided paused with 0 POSTs; reprise resume: the next lost run re-run; a paused repository leaves another re-run; reprise replay re-sends the paused run after the resume, re-run once', async () => {
+  it('reprise pause octo-org: a lost run decided paused with 0 POSTs; reprise resume: the next lost run re-run; a paused repository leaves another re-run; reprise replay re-sends the paused run after the resume, re-run once; --for ends by itself', async () => {
     sim = await GitHubSimulator.start();
     sim.addInstallation({ id: INSTALLATION, account: 'octo-org' });
     let n = 0;
@@ -106,6 +110,14 @@ describe('pause and resume, on the next decision, with no redeploy', () => {
     // Sent again, it is already decided (retried), and not re-run twice.
     const again = await cli(replay, [`octo-org/app#${first}@1`, '--json'], github);
     expect(JSON.parse(again.out)).toMatchObject({ outcome: 'already_decided', decision: 'retried' });
+    // --for ends by itself: once its end has passed, the next lost run is re-run with no resume.
+    const timed = await cli(pause, ['octo-org', '--reason', 'short', '--for', '2s', '--json']);
+    const endsAt = Date.parse((JSON.parse(timed.out) as { pause: { until: string } }).pause.until);
+    await pastWallClock(endsAt + 500);
+    const afterEnd = lostRun('app');
+    await deliver(afterEnd);
+    await until('the run after the pause ended re-run', () => sim.rerunTally(afterEnd).accepted === 1, 60_000);
+
     await drained(url);
     expect(sim.rerunTally(first)).toMatchObject({ received: 1, accepted: 1 });
     expect(sim.rerunTally(second)).toMatchObject({ received: 1, accepted: 1 });
