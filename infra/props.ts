@@ -301,6 +301,14 @@ export interface RepriseProps {
    */
   readonly bundleAwsSdk?: boolean;
   /**
+   * Create an AWS Fault Injection Service experiment template for the spot drill: it sends a spot interruption
+   * (`aws:ec2:send-spot-instance-interruptions`, two minutes' notice) to one running spot instance tagged
+   * `reprise-spot-drill=true`, the tag the operator puts on a staging runner. Its role may send that
+   * interruption to such instances only. Nothing runs until the operator starts the experiment.
+   * @default false
+   */
+  readonly spotDrill?: boolean;
+  /**
    * CloudWatch namespace of the functions' EMF metrics.
    * @default 'Reprise'
    */

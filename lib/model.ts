@@ -148,7 +148,9 @@ export type DecisionKind =
   /** The run waited for its turn past `max_wait` and was left alone. */
   | 'expired'
   /** The local runtime stopped twice while deciding it: left alone rather than decided forever. */
-  | 'abandoned';
+  | 'abandoned'
+  /** Would have been re-run, but the operator paused reprise (`reprise pause`): `reprise replay` sends it again. */
+  | 'paused';
 
 /** The decisions that re-ran something on GitHub: deciding such an attempt again could re-run it twice. */
 export const RERUN_DECISIONS = ['retried', 'retried_all'] as const satisfies readonly DecisionKind[];

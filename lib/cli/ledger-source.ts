@@ -1,5 +1,6 @@
 import type { RuntimeSettings } from '../config/env.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
+import type { Pause, PauseRequest, Pauses, PauseScope } from '../ledger/pauses.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { DecisionFilter, ReportFacts } from '../records.js';
@@ -14,6 +15,8 @@ export interface LedgerSource {
   list(filter: DecisionFilter): Promise<DecisionRecord[]>;
   /** Decisions, re-run outcomes and runner signals since a time, for `reprise report`. */
   facts(sinceMs: number): Promise<ReportFacts>;
+  /** The operator's pauses (`reprise pause`, `reprise resume`), in force now. */
+  readonly pauses: Pick<Pauses, 'list' | 'pause' | 'resume'>;
 }
 
 export interface LedgerOptions {
@@ -35,6 +38,7 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
   if (o.local && (o.table || o.stack)) throw new CliError('use either --local or --table/--stack, not both');
   if (o.local) {
     const base = o.local.replace(/\/+$/, '');
+    const target = { url: base, dataDir: o.dataDir };
     return {
       where: `local runtime ${base}`,
       list: async (f) => {
@@ -59,6 +63,14 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
           'GET',
           `/report-facts?since=${sinceMs}`,
         )) as ReportFacts,
+      pauses: {
+        list: async () => ((await localRequest(io, target, 'GET', '/pauses')) as { pauses: Pause[] }).pauses,
+        pause: async (r: PauseRequest) =>
+          (await localRequest(io, target, 'POST', '/pause', r)) as { pause: Pause; replaced?: Pause },
+        resume: async (scope: PauseScope) =>
+          ((await localRequest(io, target, 'POST', '/resume', { scope })) as { resumed: Pause | null }).resumed ??
+          undefined,
+      },
     };
   }
   const table = await tableName(io, o);
@@ -68,6 +80,7 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
     where: `DynamoDB table ${table}`,
     list: async (f) => (await ledger.decisions.list(f)).map(withoutMessage),
     facts: (sinceMs) => ledger.report.facts(sinceMs),
+    pauses: ledger.pauses,
   };
 }
 

@@ -63,6 +63,8 @@ export interface Report {
   readonly topWorkflows: readonly (Loss & { readonly repository: string; readonly workflow: string })[];
   /** Time to recovery of re-runs whose lost jobs carried an exact signal, counted from the loss. */
   readonly recovery: RecoveryFigures;
+  /** The operator's pauses in force when the report was made (`reprise pause`), as sentences. */
+  readonly pausedNow?: readonly string[];
 }
 
 interface JobDetail {

@@ -21,6 +21,8 @@ const day = (iso: string): string => iso.replace(/:\d{2}\.\d{3}Z$/, 'Z').replace
 export function reportText(r: Report, where: string): string {
   const out: string[] = [];
   out.push(`reprise report: ${day(r.period.since)} to ${day(r.period.until)} (${where})`, '');
+  for (const p of r.pausedNow ?? []) out.push(`PAUSED NOW: ${p}`);
+  if (r.pausedNow?.length) out.push('');
   out.push(`Run attempts decided: ${r.decisions.total}`);
   if (r.decisions.total > 0) out.push(indent(table(['DECISION', 'RUNS'], r.decisions.byDecision.map(countRow))));
   if (r.decisions.deadLettered > 0) {
@@ -237,6 +239,7 @@ svg.narrow{display:none}
 export function reportHtml(r: Report, where: string): string {
   const share = recoveredShare(r);
   const cards = [
+    ...(r.pausedNow ?? []).map((p) => card('re-runs paused now', 'paused', p)),
     card('run attempts decided', String(r.decisions.total)),
     card('re-runs', String(r.reruns.total), `${percent(share)} recovered of those finished`),
     ...(r.requeued > 0 ? [card('back in the merge queue', String(r.requeued), 'pull requests queued again')] : []),

@@ -55,6 +55,7 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       signals: parts.signals ?? ledger.runnerSignals(settings.signalTtlSeconds, runnerKeys),
       branchRuns: ledger.branchRuns,
       recoveries: ledger.recoveries,
+      pauses: ledger.pauses,
       repoConfig: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
     },
     github: { client: parts.client, graphqlUrl: settings.graphqlUrl },

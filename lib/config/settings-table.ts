@@ -705,6 +705,15 @@ export const SETTINGS = {
     local: false,
     doc: 'e-mail address subscribed to the alarm topic',
   }),
+  spotDrill: def({
+    prop: 'spotDrill',
+    context: 'spotDrill',
+    default: false,
+    parse: bool,
+    readBy: [],
+    local: false,
+    doc: 'create an AWS FIS experiment template that sends a spot interruption to instances tagged `reprise-spot-drill=true` (docs/operations.md, the spot drill)',
+  }),
   bundleAwsSdk: def({
     prop: 'bundleAwsSdk',
     context: 'bundleAwsSdk',

@@ -47,6 +47,7 @@ const P = {
   redelivery: leadingKeyOf(keys.redelivery('g')),
   branchRun: leadingKeyOf(keys.branchRun(1, 1, 1, 'b')),
   recovery: leadingKeyOf(keys.recoveryEnd(1, 1, 1)),
+  pause: leadingKeyOf(keys.pause('*')),
 } as const;
 
 const on = (leadingKey: string, ...actions: TableAction[]): KeyGrant => ({ leadingKeys: [leadingKey], actions });
@@ -98,6 +99,8 @@ export const STORE_ACCESS = {
   branchRunWrites: [on(P.branchRun, 'PutItem')],
   /** branch-runs.ts, the worker's side: `newest`. */
   branchRunReads: [on(P.branchRun, 'GetItem')],
+  /** pauses.ts, the worker's side: `active` (the operator's CLI writes them, with its own credentials). */
+  pauseReads: [on(P.pause, 'Query')],
   /** reconcile-store.ts, beside its Scan of run attempts: cursors, orphans, reclaims, redeliveries. */
   reconcile: [
     on(P.cursor, 'GetItem', 'PutItem'),
@@ -115,7 +118,17 @@ export const FUNCTION_STORES: Readonly<Record<FunctionName, { stores: readonly S
     scan: false,
   },
   worker: {
-    stores: ['attempts', 'requeues', 'budget', 'pacing', 'outcomes', 'signalReads', 'branchRunReads', 'recoveries'],
+    stores: [
+      'attempts',
+      'requeues',
+      'budget',
+      'pacing',
+      'outcomes',
+      'signalReads',
+      'branchRunReads',
+      'recoveries',
+      'pauseReads',
+    ],
     scan: false,
   },
   ec2Signal: { stores: ['signalRecords', 'runnerJobReads'], scan: false },

@@ -59,6 +59,8 @@ export const ATTR = {
   // early end of a run attempt
   status: 'status',
   calls: 'calls',
+  // the operator's pause of a scope
+  since: 'since',
 } as const;
 
 export type AttributeName = keyof typeof ATTR;

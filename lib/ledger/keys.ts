@@ -27,6 +27,10 @@ export const TTL = {
   recovery: 35 * DAY,
   /** A run waiting for its healthy jobs to end: no job runs longer than GitHub's 72-hour limit. */
   recoveryWait: 3 * DAY,
+  /** A pause without an end lasts until resumed; its item is kept a year past its last write. */
+  pause: 366 * DAY,
+  /** A pause with an end is read as over at its end; its item goes a day later. */
+  pauseAfterEnd: DAY,
 } as const;
 
 export interface Key {
@@ -165,6 +169,9 @@ export const keys = {
   /** The local runtime's queue journal (its own table): one item per message. */
   queueMessage: (queue: string, messageId: string): Key => ({ pk: `QUEUE#${queue}`, sk: `MSG#${messageId}` }),
   queueMessages: (queue: string): KeyRange => ({ pk: `QUEUE#${queue}` }),
+  /** The operator's pause of a scope (`*`, an owner, a repository): one partition, a handful of items. */
+  pause: (scope: string): Key => ({ pk: 'PAUSE', sk: `SCOPE#${scope}` }),
+  pauses: (): KeyRange => ({ pk: 'PAUSE' }),
   /** One per delivery GUID the reconciler asked GitHub to redeliver. */
   redelivery: (guid: string): Key => ({ pk: `REDELIVERY#${guid}`, sk: 'REDELIVERY' }),
 } as const;

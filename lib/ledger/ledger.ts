@@ -7,6 +7,7 @@ import { type DecisionLog, TableDecisionLog } from './decision-log.js';
 import { type Deliveries, TableDeliveries } from './deliveries.js';
 import { type RerunOutcomes, TableRerunOutcomes } from './outcomes.js';
 import { type Pacing, type PaceLimits, TablePacing } from './pacing.js';
+import { type Pauses, TablePauses } from './pauses.js';
 import { type QueuedJobs, TableQueuedJobs } from './queued-jobs.js';
 import { type ReconcileStore, TableReconcileStore } from './reconcile-store.js';
 import { readReportFacts, type ReportSource } from './report-facts.js';
@@ -37,6 +38,8 @@ export interface Ledger {
   readonly queuedJobs: QueuedJobs;
   /** Early recovery's ends of run attempts and runs waiting for their healthy jobs. */
   readonly recoveries: RunRecoveries;
+  /** The operator's pauses (`reprise pause`), read before every re-run. */
+  readonly pauses: Pauses;
   /** The per-installation retry budget; 0 an hour turns it off. */
   budget(perHour: number): RetryBudget;
   /** The shared pace of each installation's content-generating requests. */
@@ -71,6 +74,7 @@ function storesOn(table: Table, now: () => number): Ledger {
     branchRuns: new TableBranchRuns(table, now),
     queuedJobs: new TableQueuedJobs(table, now),
     recoveries: new TableRunRecoveries(table, now),
+    pauses: new TablePauses(table, now),
     budget: (perHour) => new TableRetryBudget(table, perHour, now),
     pacing: (limits) => new TablePacing(table, limits, now),
     outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),

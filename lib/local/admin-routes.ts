@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda
 import { ShapeError } from '../errors.js';
 import type { Replay } from '../compose/replay.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { parsePauseScope, type PauseRequest, type PauseScope } from '../ledger/pauses.js';
 import type { RunMessage } from '../model.js';
 import type { Log } from '../obs/types.js';
 import { withoutMessage } from '../records.js';
@@ -9,7 +10,8 @@ import { parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
 export interface AdminDeps {
-  readonly ledger: Pick<Ledger, 'decisions' | 'report'>;
+  /** With `pauses`, the routes of `reprise pause` and `reprise resume` are served. */
+  readonly ledger: Pick<Ledger, 'decisions' | 'report'> & Partial<Pick<Ledger, 'pauses'>>;
   /** Sends a run attempt for a new decision, the ledger's guard first (lib/compose/replay.ts). */
   readonly replay: Replay;
   /** Moves every dead letter back to the queue, their abandoned records given back (`reprise replay --dead-letters`). */
@@ -40,7 +42,17 @@ function intParam(q: URLSearchParams, key: string): number | undefined | string 
  */
 export function adminRoutes(
   deps: AdminDeps,
-): Record<'GET /decisions' | 'GET /report-facts' | 'POST /replay' | 'POST /redrive', LambdaHttpHandler> {
+): Record<
+  | 'GET /decisions'
+  | 'GET /report-facts'
+  | 'POST /replay'
+  | 'POST /redrive'
+  | 'GET /pauses'
+  | 'POST /pause'
+  | 'POST /resume',
+  LambdaHttpHandler
+> {
+  const noPauses = reply(404, { error: 'this runtime keeps no pauses' });
   return {
     'GET /decisions': async (event) => {
       const q = new URLSearchParams(event.rawQueryString ?? '');
@@ -79,6 +91,27 @@ export function adminRoutes(
       return reply(verdict.kind === 'already_decided' ? 200 : 409, verdict);
     },
 
+    'GET /pauses': async () =>
+      deps.ledger.pauses ? reply(200, { pauses: await deps.ledger.pauses.list() }) : noPauses,
+
+    'POST /pause': async (event) => {
+      if (!deps.ledger.pauses) return noPauses;
+      const request = pauseRequest(bodyText(event));
+      if (typeof request === 'string') return reply(400, { error: request });
+      const done = await deps.ledger.pauses.pause(request);
+      deps.log.warn('paused by the operator', { ...done.pause });
+      return reply(200, done);
+    },
+
+    'POST /resume': async (event) => {
+      if (!deps.ledger.pauses) return noPauses;
+      const scope = pauseScopeOf(bodyText(event));
+      if (scope === undefined) return reply(400, { error: 'expected {"scope": "*" | OWNER | OWNER/REPO}' });
+      const resumed = await deps.ledger.pauses.resume(scope);
+      if (resumed) deps.log.warn('resumed by the operator', { ...resumed });
+      return reply(200, { resumed: resumed ?? null });
+    },
+
     'POST /redrive': async () => {
       if (!deps.redrive) return reply(404, { error: 'this runtime has no dead-letter queue' });
       const done = await deps.redrive();
@@ -86,4 +119,34 @@ export function adminRoutes(
       return reply(200, done);
     },
   };
+}
+
+/** `{"scope": …}` as a pause scope, or undefined when the body does not name one. */
+function pauseScopeOf(text: string): PauseScope | undefined {
+  try {
+    const body = JSON.parse(text) as { scope?: unknown };
+    return typeof body.scope === 'string' ? parsePauseScope(body.scope) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A `POST /pause` body as a request, or the error text. */
+function pauseRequest(text: string): PauseRequest | string {
+  const wanted = 'expected {"scope", "by", "reason", "forMs"?}';
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return `${wanted}: body is not JSON`;
+  }
+  const scope = pauseScopeOf(text);
+  const { by, reason, forMs } = body;
+  if (scope === undefined || typeof by !== 'string' || typeof reason !== 'string' || reason.trim() === '') {
+    return `${wanted}, each a string, the reason not empty`;
+  }
+  if (forMs !== undefined && !(typeof forMs === 'number' && Number.isInteger(forMs) && forMs > 0)) {
+    return `${wanted}: forMs is a whole number of milliseconds above 0`;
+  }
+  return { scope, by, reason, ...(forMs !== undefined && { forMs }) };
 }

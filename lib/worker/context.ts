@@ -11,6 +11,7 @@ import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { RetryBudget } from '../ledger/budget.js';
 import type { RerunOutcomes } from '../ledger/outcomes.js';
 import type { Pacing } from '../ledger/pacing.js';
+import type { Pauses } from '../ledger/pauses.js';
 import type { Requeues } from '../ledger/requeues.js';
 import type { RunAttempts } from '../ledger/run-attempts.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
@@ -37,6 +38,8 @@ export interface WorkerStores {
   readonly repoConfig: Pick<RepoConfigSource, 'load'>;
   /** Early recovery's ends of run attempts and runs waiting for their healthy jobs. */
   readonly recoveries: RunRecoveries;
+  /** The operator's pauses (`reprise pause`), read before each re-run. */
+  readonly pauses: Pick<Pauses, 'active'>;
 }
 
 export interface WorkerGitHub {

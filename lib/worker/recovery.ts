@@ -7,6 +7,7 @@
 import { type RecoveryStep, decideRecovery, lossAt, lossProvenAt } from '../decide/early-recovery.js';
 import { staleCheckApplies, staleReason } from '../decide/decide.js';
 import { RepoApi } from '../github/repo-api.js';
+import { describePause } from '../ledger/pauses.js';
 import type { RecoveryRef } from '../ledger/run-recoveries.js';
 import type { JobFacts, RecoveryMessage, RepoConfig } from '../model.js';
 import { runMessageOfRecord } from '../webhook/recovery-message.js';
@@ -27,7 +28,7 @@ export type RecoveryResult =
   | Deferred;
 
 export type RecoveryContext = Pick<WorkerContext, 'github' | 'obs' | 'clock'> & {
-  readonly stores: Pick<WorkerContext['stores'], 'signals' | 'branchRuns' | 'repoConfig' | 'recoveries'>;
+  readonly stores: Pick<WorkerContext['stores'], 'signals' | 'branchRuns' | 'repoConfig' | 'recoveries' | 'pauses'>;
   readonly settings: Pick<WorkerContext['settings'], 'defaults' | 'signalWindow' | 'repositoryAllowList'>;
 } & Pick<EndContext, 'sleep'>;
 
@@ -52,6 +53,9 @@ export async function runRecovery(msg: RecoveryMessage, ctx: RecoveryContext): P
   const { config } = await ctx.stores.repoConfig.load(api, owner, name, ctx.settings.defaults);
   const mode = config.enabled ? (config.earlyRecovery ?? 'off') : 'off';
   if (mode === 'off') return done(ctx, line, 'off', 'early_recovery is off', api.requests);
+  // The operator's pause stops every early end as it stops every re-run.
+  const pause = await ctx.stores.pauses.active(owner, name);
+  if (pause) return done(ctx, line, 'paused', `not ended: ${describePause(pause)}`, api.requests);
 
   const record = await api.runRecord(msg.runId);
   const runAttempt = record.run_attempt ?? 1;

@@ -38,6 +38,16 @@ const report = (over: Partial<Report> = {}): Report => ({
 describe('reportText: the report for a terminal', () => {
   const text = reportText(report(), 'table reprise');
 
+  it('a pause in force heads the report with who paused, why and until when, in text and on the page', () => {
+    const paused = report({ pausedNow: ['every repository paused by ops since S, until resumed: <incident>'] });
+    expect(reportText(paused, 't').split('\n')[2]).toBe(
+      'PAUSED NOW: every repository paused by ops since S, until resumed: <incident>',
+    );
+    expect(reportHtml(paused, 't')).toContain('re-runs paused now');
+    expect(reportHtml(paused, 't')).toContain('&lt;incident&gt;');
+    expect(text).not.toContain('PAUSED');
+  });
+
   it('says the period to the minute and where it was read, then each figure with what it means', () => {
     const lines = text.split('\n');
     expect(lines[0]).toBe('reprise report: 2026-11-03 12:00Z to 2026-11-10 12:00Z (table reprise)');

@@ -232,6 +232,11 @@ describe('status checks: the last decisions', () => {
         return list;
       },
       facts: async () => ({ decisions: [], outcomes: [], signals: [] }),
+      pauses: {
+        list: async () => [],
+        pause: () => Promise.reject(new Error('not paused here')),
+        resume: async () => undefined,
+      },
     };
   };
 

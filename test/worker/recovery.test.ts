@@ -164,6 +164,15 @@ describe('issue 40: early recovery proves, then ends the run once', () => {
     expect(forceCancels(run)).toBe(0);
   });
 
+  it('the operator’s pause of the owner stops the end: nothing sent', async () => {
+    const runner = `paused-${++seq}`;
+    const run = runningRun(runner, [], `pausing-${seq}/app`);
+    await signal(runner, 'terminated');
+    await h.ledger.pauses.pause({ scope: run.repo.split('/')[0]!, by: 'ops', reason: 'drill' });
+    expect(await recover(request(run, runner))).toMatchObject({ outcome: 'paused' });
+    expect(forceCancels(run)).toBe(0);
+  });
+
   it('off and dry_run send nothing', async () => {
     const runner = `quiet-${++seq}`;
     const run = runningRun(runner);
