@@ -1,7 +1,7 @@
 import { type JobLine, jobLine } from '../backtest/judge.js';
 import type { RuntimeSettings } from '../config/env.js';
 import { candidateJobs, platformErrorsMode } from '../decide/decide.js';
-import { recoveryTiming } from '../decide/early-recovery.js';
+import { earlyRecoveryMode, recoveryTiming } from '../decide/early-recovery.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
@@ -194,7 +194,7 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
   const recovery =
     timing &&
     `lost at ${timing.lostAt} (exact signal); the lost job ended ${timing.secondsWaitedForGitHub ?? '—'} s after it; ` +
-      `early_recovery: ${cfg.config.earlyRecovery ?? 'off'}`;
+      `early_recovery: ${earlyRecoveryMode(cfg.config)}`;
   return {
     ...base,
     ...(recovery && { recovery }),

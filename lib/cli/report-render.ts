@@ -21,8 +21,7 @@ const day = (iso: string): string => iso.replace(/:\d{2}\.\d{3}Z$/, 'Z').replace
 export function reportText(r: Report, where: string): string {
   const out: string[] = [];
   out.push(`reprise report: ${day(r.period.since)} to ${day(r.period.until)} (${where})`, '');
-  for (const p of r.pausedNow ?? []) out.push(`PAUSED NOW: ${p}`);
-  if (r.pausedNow?.length) out.push('');
+  if (r.pausedNow?.length) out.push(...r.pausedNow.map((p) => `PAUSED NOW: ${p}`), '');
   out.push(`Run attempts decided: ${r.decisions.total}`);
   if (r.decisions.total > 0) out.push(indent(table(['DECISION', 'RUNS'], r.decisions.byDecision.map(countRow))));
   if (r.decisions.deadLettered > 0) {

@@ -1,5 +1,8 @@
 import { exactSignals } from '../classify/exact-signals.js';
-import type { EarlyRecovery, JobFacts, JobVerdict, RunnerSignal } from '../model.js';
+import type { EarlyRecovery, JobFacts, JobVerdict, RepoConfig, RunnerSignal } from '../model.js';
+
+/** Whether a run whose runner is proven gone is ended early: `off` unless the settings say otherwise. */
+export const earlyRecoveryMode = (cfg: RepoConfig): EarlyRecovery => cfg.earlyRecovery ?? 'off';
 
 /**
  * A spot interruption warning comes two minutes before EC2 stops the instance: a job may still

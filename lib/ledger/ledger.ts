@@ -64,6 +64,32 @@ export function openLedger(client: DynamoDBClient, tableName: string, now: () =>
   return storesOn(new Table(client, tableName), now);
 }
 
+/** The stores the webhook intake writes and reads: nothing of the worker's, the reconciler's or the CLI's. */
+export type IntakeLedger = Pick<
+  Ledger,
+  'deliveries' | 'queuedJobs' | 'branchRuns' | 'recoveries' | 'outcomes' | 'runnerJobs'
+>;
+
+/**
+ * The intake's stores alone, on one document client: the internet-facing function bundles only the
+ * store modules it uses (a bundle size goal, docs/performance.md).
+ */
+export function openIntakeLedger(
+  client: DynamoDBClient,
+  tableName: string,
+  now: () => number = Date.now,
+): IntakeLedger {
+  const table = new Table(client, tableName);
+  return {
+    deliveries: new TableDeliveries(table, now),
+    queuedJobs: new TableQueuedJobs(table, now),
+    branchRuns: new TableBranchRuns(table, now),
+    recoveries: new TableRunRecoveries(table, now),
+    outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),
+    runnerJobs: (runnerKeys) => new TableRunnerJobs(table, now, runnerKeys),
+  };
+}
+
 function storesOn(table: Table, now: () => number): Ledger {
   return {
     deliveries: new TableDeliveries(table, now),

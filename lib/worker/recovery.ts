@@ -4,7 +4,13 @@
  * `decideRecovery` says what to do, and at most one `force-cancel` per run attempt ends it. The
  * run's completion then arrives as any other and its decision re-runs the lost jobs.
  */
-import { type RecoveryStep, decideRecovery, lossAt, lossProvenAt } from '../decide/early-recovery.js';
+import {
+  decideRecovery,
+  earlyRecoveryMode,
+  lossAt,
+  lossProvenAt,
+  type RecoveryStep,
+} from '../decide/early-recovery.js';
 import { staleCheckApplies, staleReason } from '../decide/decide.js';
 import { RepoApi } from '../github/repo-api.js';
 import { describePause } from '../ledger/pauses.js';
@@ -51,7 +57,7 @@ export async function runRecovery(msg: RecoveryMessage, ctx: RecoveryContext): P
   }
   const api = new RepoApi(ctx.github.client(msg.installationId), owner, name, ctx.github.graphqlUrl);
   const { config } = await ctx.stores.repoConfig.load(api, owner, name, ctx.settings.defaults);
-  const mode = config.enabled ? (config.earlyRecovery ?? 'off') : 'off';
+  const mode = config.enabled ? earlyRecoveryMode(config) : 'off';
   if (mode === 'off') return done(ctx, line, 'off', 'early_recovery is off', api.requests);
   // The operator's pause stops every early end as it stops every re-run.
   const pause = await ctx.stores.pauses.active(owner, name);
