@@ -250,7 +250,7 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
     // One ISO form, as the store keeps it, so the answer names the record's time.
     const eventTime = post.time
       ? new Date(post.time).toISOString()
-      : await deps.store.firstSeen(eventId, nowMs, RETRY_HORIZON_MS);
+      : await deps.store.firstSeen(eventId, nowMs, RETRY_HORIZON_MS, scope);
     const reason = kind === post.kind ? post.reason : [post.kind, post.reason].filter(Boolean).join(': ');
     const keys = [...new Set([...post.runners, ...(post.instanceId ? [post.instanceId] : [])])];
 

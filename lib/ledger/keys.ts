@@ -59,18 +59,28 @@ export const keys = {
     pk: `RUN#${repoId}#${runId}`,
     sk: `RECLAIM#${attemptNo(attempt)}`,
   }),
-  /** Signals are keyed by runner identity and sorted by event time, so a window is one Query. */
-  runnerSignal: (runnerKey: string, eventTime: string, eventId: string): Key => ({
+  /**
+   * Signals are keyed by runner identity and sorted by event time, so a window is one Query. An
+   * agent's record names the scope that wrote it (`scopeTag`), so another scope's post of the same
+   * event id is a record of its own; the fleet's EC2 records carry none.
+   */
+  runnerSignal: (runnerKey: string, eventTime: string, eventId: string, scopeTag?: string): Key => ({
     pk: `RUNNER#${runnerKey}`,
-    sk: `SIGNAL#${eventTime}#${eventId}`,
+    sk: `SIGNAL#${eventTime}#${eventId}${scopeTag === undefined ? '' : `#BY#${scopeTag}`}`,
   }),
   /** A runner's signals between two ISO times; `~` sorts after every event id. */
   runnerSignalsBetween: (runnerKey: string, fromIso: string, toIso: string): KeyRange => ({
     pk: `RUNNER#${runnerKey}`,
     sk: { between: [`SIGNAL#${fromIso}`, `SIGNAL#${toIso}~`] },
   }),
-  /** When an agent's post without a time was first received, so its retries share one time. */
-  signalPost: (eventId: string): Key => ({ pk: `SIGNALPOST#${eventId}`, sk: 'FIRST_SEEN' }),
+  /**
+   * When an agent's post without a time was first received, so its retries share one time: per
+   * scope, so another scope posting the same body first cannot set this one's time.
+   */
+  signalPost: (eventId: string, scopeTag?: string): Key => ({
+    pk: scopeTag === undefined ? `SIGNALPOST#${eventId}` : `SIGNALPOST#${scopeTag}#${eventId}`,
+    sk: 'FIRST_SEEN',
+  }),
   /** An HMAC signature an agent's post used: a second post under it is a replay. */
   signalSignature: (signature: string): Key => ({ pk: `SIGNALSIG#${signature}`, sk: 'USED' }),
   /** A job in progress on a runner, keyed by runner so an interruption can count its jobs. */

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { parseScopedSecrets, parseSignalScope, scopeAllows } from '../../lib/config/signal-scope.js';
+import { parseScopedSecrets, parseSignalScope, scopeAllows, scopeTag } from '../../lib/config/signal-scope.js';
 
 describe('signal secret scopes', () => {
+  it('a scope’s tag is the same for its owners in any order and differs for another scope', () => {
+    expect(scopeTag(['acme', 'installation:4'])).toBe(scopeTag(['installation:4', 'acme']));
+    expect(scopeTag(['acme'])).not.toBe(scopeTag(['mallory']));
+    expect(scopeTag(['*'])).not.toBe(scopeTag(['acme']));
+    expect(scopeTag(['group:spot fleet'])).toMatch(/^[0-9a-f]{20}$/);
+  });
+
   it('a scope is `*` or owner logins (any case) and installation ids; anything else is refused naming the entry', () => {
     expect(parseSignalScope('*', 'S')).toEqual(['*']);
     expect(parseSignalScope(' Acme, installation:0042 ,acme', 'S')).toEqual(['acme', 'installation:42']);

@@ -26,6 +26,18 @@ describe('the table’s key layout', () => {
     expect(last >= from && last <= to).toBe(true);
     const after = keys.runnerSignal('i-1', '2026-11-03T08:05:00.001Z', 'a').sk;
     expect(after > to).toBe(true);
+    const scoped = keys.runnerSignal('i-1', '2026-11-03T08:05:00.000Z', 'zzzz-event', 'ffff').sk;
+    expect(scoped >= from && scoped <= to).toBe(true);
+  });
+
+  it('a signal record and a post’s first receipt name the scope that wrote them; the fleet’s carry none', () => {
+    const a = keys.runnerSignal('i-1', 't', 'e', 'tag-a');
+    const b = keys.runnerSignal('i-1', 't', 'e', 'tag-b');
+    expect(a.pk).toBe(b.pk);
+    expect(a.sk).not.toBe(b.sk);
+    expect(keys.runnerSignal('i-1', 't', 'e').sk).toBe('SIGNAL#t#e');
+    expect(keys.signalPost('e', 'tag-a').pk).not.toBe(keys.signalPost('e', 'tag-b').pk);
+    expect(keys.signalPost('e', 'tag-a').pk).toMatch(/^SIGNALPOST#/);
   });
 
   it('an outcome window starts after its time; a queued-job share after its last job, or from the first', () => {
