@@ -19,6 +19,7 @@ import type { Log } from '../obs/types.js';
 import { type EmbeddedFifoQueue, embeddedQueue, openRunQueue, QueuePoller } from '../queue/open-embedded.js';
 import { MAX_RECEIVE_BATCH } from '../queue/sqs-limits.js';
 import { serveAdmin } from './admin-server.js';
+import { adminTokenPath, discardExposedAdminToken } from './admin-token.js';
 import { nextBoot } from './boot.js';
 import { secureDataDir } from './data-dir.js';
 import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
@@ -110,6 +111,11 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const log = opts.log;
   const metrics = new MemoryMetrics();
 
+  // A token others could read is replaced, not narrowed: before the directory is tightened.
+  const tokenFile = opts.adminTokenFile ?? (opts.dataDir ? adminTokenPath(opts.dataDir) : undefined);
+  if (opts.adminToken === undefined && tokenFile && (await discardExposedAdminToken(tokenFile))) {
+    log.warn('admin token file was readable by others: replaced by a new token', { file: tokenFile });
+  }
   // Private before the ledger opens in it, and again once LevelDB has made its first files.
   if (opts.dataDir) await secureDataDir(opts.dataDir);
   const boot = nextBoot(opts.dataDir);
