@@ -49,8 +49,8 @@ export const keys = {
   }),
   /** Prefixes a Scan filters on: every run attempt, and nothing else under a run. */
   runAttemptPrefixes: { pk: 'RUN#', sk: 'ATTEMPT#' },
-  /** Prefixes a Scan filters on: re-run outcome markers, runner signals. */
-  rerunOutcomePrefix: 'OUTCOME#',
+  /** Prefixes a Scan filters on: re-run outcome markers (and the run partition's, as written before), runner signals. */
+  rerunOutcomePrefixes: { pk: 'RUNOUTCOME#', sk: 'OUTCOME#' },
   runnerSignalPrefixes: { pk: 'RUNNER#', sk: 'SIGNAL#' },
   /** The run id in a run's partition key (`RUN#<repoId>#<runId>`). */
   runIdOf: (pk: string): number => Number(pk.split('#')[2]),
@@ -90,9 +90,12 @@ export const keys = {
   budgetWindow: (installationId: number | null): Key => ({ pk: budgetPk(installationId), sk: 'WINDOW' }),
   /** An installation's reserved slots for content-generating requests: one item, one writer at a time. */
   pacing: (installationId: number | null): Key => ({ pk: `PACE#${installationId ?? 'none'}`, sk: 'PACE' }),
-  /** Beside the run attempt: how this attempt, a re-run by reprise, ended. Written once. */
+  /**
+   * How this attempt, a re-run by reprise, ended. Written once, by the intake: in a partition of
+   * its own, never the run's, so the intake's grant holds no write on the run-attempt claims.
+   */
   rerunOutcome: (repoId: number, runId: number, attempt: number): Key => ({
-    pk: `RUN#${repoId}#${runId}`,
+    pk: `RUNOUTCOME#${repoId}#${runId}`,
     sk: `OUTCOME#${attemptNo(attempt)}`,
   }),
   /** One item per re-run outcome of an installation, sorted by time: the breaker's window is one Query. */

@@ -389,4 +389,39 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
       ),
     ).toBe(false);
   });
+  it("the intake's PutItem on a claim key is refused by its deployed policy (and its Update and Delete); the PutItem of a re-run's outcome it sent on moto is allowed", async () => {
+    // A lost run re-run, then its green attempt 2 delivered: the intake records the outcome.
+    const { run, installationId } = lostRun('moto-outcome');
+    expect((await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId))).status).toBe(202);
+    expect(await d.drain()).toBe(1);
+    expect(d.sim.rerunTally(run.id)).toMatchObject({ accepted: 1 });
+    const green = await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId));
+    expect(green.body).toMatchObject({ reason: 'outcome recorded: recovered' });
+
+    const tableId = Object.keys(d.stack.resources).find(
+      (id) => d.stack.resources[id]!.Type === 'AWS::DynamoDB::Table',
+    )!;
+    const tableArn = d.stack.resolve({ 'Fn::GetAtt': [tableId, 'Arn'] });
+    const intake = statementsOfRole(d.stack.resources, roleOfFunction(d.stack.resources, d.ids.intake));
+    const may = (action: string, pk: string) =>
+      allows(intake, { action: `dynamodb:${action}`, resource: tableArn, leadingKeys: [pk] }, d.stack.resolve);
+    const repoId = d.sim.repoId(run.repo);
+    const claim = `RUN#${repoId}#${run.id}`;
+    // The claim of the attempt the worker decided is in the table, under the key the intake may not write.
+    const stored = await d.dynamo.send(new ScanCommand({ TableName: d.tableName }));
+    expect(stored.Items!.map((i) => i.pk!.S)).toContain(claim);
+    for (const action of ['PutItem', 'UpdateItem', 'DeleteItem']) expect(may(action, claim), action).toBe(false);
+    expect(may('GetItem', claim)).toBe(true);
+
+    const puts = d.tableCalls.intake.filter((c) => c.action === 'dynamodb:PutItem');
+    const marker = `RUNOUTCOME#${repoId}#${run.id}`;
+    expect(puts.map((c) => c.leadingKeys![0])).toContain(marker);
+    for (const c of d.tableCalls.intake) {
+      expect(
+        allows(intake, { action: c.action, resource: tableArn, leadingKeys: c.leadingKeys ?? [] }, d.stack.resolve),
+        `${c.action} ${c.leadingKeys?.join(',')}`,
+      ).toBe(true);
+      if (c.action !== 'dynamodb:GetItem') expect(c.leadingKeys?.some((k) => k.startsWith('RUN#'))).toBe(false);
+    }
+  });
 });

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { keys, TTL, ttlFrom } from '../../lib/ledger/keys.js';
 
 describe('the table’s key layout', () => {
-  it('a run’s attempts, their reclaim markers and outcomes share the run’s partition, the attempt zero-padded so it sorts', () => {
+  it('a run’s attempts and their reclaim markers share the run’s partition, its re-run outcomes have their own, the attempt zero-padded so it sorts', () => {
     expect(keys.runAttempt(9, 42, 3)).toEqual({ pk: 'RUN#9#42', sk: 'ATTEMPT#003' });
     expect(keys.reclaim(9, 42, 3)).toEqual({ pk: 'RUN#9#42', sk: 'RECLAIM#003' });
-    expect(keys.rerunOutcome(9, 42, 12)).toEqual({ pk: 'RUN#9#42', sk: 'OUTCOME#012' });
+    expect(keys.rerunOutcome(9, 42, 12)).toEqual({ pk: 'RUNOUTCOME#9#42', sk: 'OUTCOME#012' });
     expect(keys.runAttempt(9, 42, 10).sk > keys.runAttempt(9, 42, 9).sk).toBe(true);
     expect(keys.runIdOf(keys.runAttempt(9, 42, 1).pk)).toBe(42);
   });
