@@ -647,7 +647,7 @@ export const SETTINGS = {
     parse: oneOf(['httpApi', 'functionUrl'] as const),
     readBy: [],
     local: false,
-    doc: '`functionUrl` replaces the HTTP API by two Lambda function URLs (no throttle or access log)',
+    doc: '`functionUrl` replaces the HTTP API by two Lambda function URLs (no access log; the signal intake throttled by its reserved concurrency)',
   }),
   apiRateLimit: def({
     context: 'apiRateLimit',
@@ -656,7 +656,7 @@ export const SETTINGS = {
     parse: int(1),
     readBy: [],
     local: false,
-    doc: 'HTTP API stage throttling, requests per second (`WebhookAccess.httpApi({ rateLimit })`)',
+    doc: 'HTTP API throttling of `POST /webhook` (and the stage default), requests per second (`WebhookAccess.httpApi({ rateLimit })`)',
   }),
   apiBurstLimit: def({
     context: 'apiBurstLimit',
@@ -666,6 +666,33 @@ export const SETTINGS = {
     readBy: [],
     local: false,
     doc: 'HTTP API burst; takes two overlapping `workflow_job` waves of a 256-job matrix',
+  }),
+  apiSignalsRateLimit: def({
+    context: 'apiSignalsRateLimit',
+    custom: true,
+    default: 10,
+    parse: int(1),
+    readBy: [],
+    local: false,
+    doc: 'the HTTP API throttle of `POST /signals` alone, requests per second: its own, so a flood of unsigned posts never takes `POST /webhook` turns',
+  }),
+  apiSignalsBurstLimit: def({
+    context: 'apiSignalsBurstLimit',
+    custom: true,
+    default: 50,
+    parse: int(1),
+    readBy: [],
+    local: false,
+    doc: 'the HTTP API burst of `POST /signals` alone',
+  }),
+  signalsReservedConcurrency: def({
+    context: 'signalsReservedConcurrency',
+    custom: true,
+    default: 2,
+    parse: int(1),
+    readBy: [],
+    local: false,
+    doc: "with `webhookAccess: functionUrl`, the signal intake's reserved concurrency: its cap (a flood of posts is refused 429 past it) and its own share, out of the webhook intake's reach",
   }),
 
   // Operations.
