@@ -1,5 +1,5 @@
 import type { Annotation, EvidenceSource, JobFacts, JobVerdict, RunnerSignal } from '../model.js';
-import { exactSignals } from './exact-signals.js';
+import { exactSignals, selfCausedStops } from './exact-signals.js';
 import type { TextPattern } from './linear-pattern.js';
 import { CANCELLATION_ECHO, EXIT_CODE, FAIL_FAST, matches, matchLoss, matchPlatform, matchVeto } from './patterns.js';
 import { BudgetSpent, ScanBudget, scanned, type ScanMeter } from './scan-budget.js';
@@ -131,17 +131,23 @@ function classifyWithin(
   const failures = failing.map((a) => annotationText(a, meter));
   const fromAnn = examine(failures, extra, meter);
   const exact = exactSignals(ev.signals)[0];
+  // A state change the job itself could have caused: a loss, with the strength of text only.
+  const stop = exact ? undefined : selfCausedStops(ev.signals)[0];
 
   if (fromAnn.veto) return verdict(job, 'vetoed', 'annotations', fromAnn.veto.text, fromAnn.veto.kind);
   // A real failure beside the loss (a test failed, then the runner died in an always() step).
   const exitCode = fromAnn.real.find((t) => matches(EXIT_CODE, t, meter));
   if (exitCode) return verdict(job, 'genuine', 'annotations', exitCode);
-  if (!cancelled && (fromAnn.loss || fromAnn.platform || exact) && fromAnn.real.length > 0) {
+  if (!cancelled && (fromAnn.loss || fromAnn.platform || exact || stop) && fromAnn.real.length > 0) {
     return verdict(job, 'genuine', 'annotations', fromAnn.real[0] ?? '');
   }
   if (exact) return verdict(job, 'infra', 'signal', `${exact.kind} for ${exact.runnerKey} at ${exact.eventTime}`);
   if (fromAnn.loss) return verdict(job, 'infra', 'annotations', `pattern ${fromAnn.loss}`);
   if (fromAnn.platform) return verdict(job, 'infra', 'platform', `platform ${fromAnn.platform}`);
+  if (stop) {
+    const why = 'no spot warning, rebalance recommendation or fleet termination before it: counted as text';
+    return verdict(job, 'infra', 'state-change', `EC2 state change for ${stop.runnerKey} at ${stop.eventTime}, ${why}`);
+  }
 
   // Cancelled jobs reach their log only when the cancellation echo is all they carry.
   const wantsLog = cancelled ? readable && fromAnn.echoOnly : !readable || fromAnn.real.length === 0;

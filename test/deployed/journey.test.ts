@@ -221,6 +221,87 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
     expect(d.sim.rerunTally(run.id).accepted).toBe(1);
   });
 
+  /** EC2 events put on moto's default bus, routed by the template's own rules, handed to the EC2 signal function. */
+  async function ec2Events(entries: { source?: string; detailType: string; detail: Record<string, unknown> }[]) {
+    const eventBridge = new EventBridgeClient(awsConfig(d.moto.url));
+    const target = await d.queue('test-ec2-signal-target');
+    const ec2FunctionArn = d.stack.resolve({ 'Fn::GetAtt': [d.ids.ec2Signal, 'Arn'] });
+    for (const [id, rule] of Object.entries(d.stack.resources)) {
+      const targets = rule.Properties?.Targets as { Arn: unknown }[] | undefined;
+      if (rule.Type !== 'AWS::Events::Rule' || !targets?.some((t) => d.stack.resolve(t.Arn) === ec2FunctionArn))
+        continue;
+      await eventBridge.send(
+        new PutRuleCommand({ Name: id, EventPattern: JSON.stringify(rule.Properties!.EventPattern) }),
+      );
+      await eventBridge.send(new PutTargetsCommand({ Rule: id, Targets: [{ Id: 'ec2-signal', Arn: target.arn }] }));
+    }
+    for (const e of entries) {
+      await eventBridge.send(
+        new PutEventsCommand({
+          Entries: [{ Source: e.source ?? 'aws.ec2', DetailType: e.detailType, Detail: JSON.stringify(e.detail) }],
+        }),
+      );
+    }
+    const delivered = await target.take();
+    for (const event of delivered) await d.fn.ec2Signal.invoke(event);
+    return delivered.length;
+  }
+
+  it('an EC2 shutting-down with no warning before it → text cap: its second lost attempt is left at text_only_max_attempts; after a spot warning, the exact cap', async () => {
+    const ec2 = new EC2Client(awsConfig(d.moto.url));
+    const launch = async () =>
+      (await ec2.send(new RunInstancesCommand({ ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1 }))).Instances![0]!
+        .InstanceId!;
+    const [self1, self2, spot1, spot2] = [await launch(), await launch(), await launch(), await launch()];
+    const shuttingDown = (id: string) => ({
+      detailType: 'EC2 Instance State-change Notification',
+      detail: { 'instance-id': id, state: 'shutting-down' },
+    });
+    const warning = (id: string) => ({
+      detailType: 'EC2 Spot Instance Interruption Warning',
+      detail: { 'instance-id': id, 'instance-action': 'terminate' },
+    });
+    // A job that runs `sudo shutdown` on its ephemeral runner: the state change, and nothing before it.
+    expect(await ec2Events([shuttingDown(self1), shuttingDown(self2)])).toBe(2);
+    // A spot reclaim: the warning first, then the state change.
+    expect(await ec2Events([warning(spot1), warning(spot2)])).toBe(2);
+    expect(await ec2Events([shuttingDown(spot1), shuttingDown(spot2)])).toBe(2);
+
+    /** A run lost on `first` (no annotation, no log: only the signals speak), lost again on `second`. */
+    const runOn = (first: string, second: string) => {
+      const { installationId, account } = lostRun(`moto-stop-${first}`);
+      const silent = { conclusion: 'failure' as const, annotations: [], log: null };
+      const run = d.sim.addRun({
+        repo: `${account}/moto-stop`,
+        jobs: [{ name: 'test', runnerName: `gh-runner-${first}`, ...silent }],
+        onRerun: () => ({ runnerName: `gh-runner-${second}`, ...silent }),
+      });
+      return { run, installationId };
+    };
+    const self = runOn(self1, self2);
+    const spot = runOn(spot1, spot2);
+    for (const { run, installationId } of [self, spot]) {
+      expect((await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId))).status).toBe(202);
+    }
+    await d.drain();
+    for (const { run, installationId } of [self, spot]) {
+      expect(d.sim.run(run.id).runAttempt).toBe(2);
+      expect((await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId))).status).toBe(202);
+    }
+    await d.drain();
+
+    const jobs = (runId: number) => d.fn.worker.named('job').filter((l) => l.run_id === runId);
+    expect(decisionOf(self.run.id).map((l) => l.decision)).toEqual(['retried', 'attempt_cap']);
+    expect(jobs(self.run.id).map((l) => [l.verdict, l.source])).toEqual([
+      ['infra', 'state-change'],
+      ['infra', 'state-change'],
+    ]);
+    expect(decisionOf(spot.run.id).map((l) => l.decision)).toEqual(['retried', 'retried']);
+    expect(jobs(spot.run.id).map((l) => l.source)).toEqual(['signal', 'signal']);
+    expect(d.sim.rerunTally(self.run.id).accepted).toBe(1);
+    expect(d.sim.rerunTally(spot.run.id).accepted).toBe(2);
+  });
+
   it('the reconciler: with -c report=check_run the deployed reconciler reports a stuck-queued job with a check run', async () => {
     const run = d.sim.addRun({
       repo: 'other/moto-stuck',

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EC2_DETAIL_TYPES, SIGNAL_TARGET_RETRY, TERMINAL_STATES } from '../../infra/ec2-signals.js';
+import { ASG_DETAIL_TYPES, EC2_DETAIL_TYPES, SIGNAL_TARGET_RETRY, TERMINAL_STATES } from '../../infra/ec2-signals.js';
 import { TIMEOUTS } from '../../infra/reprise.js';
 import { DECISION_NEED_MS, DECISION_ROUND_TRIPS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
 import {
@@ -323,10 +323,20 @@ describe('EC2 signal rules', () => {
     expect(Object.values(EC2_DETAIL_TYPES)).toHaveLength(3);
   });
 
+  it("matches Auto Scaling's own terminations, which make a state change after them exact", () => {
+    t.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.autoscaling'],
+        'detail-type': ['EC2 Instance-terminate Lifecycle Action', 'EC2 Instance Terminate Successful'],
+      },
+    });
+    expect(Object.values(ASG_DETAIL_TYPES)).toHaveLength(2);
+  });
+
   it('targets the signal function with retries, an event age limit and an encrypted DLQ', () => {
     const dlq = logicalId(t, 'AWS::SQS::Queue', 'RepriseSignalDeadLetterQueue');
     const rules = Object.values(resourcesOf(t, 'AWS::Events::Rule')).filter((r) => r.Properties?.EventPattern);
-    expect(rules).toHaveLength(2);
+    expect(rules).toHaveLength(3);
     for (const rule of rules) {
       expect(rule.Properties?.Targets).toEqual([
         expect.objectContaining({
