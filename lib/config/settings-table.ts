@@ -420,7 +420,7 @@ export const SETTINGS = {
     readBy: ['worker', 'intake', 'reconciler'],
     local: true,
     sample: 5,
-    doc: "distinct repositories whose re-runs were lost again before the installation's breaker opens; one repository's losses open only its own",
+    doc: "repositories that each cross the lost share on their own before the installation's breaker opens (each counting at most its equal part of `BREAKER_MIN_OUTCOMES`); one repository's losses open only its own",
   }),
   breakerCoolDown: def({
     env: 'BREAKER_COOL_DOWN_SECONDS',
