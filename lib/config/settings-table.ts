@@ -306,7 +306,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 60,
-    doc: 'an optional hard ceiling on re-runs per installation and rolling hour (`0` = none)',
+    doc: 'an optional hard ceiling on re-runs per installation and rolling hour (`0` = none); one repository takes at most `PACE_REPOSITORY_SHARE_PERCENT` of it',
   }),
   pacePerMinute: def({
     env: 'PACE_PER_MINUTE',
@@ -365,7 +365,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 30,
-    doc: "when the installation's pace is saturated, how far ahead (percent of `MAX_WAIT_SECONDS`) one repository may reserve turns; its other runs wait and ask again, so repositories take turns",
+    doc: "when the installation's pace is saturated, how far ahead (percent of `MAX_WAIT_SECONDS`) one repository may reserve turns; its other runs wait and ask again, so repositories take turns. Also one repository's part of `RETRY_BUDGET_PER_HOUR` (rounded up)",
   }),
   workerConcurrency: def({
     env: 'WORKER_CONCURRENCY',

@@ -35,7 +35,8 @@ export interface Ledger {
   /** Jobs waiting for a runner. */
   readonly queuedJobs: QueuedJobs;
   /** The per-installation retry budget; 0 an hour turns it off. */
-  budget(perHour: number): RetryBudget;
+  /** The retry budget; `repositoryShare` (0..1) bounds one repository's part of the hour. */
+  budget(perHour: number, repositoryShare?: number): RetryBudget;
   /** The shared pace of each installation's content-generating requests. */
   pacing(limits: PaceLimits): Required<Pacing>;
   /** Re-run outcomes and the breakers they drive. */
@@ -67,7 +68,7 @@ function storesOn(table: Table, now: () => number): Ledger {
     report: { facts: (sinceMs) => readReportFacts(table, sinceMs) },
     branchRuns: new TableBranchRuns(table, now),
     queuedJobs: new TableQueuedJobs(table, now),
-    budget: (perHour) => new TableRetryBudget(table, perHour, now),
+    budget: (perHour, repositoryShare) => new TableRetryBudget(table, perHour, now, repositoryShare),
     pacing: (limits) => new TablePacing(table, limits, now),
     outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),
     runnerSignals: (ttlSeconds, runnerKeys) => new TableRunnerSignals(table, ttlSeconds, now, runnerKeys),
