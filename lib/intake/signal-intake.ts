@@ -5,7 +5,7 @@ import type { Log, MetricSink } from '../obs/types.js';
 import { mapBounded } from '../util/bounded.js';
 import { parseInstant } from '../util/iso-time.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
-import { ANY_OWNER, type ScopedSecret } from '../config/signal-scope.js';
+import { ANY_OWNER, type ScopedSecret, scopeWarning } from '../config/signal-scope.js';
 
 export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
 export const MAX_RUNNERS = 100;
@@ -192,6 +192,8 @@ const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({
  */
 export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) => Promise<HttpAnswer> {
   const now = deps.now ?? Date.now;
+  // Once per scope and process: a group scope with no owner crosses organisations.
+  const warned = new Set<string>();
   return async (req) => {
     if (req.body.length > MAX_SIGNAL_BODY_BYTES) {
       return answer(413, { error: `body over ${MAX_SIGNAL_BODY_BYTES} bytes`, field: 'body' });
@@ -245,6 +247,11 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
 
     const post = parsed.post;
     const scope = auth.secret.scope;
+    const warning = scopeWarning(scope);
+    if (warning && !warned.has(warning)) {
+      warned.add(warning);
+      deps.log.warn(warning);
+    }
     const kind = recordedKind(post.kind);
     const eventId = post.eventId ?? derivedEventId(post);
     // One ISO form, as the store keeps it, so the answer names the record's time.

@@ -9,6 +9,7 @@ import { DEFAULT_LEASE_MS, type RunOutcome } from '../compose/worker.js';
 import { fromEnv } from '../config/settings-schema.js';
 import { credentialsFromEnv } from '../config/secrets.js';
 import { signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-settings.js';
+import { scopeWarning } from '../config/signal-scope.js';
 import { ConfigError } from '../errors.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
@@ -160,11 +161,13 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   // The queue's contract, as the intake, the reconciler and a replay send to it and a redrive moves its dead letters.
   const enqueue = embeddedQueue(queue);
 
+  const signalSecrets = signalSecretsFrom(opts.env);
+  for (const w of new Set(signalSecrets.map((s) => scopeWarning(s.scope)))) if (w) log.warn(w);
   const processes = localProcesses({
     settings,
     credentials,
     webhookSecrets,
-    signalSecrets: signalSecretsFrom(opts.env),
+    signalSecrets,
     signalToleranceMs: signalToleranceMsFrom(opts.env),
     ledger: withTestFaults(ledger, opts.env),
     queue,

@@ -150,6 +150,17 @@ describe('signals are scoped to a runner group (npm start)', () => {
   });
 });
 
+describe('a group scope with no owner is warned of (npm start)', () => {
+  it('group:<name> alone in SIGNAL_SECRETS is warned of at start: it crosses organisations', () => {
+    const warnings = rt.rt.lines.filter((l) => l.level === 'WARN' || l.level === 'warn').map((l) => String(l.message));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^signal scope group:spot fleet names no owner: .* in every installation, across organisations/,
+      ),
+    );
+  });
+});
+
 describe('HMAC signals are fresh (npm start)', () => {
   it('a replayed HMAC body is refused 409 and an old one 401; neither earns a re-run', async () => {
     const replayed = runner();

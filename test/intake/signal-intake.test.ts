@@ -234,6 +234,30 @@ describe('POST /signals: signals are per scope (issue 42, point 3)', () => {
   });
 });
 
+describe('POST /signals: a group scope with no owner', () => {
+  it('is warned of once, on its first post: its signals count for that group in every organisation', async () => {
+    const clock = { t: NOW };
+    const t = await freshTable(dynamo, 24 * 3600, () => clock.t);
+    const log = new MemoryLog();
+    const intake = createSignalIntake({
+      secrets: async () => [
+        { secret: 'group-secret', scope: ['group:Default'] },
+        { secret: 'owned-group', scope: ['acme', 'group:Default'] },
+      ],
+      store: t.store,
+      log,
+      metrics: new MemoryMetrics(),
+      now: () => clock.t,
+    });
+    for (const r of ['r-1', 'r-2']) {
+      expect((await intake(bearer({ runners: [r], kind: 'terminated' }, 'group-secret'))).status).toBe(202);
+    }
+    expect((await intake(bearer({ runners: ['r-3'], kind: 'terminated' }, 'owned-group'))).status).toBe(202);
+    const warnings = log.lines.filter((l) => l.level === 'warn').map((l) => l.message);
+    expect(warnings).toEqual([expect.stringMatching(/^signal scope group:Default names no owner/)]);
+  });
+});
+
 describe('POST /signals: validation', () => {
   const ok = { runners: ['runner-a'], kind: 'terminated' };
   it.each<[string, unknown, string]>([
