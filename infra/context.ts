@@ -47,12 +47,9 @@ export function propsFromContext(node: Node): { stackName: string; props: Repris
   const kind = read(node, SETTINGS.webhookAccess) as 'httpApi' | 'functionUrl' | undefined;
   const rateLimit = read(node, SETTINGS.apiRateLimit) as number | undefined;
   const burstLimit = read(node, SETTINGS.apiBurstLimit) as number | undefined;
-  const signalsRateLimit = read(node, SETTINGS.apiSignalsRateLimit) as number | undefined;
-  const signalsBurstLimit = read(node, SETTINGS.apiSignalsBurstLimit) as number | undefined;
-  const signalsReservedConcurrency = read(node, SETTINGS.signalsReservedConcurrency) as number | undefined;
-  if (kind === 'functionUrl') props.webhookAccess = WebhookAccess.functionUrl({ signalsReservedConcurrency });
-  else if ([rateLimit, burstLimit, signalsRateLimit, signalsBurstLimit].some((v) => v !== undefined)) {
-    props.webhookAccess = WebhookAccess.httpApi({ rateLimit, burstLimit, signalsRateLimit, signalsBurstLimit });
+  if (kind === 'functionUrl') props.webhookAccess = WebhookAccess.functionUrl();
+  else if (rateLimit !== undefined || burstLimit !== undefined) {
+    props.webhookAccess = WebhookAccess.httpApi({ rateLimit, burstLimit });
   }
   const stackName = (read(node, SETTINGS.stackName) as string | undefined) ?? SETTINGS.stackName.default;
   return { stackName, props: props as RepriseProps };

@@ -30,12 +30,14 @@ export interface WebhookEndpoints {
   readonly httpApi?: HttpApi;
 }
 
-/** From the settings schema, where the context keys `apiBurstLimit`, `apiRateLimit` and the rest are declared. */
+/** From the settings schema, where the context keys `apiBurstLimit` and `apiRateLimit` are declared. */
 export const DEFAULT_BURST_LIMIT = SETTINGS.apiBurstLimit.default;
 export const DEFAULT_RATE_LIMIT = SETTINGS.apiRateLimit.default;
-export const DEFAULT_SIGNALS_RATE_LIMIT = SETTINGS.apiSignalsRateLimit.default;
-export const DEFAULT_SIGNALS_BURST_LIMIT = SETTINGS.apiSignalsBurstLimit.default;
-export const DEFAULT_SIGNALS_RESERVED_CONCURRENCY = SETTINGS.signalsReservedConcurrency.default;
+/** `POST /signals`: agents post rarely (a node's drain, a runner's shutdown), GitHub in waves. */
+export const DEFAULT_SIGNALS_RATE_LIMIT = 10;
+export const DEFAULT_SIGNALS_BURST_LIMIT = 50;
+/** The signal intake's reserved concurrency with function URLs. */
+export const DEFAULT_SIGNALS_RESERVED_CONCURRENCY = 2;
 
 /** Options of {@link WebhookAccess.httpApi}. */
 export interface HttpApiAccessOptions {

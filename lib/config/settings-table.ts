@@ -306,7 +306,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 60,
-    doc: 'an optional hard ceiling on re-runs per installation and rolling hour (`0` = none); one repository takes at most `PACE_REPOSITORY_SHARE_PERCENT` of it',
+    doc: 'an optional hard ceiling on re-runs per installation and rolling hour (`0` = none), each repository within its share',
   }),
   pacePerMinute: def({
     env: 'PACE_PER_MINUTE',
@@ -365,7 +365,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 30,
-    doc: "when the installation's pace is saturated, how far ahead (percent of `MAX_WAIT_SECONDS`) one repository may reserve turns; its other runs wait and ask again, so repositories take turns. Also one repository's part of `RETRY_BUDGET_PER_HOUR` (rounded up)",
+    doc: "when the installation's pace is saturated, how far ahead (percent of `MAX_WAIT_SECONDS`) one repository may reserve turns; its other runs wait and ask again, so repositories take turns; also each repository's share of the retry budget",
   }),
   workerConcurrency: def({
     env: 'WORKER_CONCURRENCY',
@@ -420,7 +420,7 @@ export const SETTINGS = {
     readBy: ['worker', 'intake', 'reconciler'],
     local: true,
     sample: 5,
-    doc: "repositories that each cross the lost share on their own before the installation's breaker opens (each counting at most its equal part of `BREAKER_MIN_OUTCOMES`); one repository's losses open only its own",
+    doc: "repositories each over the lost share on their own before the installation's breaker opens",
   }),
   breakerCoolDown: def({
     env: 'BREAKER_COOL_DOWN_SECONDS',
@@ -647,7 +647,7 @@ export const SETTINGS = {
     parse: oneOf(['httpApi', 'functionUrl'] as const),
     readBy: [],
     local: false,
-    doc: '`functionUrl` replaces the HTTP API by two Lambda function URLs (no access log; the signal intake throttled by its reserved concurrency)',
+    doc: '`functionUrl` replaces the HTTP API by two Lambda function URLs (no access log)',
   }),
   apiRateLimit: def({
     context: 'apiRateLimit',
@@ -656,7 +656,7 @@ export const SETTINGS = {
     parse: int(1),
     readBy: [],
     local: false,
-    doc: 'HTTP API throttling of `POST /webhook` (and the stage default), requests per second (`WebhookAccess.httpApi({ rateLimit })`)',
+    doc: 'HTTP API throttling of `POST /webhook`, requests per second (`WebhookAccess.httpApi({ rateLimit })`)',
   }),
   apiBurstLimit: def({
     context: 'apiBurstLimit',
@@ -666,33 +666,6 @@ export const SETTINGS = {
     readBy: [],
     local: false,
     doc: 'HTTP API burst; takes two overlapping `workflow_job` waves of a 256-job matrix',
-  }),
-  apiSignalsRateLimit: def({
-    context: 'apiSignalsRateLimit',
-    custom: true,
-    default: 10,
-    parse: int(1),
-    readBy: [],
-    local: false,
-    doc: 'the HTTP API throttle of `POST /signals` alone, requests per second: its own, so a flood of unsigned posts never takes `POST /webhook` turns',
-  }),
-  apiSignalsBurstLimit: def({
-    context: 'apiSignalsBurstLimit',
-    custom: true,
-    default: 50,
-    parse: int(1),
-    readBy: [],
-    local: false,
-    doc: 'the HTTP API burst of `POST /signals` alone',
-  }),
-  signalsReservedConcurrency: def({
-    context: 'signalsReservedConcurrency',
-    custom: true,
-    default: 2,
-    parse: int(1),
-    readBy: [],
-    local: false,
-    doc: "with `webhookAccess: functionUrl`, the signal intake's reserved concurrency: its cap (a flood of posts is refused 429 past it) and its own share, out of the webhook intake's reach",
   }),
 
   // Operations.

@@ -97,20 +97,6 @@ export function parseScopedSecrets(raw: string, where: string): ScopedSecret[] {
   return out;
 }
 
-/**
- * The warning a scope deserves, if any: `group:<name>` alone names no owner, so its signals count
- * for that runner group in every installation, and every organisation has a group named `Default`.
- */
-export function scopeWarning(scope: SignalScope): string | undefined {
-  const group = scopeGroup(scope);
-  if (group === undefined || scope.some((e) => !e.startsWith(GROUP_PREFIX))) return undefined;
-  return (
-    `signal scope group:${group} names no owner: its signals count for jobs of a runner group named ` +
-    `${JSON.stringify(group)} in every installation, across organisations (each has its own groups, and every ` +
-    `one a "Default"); name the owners too, e.g. "my-org,group:${group}"`
-  );
-}
-
 /** The owner of a job, as the worker knows it: its repository's owner login and its installation. */
 export interface JobOwner {
   readonly login: string;

@@ -5,7 +5,8 @@ import type { Log, MetricSink } from '../obs/types.js';
 import { mapBounded } from '../util/bounded.js';
 import { parseInstant } from '../util/iso-time.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
-import { ANY_OWNER, type ScopedSecret, scopeWarning } from '../config/signal-scope.js';
+import { ANY_OWNER, type ScopedSecret } from '../config/signal-scope.js';
+import { scopeWarning } from '../config/signal-settings.js';
 
 export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
 export const MAX_RUNNERS = 100;

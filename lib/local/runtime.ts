@@ -8,8 +8,7 @@ import { type Reconciler, startReconcilerTimer } from '../compose/reconciler.js'
 import { DEFAULT_LEASE_MS, type RunOutcome } from '../compose/worker.js';
 import { fromEnv } from '../config/settings-schema.js';
 import { credentialsFromEnv } from '../config/secrets.js';
-import { signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-settings.js';
-import { scopeWarning } from '../config/signal-scope.js';
+import { scopeWarning, signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-settings.js';
 import { ConfigError } from '../errors.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';

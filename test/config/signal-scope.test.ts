@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  parseScopedSecrets,
-  parseSignalScope,
-  scopeAllows,
-  scopeTag,
-  scopeWarning,
-} from '../../lib/config/signal-scope.js';
+import { parseScopedSecrets, parseSignalScope, scopeAllows, scopeTag } from '../../lib/config/signal-scope.js';
+import { scopeWarning } from '../../lib/config/signal-settings.js';
 
 describe('signal secret scopes', () => {
   it.each<[string, boolean]>([

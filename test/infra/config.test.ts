@@ -202,23 +202,6 @@ describe('context (-c key=value)', () => {
     expect(props.reconcileInterval?.toMinutes()).toBe(15);
   });
 
-  it('separate doors from context: each route of the HTTP API its own throttle; the function URLs, the signal intake its reserved concurrency', () => {
-    const api = synthReprise({
-      webhookAccess: read({ apiSignalsRateLimit: '4', apiSignalsBurstLimit: '8', apiBurstLimit: '500' }).props
-        .webhookAccess!,
-    }).template;
-    api.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-      RouteSettings: {
-        'POST /webhook': { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 500 },
-        'POST /signals': { ThrottlingRateLimit: 4, ThrottlingBurstLimit: 8 },
-      },
-    });
-    const urls = read({ webhookAccess: 'functionUrl', signalsReservedConcurrency: '3' }).props.webhookAccess!;
-    synthReprise({ webhookAccess: urls }).template.hasResourceProperties('AWS::Lambda::Function', {
-      ReservedConcurrentExecutions: 3,
-    });
-  });
-
   it('keeps JSON types from cdk.json and leaves unset keys to the construct defaults', () => {
     const { stackName, props } = read({ dryRun: false, extraPatterns: ['a', 'b'], maxAttempts: 5 });
     expect(stackName).toBe('Reprise');
