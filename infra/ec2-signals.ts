@@ -12,6 +12,12 @@ export const EC2_DETAIL_TYPES = {
   stateChange: 'EC2 Instance State-change Notification',
 } as const;
 
+/** Auto Scaling's own terminations, as EventBridge names them: exact, where a bare state change is not. */
+export const ASG_DETAIL_TYPES = {
+  terminateAction: 'EC2 Instance-terminate Lifecycle Action',
+  terminateSuccessful: 'EC2 Instance Terminate Successful',
+} as const;
+
 /** Only these states of a state-change notification end a runner; pending/running/stopping would be noise. */
 export const TERMINAL_STATES = ['shutting-down', 'terminated'] as const;
 
@@ -31,6 +37,7 @@ export interface Ec2SignalRulesProps {
 export class Ec2SignalRules extends Construct {
   public readonly interruptionRule: Rule;
   public readonly terminationRule: Rule;
+  public readonly autoScalingRule: Rule;
 
   public constructor(scope: Construct, id: string, props: Ec2SignalRulesProps) {
     super(scope, id);
@@ -52,6 +59,16 @@ export class Ec2SignalRules extends Construct {
         source: ['aws.ec2'],
         detailType: [EC2_DETAIL_TYPES.stateChange],
         detail: { state: [...TERMINAL_STATES] },
+      },
+      targets: [target],
+    });
+    // A state change alone counts with text strength (a job can shut its own runner down); a
+    // termination Auto Scaling decided before it is what makes it exact.
+    this.autoScalingRule = new Rule(this, 'AutoScalingTermination', {
+      description: 'reprise: instances Auto Scaling decided to terminate',
+      eventPattern: {
+        source: ['aws.autoscaling'],
+        detailType: [ASG_DETAIL_TYPES.terminateAction, ASG_DETAIL_TYPES.terminateSuccessful],
       },
       targets: [target],
     });

@@ -22,7 +22,7 @@ import { SpotDrill } from './spot-drill.js';
 import { Storage } from './storage.js';
 
 export { type RepriseAlarmThresholds, type RepriseProps } from './props.js';
-export { WebhookAccess, type HttpApiAccessOptions } from './webhook-access.js';
+export { WebhookAccess, type FunctionUrlAccessOptions, type HttpApiAccessOptions } from './webhook-access.js';
 export { TIMEOUTS } from './functions/timeouts.js';
 
 /**

@@ -1,9 +1,9 @@
 import { SETTINGS } from '../lib/config/settings-schema.js';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnStage, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { FunctionUrlAuthType, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { CfnFunction, FunctionUrlAuthType, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledge } from './nag.js';
@@ -33,37 +33,72 @@ export interface WebhookEndpoints {
 /** From the settings schema, where the context keys `apiBurstLimit` and `apiRateLimit` are declared. */
 export const DEFAULT_BURST_LIMIT = SETTINGS.apiBurstLimit.default;
 export const DEFAULT_RATE_LIMIT = SETTINGS.apiRateLimit.default;
+/** `POST /signals`: agents post rarely (a node's drain, a runner's shutdown), GitHub in waves. */
+export const DEFAULT_SIGNALS_RATE_LIMIT = 10;
+export const DEFAULT_SIGNALS_BURST_LIMIT = 50;
+/** The signal intake's reserved concurrency with function URLs. */
+export const DEFAULT_SIGNALS_RESERVED_CONCURRENCY = 2;
 
 /** Options of {@link WebhookAccess.httpApi}. */
 export interface HttpApiAccessOptions {
   /**
-   * Steady-state request rate (per second) of the default stage. A throttled delivery is
-   * answered 429 and GitHub does not retry it by itself (the reconciler asks for it again).
+   * Steady-state request rate (per second) of `POST /webhook` (and the stage's default). A
+   * throttled delivery is answered 429 and GitHub does not retry it by itself (the reconciler
+   * asks for it again).
    * @default 100
    */
   readonly rateLimit?: number;
   /**
-   * Burst request limit of the default stage. A 256-job matrix (GitHub's largest) sends one
-   * `workflow_job` delivery per job at once when it is queued, again when runners pick it up
-   * and again on completion; 600 holds two such waves overlapping.
+   * Burst request limit of `POST /webhook` (and the stage's default). A 256-job matrix (GitHub's
+   * largest) sends one `workflow_job` delivery per job at once when it is queued, again when
+   * runners pick it up and again on completion; 600 holds two such waves overlapping.
    * @default 600
    */
   readonly burstLimit?: number;
+  /**
+   * Steady-state request rate (per second) of `POST /signals`, a throttle of its own: a flood of
+   * unsigned posts there (each answered 401) never takes the webhook route's turns.
+   * @default 10
+   */
+  readonly signalsRateLimit?: number;
+  /**
+   * Burst request limit of `POST /signals`.
+   * @default 50
+   */
+  readonly signalsBurstLimit?: number;
+}
+
+/** Options of {@link WebhookAccess.functionUrl}. */
+export interface FunctionUrlAccessOptions {
+  /**
+   * Reserved concurrency of the signal intake: its cap, so a flood of posts is refused (429)
+   * past it instead of taking the account's concurrency from the webhook intake, and its own
+   * share, which the webhook intake cannot take. The account keeps at least 10 unreserved.
+   * @default 2
+   */
+  readonly signalsReservedConcurrency?: number;
 }
 
 /** How deliveries and signals reach the intake functions. */
 export abstract class WebhookAccess {
-  /** An HTTP API with `POST /webhook` and `POST /signals`, stage throttling and access logs. */
+  /** An HTTP API with `POST /webhook` and `POST /signals`, each throttled on its own, and access logs. */
   public static httpApi(options: HttpApiAccessOptions = {}): WebhookAccess {
-    return new HttpApiAccess(options.rateLimit ?? DEFAULT_RATE_LIMIT, options.burstLimit ?? DEFAULT_BURST_LIMIT);
+    return new HttpApiAccess(
+      { rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT, burstLimit: options.burstLimit ?? DEFAULT_BURST_LIMIT },
+      {
+        rateLimit: options.signalsRateLimit ?? DEFAULT_SIGNALS_RATE_LIMIT,
+        burstLimit: options.signalsBurstLimit ?? DEFAULT_SIGNALS_BURST_LIMIT,
+      },
+    );
   }
 
   /**
-   * One Lambda function URL per intake function: no API Gateway cost, but no stage throttling and no access log.
-   * Both URLs accept any path; the handlers authenticate every request themselves.
+   * One Lambda function URL per intake function: no API Gateway cost, but no stage throttling and no access log;
+   * the signal intake is held to its reserved concurrency instead. Both URLs accept any path; the handlers
+   * authenticate every request themselves.
    */
-  public static functionUrl(): WebhookAccess {
-    return new FunctionUrlAccess();
+  public static functionUrl(options: FunctionUrlAccessOptions = {}): WebhookAccess {
+    return new FunctionUrlAccess(options.signalsReservedConcurrency ?? DEFAULT_SIGNALS_RESERVED_CONCURRENCY);
   }
 
   /** Short name, for descriptions and tests. */
@@ -73,16 +108,28 @@ export abstract class WebhookAccess {
   public abstract bind(scope: Construct, options: WebhookAccessBindOptions): WebhookEndpoints;
 }
 
+interface Throttle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+const routeThrottle = (t: Throttle) => ({ ThrottlingRateLimit: t.rateLimit, ThrottlingBurstLimit: t.burstLimit });
+
 class HttpApiAccess extends WebhookAccess {
   public readonly kind = 'httpApi';
 
   public constructor(
-    private readonly rateLimit: number,
-    private readonly burstLimit: number,
+    private readonly webhook: Throttle,
+    private readonly signals: Throttle,
   ) {
     super();
-    if (!(rateLimit > 0) || !Number.isInteger(burstLimit) || burstLimit < 1) {
-      throw new Error('Reprise: HTTP API rateLimit and burstLimit must be positive');
+    for (const [what, t] of [
+      ['rateLimit and burstLimit', webhook],
+      ['signalsRateLimit and signalsBurstLimit', signals],
+    ] as const) {
+      if (!(t.rateLimit > 0) || !Number.isInteger(t.burstLimit) || t.burstLimit < 1) {
+        throw new Error(`Reprise: HTTP API ${what} must be positive`);
+      }
     }
   }
 
@@ -116,19 +163,26 @@ class HttpApiAccess extends WebhookAccess {
       httpApi: api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: { rateLimit: this.rateLimit, burstLimit: this.burstLimit },
+      throttle: { rateLimit: this.webhook.rateLimit, burstLimit: this.webhook.burstLimit },
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format },
     });
-    api.addRoutes({
+    const webhookRoutes = api.addRoutes({
       path: '/webhook',
       methods: [HttpMethod.POST],
       integration: new HttpLambdaIntegration('Webhook', options.webhookHandler),
     });
-    api.addRoutes({
+    const signalRoutes = api.addRoutes({
       path: '/signals',
       methods: [HttpMethod.POST],
       integration: new HttpLambdaIntegration('Signals', options.signalHandler),
     });
+    // Each route its own token bucket, so unsigned traffic on one never refuses the other. A
+    // route's settings name a route that must exist first.
+    (stage.node.defaultChild as CfnStage).routeSettings = {
+      'POST /webhook': routeThrottle(this.webhook),
+      'POST /signals': routeThrottle(this.signals),
+    };
+    for (const r of [...webhookRoutes, ...signalRoutes]) stage.node.addDependency(r);
     acknowledge(
       api,
       'AwsSolutions-APIG4',
@@ -144,7 +198,21 @@ class HttpApiAccess extends WebhookAccess {
 class FunctionUrlAccess extends WebhookAccess {
   public readonly kind = 'functionUrl';
 
+  public constructor(private readonly signalsReservedConcurrency: number) {
+    super();
+    if (!Number.isInteger(signalsReservedConcurrency) || signalsReservedConcurrency < 1) {
+      throw new Error('Reprise: signalsReservedConcurrency must be a positive integer');
+    }
+  }
+
   public bind(_scope: Construct, options: WebhookAccessBindOptions): WebhookEndpoints {
+    // No stage throttles here: the signal intake's reserved concurrency caps a flood of posts
+    // (Lambda answers 429 past it) and keeps it off the concurrency the webhook intake runs on.
+    const signalFunction = options.signalHandler.node.defaultChild;
+    if (!(signalFunction instanceof CfnFunction)) {
+      throw new Error('Reprise: the signal intake must be a Lambda function of this stack to reserve its concurrency');
+    }
+    signalFunction.reservedConcurrentExecutions = this.signalsReservedConcurrency;
     // Deliveries carry no AWS credentials, so the URLs are public; the handlers authenticate every request.
     const webhook = options.webhookHandler.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
     const signals = options.signalHandler.addFunctionUrl({ authType: FunctionUrlAuthType.NONE });

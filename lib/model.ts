@@ -111,8 +111,12 @@ export type RerunAnswer =
 
 export type Verdict = 'infra' | 'genuine' | 'inconclusive' | 'vetoed';
 /** `platform`: GitHub's own platform failure (a hosted runner not provisioned, an internal error), text only. */
+/**
+ * What decided a job's verdict. `state-change`: an EC2 instance state change that nothing outside
+ * the workload warned of, a loss with the strength of text (see exactSignals).
+ */
 export type EvidenceSource =
-  'signal' | 'annotations' | 'logs' | 'annotations+logs' | 'platform' | 'unreadable' | 'none';
+  'signal' | 'annotations' | 'logs' | 'annotations+logs' | 'platform' | 'state-change' | 'unreadable' | 'none';
 
 export interface JobVerdict {
   readonly job: JobFacts;

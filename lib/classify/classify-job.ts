@@ -1,6 +1,6 @@
 import type { Annotation, EvidenceSource, JobFacts, JobVerdict, RunnerSignal } from '../model.js';
 import { readActionSetup } from './action-setup.js';
-import { exactSignals } from './exact-signals.js';
+import { exactSignals, selfCausedStops } from './exact-signals.js';
 import { readInfraCategory } from './infra-category.js';
 import { isOwnCancel } from './own-cancel.js';
 import type { TextPattern } from './linear-pattern.js';
@@ -161,12 +161,14 @@ function classifyWithin(
   const fromAnn = examineJob(failures, warnings, extra, meter);
   if (category) fromAnn.platform = category.platform;
   const exact = exactSignals(ev.signals)[0];
+  // A state change the job itself could have caused: a loss, with the strength of text only.
+  const stop = exact ? undefined : selfCausedStops(ev.signals)[0];
 
   if (fromAnn.veto) return verdict(job, 'vetoed', 'annotations', fromAnn.veto.text, fromAnn.veto.kind);
   // A real failure beside the loss (a test failed, then the runner died in an always() step).
   const exitCode = fromAnn.real.find((t) => matches(EXIT_CODE, t, meter));
   if (exitCode) return verdict(job, 'genuine', 'annotations', exitCode);
-  if (!cancelled && (fromAnn.loss || fromAnn.platform || exact) && fromAnn.real.length > 0) {
+  if (!cancelled && (fromAnn.loss || fromAnn.platform || exact || stop) && fromAnn.real.length > 0) {
     return verdict(job, 'genuine', 'annotations', fromAnn.real[0] ?? '');
   }
   if (exact) {
@@ -175,6 +177,10 @@ function classifyWithin(
   }
   if (fromAnn.loss) return verdict(job, 'infra', 'annotations', `pattern ${fromAnn.loss}`);
   if (fromAnn.platform) return verdict(job, 'infra', 'platform', `platform ${fromAnn.platform}`);
+  if (stop) {
+    const why = 'no spot warning, rebalance recommendation or fleet termination before it: counted as text';
+    return verdict(job, 'infra', 'state-change', `EC2 state change for ${stop.runnerKey} at ${stop.eventTime}, ${why}`);
+  }
 
   // Cancelled jobs reach their log only when the cancellation echo is all they carry.
   const wantsLog = cancelled ? readable && fromAnn.echoOnly : !readable || fromAnn.real.length === 0;

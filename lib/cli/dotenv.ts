@@ -4,27 +4,18 @@
  * else's repository can hold one. The CLI reads the file `--dotenv FILE` names, else the `.env`
  * of reprise's own checkout when it runs there, else none.
  *
- * "reprise's own checkout" is the directory whose `package.json` is the very file of the package
- * this command runs from (links followed): the `.env` beside the code being run is as trusted as
- * that code. A directory whose `package.json` merely says `"name": "reprise"` is not.
+ * "reprise's own checkout" is a directory: the real path of the directory holding the package this
+ * command runs from (the nearest `package.json` above the running module, whose own path Node
+ * has already resolved). The `.env` beside the code being run is as trusted as that code. A
+ * directory is never recognised by its `package.json`: a clone can commit a symlink to the real
+ * package's file beside a `.env` of its own, and one that merely says `"name": "reprise"` is
+ * nothing either. A link to the checkout's directory is the checkout.
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { CliError, UsageError } from './io.js';
-
-/** The `package.json` of the package this module belongs to: the nearest one above it. */
-function ownPackageJson(): string | undefined {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'package.json');
-    if (existsSync(candidate)) return candidate;
-    const up = dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
-  }
-}
 
 const real = (path: string): string | undefined => {
   try {
@@ -34,11 +25,22 @@ const real = (path: string): string | undefined => {
   }
 };
 
-/** True when `cwd` is the root of the reprise package this command runs from. */
-export function isOwnCheckout(cwd: string): boolean {
-  const own = ownPackageJson();
-  const here = real(join(cwd, 'package.json'));
-  return own !== undefined && here !== undefined && real(own) === here;
+/** The real directory of the package this module belongs to: the nearest one above it with a `package.json`. */
+export function ownPackageDir(): string | undefined {
+  let dir = real(dirname(fileURLToPath(import.meta.url)));
+  while (dir !== undefined) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+  return undefined;
+}
+
+/** True when `cwd` is, by its real path, the directory of the reprise package this command runs from. */
+export function isOwnCheckout(cwd: string, packageDir: string | undefined = ownPackageDir()): boolean {
+  const own = packageDir === undefined ? undefined : real(packageDir);
+  return own !== undefined && real(cwd) === own;
 }
 
 /** `--dotenv FILE` (or `--dotenv=FILE`) taken out of a command's arguments. */
@@ -77,7 +79,7 @@ export function readDotenv(file: string): Record<string, string> {
 }
 
 /** The project checkout's `.env` when `cwd` is that checkout and it has one, else undefined. */
-export function checkoutDotenv(cwd: string): string | undefined {
+export function checkoutDotenv(cwd: string, packageDir: string | undefined = ownPackageDir()): string | undefined {
   const file = join(cwd, '.env');
-  return isOwnCheckout(cwd) && existsSync(file) ? file : undefined;
+  return isOwnCheckout(cwd, packageDir) && existsSync(file) ? file : undefined;
 }

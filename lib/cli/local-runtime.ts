@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fromEnv } from '../config/settings-schema.js';
+import { isLoopbackHost } from './github.js';
 import { CliError, type CliIo } from './io.js';
 
 /** A running local runtime's operator port, and the data directory its token is kept in. */
@@ -42,8 +43,28 @@ export async function localToken(io: CliIo, dataDir: string | undefined): Promis
 }
 
 /**
- * Calls the local runtime's operator routes (`npm start`), with its admin token; any failure
- * names the URL tried. A 4xx answer with a JSON body is returned to the caller when `accept`
+ * The admin token opens every decision and replay: it goes to this machine only (127.0.0.0/8,
+ * ::1, localhost), where the runtime's operator port listens. Anything else is refused before
+ * the token is read.
+ */
+export function requireLoopbackAdminUrl(url: string): void {
+  let host: string | undefined;
+  try {
+    const u = new URL(url);
+    host = u.protocol === 'http:' || u.protocol === 'https:' ? u.hostname : undefined;
+  } catch {
+    host = undefined;
+  }
+  if (host !== undefined && isLoopbackHost(host)) return;
+  throw new CliError(
+    `--local ${url}: the admin token goes only to the local runtime on this machine (http://127.0.0.1, ` +
+      '::1 or localhost); nothing was sent. Run the command on the machine that runs "npm start"',
+  );
+}
+
+/**
+ * Calls the local runtime's operator routes (`npm start`), with its admin token (to a loopback
+ * URL only); any failure names the URL tried. A 4xx answer with a JSON body is returned to the caller when `accept`
  * lists its status.
  */
 export async function localRequest(
@@ -55,6 +76,7 @@ export async function localRequest(
   accept: readonly number[] = [],
 ): Promise<unknown> {
   const { url: base, dataDir } = typeof target === 'string' ? { url: target, dataDir: undefined } : target;
+  requireLoopbackAdminUrl(base);
   const url = `${base.replace(/\/+$/, '')}${path}`;
   const authorization = `Bearer ${await localToken(io, dataDir)}`;
   let res: Response;

@@ -42,7 +42,7 @@ Run "reprise <command> --help" for a command's options. Every command prints pla
 or JSON with --json, and exits 0 on success, 1 on failure, 2 on bad usage.
 Settings and credentials come from the environment, and from a .env file only when
 --dotenv FILE names it (every command but setup, whose --dotenv is the file it writes), or
-from the .env of reprise's own checkout when run there. Every command that calls GitHub
+from the .env of reprise's own checkout (its directory) when run there. Every command that calls GitHub
 first prints the host it calls (on stderr with --json), and sends credentials only over https
 (http only to this machine).`;
 

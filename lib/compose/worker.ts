@@ -49,7 +49,8 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
     stores: {
       attempts: ledger.attempts,
       requeues: ledger.requeues,
-      budget: ledger.budget(settings.retryBudgetPerHour),
+      // One repository's part of the hour is its share of the pace: PACE_REPOSITORY_SHARE_PERCENT.
+      budget: ledger.budget(settings.retryBudgetPerHour, settings.pace.repositoryShare),
       pacing: ledger.pacing(settings.pace),
       outcomes: ledger.outcomes(settings.breaker),
       signals: parts.signals ?? ledger.runnerSignals(settings.signalTtlSeconds, runnerKeys),

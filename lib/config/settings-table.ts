@@ -323,7 +323,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 60,
-    doc: 'an optional hard ceiling on re-runs per installation and rolling hour (`0` = none)',
+    doc: 'an optional hard ceiling on re-runs per installation and rolling hour (`0` = none), each repository within its share',
   }),
   pacePerMinute: def({
     env: 'PACE_PER_MINUTE',
@@ -382,7 +382,7 @@ export const SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 30,
-    doc: "when the installation's pace is saturated, how far ahead (percent of `MAX_WAIT_SECONDS`) one repository may reserve turns; its other runs wait and ask again, so repositories take turns",
+    doc: "when the installation's pace is saturated, how far ahead (percent of `MAX_WAIT_SECONDS`) one repository may reserve turns; its other runs wait and ask again, so repositories take turns; also each repository's share of the retry budget",
   }),
   workerConcurrency: def({
     env: 'WORKER_CONCURRENCY',
@@ -437,7 +437,7 @@ export const SETTINGS = {
     readBy: ['worker', 'intake', 'reconciler'],
     local: true,
     sample: 5,
-    doc: "distinct repositories whose re-runs were lost again before the installation's breaker opens; one repository's losses open only its own",
+    doc: "repositories each over the lost share on their own before the installation's breaker opens",
   }),
   breakerCoolDown: def({
     env: 'BREAKER_COOL_DOWN_SECONDS',
@@ -664,7 +664,7 @@ export const SETTINGS = {
     parse: oneOf(['httpApi', 'functionUrl'] as const),
     readBy: [],
     local: false,
-    doc: '`functionUrl` replaces the HTTP API by two Lambda function URLs (no throttle or access log)',
+    doc: '`functionUrl` replaces the HTTP API by two Lambda function URLs (no access log)',
   }),
   apiRateLimit: def({
     context: 'apiRateLimit',
@@ -673,7 +673,7 @@ export const SETTINGS = {
     parse: int(1),
     readBy: [],
     local: false,
-    doc: 'HTTP API stage throttling, requests per second (`WebhookAccess.httpApi({ rateLimit })`)',
+    doc: 'HTTP API throttling of `POST /webhook`, requests per second (`WebhookAccess.httpApi({ rateLimit })`)',
   }),
   apiBurstLimit: def({
     context: 'apiBurstLimit',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import type { Parser } from './parsers.js';
 
@@ -10,6 +11,16 @@ export type SignalScope = readonly string[];
 
 /** Every installation: the single `SIGNAL_SECRET`'s scope unless `SIGNAL_SCOPE` narrows it. */
 export const ANY_OWNER: SignalScope = ['*'];
+
+/**
+ * A short, stable name of a scope for record keys: the same owners in any order give the same
+ * tag, and another scope another tag, so one scope's record never stands in for another's.
+ */
+export const scopeTag = (scope: SignalScope): string =>
+  createHash('sha256')
+    .update([...new Set(scope)].sort().join('\n'))
+    .digest('hex')
+    .slice(0, 20);
 
 /** A secret and the owners it may speak for. */
 export interface ScopedSecret {

@@ -3,7 +3,7 @@ import type { SignalWindow } from '../model.js';
 import { fromEnv, SETTINGS } from './settings-schema.js';
 import { ConfigError } from '../errors.js';
 import { parseRotatingSecret } from './secrets.js';
-import { parseScopedSecrets, type ScopedSecret, type SignalScope } from './signal-scope.js';
+import { parseScopedSecrets, type ScopedSecret, scopeGroup, type SignalScope } from './signal-scope.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -110,4 +110,19 @@ export function parseSignalSecretValue(value: string, name: string, scope: Signa
     rest = JSON.stringify(doc);
   }
   return [...scoped, ...parseRotatingSecret(rest, name).map((secret) => ({ secret, scope }))];
+}
+
+/**
+ * The warning a scope deserves, if any: `group:<name>` alone names no owner, so its signals count
+ * for that runner group in every installation, and every organisation has a group named `Default`.
+ * (Kept here, not in signal-scope.ts, which the webhook intake's bundle holds too.)
+ */
+export function scopeWarning(scope: SignalScope): string | undefined {
+  const group = scopeGroup(scope);
+  if (group === undefined || scope.some((e) => !e.startsWith('group:'))) return undefined;
+  return (
+    `signal scope group:${group} names no owner: its signals count for jobs of a runner group named ` +
+    `${JSON.stringify(group)} in every installation, across organisations (each has its own groups, and every ` +
+    `one a "Default"); name the owners too, e.g. "my-org,group:${group}"`
+  );
 }

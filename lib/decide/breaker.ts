@@ -2,8 +2,9 @@ import type { JobVerdict, RerunOutcome } from '../model.js';
 
 /**
  * When automatic re-runs pause: evidence that re-runs keep dying. Each repository's outcomes
- * are judged apart (its losses pause its own runs); the installation's pause needs the pattern
- * across `minRepositories` repositories, so one repository cannot pause its neighbours.
+ * are judged apart (its losses pause its own runs); the installation's pause needs
+ * `minRepositories` repositories that each cross the lost share on their own, so no repository
+ * supplies another's verdict (see breakerTrips).
  */
 export interface BreakerSettings {
   /** Re-run outcomes in the window before the share is judged; 0 turns the breaker off. */
@@ -12,8 +13,14 @@ export interface BreakerSettings {
   /** Share of those outcomes that were `lost_again`, 0..1, at or above which it trips. */
   readonly lostShare: number;
   readonly coolDownMs: number;
-  /** Distinct repositories with a lost-again outcome before the installation's breaker opens; 1 when absent. */
+  /** Repositories that each cross the lost share before the installation's breaker opens; 1 when absent. */
   readonly minRepositories?: number;
+}
+
+/** One repository's re-run outcomes in the installation's window. */
+export interface RepositoryCounts {
+  readonly outcomes: number;
+  readonly lostAgain: number;
 }
 
 /** The re-run outcomes of one installation (or one repository) in the breaker's window. */
@@ -22,6 +29,10 @@ export interface OutcomeCounts {
   readonly lostAgain: number;
   /** Distinct repositories among the lost-again outcomes. */
   readonly lostRepositories?: number;
+  /** The installation's outcomes by repository; absent, all of them are one repository's. */
+  readonly byRepository?: readonly RepositoryCounts[];
+  /** Repositories that each crossed the lost share on their own (the installation's rule). */
+  readonly crossingRepositories?: number;
 }
 
 /** Whose re-runs a breaker pauses: the whole installation's, or one repository's. */
@@ -37,18 +48,35 @@ export interface BreakerFacts extends OutcomeCounts {
   readonly scope?: BreakerScope;
 }
 
+const crosses = (r: RepositoryCounts, s: BreakerSettings): boolean =>
+  r.lostAgain > 0 && r.lostAgain >= s.lostShare * r.outcomes;
+
+/** The repositories of the installation's window that each cross the lost share on their own. */
+export function crossingRepositories(c: OutcomeCounts, s: BreakerSettings): readonly RepositoryCounts[] {
+  return (c.byRepository ?? [c]).filter((r) => crosses(r, s));
+}
+
 /**
- * True when the outcomes say re-runs keep being lost: for a repository, its own outcomes; for
- * the installation, the same share spread over at least `minRepositories` repositories.
+ * True when the outcomes say re-runs keep being lost. For a repository: at least `minOutcomes`
+ * of its own, the lost share of them lost again. For the installation: at least
+ * `minRepositories` repositories each crossing the lost share on their own, and `minOutcomes`
+ * outcomes among them, each repository counting at most its equal part
+ * (`minOutcomes / minRepositories`, rounded up). So no repository's outcomes outweigh another's:
+ * a repository whose runs kill their runners supplies neither the share nor the volume of the
+ * installation's pause, and one with many recovered re-runs cannot dilute a fleet's breakage.
  */
 export function breakerTrips(
   c: OutcomeCounts,
   s: BreakerSettings,
   scope: BreakerScope['kind'] = 'repository',
 ): boolean {
-  const share = s.minOutcomes > 0 && c.outcomes >= s.minOutcomes && c.lostAgain >= s.lostShare * c.outcomes;
-  if (!share || scope === 'repository') return share;
-  return (c.lostRepositories ?? 1) >= (s.minRepositories ?? 1);
+  if (s.minOutcomes <= 0) return false;
+  if (scope === 'repository') return c.outcomes >= s.minOutcomes && crosses(c, s);
+  const minRepositories = Math.max(1, s.minRepositories ?? 1);
+  const part = Math.ceil(s.minOutcomes / minRepositories);
+  const crossing = crossingRepositories(c, s);
+  const volume = crossing.reduce((n, r) => n + Math.min(r.outcomes, part), 0);
+  return crossing.length >= minRepositories && volume >= s.minOutcomes;
 }
 
 /**
@@ -73,6 +101,7 @@ export function pauseReason(b: BreakerFacts): string {
       'of this repository were lost again (its runners or its workflow kill them?); other repositories go on'
     );
   }
-  const spread = b.lostRepositories === undefined ? '' : `, in ${b.lostRepositories} repositories`;
+  const n = b.crossingRepositories ?? b.lostRepositories;
+  const spread = n === undefined ? '' : `, in ${n} repositories each over the share`;
   return `automatic re-runs of this installation are paused until ${until}: ${counts} were lost again${spread} (fleet or image broken?)`;
 }

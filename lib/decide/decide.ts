@@ -15,6 +15,8 @@ export interface StaleFacts {
 export interface BudgetFacts {
   readonly limit: number;
   readonly used: number;
+  /** The run's repository's share of the hour, when the budget has shares. */
+  readonly repository?: { readonly limit: number; readonly used: number };
 }
 
 /** Everything the decision depends on. Absent facts have not been gathered yet. */
@@ -89,7 +91,13 @@ export function staleReason(s: StaleFacts, msg: RunMessage): string | undefined 
 
 /** Why a run is left alone when its installation's retry budget is spent. */
 export const budgetSpentReason = (b: BudgetFacts): string =>
-  `installation retry budget spent: ${b.used} of ${b.limit} this hour`;
+  b.used < b.limit && b.repository && b.repository.used >= b.repository.limit
+    ? `repository's share of the installation retry budget spent: ${b.repository.used} of ${b.repository.limit} ` +
+      `this hour (the installation's: ${b.used} of ${b.limit}); other repositories go on`
+    : `installation retry budget spent: ${b.used} of ${b.limit} this hour`;
+
+const budgetSpent = (b: BudgetFacts): boolean =>
+  b.limit > 0 && (b.used >= b.limit || (b.repository !== undefined && b.repository.used >= b.repository.limit));
 
 /**
  * The decision for one run attempt, checks in a fixed order (docs/design.md, "Worker"). Pure: given partial
@@ -119,7 +127,7 @@ export function decide(f: DecisionFacts): DecisionStep {
   }
   // The budget is an optional hard ceiling (0: none): volume alone waits for its turn instead.
   if (!f.budget) return { kind: 'need', what: 'budget' };
-  if (f.budget.limit > 0 && f.budget.used >= f.budget.limit) {
+  if (budgetSpent(f.budget)) {
     return final('budget_exhausted', budgetSpentReason(f.budget));
   }
 

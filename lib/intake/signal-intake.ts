@@ -8,6 +8,7 @@ import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { ANY_OWNER, type ScopedSecret } from '../config/signal-scope.js';
 import type { RunnerJobs } from '../ledger/runner-jobs.js';
 import { type RecoveryRequests, requestRecovery } from './request-recovery.js';
+import { scopeWarning } from '../config/signal-settings.js';
 
 export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
 export const MAX_RUNNERS = 100;
@@ -198,6 +199,8 @@ const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({
  */
 export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) => Promise<HttpAnswer> {
   const now = deps.now ?? Date.now;
+  // Once per scope and process: a group scope with no owner crosses organisations.
+  const warned = new Set<string>();
   return async (req) => {
     if (req.body.length > MAX_SIGNAL_BODY_BYTES) {
       return answer(413, { error: `body over ${MAX_SIGNAL_BODY_BYTES} bytes`, field: 'body' });
@@ -251,12 +254,17 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
 
     const post = parsed.post;
     const scope = auth.secret.scope;
+    const warning = scopeWarning(scope);
+    if (warning && !warned.has(warning)) {
+      warned.add(warning);
+      deps.log.warn(warning);
+    }
     const kind = recordedKind(post.kind);
     const eventId = post.eventId ?? derivedEventId(post);
     // One ISO form, as the store keeps it, so the answer names the record's time.
     const eventTime = post.time
       ? new Date(post.time).toISOString()
-      : await deps.store.firstSeen(eventId, nowMs, RETRY_HORIZON_MS);
+      : await deps.store.firstSeen(eventId, nowMs, RETRY_HORIZON_MS, scope);
     const reason = kind === post.kind ? post.reason : [post.kind, post.reason].filter(Boolean).join(': ');
     const keys = [...new Set([...post.runners, ...(post.instanceId ? [post.instanceId] : [])])];
 

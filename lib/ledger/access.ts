@@ -32,6 +32,7 @@ export const leadingKeyOf = (key: Key): string => {
 const P = {
   delivery: leadingKeyOf(keys.delivery('g')),
   run: leadingKeyOf(keys.runAttempt(1, 1, 1)),
+  rerunOutcome: leadingKeyOf(keys.rerunOutcome(1, 1, 1)),
   runnerSignal: leadingKeyOf(keys.runnerSignal('r', 't', 'e')),
   signalPost: leadingKeyOf(keys.signalPost('e')),
   signalSignature: leadingKeyOf(keys.signalSignature('s')),
@@ -68,8 +69,16 @@ export const STORE_ACCESS = {
   budget: [on(P.budget, 'GetItem', 'PutItem')],
   /** pacing.ts */
   pacing: [on(P.pace, 'GetItem', 'PutItem')],
-  /** outcomes.ts: the prior attempt and the outcome marker beside it, the window, the breaker. */
-  outcomes: [on(P.run, 'GetItem', 'PutItem'), on(P.outcomes, 'PutItem', 'Query'), on(P.breaker, 'GetItem', 'PutItem')],
+  /**
+   * outcomes.ts: the prior attempt (read only: the intake holds this store, and must never create,
+   * replace or delete a run-attempt claim), the outcome marker, the window, the breaker.
+   */
+  outcomes: [
+    on(P.run, 'GetItem'),
+    on(P.rerunOutcome, 'GetItem', 'PutItem'),
+    on(P.outcomes, 'PutItem', 'Query'),
+    on(P.breaker, 'GetItem', 'PutItem'),
+  ],
   /** queued-jobs.ts, the intake's side: `queued` and `clear`. */
   queuedJobWrites: [on(P.queuedJob, 'PutItem', 'DeleteItem'), on(P.queuedInstallation, 'PutItem')],
   /** queued-jobs.ts, the sweep's side: the index, a share, its cursor, the report mark, `clear`. */

@@ -57,8 +57,8 @@ export const keys = {
   }),
   /** Prefixes a Scan filters on: every run attempt, and nothing else under a run. */
   runAttemptPrefixes: { pk: 'RUN#', sk: 'ATTEMPT#' },
-  /** Prefixes a Scan filters on: re-run outcome markers, runner signals. */
-  rerunOutcomePrefix: 'OUTCOME#',
+  /** Prefixes a Scan filters on: re-run outcome markers (and the run partition's, as written before), runner signals. */
+  rerunOutcomePrefixes: { pk: 'RUNOUTCOME#', sk: 'OUTCOME#' },
   runnerSignalPrefixes: { pk: 'RUNNER#', sk: 'SIGNAL#' },
   /** The run id in a run's partition key (`RUN#<repoId>#<runId>`). */
   runIdOf: (pk: string): number => Number(pk.split('#')[2]),
@@ -67,18 +67,28 @@ export const keys = {
     pk: `RUN#${repoId}#${runId}`,
     sk: `RECLAIM#${attemptNo(attempt)}`,
   }),
-  /** Signals are keyed by runner identity and sorted by event time, so a window is one Query. */
-  runnerSignal: (runnerKey: string, eventTime: string, eventId: string): Key => ({
+  /**
+   * Signals are keyed by runner identity and sorted by event time, so a window is one Query. An
+   * agent's record names the scope that wrote it (`scopeTag`), so another scope's post of the same
+   * event id is a record of its own; the fleet's EC2 records carry none.
+   */
+  runnerSignal: (runnerKey: string, eventTime: string, eventId: string, scopeTag?: string): Key => ({
     pk: `RUNNER#${runnerKey}`,
-    sk: `SIGNAL#${eventTime}#${eventId}`,
+    sk: `SIGNAL#${eventTime}#${eventId}${scopeTag === undefined ? '' : `#BY#${scopeTag}`}`,
   }),
   /** A runner's signals between two ISO times; `~` sorts after every event id. */
   runnerSignalsBetween: (runnerKey: string, fromIso: string, toIso: string): KeyRange => ({
     pk: `RUNNER#${runnerKey}`,
     sk: { between: [`SIGNAL#${fromIso}`, `SIGNAL#${toIso}~`] },
   }),
-  /** When an agent's post without a time was first received, so its retries share one time. */
-  signalPost: (eventId: string): Key => ({ pk: `SIGNALPOST#${eventId}`, sk: 'FIRST_SEEN' }),
+  /**
+   * When an agent's post without a time was first received, so its retries share one time: per
+   * scope, so another scope posting the same body first cannot set this one's time.
+   */
+  signalPost: (eventId: string, scopeTag?: string): Key => ({
+    pk: scopeTag === undefined ? `SIGNALPOST#${eventId}` : `SIGNALPOST#${scopeTag}#${eventId}`,
+    sk: 'FIRST_SEEN',
+  }),
   /** An HMAC signature an agent's post used: a second post under it is a replay. */
   signalSignature: (signature: string): Key => ({ pk: `SIGNALSIG#${signature}`, sk: 'USED' }),
   /** A job in progress on a runner, keyed by runner so an interruption can count its jobs. */
@@ -88,9 +98,12 @@ export const keys = {
   budgetWindow: (installationId: number | null): Key => ({ pk: budgetPk(installationId), sk: 'WINDOW' }),
   /** An installation's reserved slots for content-generating requests: one item, one writer at a time. */
   pacing: (installationId: number | null): Key => ({ pk: `PACE#${installationId ?? 'none'}`, sk: 'PACE' }),
-  /** Beside the run attempt: how this attempt, a re-run by reprise, ended. Written once. */
+  /**
+   * How this attempt, a re-run by reprise, ended. Written once, by the intake: in a partition of
+   * its own, never the run's, so the intake's grant holds no write on the run-attempt claims.
+   */
   rerunOutcome: (repoId: number, runId: number, attempt: number): Key => ({
-    pk: `RUN#${repoId}#${runId}`,
+    pk: `RUNOUTCOME#${repoId}#${runId}`,
     sk: `OUTCOME#${attemptNo(attempt)}`,
   }),
   /** One item per re-run outcome of an installation, sorted by time: the breaker's window is one Query. */

@@ -41,7 +41,8 @@ export interface Ledger {
   /** The operator's pauses (`reprise pause`), read before every re-run. */
   readonly pauses: Pauses;
   /** The per-installation retry budget; 0 an hour turns it off. */
-  budget(perHour: number): RetryBudget;
+  /** The retry budget; `repositoryShare` (0..1) bounds one repository's part of the hour. */
+  budget(perHour: number, repositoryShare?: number): RetryBudget;
   /** The shared pace of each installation's content-generating requests. */
   pacing(limits: PaceLimits): Required<Pacing>;
   /** Re-run outcomes and the breakers they drive. */
@@ -101,7 +102,7 @@ function storesOn(table: Table, now: () => number): Ledger {
     queuedJobs: new TableQueuedJobs(table, now),
     recoveries: new TableRunRecoveries(table, now),
     pauses: new TablePauses(table, now),
-    budget: (perHour) => new TableRetryBudget(table, perHour, now),
+    budget: (perHour, repositoryShare) => new TableRetryBudget(table, perHour, now, repositoryShare),
     pacing: (limits) => new TablePacing(table, limits, now),
     outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),
     runnerSignals: (ttlSeconds, runnerKeys) => new TableRunnerSignals(table, ttlSeconds, now, runnerKeys),

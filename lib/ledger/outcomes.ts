@@ -3,6 +3,7 @@ import {
   type BreakerScope,
   type BreakerSettings,
   breakerTrips,
+  crossingRepositories,
   type OutcomeCounts,
 } from '../decide/breaker.js';
 import { isRerunDecision, type RerunOutcome } from '../model.js';
@@ -52,6 +53,7 @@ interface StoredBreaker {
   readonly outcomes: number;
   readonly lostAgain: number;
   readonly lostRepositories?: number;
+  readonly crossingRepositories?: number;
   readonly windowMs: number;
 }
 
@@ -67,6 +69,7 @@ const factsOf = (b: StoredBreaker, scope: BreakerScope, tripped: boolean) => ({
   outcomes: b.outcomes,
   lostAgain: b.lostAgain,
   ...(b.lostRepositories !== undefined && { lostRepositories: b.lostRepositories }),
+  ...(b.crossingRepositories !== undefined && { crossingRepositories: b.crossingRepositories }),
   windowMs: b.windowMs,
   scope,
   tripped,
@@ -157,7 +160,7 @@ export class TableRerunOutcomes implements RerunOutcomes {
       const { last, counts } = await this.read(place, this.now());
       out.push(
         counts
-          ? { openUntil: null, ...counts, windowMs: this.settings.windowMs, scope: place.scope }
+          ? { openUntil: null, ...this.shown(counts, place), windowMs: this.settings.windowMs, scope: place.scope }
           : (({ tripped: _t, ...f }) => f)(factsOf(last!, place.scope, false)),
       );
     }
@@ -180,6 +183,13 @@ export class TableRerunOutcomes implements RerunOutcomes {
     };
   }
 
+  /** A window's counts as a breaker reports them: for the installation, how many repositories crossed the share. */
+  private shown(c: OutcomeCounts, place: BreakerPlace): OutcomeCounts {
+    const { byRepository: _each, ...counts } = c;
+    if (place.scope.kind !== 'installation') return counts;
+    return { ...counts, crossingRepositories: crossingRepositories(c, this.settings).length };
+  }
+
   /** One breaker: open, opened now by this read, or closed with its counts. */
   private async judge(place: BreakerPlace): Promise<BreakerFacts & { readonly tripped: boolean }> {
     const s = this.settings;
@@ -192,9 +202,10 @@ export class TableRerunOutcomes implements RerunOutcomes {
       scope: place.scope,
       tripped: false,
     };
-    const { last, counts } = await this.read(place, now);
-    if (!counts) return factsOf(last!, place.scope, false);
-    if (!breakerTrips(counts, s, place.scope.kind)) return { ...closed, ...counts };
+    const { last, counts: read } = await this.read(place, now);
+    if (!read) return factsOf(last!, place.scope, false);
+    const counts = this.shown(read, place);
+    if (!breakerTrips(read, s, place.scope.kind)) return { ...closed, ...counts };
 
     const opened: StoredBreaker = { openUntil: now + s.coolDownMs, ...counts, windowMs: s.windowMs };
     const tripped = await this.table.putIf(
@@ -213,7 +224,10 @@ export class TableRerunOutcomes implements RerunOutcomes {
   private async read(
     place: BreakerPlace,
     now: number,
-  ): Promise<{ last: StoredBreaker | undefined; counts?: Required<OutcomeCounts> }> {
+  ): Promise<{
+    last: StoredBreaker | undefined;
+    counts?: Required<Omit<OutcomeCounts, 'crossingRepositories'>>;
+  }> {
     const last = await this.table.get<StoredBreaker>(place.key, true);
     if (last && last.openUntil > now) return { last };
     const since = Math.max(now - this.settings.windowMs, last?.openUntil ?? 0);
@@ -222,12 +236,20 @@ export class TableRerunOutcomes implements RerunOutcomes {
       true,
     );
     const lost = items.filter((i) => i.outcome === 'lost_again');
+    const byRepository = new Map<string, { outcomes: number; lostAgain: number }>();
+    for (const i of items) {
+      const r = byRepository.get(i.repository ?? '') ?? { outcomes: 0, lostAgain: 0 };
+      r.outcomes++;
+      if (i.outcome === 'lost_again') r.lostAgain++;
+      byRepository.set(i.repository ?? '', r);
+    }
     return {
       last,
       counts: {
         outcomes: items.length,
         lostAgain: lost.length,
         lostRepositories: new Set(lost.map((i) => i.repository ?? '')).size,
+        byRepository: [...byRepository.values()],
       },
     };
   }

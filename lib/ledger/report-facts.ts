@@ -18,6 +18,8 @@ export interface ReportSource {
 export async function readReportFacts(table: Table, sinceMs: number): Promise<ReportFacts> {
   const run = keys.runAttemptPrefixes;
   const sig = keys.runnerSignalPrefixes;
+  // Outcome markers live under RUNOUTCOME#; those written before under the run's partition are read too.
+  const out = keys.rerunOutcomePrefixes;
   const items: Stored[] = [];
   let start: ScanStart | undefined;
   do {
@@ -26,13 +28,15 @@ export async function readReportFacts(table: Table, sinceMs: number): Promise<Re
         expression:
           '(begins_with(#pk, :run) AND ((begins_with(#sk, :attempt) AND #state = :decided AND #decidedAt >= :since) ' +
           'OR (begins_with(#sk, :outcome) AND #recordedAt >= :since))) ' +
+          'OR (begins_with(#pk, :outcomes) AND begins_with(#sk, :outcome) AND #recordedAt >= :since) ' +
           'OR (begins_with(#pk, :runner) AND begins_with(#sk, :signal) AND #eventTime >= :sinceIso)',
         values: {
           ':run': run.pk,
           ':attempt': run.sk,
           ':decided': STATE.decided,
           ':since': sinceMs,
-          ':outcome': keys.rerunOutcomePrefix,
+          ':outcome': out.sk,
+          ':outcomes': out.pk,
           ':runner': sig.pk,
           ':signal': sig.sk,
           ':sinceIso': new Date(sinceMs).toISOString(),
@@ -49,7 +53,7 @@ export async function readReportFacts(table: Table, sinceMs: number): Promise<Re
   const signals: SignalFact[] = [];
   for (const item of items) {
     if (item.pk.startsWith(sig.pk)) signals.push(signalOf(item));
-    else if (item.sk.startsWith(keys.rerunOutcomePrefix)) outcomes.push(outcomeOf(item));
+    else if (item.sk.startsWith(out.sk)) outcomes.push(outcomeOf(item));
     else decisions.push(decisionOf(item));
   }
   decisions.sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0));

@@ -1,6 +1,6 @@
 import type { RunnerSignal, SignalKind, SignalWindow } from '../model.js';
 import type { SignalFact } from '../records.js';
-import { type JobOwner, scopeAllows, type SignalScope } from '../config/signal-scope.js';
+import { type JobOwner, scopeAllows, type SignalScope, scopeTag } from '../config/signal-scope.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import { keys, ttlFrom } from './keys.js';
 import type { Table } from './table.js';
@@ -16,14 +16,19 @@ export interface SignalRecordInput extends SignalFact {
 
 /** Runner-keyed interruption records: the signal paths write them, the worker looks them up. */
 export interface RunnerSignals {
-  /** Writes one record; false when this (runner key, event time, event id) was already recorded. */
+  /**
+   * Writes one record; false when this (runner key, event time, event id, scope) was already
+   * recorded. The scope is part of the key: another scope's record of the same event never
+   * suppresses this one.
+   */
   record(input: SignalRecordInput): Promise<boolean>;
   /**
    * The time of a post that carries none: the first receipt of its event id, so a retry lands on
    * the same record key. A receipt older than `horizonMs` belongs to an earlier event (node
-   * names are reused), so it is replaced.
+   * names are reused), so it is replaced. Kept per `scope`: another scope's post of the same
+   * event id does not set this one's time.
    */
-  firstSeen(eventId: string, nowMs: number, horizonMs: number): Promise<string>;
+  firstSeen(eventId: string, nowMs: number, horizonMs: number, scope?: SignalScope): Promise<string>;
   /**
    * Signals for a runner (under every key its name gives) around a job's completion that may
    * count for a job of `owner`: an agent's signal whose scope leaves the owner out is not one.
@@ -59,8 +64,13 @@ export class TableRunnerSignals implements RunnerSignals {
     if (Number.isNaN(at)) throw new Error(`signal eventTime is not a date: ${JSON.stringify(input.eventTime)}`);
     // One ISO form, so the sort key's time order is the string order.
     const r = { ...input, eventTime: new Date(at).toISOString() };
+    const by = r.scope === undefined ? undefined : scopeTag(r.scope);
     return this.table.putIf(
-      { ...keys.runnerSignal(r.runnerKey, r.eventTime, r.eventId), ...r, ttl: ttlFrom(this.now(), this.ttlSeconds) },
+      {
+        ...keys.runnerSignal(r.runnerKey, r.eventTime, r.eventId, by),
+        ...r,
+        ttl: ttlFrom(this.now(), this.ttlSeconds),
+      },
       { expression: 'attribute_not_exists(#pk)' },
     );
   }
@@ -101,8 +111,8 @@ export class TableRunnerSignals implements RunnerSignals {
     );
   }
 
-  async firstSeen(eventId: string, nowMs: number, horizonMs: number): Promise<string> {
-    const key = keys.signalPost(eventId);
+  async firstSeen(eventId: string, nowMs: number, horizonMs: number, scope?: SignalScope): Promise<string> {
+    const key = keys.signalPost(eventId, scope === undefined ? undefined : scopeTag(scope));
     const at = new Date(nowMs).toISOString();
     const marked = await this.table.putIf(
       { ...key, eventTime: at, seenMs: nowMs, ttl: ttlFrom(nowMs, (2 * horizonMs) / 1000) },

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { LambdaHttpHandler } from './http-server.js';
 
@@ -10,22 +10,46 @@ export const ADMIN_TOKEN_FILE = 'admin-token';
 export const adminTokenPath = (dataDir: string | undefined): string => join(dataDir ?? '.reprise', ADMIN_TOKEN_FILE);
 
 /**
+ * Removes a token file that may have been read by someone else: one others could read (any
+ * group or other mode bit), one of another account, or anything but a plain file (a link
+ * included). Such a token is no longer the operator's secret, so narrowing its mode is not
+ * enough. True when one was removed. Called before anything tightens the data directory.
+ */
+export async function discardExposedAdminToken(file: string): Promise<boolean> {
+  let st;
+  try {
+    st = await lstat(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+  if (st.isDirectory()) return false; // not a token file: loadOrCreateAdminToken names the error
+  const ownUid = process.getuid?.();
+  const exposed = !st.isFile() || (st.mode & 0o077) !== 0 || (ownUid !== undefined && st.uid !== ownUid);
+  if (exposed) await unlink(file);
+  return exposed;
+}
+
+/**
  * Reads the admin token from `file`, or writes a new random one there on first start. The file
- * is the operator's only: mode 0600, in a directory created 0700; a token file others can read
- * is narrowed back to 0600 rather than trusted as it is.
+ * is the operator's only: mode 0600, in a directory created 0700. A token file others could
+ * read is replaced by a new token, never kept; the new file is complete and 0600 before its name
+ * appears.
  */
 export async function loadOrCreateAdminToken(file: string): Promise<string> {
+  await discardExposedAdminToken(file);
   try {
     const text = (await readFile(file, 'utf8')).trim();
-    if ((await stat(file)).mode & 0o077) await chmod(file, 0o600);
     if (text.length >= 32) return text;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const token = randomBytes(32).toString('base64url');
-  await writeFile(file, `${token}\n`, { mode: 0o600 });
-  await chmod(file, 0o600);
+  const fresh = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(fresh, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  await chmod(fresh, 0o600);
+  await rename(fresh, file);
   return token;
 }
 

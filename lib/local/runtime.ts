@@ -8,7 +8,7 @@ import { type Reconciler, startReconcilerTimer } from '../compose/reconciler.js'
 import { DEFAULT_LEASE_MS, type RunOutcome } from '../compose/worker.js';
 import { fromEnv } from '../config/settings-schema.js';
 import { credentialsFromEnv } from '../config/secrets.js';
-import { signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-settings.js';
+import { scopeWarning, signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-settings.js';
 import { ConfigError } from '../errors.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
@@ -19,6 +19,7 @@ import type { Log } from '../obs/types.js';
 import { type EmbeddedFifoQueue, embeddedQueue, openRunQueue, QueuePoller } from '../queue/open-embedded.js';
 import { MAX_RECEIVE_BATCH } from '../queue/sqs-limits.js';
 import { serveAdmin } from './admin-server.js';
+import { adminTokenPath, discardExposedAdminToken } from './admin-token.js';
 import { nextBoot } from './boot.js';
 import { secureDataDir } from './data-dir.js';
 import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
@@ -110,6 +111,11 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const log = opts.log;
   const metrics = new MemoryMetrics();
 
+  // A token others could read is replaced, not narrowed: before the directory is tightened.
+  const tokenFile = opts.adminTokenFile ?? (opts.dataDir ? adminTokenPath(opts.dataDir) : undefined);
+  if (opts.adminToken === undefined && tokenFile && (await discardExposedAdminToken(tokenFile))) {
+    log.warn('admin token file was readable by others: replaced by a new token', { file: tokenFile });
+  }
   // Private before the ledger opens in it, and again once LevelDB has made its first files.
   if (opts.dataDir) await secureDataDir(opts.dataDir);
   const boot = nextBoot(opts.dataDir);
@@ -154,11 +160,13 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   // The queue's contract, as the intake, the reconciler and a replay send to it and a redrive moves its dead letters.
   const enqueue = embeddedQueue(queue);
 
+  const signalSecrets = signalSecretsFrom(opts.env);
+  for (const w of new Set(signalSecrets.map((s) => scopeWarning(s.scope)))) if (w) log.warn(w);
   const processes = localProcesses({
     settings,
     credentials,
     webhookSecrets,
-    signalSecrets: signalSecretsFrom(opts.env),
+    signalSecrets,
     signalToleranceMs: signalToleranceMsFrom(opts.env),
     ledger: withTestFaults(ledger, opts.env),
     queue,

@@ -7,6 +7,11 @@ export type Ec2Event = EventBridgeEvent<string, unknown>;
 export const SPOT_INTERRUPTION = 'EC2 Spot Instance Interruption Warning';
 export const REBALANCE_RECOMMENDATION = 'EC2 Instance Rebalance Recommendation';
 export const STATE_CHANGE = 'EC2 Instance State-change Notification';
+/** Auto Scaling's own terminations: its decision, made before the instance stops. */
+export const ASG_TERMINATE_ACTION = 'EC2 Instance-terminate Lifecycle Action';
+export const ASG_TERMINATE_SUCCESSFUL = 'EC2 Instance Terminate Successful';
+/** An Auto Scaling activity that replaces an instance found already stopped follows the stop; it is no warning. */
+const HEALTH_CHECK_CAUSE = /health[- ]?check/i;
 
 /** Only these states end a runner; pending, running, stopping and stopped are noise here. */
 export const LOST_STATES: ReadonlySet<string> = new Set(['shutting-down', 'terminated']);
@@ -31,11 +36,62 @@ export type Ec2EventParse = { readonly signal: Ec2Signal } | { readonly ignored:
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /**
- * Reads an `aws.ec2` event. One function may serve several rules (and a rule may be edited by
- * hand), so the detail-type and state are checked here rather than trusted to the rule.
+ * An Auto Scaling termination: the group's own decision (scale-in, rebalancing, instance refresh,
+ * a person's request), recorded `external` (exact) at the time it was made. A termination that
+ * replaces an instance a health check found stopped is the group's answer to a stop, not a warning
+ * of one: ignored, so a job's own `sudo shutdown` gains nothing from it.
+ */
+function parseAutoScalingEvent(event: Ec2Event, detail: Record<string, unknown>): Ec2EventParse {
+  const detailType = event['detail-type'];
+  const group = str(detail.AutoScalingGroupName) ?? 'unknown group';
+  let eventTime = str(event.time);
+  let reason: string;
+  if (detailType === ASG_TERMINATE_ACTION) {
+    reason = `Auto Scaling ${group}: terminate lifecycle action`;
+  } else if (detailType === ASG_TERMINATE_SUCCESSFUL) {
+    const cause = str(detail.Cause) ?? '';
+    if (HEALTH_CHECK_CAUSE.test(cause))
+      return { ignored: `${detailType} after a health check: ${cause.slice(0, 200)}` };
+    // The activity's start is when the group decided, before the instance stopped.
+    eventTime = str(detail.StartTime) ?? eventTime;
+    reason = `Auto Scaling ${group}: ${cause.slice(0, 300) || 'terminated'}`;
+  } else {
+    return { ignored: `detail-type ${String(detailType)}` };
+  }
+  const instance = { field: 'detail.EC2InstanceId', id: str(detail.EC2InstanceId) };
+  return complete(event, detailType, instance, eventTime, 'external', reason);
+}
+
+function complete(
+  event: Ec2Event,
+  detailType: string,
+  instance: { readonly field: string; readonly id: string | undefined },
+  eventTime: string | undefined,
+  kind: SignalKind,
+  reason: string,
+): Ec2EventParse {
+  const instanceId = instance.id;
+  if (!instanceId || !INSTANCE_ID.test(instanceId))
+    return { ignored: `${detailType} without a valid ${instance.field}` };
+  if (!eventTime || Number.isNaN(Date.parse(eventTime))) return { ignored: `${detailType} without a valid time` };
+  const eventId = str(event.id);
+  if (!eventId) return { ignored: `${detailType} without an id` };
+  const region = str(event.region) ?? '';
+  const account = str(event.account) ?? '';
+  return { signal: { instanceId, kind, eventTime, eventId, region, account, reason } };
+}
+
+/**
+ * Reads an `aws.ec2` or `aws.autoscaling` event. One function may serve several rules (and a rule
+ * may be edited by hand), so the source, detail-type and state are checked here rather than
+ * trusted to the rule.
  */
 export function parseEc2Event(event: Ec2Event): Ec2EventParse {
   if (typeof event !== 'object' || event === null) return { ignored: 'not an EventBridge event' };
+  if (event.source === 'aws.autoscaling') {
+    const d = typeof event.detail === 'object' && event.detail !== null ? event.detail : {};
+    return parseAutoScalingEvent(event, d as Record<string, unknown>);
+  }
   if (event.source !== 'aws.ec2') return { ignored: `source ${String(event.source)}` };
   const detailType = event['detail-type'];
   const detail = (typeof event.detail === 'object' && event.detail !== null ? event.detail : {}) as Record<
@@ -65,24 +121,6 @@ export function parseEc2Event(event: Ec2Event): Ec2EventParse {
       return { ignored: `detail-type ${String(detailType)}` };
   }
 
-  const instanceId = str(detail['instance-id']);
-  if (!instanceId || !INSTANCE_ID.test(instanceId)) {
-    return { ignored: `${detailType} without a valid detail.instance-id` };
-  }
-  const eventTime = str(event.time);
-  if (!eventTime || Number.isNaN(Date.parse(eventTime))) return { ignored: `${detailType} without a valid time` };
-  const eventId = str(event.id);
-  if (!eventId) return { ignored: `${detailType} without an id` };
-
-  return {
-    signal: {
-      instanceId,
-      kind,
-      eventTime,
-      eventId,
-      region: str(event.region) ?? '',
-      account: str(event.account) ?? '',
-      reason,
-    },
-  };
+  const instance = { field: 'detail.instance-id', id: str(detail['instance-id']) };
+  return complete(event, detailType, instance, str(event.time), kind, reason);
 }

@@ -164,7 +164,10 @@ async function gather(
     case 'stale':
       return { ...facts, stale: await findStaleness(api, msg, facts.run!, config, deps.branchRuns) };
     case 'budget':
-      return { ...facts, budget: deps.budget ? await deps.budget.usage(msg.installationId) : { limit: 0, used: 0 } };
+      return {
+        ...facts,
+        budget: deps.budget ? await deps.budget.usage(msg.installationId, msg.repository.id) : { limit: 0, used: 0 },
+      };
     case 'jobs':
       return { ...facts, jobs: await api.listAttemptJobs(msg.runId, msg.runAttempt) };
     case 'breaker': {

@@ -10,7 +10,7 @@ import { reportCheckRun } from '../github/report.js';
 import type { RepoApi } from '../github/repo-api.js';
 import { type Decision, isRerunDecision, type JobVerdict, type RunMessage } from '../model.js';
 import { boundedOutcome } from './bounded-outcome.js';
-import type { DecisionLine, WorkerContext, WorkerStores } from './context.js';
+import type { DecisionLine, DecisionSettings, WorkerContext, WorkerStores } from './context.js';
 import type { Judged } from './evaluate.js';
 import type { RunOutcome } from './result.js';
 import { reportTurn } from './turn.js';
@@ -24,6 +24,8 @@ export interface OutcomeContext {
 export interface RecordContext extends OutcomeContext {
   readonly stores: Pick<WorkerStores, 'outcomes' | 'attempts' | 'pacing'>;
   readonly owner: string;
+  /** A report's turn is its repository's, within its share of the pace. */
+  readonly settings?: Partial<Pick<DecisionSettings, 'maxWaitMs' | 'repositoryShare'>>;
 }
 
 /**
@@ -103,7 +105,7 @@ export async function recordDecision(
   }
   // A file that fails closed reads no job, but its owners still see its error where they asked.
   if (config.report === 'check_run' && (o.verdicts.length > 0 || base.config_error !== undefined)) {
-    const go = await reportTurn(msg.installationId, ctx).catch((e: Error) => {
+    const go = await reportTurn(msg.installationId, ctx, msg.repository.id).catch((e: Error) => {
       log.warn('could not reserve a turn for the check run', { ...base, error: e.message });
       return false;
     });

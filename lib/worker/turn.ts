@@ -144,15 +144,30 @@ const REPORT_MAX_WAIT_MS = 1_000;
 /**
  * With the pace, a report takes a slot only when one is free within a slot's spacing (and a
  * second): when re-runs of the installation are waiting for their turn, the report yields and
- * is skipped.
+ * is skipped. With repositories taking turns, the report's slot is its repository's, inside its
+ * share: a repository holding its share of the turns ahead skips its report rather than take a
+ * turn from another's re-run.
  */
 export async function reportTurn(
   installationId: number | null,
-  ctx: { readonly stores: Pick<WorkerStores, 'pacing'>; readonly clock: () => number },
+  ctx: {
+    readonly stores: Pick<WorkerStores, 'pacing'>;
+    readonly clock: () => number;
+    readonly settings?: Partial<Pick<DecisionSettings, 'maxWaitMs' | 'repositoryShare'>>;
+  },
+  repository?: number,
 ): Promise<boolean> {
   const { pacing } = ctx.stores;
   const latest = ctx.clock() + Math.min(pacing.spacingMs, REPORT_MAX_WAIT_MS);
-  const slot = await pacing.reserve(installationId, latest);
+  const share = ctx.settings?.repositoryShare;
+  const maxWaitMs = ctx.settings?.maxWaitMs;
+  let slot: number | undefined;
+  if (pacing.reserveTurn && repository !== undefined && share !== undefined && share < 1 && maxWaitMs) {
+    const got = await pacing.reserveTurn(installationId, latest, { repository, aheadMs: share * maxWaitMs });
+    slot = 'slotAt' in got ? got.slotAt : undefined;
+  } else {
+    slot = await pacing.reserve(installationId, latest);
+  }
   if (slot === undefined) return false;
   const wait = slot - ctx.clock();
   if (wait > 0) await sleep(wait);

@@ -3,7 +3,7 @@
  * embedded DynamoDB opens in it, and a body too large for the intake is refused with 413 as
  * soon as that is known, never read to its end.
  */
-import { mkdtemp, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +52,37 @@ describe('the data directory', () => {
       for (const e of await modes(dataDir)) {
         expect({ path: e.path, mode: e.mode.toString(8) }).toEqual({ path: e.path, mode: e.dir ? '700' : '600' });
       }
+    } finally {
+      await local.close();
+    }
+  });
+});
+
+describe('the admin token file', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'reprise-token-'));
+  });
+  afterAll(async () => rm(root, { recursive: true, force: true }));
+
+  it('a token file found group-readable is replaced by a new token, not kept: the old token is refused', async () => {
+    const dataDir = join(root, 'exposed');
+    await mkdir(dataDir, { mode: 0o700 });
+    const old = 'o'.repeat(43);
+    await writeFile(join(dataDir, 'admin-token'), `${old}\n`, { mode: 0o640 });
+    const local = await startLocal({ dataDir });
+    try {
+      const now = (await readFile(join(dataDir, 'admin-token'), 'utf8')).trim();
+      expect(now).not.toBe(old);
+      expect(now).toBe(local.rt.adminToken);
+      expect((await stat(join(dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);
+      const ask = (token: string) =>
+        fetch(`${local.rt.adminUrl}/decisions`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await ask(old)).status).toBe(401);
+      expect((await ask(now)).status).toBe(200);
+      expect(local.log.lines.map((l) => l.message)).toContain(
+        'admin token file was readable by others: replaced by a new token',
+      );
     } finally {
       await local.close();
     }

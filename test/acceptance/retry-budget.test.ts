@@ -105,6 +105,27 @@ describe('retry budget (per installation, rolling hour)', () => {
     expect(out.map((o) => o.decision)).toEqual(['retried']);
   });
 
+  it("one repository cannot spend the installation's retry budget: past its share its runs end budget_exhausted, another repository's lost run is re-run", async () => {
+    now += 2 * 60 * MINUTE;
+    // Four re-runs an hour, half of them for any one repository (PACE_REPOSITORY_SHARE_PERCENT=50).
+    const budget = h.ledger.at(clock).budget(4, 0.5);
+    const greedy = [lostRun('acme/greedy'), lostRun('acme/greedy'), lostRun('acme/greedy')];
+    const other = lostRun('acme/quiet');
+    const decisions: [number, string][] = [];
+    for (const run of [...greedy, other]) {
+      await h.worker({ budget, onOutcome: (_m, o) => decisions.push([run.id, o.decision]) })(
+        h.sqsEvent([h.message(run.id)]),
+      );
+    }
+    expect(decisions.map(([, d]) => d)).toEqual(['retried', 'retried', 'budget_exhausted', 'retried']);
+    expect(h.sim.rerunTally(greedy[2]!.id).received).toBe(0);
+    expect(h.sim.rerunTally(other.id).received).toBe(1);
+    const line = h.log.named('decision').find((l) => l.run_id === greedy[2]!.id);
+    expect(line?.reason).toMatch(
+      /repository's share of the installation retry budget spent: 2 of 2 this hour \(the installation's: 2 of 4\); other repositories go on/,
+    );
+  });
+
   it('concurrent workers of one installation, each deciding its batch’s runs side by side, re-run exactly the budget, never more', async () => {
     const WORKERS = 4;
     const PER_WORKER = 4;

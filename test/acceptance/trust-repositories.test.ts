@@ -9,6 +9,8 @@ import { failureAnnotation, TEXT } from '../support/evidence.js';
 import { startTrustRuntime, type TrustRuntime, until } from './trust-support.js';
 
 const INSTALLATION = 7401;
+/** A second installation of the same runtime, for the installation breaker's own window. */
+const BRAVO = 7402;
 const LOST = failureAnnotation(TEXT.selfHostedNamed('r-1'));
 
 let sim: GitHubSimulator;
@@ -17,6 +19,7 @@ let rt: TrustRuntime;
 beforeAll(async () => {
   sim = await GitHubSimulator.start();
   sim.addInstallation({ id: INSTALLATION, account: 'acme' });
+  sim.addInstallation({ id: BRAVO, account: 'bravo' });
   rt = await startTrustRuntime(sim, {
     REPO_MAX_ATTEMPTS_CEILING: '2',
     REPO_EXTRA_PATTERNS: 'false',
@@ -101,6 +104,40 @@ describe('the breaker judges each repository apart (npm start)', () => {
       }),
     ]);
   }, 60_000);
+});
+
+describe("no repository supplies another's verdict (npm start)", () => {
+  it("hostile repository + two incidental losses → a third repository's lost run is re-run", async () => {
+    // One repository whose jobs kill their own runner: each of its ten re-runs is lost again.
+    const hostile = Array.from({ length: 10 }, () => lostRun('bravo/selfkill', 1, 'same'));
+    // Two repositories that, in the normal course, each lose their one re-run.
+    const incidental = [lostRun('bravo/api', 1, 'same'), lostRun('bravo/web', 1, 'same')];
+    const all = [...hostile, ...incidental];
+    for (const r of all) expect(await rt.deliver(r.id, BRAVO)).toBe(202);
+    for (const r of all) expect(await rt.line(r.id, 'decision', 1)).toMatchObject({ decision: 'retried' });
+    for (const r of all) expect(await rt.deliver(r.id, BRAVO)).toBe(202);
+    for (const r of all) await rt.line(r.id, 'decision', 2);
+    const lostAgain = rt.rt.lines.filter(
+      (l) => l.message === 're-run outcome' && l.outcome === 'lost_again' && all.some((r) => r.id === l.run_id),
+    );
+    // 12 of 12 lost again, in three repositories: the share, the volume and the spread the old rule asked.
+    expect(lostAgain).toHaveLength(12);
+
+    const third = lostRun('bravo/docs');
+    expect(await rt.deliver(third.id, BRAVO)).toBe(202);
+    expect(await rt.line(third.id, 'decision')).toMatchObject({ decision: 'retried' });
+    expect(sim.rerunTally(third.id).received).toBe(1);
+    // The hostile repository paused only itself.
+    const own = lostRun('bravo/selfkill');
+    expect(await rt.deliver(own.id, BRAVO)).toBe(202);
+    expect(String((await rt.line(own.id, 'decision deferred')).reason)).toMatch(
+      /re-runs of the repository bravo\/selfkill are paused/,
+    );
+    const opened = rt.rt.lines.filter(
+      (l) => String(l.message).startsWith('breaker opened') && l.installation_id === BRAVO,
+    );
+    expect(opened.map((l) => l.repository)).toEqual(['bravo/selfkill']);
+  }, 90_000);
 });
 
 describe('repositories take turns in a saturated pace (npm start)', () => {

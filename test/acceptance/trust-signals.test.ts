@@ -10,6 +10,8 @@ import { startTrustRuntime, type TrustRuntime } from './trust-support.js';
 
 const ACME = 7301;
 const MALLORY = 7302;
+/** An owner no signal secret speaks for. */
+const BYSTANDER = 7303;
 /** The single secret, as an existing deployment has it, narrowed to acme's installation. */
 const ACME_SECRET = 'sig-acme-3f9b1c';
 /** Another agent's secret: a host of mallory's runs jobs anyone in mallory can write. */
@@ -26,6 +28,7 @@ beforeAll(async () => {
   sim = await GitHubSimulator.start();
   sim.addInstallation({ id: ACME, account: 'acme' });
   sim.addInstallation({ id: MALLORY, account: 'mallory' });
+  sim.addInstallation({ id: BYSTANDER, account: 'bystander' });
   rt = await startTrustRuntime(sim, {
     SIGNAL_SECRET: ACME_SECRET,
     SIGNAL_SCOPE: `installation:${ACME}`,
@@ -41,9 +44,9 @@ afterAll(async () => {
 const runner = () => `ghr-i-0${(++seq).toString(16).padStart(16, 'a')}`;
 
 /** A run of acme whose one job failed with no text evidence at all: only a signal can make it `infra`. */
-function silentRun(runnerName: string, runnerGroup = 'Default') {
+function silentRun(runnerName: string, runnerGroup = 'Default', repo = 'acme/app') {
   return sim.addRun({
-    repo: 'acme/app',
+    repo,
     jobs: [
       {
         name: 'build',
@@ -89,6 +92,39 @@ describe('signals are scoped to their owners (npm start)', () => {
   });
 });
 
+describe('signals are per scope (npm start)', () => {
+  it('two scopes posting the same body → both recorded, each counted for its own owners only', async () => {
+    const shared = runner();
+    // The documented shutdown-hook body, posted first by mallory's agent, then by acme's.
+    const first = await bearer(MALLORY_SECRET, [shared]);
+    const second = await bearer(ACME_SECRET, [shared]);
+    expect([first.status, second.status]).toEqual([202, 202]);
+    const [a, b] = (await Promise.all([first.json(), second.json()])) as { recorded: number }[];
+    expect([a!.recorded, b!.recorded]).toEqual([1, 1]);
+
+    const acmeRun = silentRun(shared);
+    const malloryRun = silentRun(shared, 'Default', 'mallory/app');
+    const bystanderRun = silentRun(shared, 'Default', 'bystander/app');
+    expect(await rt.deliver(acmeRun.id, ACME)).toBe(202);
+    expect(await rt.deliver(malloryRun.id, MALLORY)).toBe(202);
+    expect(await rt.deliver(bystanderRun.id, BYSTANDER)).toBe(202);
+    const [ac, ma, by] = await Promise.all([
+      rt.line(acmeRun.id, 'decision'),
+      rt.line(malloryRun.id, 'decision'),
+      rt.line(bystanderRun.id, 'decision'),
+    ]);
+
+    expect(ac).toMatchObject({ decision: 'retried' });
+    expect(ma).toMatchObject({ decision: 'retried' });
+    expect(by.decision).not.toBe('retried');
+    const reruns = sim.rerunRequests.map((r) => r.runId);
+    expect(reruns).toEqual(expect.arrayContaining([acmeRun.id, malloryRun.id]));
+    expect(reruns).not.toContain(bystanderRun.id);
+    const bystanderJobs = rt.rt.lines.filter((l) => l.message === 'job' && l.run_id === bystanderRun.id);
+    expect(bystanderJobs.every((j) => j.verdict !== 'infra')).toBe(true);
+  });
+});
+
 describe('signals are scoped to a runner group (npm start)', () => {
   it("a group-scoped secret's signal earns `infra` for a job of its group and not for a job of another group", async () => {
     const inGroup = runner();
@@ -111,6 +147,17 @@ describe('signals are scoped to a runner group (npm start)', () => {
     expect(otherJobs.every((j) => j.verdict !== 'infra')).toBe(true);
     expect(sim.rerunRequests.map((r) => r.runId)).toContain(own.id);
     expect(sim.rerunRequests.map((r) => r.runId)).not.toContain(other.id);
+  });
+});
+
+describe('a group scope with no owner is warned of (npm start)', () => {
+  it('group:<name> alone in SIGNAL_SECRETS is warned of at start: it crosses organisations', () => {
+    const warnings = rt.rt.lines.filter((l) => l.level === 'WARN' || l.level === 'warn').map((l) => String(l.message));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^signal scope group:spot fleet names no owner: .* in every installation, across organisations/,
+      ),
+    );
   });
 });
 

@@ -63,6 +63,11 @@ const vetoed = (veto: 'person' | 'concurrency' | 'timeout', source: EvidenceSour
   veto,
 });
 
+/** An agent's `terminated` post: exact. */
+const AGENT_TERMINATED = signal('terminated', { source: 'agent' });
+/** An EC2 instance state change (`shutting-down`), as the EC2 signal function records it. */
+const STATE_CHANGE = signal('terminated', { source: 'aws.ec2', eventTime: '2026-10-02T16:13:00Z' });
+
 describe('infra by an exact signal for the job’s runner', () => {
   runRows([
     {
@@ -72,10 +77,40 @@ describe('infra by an exact signal for the job’s runner', () => {
       expected: infra('signal'),
     },
     {
-      rule: 'a terminated instance makes a failed job infra',
+      rule: 'an agent’s terminated makes a failed job infra',
       job: failedJob(),
-      ev: evidence([], { signals: [signal('terminated')] }),
+      ev: evidence([], { signals: [AGENT_TERMINATED] }),
       expected: infra('signal'),
+    },
+    {
+      rule: 'an EC2 state change after a spot warning for its instance is exact',
+      job: failedJob(),
+      ev: evidence([], { signals: [signal('spot-interruption', { eventTime: '2026-10-02T16:11:00Z' }), STATE_CHANGE] }),
+      expected: infra('signal'),
+    },
+    {
+      rule: 'an EC2 state change after an Auto Scaling termination (external) is exact',
+      job: failedJob(),
+      ev: evidence([], { signals: [signal('external', { eventTime: '2026-10-02T16:12:00Z' }), STATE_CHANGE] }),
+      expected: infra('signal'),
+    },
+    {
+      rule: 'an EC2 state change with no warning before it (a job can shut its runner down): infra with text strength',
+      job: failedJob(),
+      ev: evidence([], { signals: [STATE_CHANGE] }),
+      expected: infra('state-change'),
+    },
+    {
+      rule: 'a spot warning after an EC2 state change: the warning itself is exact',
+      job: failedJob(),
+      ev: evidence([], { signals: [STATE_CHANGE, signal('spot-interruption', { eventTime: '2026-10-02T16:14:00Z' })] }),
+      expected: infra('signal'),
+    },
+    {
+      rule: 'an EC2 state change beside a real failure annotation: genuine',
+      job: failedJob(),
+      ev: evidence([ann('Error: build broke')], { signals: [STATE_CHANGE] }),
+      expected: genuine('annotations'),
     },
     {
       rule: 'an external agent’s report makes a failed job infra',
@@ -92,7 +127,7 @@ describe('infra by an exact signal for the job’s runner', () => {
     {
       rule: 'a signal settles it even when annotations are unavailable (no log needed)',
       job: failedJob(),
-      ev: evidence(unavailable(403), { signals: [signal('terminated')] }),
+      ev: evidence(unavailable(403), { signals: [AGENT_TERMINATED] }),
       expected: infra('signal'),
     },
     {
@@ -264,7 +299,7 @@ describe('genuine: failed without infrastructure evidence, or a real failure bes
     {
       rule: 'an exact signal does not outweigh a real failure text',
       job: failedJob(),
-      ev: evidence([ann('Error: build broke')], { signals: [signal('terminated')] }),
+      ev: evidence([ann('Error: build broke')], { signals: [AGENT_TERMINATED] }),
       expected: genuine('annotations'),
     },
     {

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkoutDotenv, isOwnCheckout, readDotenv, takeDotenv } from '../../lib/cli/dotenv.js';
+import { checkoutDotenv, isOwnCheckout, ownPackageDir, readDotenv, takeDotenv } from '../../lib/cli/dotenv.js';
 import { CliError, UsageError } from '../../lib/cli/io.js';
 import { removeSandboxes, sandbox } from '../docs/support.js';
 
@@ -53,12 +53,24 @@ describe('dotenv: which file is read', () => {
     );
   });
 
-  it("reprise's own checkout is the directory of this package's own package.json, links followed", () => {
+  it("reprise's own checkout is the real directory of the running package: a link to that directory is it, a subdirectory is not", () => {
+    expect(ownPackageDir()).toBe(realpathSync(ROOT));
     expect(isOwnCheckout(ROOT)).toBe(true);
     const link = join(dir, 'link');
     symlinkSync(ROOT, link);
     expect(isOwnCheckout(link)).toBe(true);
     expect(isOwnCheckout(join(ROOT, 'lib'))).toBe(false);
+  });
+
+  it('a directory whose package.json is a link to the running package’s own file is not the checkout, and its .env is not read', () => {
+    const clone = join(dir, 'clone');
+    mkdirSync(clone);
+    symlinkSync(join(ROOT, 'package.json'), join(clone, 'package.json'));
+    writeFileSync(join(clone, '.env'), 'GITHUB_API_URL=https://attacker.example\n');
+    expect(isOwnCheckout(clone)).toBe(false);
+    expect(checkoutDotenv(clone)).toBeUndefined();
+    // Every entry linked (package.json, lib, dist …): still another directory.
+    expect(isOwnCheckout(sandbox())).toBe(false);
   });
 
   it('a directory whose package.json calls itself reprise is not the checkout, and its .env is not read', () => {
@@ -72,10 +84,12 @@ describe('dotenv: which file is read', () => {
   });
 
   it("the checkout's .env is read when it has one, and only then", () => {
-    const checkout = sandbox();
-    expect(isOwnCheckout(checkout)).toBe(true);
-    expect(checkoutDotenv(checkout)).toBeUndefined();
-    writeFileSync(join(checkout, '.env'), 'APP_ID=1\n');
-    expect(checkoutDotenv(checkout)).toBe(join(checkout, '.env'));
+    const own = join(dir, 'own');
+    mkdirSync(own);
+    expect(isOwnCheckout(own, own)).toBe(true);
+    expect(checkoutDotenv(own, own)).toBeUndefined();
+    writeFileSync(join(own, '.env'), 'APP_ID=1\n');
+    expect(checkoutDotenv(own, own)).toBe(join(own, '.env'));
+    expect(checkoutDotenv(own, ROOT)).toBeUndefined();
   });
 });

@@ -1,18 +1,19 @@
 /**
  * The `reprise` command talks only to the GitHub it was told, run as a user runs it (the bin
  * shim, a process in a directory of its own): a `.env` is read when `--dotenv` names it or in
- * reprise's own checkout, never from whatever directory the command runs in; credentials go
+ * reprise's own checkout (recognised by its directory, never by a package.json that may be a
+ * link), never from whatever directory the command runs in; credentials go
  * over https only (plain http only to this machine); and the host it calls is said first.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ID, testPrivateKey } from '../support/harness.js';
-import { removeSandboxes, sandbox } from '../docs/support.js';
+import { checkout, removeSandboxes, ROOT } from '../docs/support.js';
 
 const BIN = join(import.meta.dirname, '../../lib/cli/bin.mjs');
 const KEY = testPrivateKey().trim().replace(/\n/g, '\\n');
@@ -24,11 +25,11 @@ interface Ran {
 }
 
 /** `reprise ARGS` in `cwd` with only `env` (and PATH, HOME) in its environment. */
-const reprise = (args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> =>
+const reprise = (args: readonly string[], cwd: string, env: Record<string, string> = {}, bin = BIN): Promise<Ran> =>
   new Promise((resolve) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [bin, ...args],
       {
         cwd,
         timeout: 60_000,
@@ -110,13 +111,38 @@ describe('the reprise command talks only to the GitHub it was told', () => {
     expect(missing.stderr).toContain(`reprise status: --dotenv: cannot read ${join(dir, 'nowhere.env')}: ENOENT`);
   });
 
-  it("reprise's own checkout (its package.json, links followed) reads its .env", async () => {
-    const checkout = sandbox();
-    writeFileSync(join(checkout, '.env'), `APP_ID=${APP_ID}\nPRIVATE_KEY="${KEY}"\nGITHUB_API_URL=${url}\n`);
-    const r = await reprise(['status'], checkout);
+  it("reprise's own checkout, recognised by its directory, reads its .env", async () => {
+    const own = checkout();
+    writeFileSync(join(own, '.env'), `APP_ID=${APP_ID}\nPRIVATE_KEY="${KEY}"\nGITHUB_API_URL=${url}\n`);
+    const r = await reprise(['status'], own, {}, join(own, 'lib/cli/bin.mjs'));
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`GitHub host: ${new URL(url).host}`);
     expect(received.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /app']);
+  });
+
+  it.each([
+    ['a clone committing package.json as a symlink to the installed package', ['package.json']],
+    ['a directory linking every file of the checkout (package.json, lib, dist …)', 'all'],
+  ] as const)('the symlinked checkout → 0 requests to the named host: %s', async (_what, linked) => {
+    const clone = mkdtempSync(join(tmpdir(), 'reprise-clone-'));
+    try {
+      const names = linked === 'all' ? readdirSync(ROOT).filter((n) => !n.startsWith('.')) : linked;
+      for (const name of names) symlinkSync(join(ROOT, name), join(clone, name));
+      writeFileSync(join(clone, '.env'), `APP_ID=${APP_ID}\nPRIVATE_KEY="${KEY}"\nGITHUB_API_URL=${url}\n`);
+      const runs = await Promise.all([
+        reprise(['status'], clone),
+        reprise(['explain', 'acme/web#12'], clone),
+        // The command reached through the clone's own links, as its package.json's bin names it.
+        ...(linked === 'all' ? [reprise(['status'], clone, {}, join(clone, 'lib/cli/bin.mjs'))] : []),
+      ]);
+      for (const r of runs) {
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/credentials missing|needs the App's credentials/);
+      }
+      expect(received.map((q) => `${q.method} ${q.url}`)).toEqual([]);
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   });
 
   it.each([

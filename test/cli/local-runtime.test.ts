@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../lib/cli/io.js';
-import { defaultAdminUrl, localRequest, localToken, localTokenFile, localUrl } from '../../lib/cli/local-runtime.js';
+import {
+  defaultAdminUrl,
+  localRequest,
+  localToken,
+  localTokenFile,
+  localUrl,
+  requireLoopbackAdminUrl,
+} from '../../lib/cli/local-runtime.js';
 import { captureIo, closedPort } from './support.js';
 
 describe('local-runtime: where the operator port is', () => {
@@ -98,6 +105,31 @@ describe('local-runtime: calling the operator routes', () => {
       `GET ${base}/decisions answered 401: unauthorized (the token in .reprise/admin-token or REPRISE_ADMIN_TOKEN is not this runtime's)`,
     );
   });
+
+  it.each([
+    ['plain http to another host', 'http://10.0.0.5:3001'],
+    ['https to another host', 'https://reprise.example.com'],
+    ['a name that merely starts like loopback', 'http://127.0.0.1.example.com:3001'],
+    ['another scheme', 'ftp://127.0.0.1:3001'],
+    ['no URL at all', 'not a url'],
+  ])('the admin token goes only to loopback URLs: %s is refused before anything is sent', async (_what, target) => {
+    const before = seen.length;
+    let fetched = 0;
+    const io = captureIo({ REPRISE_ADMIN_TOKEN: 't0k' });
+    const counting = { ...io, fetch: (async () => (fetched++, new Response('{}'))) as typeof fetch };
+    await expect(localRequest(counting, target, 'GET', '/decisions')).rejects.toThrow(
+      `--local ${target}: the admin token goes only to the local runtime on this machine`,
+    );
+    expect(fetched).toBe(0);
+    expect(seen.length).toBe(before);
+  });
+
+  it.each(['http://127.0.0.1:PORT', 'http://localhost:PORT', 'http://[::1]:PORT'])(
+    'the admin token goes to %s',
+    (target) => {
+      expect(() => requireLoopbackAdminUrl(target.replace('PORT', '3001'))).not.toThrow();
+    },
+  );
 
   it('a runtime that is not running: cannot reach it, with the code and a hint', async () => {
     const port = await closedPort();

@@ -1,7 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { parseScopedSecrets, parseSignalScope, scopeAllows } from '../../lib/config/signal-scope.js';
+import { parseScopedSecrets, parseSignalScope, scopeAllows, scopeTag } from '../../lib/config/signal-scope.js';
+import { scopeWarning } from '../../lib/config/signal-settings.js';
 
 describe('signal secret scopes', () => {
+  it.each<[string, boolean]>([
+    ['group:Default', true],
+    ['group:spot fleet', true],
+    ['acme,group:spot fleet', false],
+    ['installation:4,group:Default', false],
+    ['acme', false],
+    ['*', false],
+  ])('a group:<name> scope with no owner is warned of, as it crosses organisations: %s → %s', (raw, warns) => {
+    const warning = scopeWarning(parseSignalScope(raw, 'SIGNAL_SCOPE'));
+    expect(warning !== undefined).toBe(warns);
+    if (warning) expect(warning).toMatch(/names no owner: .* in every installation, across organisations/);
+  });
+
+  it('a scope’s tag is the same for its owners in any order and differs for another scope', () => {
+    expect(scopeTag(['acme', 'installation:4'])).toBe(scopeTag(['installation:4', 'acme']));
+    expect(scopeTag(['acme'])).not.toBe(scopeTag(['mallory']));
+    expect(scopeTag(['*'])).not.toBe(scopeTag(['acme']));
+    expect(scopeTag(['group:spot fleet'])).toMatch(/^[0-9a-f]{20}$/);
+  });
+
   it('a scope is `*` or owner logins (any case) and installation ids; anything else is refused naming the entry', () => {
     expect(parseSignalScope('*', 'S')).toEqual(['*']);
     expect(parseSignalScope(' Acme, installation:0042 ,acme', 'S')).toEqual(['acme', 'installation:42']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakerTrips, pauseReason, redOutcome } from '../../lib/decide/breaker.js';
+import { breakerTrips, crossingRepositories, pauseReason, redOutcome } from '../../lib/decide/breaker.js';
 import { decide } from '../../lib/decide/decide.js';
 import type { JobVerdict } from '../../lib/model.js';
 import { config, failedJob, job, jobVerdict, runFacts, runMessage } from '../support/fixtures.js';
@@ -28,14 +28,36 @@ describe('breakerTrips: evidence, not volume', () => {
 
 describe("breakerTrips: one repository's losses open its own breaker, not the installation's", () => {
   const F = { ...S, minRepositories: 3 };
+  /** An installation's window from each repository's [outcomes, lost again]. */
+  const inst = (...repos: [number, number][]) => ({
+    outcomes: repos.reduce((n, [o]) => n + o, 0),
+    lostAgain: repos.reduce((n, [, l]) => n + l, 0),
+    byRepository: repos.map(([outcomes, lostAgain]) => ({ outcomes, lostAgain })),
+  });
   it.each([
-    [{ outcomes: 10, lostAgain: 10, lostRepositories: 1 }, 'repository', true, "one repository's own losses"],
-    [{ outcomes: 10, lostAgain: 10, lostRepositories: 1 }, 'installation', false, 'one repository is no fleet pattern'],
-    [{ outcomes: 10, lostAgain: 10, lostRepositories: 2 }, 'installation', false, 'two repositories, three needed'],
-    [{ outcomes: 10, lostAgain: 6, lostRepositories: 3 }, 'installation', true, 'three repositories and the share'],
-    [{ outcomes: 10, lostAgain: 4, lostRepositories: 4 }, 'installation', false, 'spread wide, but under the share'],
+    [{ outcomes: 10, lostAgain: 10 }, 'repository', true, "one repository's own losses"],
+    [inst([10, 10]), 'installation', false, 'one repository is no fleet pattern'],
+    [inst([5, 5], [5, 5]), 'installation', false, 'two repositories, three needed'],
+    [inst([4, 2], [4, 2], [4, 2]), 'installation', true, 'three repositories, each at the share'],
+    [inst([4, 4], [3, 3], [3, 3]), 'installation', true, 'a fleet broken under three repositories'],
+    [inst([4, 1], [3, 1], [3, 1], [4, 1]), 'installation', false, 'spread wide, but each under the share'],
+    [inst([10, 10], [3, 1], [3, 1]), 'installation', false, 'a hostile repository and two incidental losses'],
+    [
+      inst([10, 10], [1, 1], [1, 1]),
+      'installation',
+      false,
+      'a hostile repository and two repositories that lost their only re-run: the hostile one counts its part only',
+    ],
+    [inst([4, 4], [4, 4], [4, 4], [100, 0]), 'installation', true, 'many recovered re-runs elsewhere dilute nothing'],
   ] as const)('%o as the %s → %s (%s)', (counts, scope, trips, _why) => {
     expect(breakerTrips(counts, F, scope)).toBe(trips);
+  });
+
+  it('the installation counts the repositories that crossed the share on their own', () => {
+    expect(crossingRepositories(inst([10, 10], [3, 1], [2, 1]), F)).toEqual([
+      { outcomes: 10, lostAgain: 10 },
+      { outcomes: 2, lostAgain: 1 },
+    ]);
   });
 
   it('the reason names the repository whose re-runs pause, and says the others go on', () => {

@@ -221,7 +221,7 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
     expect(d.sim.rerunTally(run.id).accepted).toBe(1);
   });
 
-  it('issue 40: an EC2 terminated state change through the signal function asks the worker (the one function with GitHub credentials) to end the run; one force-cancel, then one re-run', async () => {
+  it('issue 40: a spot reclaim (warning, then the terminated state change) through the signal function asks the worker (the one function with GitHub credentials) to end the run; one force-cancel, then one re-run', async () => {
     const { installationId, account } = lostRun('moto-early-other');
     const instanceId = 'i-0e1a2b3c4d5e6f708';
     const repo = `${account}/moto-early`;
@@ -241,18 +241,20 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
       installation: { id: installationId },
     };
     expect((await deliver('workflow_job', inProgress)).status).toBe(202);
-    // EventBridge invokes the EC2 signal function with the state change as AWS sends it.
-    await d.fn.ec2Signal.invoke({
-      version: '0',
-      id: randomUUID(),
-      'detail-type': 'EC2 Instance State-change Notification',
-      source: 'aws.ec2',
-      account: '123456789012',
-      time: new Date().toISOString(),
-      region: 'eu-west-1',
-      resources: [`arn:aws:ec2:eu-west-1:123456789012:instance/${instanceId}`],
-      detail: { 'instance-id': instanceId, state: 'terminated' },
-    });
+    // A spot reclaim, routed by the template's rules: the warning, then the state change. The state
+    // change alone could be the workload's own shutdown and would count with text strength only.
+    expect(
+      await ec2Events([
+        {
+          detailType: 'EC2 Spot Instance Interruption Warning',
+          detail: { 'instance-id': instanceId, 'instance-action': 'terminate' },
+        },
+        {
+          detailType: 'EC2 Instance State-change Notification',
+          detail: { 'instance-id': instanceId, state: 'terminated' },
+        },
+      ]),
+    ).toBe(2);
     // The request waits in the work queue; the worker proves the loss and ends the run.
     expect(await d.drain()).toBeGreaterThanOrEqual(1);
     expect(d.sim.count('POST', new RegExp(`/actions/runs/${run.id}/force-cancel$`))).toBe(1);
@@ -267,6 +269,87 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
       source: 'signal',
     });
     expect(d.sim.rerunTally(run.id)).toMatchObject({ received: 1, accepted: 1 });
+  });
+
+  /** EC2 events put on moto's default bus, routed by the template's own rules, handed to the EC2 signal function. */
+  async function ec2Events(entries: { source?: string; detailType: string; detail: Record<string, unknown> }[]) {
+    const eventBridge = new EventBridgeClient(awsConfig(d.moto.url));
+    const target = await d.queue('test-ec2-signal-target');
+    const ec2FunctionArn = d.stack.resolve({ 'Fn::GetAtt': [d.ids.ec2Signal, 'Arn'] });
+    for (const [id, rule] of Object.entries(d.stack.resources)) {
+      const targets = rule.Properties?.Targets as { Arn: unknown }[] | undefined;
+      if (rule.Type !== 'AWS::Events::Rule' || !targets?.some((t) => d.stack.resolve(t.Arn) === ec2FunctionArn))
+        continue;
+      await eventBridge.send(
+        new PutRuleCommand({ Name: id, EventPattern: JSON.stringify(rule.Properties!.EventPattern) }),
+      );
+      await eventBridge.send(new PutTargetsCommand({ Rule: id, Targets: [{ Id: 'ec2-signal', Arn: target.arn }] }));
+    }
+    for (const e of entries) {
+      await eventBridge.send(
+        new PutEventsCommand({
+          Entries: [{ Source: e.source ?? 'aws.ec2', DetailType: e.detailType, Detail: JSON.stringify(e.detail) }],
+        }),
+      );
+    }
+    const delivered = await target.take();
+    for (const event of delivered) await d.fn.ec2Signal.invoke(event);
+    return delivered.length;
+  }
+
+  it('an EC2 shutting-down with no warning before it → text cap: its second lost attempt is left at text_only_max_attempts; after a spot warning, the exact cap', async () => {
+    const ec2 = new EC2Client(awsConfig(d.moto.url));
+    const launch = async () =>
+      (await ec2.send(new RunInstancesCommand({ ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1 }))).Instances![0]!
+        .InstanceId!;
+    const [self1, self2, spot1, spot2] = [await launch(), await launch(), await launch(), await launch()];
+    const shuttingDown = (id: string) => ({
+      detailType: 'EC2 Instance State-change Notification',
+      detail: { 'instance-id': id, state: 'shutting-down' },
+    });
+    const warning = (id: string) => ({
+      detailType: 'EC2 Spot Instance Interruption Warning',
+      detail: { 'instance-id': id, 'instance-action': 'terminate' },
+    });
+    // A job that runs `sudo shutdown` on its ephemeral runner: the state change, and nothing before it.
+    expect(await ec2Events([shuttingDown(self1), shuttingDown(self2)])).toBe(2);
+    // A spot reclaim: the warning first, then the state change.
+    expect(await ec2Events([warning(spot1), warning(spot2)])).toBe(2);
+    expect(await ec2Events([shuttingDown(spot1), shuttingDown(spot2)])).toBe(2);
+
+    /** A run lost on `first` (no annotation, no log: only the signals speak), lost again on `second`. */
+    const runOn = (first: string, second: string) => {
+      const { installationId, account } = lostRun(`moto-stop-${first}`);
+      const silent = { conclusion: 'failure' as const, annotations: [], log: null };
+      const run = d.sim.addRun({
+        repo: `${account}/moto-stop`,
+        jobs: [{ name: 'test', runnerName: `gh-runner-${first}`, ...silent }],
+        onRerun: () => ({ runnerName: `gh-runner-${second}`, ...silent }),
+      });
+      return { run, installationId };
+    };
+    const self = runOn(self1, self2);
+    const spot = runOn(spot1, spot2);
+    for (const { run, installationId } of [self, spot]) {
+      expect((await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId))).status).toBe(202);
+    }
+    await d.drain();
+    for (const { run, installationId } of [self, spot]) {
+      expect(d.sim.run(run.id).runAttempt).toBe(2);
+      expect((await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId))).status).toBe(202);
+    }
+    await d.drain();
+
+    const jobs = (runId: number) => d.fn.worker.named('job').filter((l) => l.run_id === runId);
+    expect(decisionOf(self.run.id).map((l) => l.decision)).toEqual(['retried', 'attempt_cap']);
+    expect(jobs(self.run.id).map((l) => [l.verdict, l.source])).toEqual([
+      ['infra', 'state-change'],
+      ['infra', 'state-change'],
+    ]);
+    expect(decisionOf(spot.run.id).map((l) => l.decision)).toEqual(['retried', 'retried']);
+    expect(jobs(spot.run.id).map((l) => l.source)).toEqual(['signal', 'signal']);
+    expect(d.sim.rerunTally(self.run.id).accepted).toBe(1);
+    expect(d.sim.rerunTally(spot.run.id).accepted).toBe(2);
   });
 
   it('the reconciler: with -c report=check_run the deployed reconciler reports a stuck-queued job with a check run', async () => {
@@ -436,5 +519,40 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
         d.stack.resolve,
       ),
     ).toBe(false);
+  });
+  it("the intake's PutItem on a claim key is refused by its deployed policy (and its Update and Delete); the PutItem of a re-run's outcome it sent on moto is allowed", async () => {
+    // A lost run re-run, then its green attempt 2 delivered: the intake records the outcome.
+    const { run, installationId } = lostRun('moto-outcome');
+    expect((await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId))).status).toBe(202);
+    expect(await d.drain()).toBe(1);
+    expect(d.sim.rerunTally(run.id)).toMatchObject({ accepted: 1 });
+    const green = await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId));
+    expect(green.body).toMatchObject({ reason: 'outcome recorded: recovered' });
+
+    const tableId = Object.keys(d.stack.resources).find(
+      (id) => d.stack.resources[id]!.Type === 'AWS::DynamoDB::Table',
+    )!;
+    const tableArn = d.stack.resolve({ 'Fn::GetAtt': [tableId, 'Arn'] });
+    const intake = statementsOfRole(d.stack.resources, roleOfFunction(d.stack.resources, d.ids.intake));
+    const may = (action: string, pk: string) =>
+      allows(intake, { action: `dynamodb:${action}`, resource: tableArn, leadingKeys: [pk] }, d.stack.resolve);
+    const repoId = d.sim.repoId(run.repo);
+    const claim = `RUN#${repoId}#${run.id}`;
+    // The claim of the attempt the worker decided is in the table, under the key the intake may not write.
+    const stored = await d.dynamo.send(new ScanCommand({ TableName: d.tableName }));
+    expect(stored.Items!.map((i) => i.pk!.S)).toContain(claim);
+    for (const action of ['PutItem', 'UpdateItem', 'DeleteItem']) expect(may(action, claim), action).toBe(false);
+    expect(may('GetItem', claim)).toBe(true);
+
+    const puts = d.tableCalls.intake.filter((c) => c.action === 'dynamodb:PutItem');
+    const marker = `RUNOUTCOME#${repoId}#${run.id}`;
+    expect(puts.map((c) => c.leadingKeys![0])).toContain(marker);
+    for (const c of d.tableCalls.intake) {
+      expect(
+        allows(intake, { action: c.action, resource: tableArn, leadingKeys: c.leadingKeys ?? [] }, d.stack.resolve),
+        `${c.action} ${c.leadingKeys?.join(',')}`,
+      ).toBe(true);
+      if (c.action !== 'dynamodb:GetItem') expect(c.leadingKeys?.some((k) => k.startsWith('RUN#'))).toBe(false);
+    }
   });
 });

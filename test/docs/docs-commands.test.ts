@@ -11,7 +11,17 @@ import { testPrivateKey } from '../support/harness.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { closedPort } from '../cli/support.js';
 import { type DocCommand, docCommands } from './commands.js';
-import { inPool, pressTheButton, removeSandboxes, ROOT, sandbox, shellEnv, type, type Typed } from './support.js';
+import {
+  checkout,
+  inPool,
+  pressTheButton,
+  removeSandboxes,
+  ROOT,
+  sandbox,
+  shellEnv,
+  type,
+  type Typed,
+} from './support.js';
 import { TEXT } from '../support/evidence.js';
 
 const WEBHOOK_SECRET = 'docs-webhook-secret';
@@ -58,9 +68,9 @@ interface Rule {
 const script = (prelude: readonly string[], command: string): string => [...prelude, command].join('\n');
 const shown = (t: Typed): string => `\nstdout: ${t.stdout().slice(-1500)}\nstderr: ${t.stderr().slice(-1500)}`;
 
-/** A sandbox holding the `.env` that `reprise setup --dotenv .env` writes, as after the README's first step. */
+/** A checkout holding the `.env` that `reprise setup --dotenv .env` writes, as after the README's first step. */
 function configuredSandbox(w: World): string {
-  const dir = sandbox();
+  const dir = checkout();
   const key = testPrivateKey().trim().replace(/\n/g, '\\n');
   writeFileSync(join(dir, '.env'), `APP_ID=${w.sim.app.id}\nPRIVATE_KEY="${key}"\nWEBHOOK_SECRET=${WEBHOOK_SECRET}\n`, {
     mode: 0o600,

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,41 @@ export function sandbox(): string {
   made.push(dir);
   for (const name of readdirSync(ROOT)) {
     if (!LOCAL_STATE.has(name) && !name.startsWith('.env')) symlinkSync(join(ROOT, name), join(dir, name));
+  }
+  return dir;
+}
+
+/** What the `reprise` command and `npm start` run from: real files in a checkout of its own (see checkout()). */
+const RUNNING_PACKAGE = new Set(['package.json', 'lib', 'dist']);
+
+/** `from` recreated at `to`: directories made anew (their times kept, so a build stays fresh), files hard-linked. */
+function linkTree(from: string, to: string): void {
+  const st = statSync(from);
+  if (!st.isDirectory()) {
+    linkSync(from, to);
+    return;
+  }
+  mkdirSync(to);
+  for (const name of readdirSync(from)) linkTree(join(from, name), join(to, name));
+  utimesSync(to, st.atime, st.mtime);
+}
+
+/**
+ * A checkout of reprise in a directory of its own, as a clone is: like sandbox(), but the package
+ * the `reprise` command and `npm start` run from (package.json, lib, dist) is real files there
+ * (hard links, so it costs no copy), so the command recognises the directory as its own checkout
+ * and reads its `.env`. A sandbox's linked package.json is not recognised: the running package is
+ * the repository's, in another directory.
+ */
+export function checkout(): string {
+  // Built first: a checkout of its own must not rebuild into files it shares with the repository.
+  execFileSync(process.execPath, [join(ROOT, 'lib/cli/ensure-build.mjs')], { stdio: 'ignore' });
+  const dir = mkdtempSync(join(tmpdir(), 'reprise-checkout-'));
+  made.push(dir);
+  for (const name of readdirSync(ROOT)) {
+    if (LOCAL_STATE.has(name) || name.startsWith('.env')) continue;
+    if (RUNNING_PACKAGE.has(name)) linkTree(join(ROOT, name), join(dir, name));
+    else symlinkSync(join(ROOT, name), join(dir, name));
   }
   return dir;
 }

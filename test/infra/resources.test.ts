@@ -1,10 +1,17 @@
 import { Duration } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EC2_DETAIL_TYPES, SIGNAL_TARGET_RETRY, TERMINAL_STATES } from '../../infra/ec2-signals.js';
+import { ASG_DETAIL_TYPES, EC2_DETAIL_TYPES, SIGNAL_TARGET_RETRY, TERMINAL_STATES } from '../../infra/ec2-signals.js';
 import { TIMEOUTS } from '../../infra/reprise.js';
 import { DECISION_NEED_MS, DECISION_ROUND_TRIPS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
-import { DEFAULT_BURST_LIMIT, DEFAULT_RATE_LIMIT, WebhookAccess } from '../../infra/webhook-access.js';
+import {
+  DEFAULT_BURST_LIMIT,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_SIGNALS_BURST_LIMIT,
+  DEFAULT_SIGNALS_RATE_LIMIT,
+  DEFAULT_SIGNALS_RESERVED_CONCURRENCY,
+  WebhookAccess,
+} from '../../infra/webhook-access.js';
 import { logicalId, resourcesOf, synthReprise } from './synth.js';
 
 let t: Template;
@@ -245,6 +252,40 @@ describe('HTTP API', () => {
     expect(DEFAULT_BURST_LIMIT).toBeGreaterThanOrEqual(2 * matrixJobs);
   });
 
+  it('separate doors: POST /webhook and POST /signals each have a throttle of their own, and the stage is made after both routes', () => {
+    const stages = resourcesOf(t, 'AWS::ApiGatewayV2::Stage');
+    expect(Object.keys(stages)).toHaveLength(1);
+    const [id, stage] = Object.entries(stages)[0]!;
+    expect(stage.Properties?.RouteSettings).toEqual({
+      'POST /webhook': { ThrottlingRateLimit: DEFAULT_RATE_LIMIT, ThrottlingBurstLimit: DEFAULT_BURST_LIMIT },
+      'POST /signals': {
+        ThrottlingRateLimit: DEFAULT_SIGNALS_RATE_LIMIT,
+        ThrottlingBurstLimit: DEFAULT_SIGNALS_BURST_LIMIT,
+      },
+    });
+    // The signals door is the narrower one: agents post rarely, GitHub in waves.
+    expect(DEFAULT_SIGNALS_BURST_LIMIT).toBeLessThan(DEFAULT_BURST_LIMIT);
+    const routes = Object.keys(resourcesOf(t, 'AWS::ApiGatewayV2::Route'));
+    expect(routes).toHaveLength(2);
+    expect([(t.toJSON().Resources as Record<string, { DependsOn?: string[] }>)[id]?.DependsOn].flat()).toEqual(
+      expect.arrayContaining(routes),
+    );
+    // Without the API, no function of this mode reserves concurrency.
+    for (const fn of Object.values(resourcesOf(t, 'AWS::Lambda::Function'))) {
+      expect(fn.Properties?.ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
+
+  it('the signal door is set apart as asked, and a bad limit is refused naming it', () => {
+    const alt = synthReprise({
+      webhookAccess: WebhookAccess.httpApi({ signalsRateLimit: 3, signalsBurstLimit: 4 }),
+    }).template;
+    alt.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      RouteSettings: Match.objectLike({ 'POST /signals': { ThrottlingRateLimit: 3, ThrottlingBurstLimit: 4 } }),
+    });
+    expect(() => WebhookAccess.httpApi({ signalsBurstLimit: 0 })).toThrow(/signalsRateLimit and signalsBurstLimit/);
+  });
+
   it('throttles the default stage and writes JSON access logs to a retained log group', () => {
     t.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
@@ -282,10 +323,20 @@ describe('EC2 signal rules', () => {
     expect(Object.values(EC2_DETAIL_TYPES)).toHaveLength(3);
   });
 
+  it("matches Auto Scaling's own terminations, which make a state change after them exact", () => {
+    t.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.autoscaling'],
+        'detail-type': ['EC2 Instance-terminate Lifecycle Action', 'EC2 Instance Terminate Successful'],
+      },
+    });
+    expect(Object.values(ASG_DETAIL_TYPES)).toHaveLength(2);
+  });
+
   it('targets the signal function with retries, an event age limit and an encrypted DLQ', () => {
     const dlq = logicalId(t, 'AWS::SQS::Queue', 'RepriseSignalDeadLetterQueue');
     const rules = Object.values(resourcesOf(t, 'AWS::Events::Rule')).filter((r) => r.Properties?.EventPattern);
-    expect(rules).toHaveLength(2);
+    expect(rules).toHaveLength(3);
     for (const rule of rules) {
       expect(rule.Properties?.Targets).toEqual([
         expect.objectContaining({
@@ -367,5 +418,21 @@ describe('WebhookAccess.functionUrl()', () => {
     alt.allResourcesProperties('AWS::Lambda::Url', { AuthType: 'NONE' });
     const out = alt.findOutputs('WebhookUrl').WebhookUrl as { Value: unknown };
     expect(JSON.stringify(out.Value)).toContain('FunctionUrl');
+  });
+
+  it('separate doors without an API: the signal intake holds a reserved concurrency of its own, the webhook intake none', () => {
+    const alt = synthReprise({ webhookAccess: WebhookAccess.functionUrl() }).template;
+    const fns = resourcesOf(alt, 'AWS::Lambda::Function');
+    const id = (prefix: string) => logicalId(alt, 'AWS::Lambda::Function', `Reprise${prefix}Function`);
+    expect(fns[id('SignalIntake')]?.Properties?.ReservedConcurrentExecutions).toBe(
+      DEFAULT_SIGNALS_RESERVED_CONCURRENCY,
+    );
+    const reserved = Object.entries(fns).filter(([, f]) => f.Properties?.ReservedConcurrentExecutions !== undefined);
+    expect(reserved.map(([k]) => k)).toEqual([id('SignalIntake')]);
+    const asked = synthReprise({
+      webhookAccess: WebhookAccess.functionUrl({ signalsReservedConcurrency: 7 }),
+    }).template;
+    asked.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 7 });
+    expect(() => WebhookAccess.functionUrl({ signalsReservedConcurrency: 0 })).toThrow(/signalsReservedConcurrency/);
   });
 });

@@ -60,6 +60,7 @@ const may = (fn: FunctionName, action: string, pk?: string) =>
 const EVERY_KIND = [
   keys.delivery('g'),
   keys.runAttempt(1, 2, 1),
+  keys.rerunOutcome(1, 2, 2),
   keys.runnerSignal('runner-1', '2026-01-01T00:00:00Z', 'e'),
   keys.signalPost('e'),
   keys.runnerJob('runner-1', 9),
@@ -161,8 +162,20 @@ describe("each function's table access is limited to the key prefixes and action
     expect(FUNCTIONS.filter((fn) => may(fn, 'PutItem', signal)).sort()).toEqual(['ec2Signal', 'signalIntake']);
     const run = keys.runAttempt(1, 2, 1).pk;
     expect(FUNCTIONS.filter((fn) => may(fn, 'UpdateItem', run)).sort()).toEqual(['reconciler', 'worker']);
-    // The intake records an outcome marker beside the run (PutItem), and never changes a claim.
-    expect(may('intake', 'DeleteItem', run)).toBe(false);
+    expect(FUNCTIONS.filter((fn) => may(fn, 'PutItem', run)).sort()).toEqual(['reconciler', 'worker']);
+    expect(FUNCTIONS.filter((fn) => may(fn, 'DeleteItem', run)).sort()).toEqual(['reconciler', 'worker']);
+  });
+
+  it("the intake's grant cannot create, replace or delete run-attempt claims: it reads the prior attempt, and writes its outcome marker under a key prefix of its own", () => {
+    const claim = keys.runAttempt(1, 2, 1).pk;
+    for (const action of WRITES) expect(may('intake', action, claim), action).toBe(false);
+    expect(may('intake', 'GetItem', claim)).toBe(true);
+    const marker = keys.rerunOutcome(1, 2, 2);
+    expect(marker.pk.startsWith('RUN#')).toBe(false);
+    expect(may('intake', 'PutItem', marker.pk)).toBe(true);
+    // IAM's LeadingKeys pattern of the claims (RUN#*) does not reach the markers' partition.
+    expect(may('worker', 'PutItem', marker.pk)).toBe(true);
+    expect(may('signalIntake', 'PutItem', marker.pk)).toBe(false);
   });
 
   it('only the intake records a delivery as seen; the reconciler only asks whether it was', () => {

@@ -182,6 +182,82 @@ describe('POST /signals: authentication', () => {
   });
 });
 
+describe('POST /signals: signals are per scope (issue 42, point 3)', () => {
+  async function twoScopes() {
+    const clock = { t: NOW };
+    const t = await freshTable(dynamo, 24 * 3600, () => clock.t);
+    const intake = createSignalIntake({
+      secrets: async () => [
+        { secret: 'acme-secret', scope: ['acme'] },
+        { secret: 'mallory-secret', scope: ['mallory'] },
+      ],
+      store: t.store,
+      log: new MemoryLog(),
+      metrics: new MemoryMetrics(),
+      now: () => clock.t,
+    });
+    return { ...t, clock, intake };
+  }
+  const acme = { login: 'acme', installationId: 1 };
+  const mallory = { login: 'mallory', installationId: 2 };
+  const other = { login: 'other', installationId: 3 };
+  const window = { beforeMs: 10 * 60_000, afterMs: 60_000 };
+
+  it.each([
+    ['the documented shutdown-hook body (no event id, no time)', { runners: ['ghr-1'], kind: 'terminated' }],
+    [
+      'a body with an event id and a time',
+      { runners: ['ghr-1'], kind: 'terminated', event_id: 'e-7', time: '2026-10-02T16:14:00Z' },
+    ],
+  ])('two scopes posting the same body: both recorded, each counted for its own owners only — %s', async (_, body) => {
+    const { intake, store } = await twoScopes();
+    const first = await intake(bearer(body, 'mallory-secret'));
+    const second = await intake(bearer(body, 'acme-secret'));
+    expect(first.body).toMatchObject({ recorded: 1 });
+    expect(second.body).toMatchObject({ recorded: 1 });
+    const at = new Date(NOW).toISOString();
+    expect((await store.forRunner('ghr-1', at, window, acme)).map((s) => s.source)).toEqual(['agent']);
+    expect(await store.forRunner('ghr-1', at, window, mallory)).toHaveLength(1);
+    expect(await store.forRunner('ghr-1', at, window, other)).toEqual([]);
+    // A retry of either scope's post is still that scope's one record.
+    expect((await intake(bearer(body, 'acme-secret'))).body).toMatchObject({ recorded: 0 });
+  });
+
+  it("another scope's earlier post of the same body does not set this scope's time", async () => {
+    const { intake, clock } = await twoScopes();
+    const body = { runners: ['ghr-2'], kind: 'terminated' };
+    const early = await intake(bearer(body, 'mallory-secret'));
+    clock.t += 10 * 60_000;
+    const own = await intake(bearer(body, 'acme-secret'));
+    expect(own.body).toMatchObject({ recorded: 1, event_time: new Date(clock.t).toISOString() });
+    expect(own.body.event_time).not.toBe(early.body.event_time);
+  });
+});
+
+describe('POST /signals: a group scope with no owner', () => {
+  it('is warned of once, on its first post: its signals count for that group in every organisation', async () => {
+    const clock = { t: NOW };
+    const t = await freshTable(dynamo, 24 * 3600, () => clock.t);
+    const log = new MemoryLog();
+    const intake = createSignalIntake({
+      secrets: async () => [
+        { secret: 'group-secret', scope: ['group:Default'] },
+        { secret: 'owned-group', scope: ['acme', 'group:Default'] },
+      ],
+      store: t.store,
+      log,
+      metrics: new MemoryMetrics(),
+      now: () => clock.t,
+    });
+    for (const r of ['r-1', 'r-2']) {
+      expect((await intake(bearer({ runners: [r], kind: 'terminated' }, 'group-secret'))).status).toBe(202);
+    }
+    expect((await intake(bearer({ runners: ['r-3'], kind: 'terminated' }, 'owned-group'))).status).toBe(202);
+    const warnings = log.lines.filter((l) => l.level === 'warn').map((l) => l.message);
+    expect(warnings).toEqual([expect.stringMatching(/^signal scope group:Default names no owner/)]);
+  });
+});
+
 describe('POST /signals: validation', () => {
   const ok = { runners: ['runner-a'], kind: 'terminated' };
   it.each<[string, unknown, string]>([

@@ -24,11 +24,33 @@ describe('retry budget (per installation, rolling hour)', () => {
       )
     ).Items ?? [];
 
+  it("one repository holds at most its share of the hour: another repository's run still takes a unit", async () => {
+    const budget = ledger.budget(4, 0.5);
+    expect(await budget.take(111, '7#1#1')).toEqual({ taken: true });
+    expect(await budget.take(111, '7#2#1')).toEqual({ taken: true });
+    // Repository 7 holds its two of four: its third run is refused, though the hour has units left.
+    expect(await budget.take(111, '7#3#1')).toEqual({
+      taken: false,
+      limit: 4,
+      used: 2,
+      repository: { limit: 2, used: 2 },
+    });
+    expect(await budget.usage(111, 7)).toEqual({ limit: 4, used: 2, repository: { limit: 2, used: 2 } });
+    expect(await budget.usage(111, 8)).toEqual({ limit: 4, used: 2, repository: { limit: 2, used: 0 } });
+    expect(await budget.take(111, '8#1#1')).toEqual({ taken: true });
+    // A repeat of a unit already held is no new take, even at the share.
+    expect(await budget.take(111, '7#2#1')).toEqual({ taken: true });
+    // A share rounds up, and is one unit at least.
+    expect((await ledger.budget(3, 0.5).usage(112, 7)).repository).toEqual({ limit: 2, used: 0 });
+    expect((await ledger.budget(1, 0.01).usage(112, 7)).repository).toEqual({ limit: 1, used: 0 });
+    expect(() => ledger.budget(4, 0)).toThrow(/share must be in \(0, 1\]/);
+  });
+
   it('counts re-runs per installation: spending one installation leaves another untouched', async () => {
     const budget = ledger.budget(2);
     expect(await budget.take(101, 'r#1#1')).toEqual({ taken: true });
     expect(await budget.take(101, 'r#2#1')).toEqual({ taken: true });
-    expect(await budget.take(101, 'r#3#1')).toEqual({ taken: false, limit: 2, used: 2 });
+    expect(await budget.take(101, 'r#3#1')).toMatchObject({ taken: false, limit: 2, used: 2 });
     expect(await budget.usage(101)).toEqual({ limit: 2, used: 2 });
     expect(await budget.usage(102)).toEqual({ limit: 2, used: 0 });
     expect(await budget.usage(null)).toEqual({ limit: 2, used: 0 });

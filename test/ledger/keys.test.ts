@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { keys, TTL, ttlFrom } from '../../lib/ledger/keys.js';
 
 describe('the table’s key layout', () => {
-  it('a run’s attempts, their reclaim markers and outcomes share the run’s partition, the attempt zero-padded so it sorts', () => {
+  it('a run’s attempts and their reclaim markers share the run’s partition, its re-run outcomes have their own, the attempt zero-padded so it sorts', () => {
     expect(keys.runAttempt(9, 42, 3)).toEqual({ pk: 'RUN#9#42', sk: 'ATTEMPT#003' });
     expect(keys.reclaim(9, 42, 3)).toEqual({ pk: 'RUN#9#42', sk: 'RECLAIM#003' });
-    expect(keys.rerunOutcome(9, 42, 12)).toEqual({ pk: 'RUN#9#42', sk: 'OUTCOME#012' });
+    expect(keys.rerunOutcome(9, 42, 12)).toEqual({ pk: 'RUNOUTCOME#9#42', sk: 'OUTCOME#012' });
     expect(keys.runAttempt(9, 42, 10).sk > keys.runAttempt(9, 42, 9).sk).toBe(true);
     expect(keys.runIdOf(keys.runAttempt(9, 42, 1).pk)).toBe(42);
   });
@@ -26,6 +26,18 @@ describe('the table’s key layout', () => {
     expect(last >= from && last <= to).toBe(true);
     const after = keys.runnerSignal('i-1', '2026-11-03T08:05:00.001Z', 'a').sk;
     expect(after > to).toBe(true);
+    const scoped = keys.runnerSignal('i-1', '2026-11-03T08:05:00.000Z', 'zzzz-event', 'ffff').sk;
+    expect(scoped >= from && scoped <= to).toBe(true);
+  });
+
+  it('a signal record and a post’s first receipt name the scope that wrote them; the fleet’s carry none', () => {
+    const a = keys.runnerSignal('i-1', 't', 'e', 'tag-a');
+    const b = keys.runnerSignal('i-1', 't', 'e', 'tag-b');
+    expect(a.pk).toBe(b.pk);
+    expect(a.sk).not.toBe(b.sk);
+    expect(keys.runnerSignal('i-1', 't', 'e').sk).toBe('SIGNAL#t#e');
+    expect(keys.signalPost('e', 'tag-a').pk).not.toBe(keys.signalPost('e', 'tag-b').pk);
+    expect(keys.signalPost('e', 'tag-a').pk).toMatch(/^SIGNALPOST#/);
   });
 
   it('an outcome window starts after its time; a queued-job share after its last job, or from the first', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
+import { Table } from '../../lib/ledger/table.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import type { RunMessage } from '../../lib/model.js';
 import { ledgerMessage } from './support.js';
@@ -81,6 +82,23 @@ describe('the facts of a report period', () => {
       { repository: 'acme/web', runId: 2, runAttempt: 2, outcome: 'recovered', recordedAt: T + 3 * HOUR },
     ]);
     expect((await ledger.report.facts(T + 4 * HOUR)).outcomes).toEqual([]);
+  });
+
+  it('an outcome marker written under the run’s own partition, as before the markers had theirs, is still reported', async () => {
+    const table = new Table(dynamo.client, TABLE);
+    await table.put({
+      pk: 'RUN#9#5',
+      sk: 'OUTCOME#002',
+      repository: 'acme/web',
+      runAttempt: 2,
+      outcome: 'lost_again',
+      recordedAt: T + 3.5 * HOUR,
+      ttl: 0,
+    });
+    const outcomes = (await ledger.report.facts(T + 3.25 * HOUR)).outcomes;
+    expect(outcomes).toEqual([
+      { repository: 'acme/web', runId: 5, runAttempt: 2, outcome: 'lost_again', recordedAt: T + 3.5 * HOUR },
+    ]);
   });
 
   it('runner signals since the start in time order, empty text facts left out', async () => {

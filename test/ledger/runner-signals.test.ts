@@ -86,6 +86,16 @@ describe('looking a runner up', () => {
     expect(await store.forRunner('node-s', iso(T), window, other)).toHaveLength(1);
     expect(await store.forRunner('node-s', iso(T), window)).toHaveLength(2);
   });
+  it('the same event from two scopes is two records, each counting for its own owners; a repeat of one answers false', async () => {
+    const store = ledger.runnerSignals(3600);
+    const same = signal('node-two', T, 'same-body');
+    expect(await store.record({ ...same, source: 'agent', scope: ['mallory'] })).toBe(true);
+    expect(await store.record({ ...same, source: 'agent', scope: ['acme'] })).toBe(true);
+    expect(await store.record({ ...same, source: 'agent', scope: ['acme'] })).toBe(false);
+    const acme = { login: 'acme', installationId: 1 };
+    expect(await store.forRunner('node-two', iso(T), window, acme)).toHaveLength(1);
+    expect(await store.forRunner('node-two', iso(T), window)).toHaveLength(2);
+  });
 });
 
 describe('agent posts', () => {
@@ -94,6 +104,13 @@ describe('agent posts', () => {
     expect(await store.firstSeen('post-1', T, 10 * MINUTE)).toBe(iso(T));
     expect(await store.firstSeen('post-1', T + MINUTE, 10 * MINUTE)).toBe(iso(T));
     expect(await store.firstSeen('post-1', T + 11 * MINUTE, 10 * MINUTE)).toBe(iso(T + 11 * MINUTE));
+  });
+
+  it('firstSeen is kept per scope: another scope’s first receipt of the same event id is not this one’s', async () => {
+    const store = ledger.runnerSignals(3600);
+    expect(await store.firstSeen('post-2', T, 10 * MINUTE, ['mallory'])).toBe(iso(T));
+    expect(await store.firstSeen('post-2', T + MINUTE, 10 * MINUTE, ['acme'])).toBe(iso(T + MINUTE));
+    expect(await store.firstSeen('post-2', T + 2 * MINUTE, 10 * MINUTE, ['acme'])).toBe(iso(T + MINUTE));
   });
 
   it('firstUse: a signature is used once until its window ends, then free again', async () => {

@@ -3,11 +3,16 @@
  * asked of every request as a bearer token.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adminTokenPath, loadOrCreateAdminToken, requireToken } from '../../lib/local/admin-token.js';
+import {
+  adminTokenPath,
+  discardExposedAdminToken,
+  loadOrCreateAdminToken,
+  requireToken,
+} from '../../lib/local/admin-token.js';
 
 describe('the admin token file', () => {
   let dir: string;
@@ -30,14 +35,42 @@ describe('the admin token file', () => {
     expect((await stat(join(dir, 'data'))).mode & 0o777).toBe(0o700);
   });
 
-  it('a token file others could read is narrowed to 0600; a restart keeps the same token', async () => {
+  it.each([
+    ['group-readable (0640)', 0o640],
+    ['world-readable (0644)', 0o644],
+    ['group-writable (0620)', 0o620],
+  ])('a token file with loose modes, %s, is replaced by a new token, 0600', async (_what, mode) => {
     const file = join(dir, 'nested', 'admin-token');
     const first = await loadOrCreateAdminToken(file);
-    await writeFile(file, `${first}\n`, { mode: 0o644 });
-    await chmod(file, 0o644);
-    expect(await loadOrCreateAdminToken(file)).toBe(first);
+    await chmod(file, mode);
+    const second = await loadOrCreateAdminToken(file);
+    expect(second).not.toBe(first);
+    expect(second).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await readFile(file, 'utf8')).trim()).toBe(second);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(join(dir, 'nested'))).mode & 0o077).toBe(0);
+    expect(await readdir(join(dir, 'nested'))).toEqual(['admin-token']);
+  });
+
+  it('a token file that is a link is replaced, and the file it points at is left alone', async () => {
+    const target = join(dir, 'elsewhere');
+    await writeFile(target, `${'x'.repeat(43)}\n`, { mode: 0o600 });
+    const file = join(dir, 'admin-token');
+    await symlink(target, file);
+    const token = await loadOrCreateAdminToken(file);
+    expect(token).not.toBe('x'.repeat(43));
+    expect((await lstat(file)).isFile()).toBe(true);
+    expect(await readFile(target, 'utf8')).toBe(`${'x'.repeat(43)}\n`);
+  });
+
+  it('a token file of the operator’s only (0600) is kept: a restart keeps the same token', async () => {
+    const file = join(dir, 'admin-token');
+    const first = await loadOrCreateAdminToken(file);
+    expect(await loadOrCreateAdminToken(file)).toBe(first);
+    expect(await discardExposedAdminToken(file)).toBe(false);
+    await chmod(file, 0o644);
+    expect(await discardExposedAdminToken(file)).toBe(true);
+    expect(await discardExposedAdminToken(file)).toBe(false);
   });
 
   it('a token too short to trust (under 32 characters) is replaced by a new one', async () => {

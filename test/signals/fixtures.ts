@@ -63,6 +63,60 @@ export const stateChange = (
   },
 });
 
+/**
+ * Auto Scaling's events as the EC2 Auto Scaling User Guide documents them ("Amazon EC2 Auto Scaling
+ * event reference"): the termination lifecycle action and a successful termination, the documented
+ * ids kept and the placeholder times replaced.
+ */
+export const asgTerminateAction = (time = '2026-10-02T16:14:30Z', instanceId = INSTANCE_ID): Ec2Event => ({
+  version: '0',
+  id: '12345678-1234-1234-1234-123456789012',
+  'detail-type': 'EC2 Instance-terminate Lifecycle Action',
+  source: 'aws.autoscaling',
+  account: ACCOUNT,
+  time,
+  region: 'us-west-2',
+  resources: ['auto-scaling-group-arn'],
+  detail: {
+    LifecycleActionToken: '87654321-4321-4321-4321-210987654321',
+    AutoScalingGroupName: 'my-asg',
+    LifecycleHookName: 'my-lifecycle-hook',
+    EC2InstanceId: instanceId,
+    LifecycleTransition: 'autoscaling:EC2_INSTANCE_TERMINATING',
+    NotificationMetadata: 'additional-info',
+    Origin: 'AutoScalingGroup',
+    Destination: 'EC2',
+  },
+});
+
+export const asgTerminateSuccessful = (
+  cause = 'At 2026-10-02T16:14:20Z a user request update of AutoScalingGroup constraints to min: 0, max: 1, desired: 0 changing the desired capacity from 1 to 0.  At 2026-10-02T16:14:25Z an instance was taken out of service in response to a difference between desired and actual capacity, shrinking the capacity from 1 to 0.',
+  startTime = '2026-10-02T16:14:25.000Z',
+): Ec2Event => ({
+  version: '0',
+  id: '12345678-1234-1234-1234-123456789013',
+  'detail-type': 'EC2 Instance Terminate Successful',
+  source: 'aws.autoscaling',
+  account: ACCOUNT,
+  time: '2026-10-02T16:16:10Z',
+  region: 'us-west-2',
+  resources: ['auto-scaling-group-arn', `instance-arn`],
+  detail: {
+    StatusCode: 'InProgress',
+    Description: `Terminating EC2 instance: ${INSTANCE_ID}`,
+    AutoScalingGroupName: 'my-asg',
+    ActivityId: '87654321-4321-4321-4321-210987654321',
+    Details: { 'Availability Zone': 'us-west-2b', 'Subnet ID': 'subnet-12345678' },
+    RequestId: '12345678-1234-1234-1234-123456789012',
+    EndTime: '2026-10-02T16:16:10.000Z',
+    EC2InstanceId: INSTANCE_ID,
+    StartTime: startTime,
+    Cause: cause,
+    Origin: 'AutoScalingGroup',
+    Destination: 'EC2',
+  },
+});
+
 /** An aws.ec2 event the signal function must not act on. */
 export const amiStateChange = (): Ec2Event => ({
   version: '0',

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TransientError } from '../../lib/errors.js';
 import { LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
-import { takeTurn, waitForTurn } from '../../lib/worker/turn.js';
+import { reportTurn, takeTurn, waitForTurn } from '../../lib/worker/turn.js';
+import type { Pacing, RepositoryShare, TurnReservation } from '../../lib/ledger/pacing.js';
 import { readKeptFacts } from '../../lib/worker/kept-facts.js';
 import type { Judged } from '../../lib/worker/evaluate.js';
 import { config, failedJob, jobVerdict, runMessage } from '../support/fixtures.js';
@@ -102,5 +103,33 @@ describe('waiting for the turn: the claim becomes a wait that keeps the facts', 
     await expect(waitForTurn(msg, judged(), 0, turn, w.ctx)).rejects.toBeInstanceOf(TransientError);
     expect(w.attempts.of(msg)).toMatchObject({ state: 'claimed', owner: 'worker-b' });
     expect(w.attempts.count('wait', true)).toBe(0);
+  });
+});
+
+describe('a check-run report takes its turn inside its repository’s share', () => {
+  const pacing = (answer: TurnReservation) => {
+    const asked: RepositoryShare[] = [];
+    const p: Pacing = {
+      spacingMs: 0,
+      reserve: async () => 0,
+      reserveTurn: async (_i, _l, share) => {
+        asked.push(share);
+        return answer;
+      },
+    };
+    return { p, asked };
+  };
+  const settings = { maxWaitMs: 60_000, repositoryShare: 0.5 };
+
+  it('its repository holding its share of the turns ahead: the report is skipped, no turn taken from another', async () => {
+    const { p, asked } = pacing({ askAgainAt: 5_000 });
+    expect(await reportTurn(1, { stores: { pacing: p }, clock: () => 0, settings }, 7)).toBe(false);
+    expect(asked).toEqual([{ repository: 7, aheadMs: 30_000 }]);
+  });
+
+  it('within its share: the report goes on its repository’s turn', async () => {
+    const { p, asked } = pacing({ slotAt: 0 });
+    expect(await reportTurn(1, { stores: { pacing: p }, clock: () => 0, settings }, 7)).toBe(true);
+    expect(asked.map((a) => a.repository)).toEqual([7]);
   });
 });
