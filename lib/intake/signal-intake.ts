@@ -283,9 +283,7 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
     const recorded = results.filter(Boolean).length;
     for (let i = 0; i < recorded; i++) deps.metrics.count('SignalRecorded', 1, { name: 'kind', value: kind });
     // The worker proves each request against the signals the scope lets count for the job's owner.
-    if (deps.jobs && deps.recovery) {
-      await requestRecovery(await deps.jobs.runningOn(keys), { kind, eventId }, deps.recovery);
-    }
+    if (deps.jobs) await requestRecovery(await deps.jobs.runningOn(keys), { kind, eventId }, deps.recovery);
     deps.log.info('agent signal recorded', {
       kind,
       agent_kind: post.kind,

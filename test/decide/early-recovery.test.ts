@@ -122,18 +122,28 @@ describe('decideRecovery: one row per rule', () => {
   });
 });
 
-const signal = (kind: SignalKind, at: string): RunnerSignal => ({
+const signal = (kind: SignalKind, at: string, source = 'aws.ec2'): RunnerSignal => ({
   runnerKey: LOST,
   kind,
   eventTime: at,
-  source: 'aws.ec2',
+  source,
 });
 
 describe('when signals prove a runner gone', () => {
   it.each<[string, RunnerSignal[], number | undefined]>([
     [
-      'a termination proves it at once',
+      'an agent’s termination proves it at once',
+      [signal('terminated', '2026-10-02T16:20:00Z', 'agent')],
+      Date.parse('2026-10-02T16:20:00Z'),
+    ],
+    [
+      'an EC2 state change alone never (the workload may have shut itself down)',
       [signal('terminated', '2026-10-02T16:20:00Z')],
+      undefined,
+    ],
+    [
+      'an EC2 state change after a rebalance recommendation proves it at once',
+      [signal('rebalance', '2026-10-02T16:19:00Z'), signal('terminated', '2026-10-02T16:20:00Z')],
       Date.parse('2026-10-02T16:20:00Z'),
     ],
     [
@@ -158,6 +168,7 @@ describe('when signals prove a runner gone', () => {
 
   it('the loss itself is the earliest exact signal, the warning included', () => {
     const signals = [signal('terminated', '2026-10-02T16:22:00Z'), signal('spot-interruption', '2026-10-02T16:20:00Z')];
+    // The state change counts here: the warning came before it.
     expect(lossAt(signals)).toBe('2026-10-02T16:20:00.000Z');
     expect(lossAt([signal('rebalance', '2026-10-02T16:20:00Z')])).toBeUndefined();
   });

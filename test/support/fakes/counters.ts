@@ -36,7 +36,12 @@ export class MemoryBudget implements RetryBudget {
     if (this.limit === 0) return { taken: true };
     const live = this.live(installationId);
     if (live.some((s) => s.k === runKey)) return { taken: true };
-    if (live.length >= this.limit) return { taken: false, limit: this.limit, used: live.length };
+    if (live.length >= this.limit) {
+      // As the table answers: the repository's part (the run key's first part), with no share set.
+      const repository = runKey.split('#')[0];
+      const used = live.filter((s) => s.k.split('#')[0] === repository).length;
+      return { taken: false, limit: this.limit, used: live.length, repository: { limit: this.limit, used } };
+    }
     this.spends.set(installationId, [...live, { k: runKey, at: this.now() }]);
     return { taken: true };
   }

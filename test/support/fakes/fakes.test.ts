@@ -123,7 +123,12 @@ describe.each(stores.budget)('the retry budget on %s', (_name, open) => {
     const budget = open(c, 2);
     expect(await budget.take(installation, 'a')).toEqual({ taken: true });
     expect(await budget.take(installation, 'b')).toEqual({ taken: true });
-    expect(await budget.take(installation, 'c')).toEqual({ taken: false, limit: 2, used: 2 });
+    expect(await budget.take(installation, 'c')).toEqual({
+      taken: false,
+      limit: 2,
+      used: 2,
+      repository: { limit: 2, used: 0 },
+    });
     expect(await budget.take(installation, 'a')).toEqual({ taken: true });
     await budget.giveBack(installation, 'b');
     expect(await budget.usage(installation)).toEqual({ limit: 2, used: 1 });
