@@ -1,4 +1,5 @@
 import { bool, email, eventBus, int, list, oneOf, percent, regexpLines, retention, text, url } from './parsers.js';
+import { eksClustersJson } from './eks-clusters.js';
 import { RUNNER_PRESET_NAMES } from './runner-presets.js';
 import { signalScope } from './signal-scope.js';
 import { def, FUNCTION_NAMES, type FunctionName } from './setting.js';
@@ -523,6 +524,22 @@ export const SETTINGS = {
     sample: 'runs-on',
     values: RUNNER_PRESET_NAMES.join(', '),
     doc: "the runners' provisioner: adds the tag keys and runner-name patterns that join its runners' signals (docs/signals.md, runner presets)",
+  }),
+  eksClusters: def({
+    env: 'EKS_CLUSTERS',
+    prop: 'eksClusters',
+    context: 'eksClusters',
+    // A list of objects: the construct reads the prop itself and writes it to the environment as JSON.
+    custom: true,
+    default: undefined,
+    defaultText: 'none',
+    parse: eksClustersJson,
+    readBy: ['ec2Signal'],
+    local: true,
+    sample: '[{"name":"runners"}]',
+    values:
+      'JSON list of `{ "name", "runnerSelector"?, "namespaces"? }`; locally also `"endpoint"`, `"caFile"`, `"token"`',
+    doc: "EKS clusters whose nodes run runner pods: an EC2 interruption of a node records a signal under each runner pod's name (docs/signals.md, Kubernetes)",
   }),
   runnerNamePatterns: def({
     env: 'RUNNER_NAME_PATTERNS',

@@ -1,9 +1,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { ShapeError } from '../errors.js';
 import type { Replay } from '../compose/replay.js';
+import type { Ec2SignalRecorder } from '../compose/signals.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log } from '../obs/types.js';
+import type { Ec2Event } from '../signals/ec2-events.js';
 import { withoutMessage } from '../records.js';
 import { parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
@@ -14,6 +16,8 @@ export interface AdminDeps {
   readonly replay: Replay;
   /** Moves every dead letter back to the queue, their abandoned records given back (`reprise replay --dead-letters`). */
   readonly redrive?: () => Promise<{ readonly redriven: number; readonly released: number }>;
+  /** The EC2 signal function's recorder: an EventBridge event as AWS delivers it, recorded before the answer. */
+  readonly ec2Events?: Ec2SignalRecorder;
   readonly log: Log;
 }
 
@@ -40,7 +44,10 @@ function intParam(q: URLSearchParams, key: string): number | undefined | string 
  */
 export function adminRoutes(
   deps: AdminDeps,
-): Record<'GET /decisions' | 'GET /report-facts' | 'POST /replay' | 'POST /redrive', LambdaHttpHandler> {
+): Record<
+  'GET /decisions' | 'GET /report-facts' | 'POST /replay' | 'POST /redrive' | 'POST /ec2-events',
+  LambdaHttpHandler
+> {
   return {
     'GET /decisions': async (event) => {
       const q = new URLSearchParams(event.rawQueryString ?? '');
@@ -77,6 +84,24 @@ export function adminRoutes(
       const verdict = await deps.replay(message, force);
       if (verdict.kind === 'enqueue') return reply(202, verdict);
       return reply(verdict.kind === 'already_decided' ? 200 : 409, verdict);
+    },
+
+    // The local twin of the EventBridge rules: the same event, the same recorder as the deployed function.
+    'POST /ec2-events': async (event) => {
+      if (!deps.ec2Events) return reply(404, { error: 'this runtime records no EC2 events' });
+      let body: unknown;
+      try {
+        body = JSON.parse(bodyText(event));
+      } catch {
+        return reply(400, { error: 'expected one EventBridge event as JSON' });
+      }
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        return reply(400, {
+          error: 'expected one EventBridge event (a JSON object), as AWS delivers it to the function',
+        });
+      }
+      const outcome = await deps.ec2Events(body as Ec2Event);
+      return reply(200, outcome);
     },
 
     'POST /redrive': async () => {

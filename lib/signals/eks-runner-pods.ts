@@ -15,6 +15,8 @@ export interface EksClusterTarget {
   readonly name: string;
   /** Label selector of its runner pods (ARC's by default). */
   readonly selector: string;
+  /** The namespaces its runner pods run in, when the access is scoped to them; the whole cluster when absent. */
+  readonly namespaces?: readonly string[];
   /** Its API: from DescribeCluster and the function's role when deployed, as given locally. */
   readonly api: () => Promise<KubeEndpoint>;
 }
@@ -106,7 +108,11 @@ async function podsOn(
     deps.log.debug('the instance is no node of the EKS cluster', { cluster: cluster.name, instance_id: instanceId });
     return [];
   }
-  const pods = await listAll<KubePod>(api, (c) => podsPath(node, cluster.selector, c), deps.timeoutMs);
+  const scopes = cluster.namespaces?.length ? cluster.namespaces : [undefined];
+  const pods: KubePod[] = [];
+  for (const ns of scopes) {
+    pods.push(...(await listAll<KubePod>(api, (c) => podsPath(node, cluster.selector, c, ns), deps.timeoutMs)));
+  }
   const names = runnerPodNames(pods, node);
   deps.log.info('runner pods on the interrupted node', {
     cluster: cluster.name,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { ARC_RUNNER_SELECTOR } from '../../lib/signals/eks-pods.js';
+import { ARC_RUNNER_SELECTOR } from '../../lib/config/label-selector.js';
 import { eksRunnerPods } from '../../lib/signals/eks-runner-pods.js';
 import type { Ec2Event } from '../../lib/signals/ec2-events.js';
 import { NODE_INSTANCE, OTHER_INSTANCE, RUNNERS_ON_NODE, seedCluster } from '../kube-sim/cluster.js';

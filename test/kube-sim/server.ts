@@ -28,6 +28,8 @@ export interface SimPod {
 export interface SimAccess {
   /** Resources the identity may list; the rest answer 403 as RBAC does. */
   readonly list: ReadonlySet<'nodes' | 'pods'>;
+  /** Pods listable only in these namespaces (an access policy scoped to namespaces); cluster-wide when absent. */
+  readonly namespaces?: ReadonlySet<string>;
   /** Accept connections and never answer (an unreachable private endpoint, a hung API server). */
   readonly hang?: boolean;
 }
@@ -101,20 +103,28 @@ export class KubeSim {
       return answer(405, status(405, 'MethodNotAllowed', 'the server does not allow this method'));
     if (req.headers.authorization !== `Bearer ${this.token}`)
       return answer(401, status(401, 'Unauthorized', 'Unauthorized'));
-    const resource = url.pathname === '/api/v1/nodes' ? 'nodes' : url.pathname === '/api/v1/pods' ? 'pods' : undefined;
+    const nsPods = /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/pods$/.exec(url.pathname);
+    const namespace = nsPods?.[1];
+    const resource =
+      url.pathname === '/api/v1/nodes' ? 'nodes' : url.pathname === '/api/v1/pods' || nsPods ? 'pods' : undefined;
     if (!resource) return answer(404, status(404, 'NotFound', 'the server could not find the requested resource'));
-    if (!this.access.list.has(resource)) {
+    const scoped = this.access.namespaces;
+    const allowed =
+      this.access.list.has(resource) &&
+      (resource === 'nodes' || !scoped || (namespace !== undefined && scoped.has(namespace)));
+    if (!allowed) {
+      const where = namespace === undefined ? 'at the cluster scope' : `in the namespace "${namespace}"`;
       return answer(
         403,
         status(
           403,
           'Forbidden',
-          `${resource} is forbidden: User "${SIM_USER}" cannot list resource "${resource}" in API group "" at the cluster scope`,
+          `${resource} is forbidden: User "${SIM_USER}" cannot list resource "${resource}" in API group "" ${where}`,
         ),
       );
     }
     try {
-      const all = resource === 'nodes' ? this.nodes.map(nodeBody) : this.selectPods(query).map(podBody);
+      const all = resource === 'nodes' ? this.nodes.map(nodeBody) : this.selectPods(query, namespace).map(podBody);
       const limit = Math.min(Number(query.limit ?? this.pageSize) || this.pageSize, this.pageSize);
       const from = query.continue ? Number(Buffer.from(query.continue, 'base64').toString('utf8')) : 0;
       const page = all.slice(from, from + limit);
@@ -133,8 +143,8 @@ export class KubeSim {
     }
   }
 
-  private selectPods(query: Record<string, string>): SimPod[] {
-    let pods = this.pods;
+  private selectPods(query: Record<string, string>, namespace: string | undefined): SimPod[] {
+    let pods = namespace === undefined ? this.pods : this.pods.filter((p) => p.namespace === namespace);
     for (const term of splitTerms(query.fieldSelector)) {
       const m = /^(spec\.nodeName|metadata\.name|metadata\.namespace)(==|=|!=)(.*)$/.exec(term);
       if (!m) throw new Error(`field label not supported: ${term.split(/[=!]/)[0]}`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { ARC_RUNNER_SELECTOR } from '../../lib/signals/eks-pods.js';
+import { ARC_RUNNER_SELECTOR } from '../../lib/config/label-selector.js';
 import { eksRunnerPods, type PodListingFailure } from '../../lib/signals/eks-runner-pods.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { KubeSim } from '../kube-sim/server.js';
@@ -21,7 +21,7 @@ beforeEach(() => {
   sim.requests.length = 0;
 });
 
-function lookup(opts: { selector?: string; timeoutMs?: number } = {}) {
+function lookup(opts: { selector?: string; timeoutMs?: number; namespaces?: string[] } = {}) {
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
   const outcomes: [string, PodListingFailure | undefined][] = [];
@@ -30,6 +30,7 @@ function lookup(opts: { selector?: string; timeoutMs?: number } = {}) {
       {
         name: 'prod',
         selector: opts.selector ?? ARC_RUNNER_SELECTOR,
+        ...(opts.namespaces && { namespaces: opts.namespaces }),
         api: async () => ({ endpoint: sim.url, caPem: sim.certs.caPem, token: async () => 'tok' }),
       },
     ],
@@ -71,6 +72,18 @@ describe('eksRunnerPods: the runner pods of an instance, from the Kubernetes API
       [...RUNNERS_ON_NODE].sort(),
     );
     expect(metrics.get('EksPodListingFailed')).toBe(0);
+  });
+
+  it('with access scoped to the runner namespaces, the pods are listed in each of them', async () => {
+    sim.access = { list: new Set(['pods']), namespaces: new Set(['arc-runners']) };
+    const cluster = lookup();
+    expect(await cluster.find(NODE_INSTANCE, { privateDnsName: 'ip-10-0-1-23.ec2.internal' })).toEqual([]);
+    expect(cluster.metrics.get('EksPodListingFailed')).toBe(1);
+    const scoped = lookup({ namespaces: ['arc-runners'] });
+    expect((await scoped.find(NODE_INSTANCE, { privateDnsName: 'ip-10-0-1-23.ec2.internal' })).sort()).toEqual(
+      [...RUNNERS_ON_NODE].sort(),
+    );
+    expect(sim.requests.at(-1)?.path).toBe('/api/v1/namespaces/arc-runners/pods');
   });
 
   it('a 403 on the pods is logged with its cause, counted, kept for status, and names no pod', async () => {
