@@ -18,6 +18,7 @@ import {
   type Check,
   checkDecisions,
   checkDeliveries,
+  checkEksListings,
   checkInstallations,
   checkMergeQueuePermissions,
   checkRateLimit,
@@ -38,6 +39,7 @@ and GITHUB_API_URL for GitHub Enterprise Server. Checks, each OK or what is wron
   deliveries      webhook deliveries of the last 24 h that failed and were not redelivered
   rate limit      requests left this hour, through an installation token
   decisions       the last decisions recorded in the ledger
+  EKS pods        whether the EC2 signal could list the runner pods on each EKS cluster
 
 Options:
   --stack NAME       read the webhook URL and the table from the stack outputs
@@ -124,13 +126,13 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
       checks.push(await run(io, 'deliveries', () => checkDeliveries(app)));
       const clients = workerClients(settings, creds);
       checks.push(await run(io, 'rate limit', () => checkRateLimit(installations, clients)));
-      checks.push(
-        await run(io, 'decisions', async () => {
-          const local = localUrl(io.env, v.local);
-          const table = v.table ?? (local ? undefined : outputs?.get('TableName'));
-          return checkDecisions(await ledgerSource(io, { table, local, dataDir: v['data-dir'] }), count);
-        }),
-      );
+      const source = () => {
+        const local = localUrl(io.env, v.local);
+        const table = v.table ?? (local ? undefined : outputs?.get('TableName'));
+        return ledgerSource(io, { table, local, dataDir: v['data-dir'] });
+      };
+      checks.push(await run(io, 'decisions', async () => checkDecisions(await source(), count)));
+      checks.push(await run(io, 'EKS pods', async () => checkEksListings(await source())));
 
       const failed = checks.filter((c) => c.status === 'fail').length;
       if (v.json) {

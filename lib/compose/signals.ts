@@ -46,8 +46,6 @@ export interface Ec2SignalParts {
   readonly describe: DescribeInstance;
   /** How the configured EKS clusters are reached: DescribeCluster and the role deployed, the given files locally. */
   readonly eks?: EksAccessPorts;
-  /** Each cluster's last pod-listing outcome, kept for `reprise status`. */
-  readonly onEksOutcome?: (cluster: string, failure: PodListingFailure | undefined) => Promise<void>;
   readonly log: Log;
   readonly metrics: MetricSink;
 }
@@ -71,7 +69,9 @@ export function composeEc2SignalRecorder(
           log: parts.log,
           metrics: parts.metrics,
           timeoutMs: KUBE_REQUEST_TIMEOUT_MS,
-          ...(parts.onEksOutcome && { onOutcome: parts.onEksOutcome }),
+          // Each cluster's last outcome, for `reprise status`.
+          onOutcome: (cluster: string, failure: PodListingFailure | undefined) =>
+            parts.ledger.eksListings.record(cluster, failure),
         })
       : undefined;
   return createEc2SignalHandler({

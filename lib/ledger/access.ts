@@ -46,6 +46,7 @@ const P = {
   cursor: leadingKeyOf(keys.reconcileCursor('n')),
   redelivery: leadingKeyOf(keys.redelivery('g')),
   branchRun: leadingKeyOf(keys.branchRun(1, 1, 1, 'b')),
+  eksListing: leadingKeyOf(keys.eksListing('c')),
 } as const;
 
 const on = (leadingKey: string, ...actions: TableAction[]): KeyGrant => ({ leadingKeys: [leadingKey], actions });
@@ -87,6 +88,8 @@ export const STORE_ACCESS = {
   ],
   /** runner-signals.ts, an EC2 event: `record`. */
   signalRecords: [on(P.runnerSignal, 'PutItem')],
+  /** eks-listings.ts, the EC2 signal's side: `record`. */
+  eksListingWrites: [on(P.eksListing, 'PutItem')],
   /** runner-signals.ts, the worker's side: `forRunner`. */
   signalReads: [on(P.runnerSignal, 'Query')],
   /** branch-runs.ts, the intake's side: `record`. */
@@ -110,7 +113,7 @@ export const FUNCTION_STORES: Readonly<Record<FunctionName, { stores: readonly S
     stores: ['attempts', 'requeues', 'budget', 'pacing', 'outcomes', 'signalReads', 'branchRunReads'],
     scan: false,
   },
-  ec2Signal: { stores: ['signalRecords', 'runnerJobReads'], scan: false },
+  ec2Signal: { stores: ['signalRecords', 'runnerJobReads', 'eksListingWrites'], scan: false },
   // Internet-facing: runner signals and the first-seen times of their posts, nothing else.
   signalIntake: { stores: ['signalPosts'], scan: false },
   // Its sweep of run attempts is a Scan (reconcile-store.ts), which no partition key can bound.

@@ -5,6 +5,7 @@ import { type BranchRuns, TableBranchRuns } from './branch-runs.js';
 import { type RetryBudget, TableRetryBudget } from './budget.js';
 import { type DecisionLog, TableDecisionLog } from './decision-log.js';
 import { type Deliveries, TableDeliveries } from './deliveries.js';
+import { type EksListings, TableEksListings } from './eks-listings.js';
 import { type RerunOutcomes, TableRerunOutcomes } from './outcomes.js';
 import { type Pacing, type PaceLimits, TablePacing } from './pacing.js';
 import { type QueuedJobs, TableQueuedJobs } from './queued-jobs.js';
@@ -34,6 +35,8 @@ export interface Ledger {
   readonly branchRuns: BranchRuns;
   /** Jobs waiting for a runner. */
   readonly queuedJobs: QueuedJobs;
+  /** Each EKS cluster's last pod listing by the EC2 signal. */
+  readonly eksListings: EksListings;
   /** The per-installation retry budget; 0 an hour turns it off. */
   budget(perHour: number): RetryBudget;
   /** The shared pace of each installation's content-generating requests. */
@@ -67,6 +70,7 @@ function storesOn(table: Table, now: () => number): Ledger {
     report: { facts: (sinceMs) => readReportFacts(table, sinceMs) },
     branchRuns: new TableBranchRuns(table, now),
     queuedJobs: new TableQueuedJobs(table, now),
+    eksListings: new TableEksListings(table, now),
     budget: (perHour) => new TableRetryBudget(table, perHour, now),
     pacing: (limits) => new TablePacing(table, limits, now),
     outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),

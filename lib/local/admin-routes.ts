@@ -11,7 +11,7 @@ import { parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
 export interface AdminDeps {
-  readonly ledger: Pick<Ledger, 'decisions' | 'report'>;
+  readonly ledger: Pick<Ledger, 'decisions' | 'report' | 'eksListings'>;
   /** Sends a run attempt for a new decision, the ledger's guard first (lib/compose/replay.ts). */
   readonly replay: Replay;
   /** Moves every dead letter back to the queue, their abandoned records given back (`reprise replay --dead-letters`). */
@@ -45,7 +45,7 @@ function intParam(q: URLSearchParams, key: string): number | undefined | string 
 export function adminRoutes(
   deps: AdminDeps,
 ): Record<
-  'GET /decisions' | 'GET /report-facts' | 'POST /replay' | 'POST /redrive' | 'POST /ec2-events',
+  'GET /decisions' | 'GET /report-facts' | 'GET /eks-listings' | 'POST /replay' | 'POST /redrive' | 'POST /ec2-events',
   LambdaHttpHandler
 > {
   return {
@@ -69,6 +69,8 @@ export function adminRoutes(
       if (typeof since !== 'number') return reply(400, { error: since ?? 'since: required (epoch ms)' });
       return reply(200, await deps.ledger.report.facts(since));
     },
+
+    'GET /eks-listings': async () => reply(200, { clusters: await deps.ledger.eksListings.list() }),
 
     'POST /replay': async (event) => {
       let message: RunMessage;

@@ -6,7 +6,10 @@
  * is re-run on `signal` evidence, up to `max_attempts` rather than the text cap.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ledgerSource } from '../../lib/cli/ledger-source.js';
+import { checkEksListings } from '../../lib/cli/status-checks.js';
 import type { Ec2Event } from '../../lib/signals/ec2-events.js';
+import { captureIo } from '../cli/support.js';
 import { NODE_INSTANCE, RUNNERS_ON_NODE, seedCluster } from '../kube-sim/cluster.js';
 import { KubeSim } from '../kube-sim/server.js';
 import { spotInterruptionWarning } from '../signals/fixtures.js';
@@ -119,6 +122,25 @@ describe('ARC on EKS through the local runtime (issue 43)', () => {
       .named('cannot list the runner pods on the EKS cluster; recording the instance keys only')
       .at(-1);
     expect(line).toMatchObject({ cluster: 'runners', instance_id: NODE_INSTANCE, status: 403 });
+    expect(local.rt.metrics.get('EksPodListingFailed')).toBeGreaterThanOrEqual(1);
+
+    // reprise status names it, read from the runtime's operator port as `--local` reads it.
+    const io = captureIo({ REPRISE_ADMIN_TOKEN: local.rt.adminToken });
+    const check = await checkEksListings(await ledgerSource(io, { local: local.rt.adminUrl }));
+    expect(check.status).toBe('fail');
+    expect(check.detail).toMatch(
+      /^the signal function cannot list pods on cluster runners: 403 nodes is forbidden: User ".*" cannot list resource "nodes"/,
+    );
+    expect(check.fix).toMatch(/AmazonEKSViewPolicy/);
+
+    // Once the cluster answers again, status says so.
+    kube.access = { list: new Set(['nodes', 'pods']) };
+    await postEc2(warningNow('5c1f0b5e-0001-4a4e-9b1e-000000000008'));
+    const again = await checkEksListings(await ledgerSource(io, { local: local.rt.adminUrl }));
+    expect(again).toMatchObject({
+      status: 'ok',
+      detail: expect.stringMatching(/^runners: listed the runner pods at /),
+    });
   });
 
   it('the route asks for the admin token, and refuses a body that is not one event', async () => {
