@@ -30,6 +30,7 @@ export class EksRunnerAccess extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     for (const c of props.clusters) {
+      if (c.accessEntry === false) continue;
       this.entries[c.name] = new CfnAccessEntry(this, c.name, {
         clusterName: c.name,
         principalArn: props.role.roleArn,

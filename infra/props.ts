@@ -81,6 +81,12 @@ export interface RepriseEksCluster {
    * @default - the whole cluster
    */
   readonly namespaces?: readonly string[];
+  /**
+   * Whether the construct maps the role into the cluster with an access entry; `false` for a cluster whose
+   * authentication mode is `CONFIG_MAP`, where the role is mapped in `aws-auth` instead (docs/signals.md).
+   * @default true
+   */
+  readonly accessEntry?: boolean;
 }
 
 /** Properties of the {@link Reprise} construct. */

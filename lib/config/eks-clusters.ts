@@ -14,6 +14,8 @@ export interface EksClusterConfig {
   readonly runnerSelector?: string;
   /** The namespaces of its runner pods: the access entry is scoped to them, and pods are listed in each. */
   readonly namespaces?: readonly string[];
+  /** `false`: the cluster maps the role itself (`aws-auth`); the construct creates no access entry. */
+  readonly accessEntry?: boolean;
   /** The API server's URL (`https://…`); from DescribeCluster when absent. */
   readonly endpoint?: string;
   /** A file holding the cluster CA (PEM); from DescribeCluster when absent. */
@@ -22,7 +24,7 @@ export interface EksClusterConfig {
   readonly token?: string;
 }
 
-const FIELDS = new Set(['name', 'runnerSelector', 'namespaces', 'endpoint', 'caFile', 'token']);
+const FIELDS = new Set(['name', 'runnerSelector', 'namespaces', 'accessEntry', 'endpoint', 'caFile', 'token']);
 /** Kubernetes namespace names (RFC 1123 labels). */
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 /** EKS cluster names: 1–100 of letters, digits, `-` and `_`, starting with a letter or digit. */
@@ -83,12 +85,16 @@ export function parseEksClusters(raw: unknown, where: string): EksClusterConfig[
         `${at}.namespaces: expected a non-empty list of namespace names, got ${JSON.stringify(ns)}`,
       );
     }
+    if (e.accessEntry !== undefined && typeof e.accessEntry !== 'boolean') {
+      throw new ConfigError(`${at}.accessEntry: expected true or false`);
+    }
     const caFile = text('caFile');
     const token = text('token');
     return {
       name: e.name,
       ...(runnerSelector !== undefined && { runnerSelector }),
       ...(ns !== undefined && { namespaces: [...new Set(ns as string[])] }),
+      ...(e.accessEntry === false && { accessEntry: false }),
       ...(endpoint !== undefined && { endpoint: endpoint.replace(/\/+$/, '') }),
       ...(caFile !== undefined && { caFile }),
       ...(token !== undefined && { token }),

@@ -538,7 +538,7 @@ export const SETTINGS = {
     local: true,
     sample: '[{"name":"runners"}]',
     values:
-      'JSON list of `{ "name", "runnerSelector"?, "namespaces"? }`; locally also `"endpoint"`, `"caFile"`, `"token"`',
+      'JSON list of `{ "name", "runnerSelector"?, "namespaces"?, "accessEntry"? }`; locally also `"endpoint"`, `"caFile"`, `"token"`',
     doc: "EKS clusters whose nodes run runner pods: an EC2 interruption of a node records a signal under each runner pod's name (docs/signals.md, Kubernetes)",
   }),
   runnerNamePatterns: def({

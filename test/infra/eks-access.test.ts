@@ -43,6 +43,14 @@ describe('the construct with eksClusters (issue 43)', () => {
     });
   });
 
+  it('accessEntry: false (a cluster on aws-auth) gets the DescribeCluster grant and no access entry', () => {
+    const { template } = synthReprise({ eksClusters: [{ name: 'legacy', accessEntry: false }, { name: 'runners' }] });
+    template.resourceCountIs('AWS::EKS::AccessEntry', 1);
+    template.hasResourceProperties('AWS::EKS::AccessEntry', { ClusterName: 'runners' });
+    const eks = ec2SignalStatements(template).find((s) => s.Action === 'eks:DescribeCluster');
+    expect(JSON.stringify(eks?.Resource)).toContain(':cluster/legacy');
+  });
+
   it('grants eks:DescribeCluster on the named clusters only, and no other EKS action', () => {
     const { template } = synthReprise({ eksClusters: CLUSTERS });
     const eks = ec2SignalStatements(template).filter((s) => JSON.stringify(s.Action).includes('eks:'));

@@ -43,12 +43,18 @@ export interface KubeRequest {
 /** The identity an EKS access entry maps the signal function's role to, as EKS names it. */
 export const SIM_USER = 'arn:aws:sts::123456789012:assumed-role/reprise-ec2-signal/reprise-ec2-signal';
 
-/** ARC's labels on a runner pod of scale set `set` (gha-runner-scale-set's EphemeralRunner pods). */
+/**
+ * ARC's labels on a runner pod of scale set `set`, as gha-runner-scale-set's resourcebuilder.go
+ * sets them (actions/actions-runner-controller, commit 0140c666: `newEphemeralRunner` turns the
+ * set's `app.kubernetes.io/component: runner-set` into `runner`, `newEphemeralRunnerPod` copies the
+ * labels onto the pod and adds `actions-ephemeral-runner`).
+ */
 export const arcRunnerLabels = (set: string): Record<string, string> => ({
   'app.kubernetes.io/component': 'runner',
   'app.kubernetes.io/part-of': 'gha-runner-scale-set',
   'actions.github.com/scale-set-name': set,
   'actions.github.com/scale-set-namespace': 'arc-runners',
+  'actions-ephemeral-runner': 'True',
 });
 
 export class KubeSim {
