@@ -62,6 +62,8 @@ export class KubeSim {
   nodes: SimNode[] = [];
   pods: SimPod[] = [];
   access: SimAccess = { list: new Set(['nodes', 'pods']) };
+  /** Which bearer tokens the cluster takes; the one `start` was given when absent. */
+  acceptToken?: (token: string) => boolean;
   /** Items per page when the client gives no smaller `limit`: small, so paging is exercised. */
   pageSize = 2;
   private hung: ServerResponse[] = [];
@@ -107,8 +109,9 @@ export class KubeSim {
     }
     if (req.method !== 'GET')
       return answer(405, status(405, 'MethodNotAllowed', 'the server does not allow this method'));
-    if (req.headers.authorization !== `Bearer ${this.token}`)
-      return answer(401, status(401, 'Unauthorized', 'Unauthorized'));
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const accepted = bearer !== undefined && (this.acceptToken ? this.acceptToken(bearer) : bearer === this.token);
+    if (!accepted) return answer(401, status(401, 'Unauthorized', 'Unauthorized'));
     const nsPods = /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/pods$/.exec(url.pathname);
     const namespace = nsPods?.[1];
     const resource =
