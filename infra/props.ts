@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { compileExtraPatterns } from '../lib/classify/patterns.js';
 import { WebhookAccess } from './webhook-access.js';
 import type { RunnerPreset } from '../lib/config/runner-presets.js';
+import { parseEksClusters } from '../lib/config/eks-clusters.js';
 import { graphqlUrlFor } from '../lib/config/github-settings.js';
 import {
   type FunctionName,
@@ -476,16 +477,6 @@ export function functionEnvironment(fn: FunctionName, settings: SettingValues): 
   return env;
 }
 
-/** A custom prop through its setting's parser, the error named as the construct's. */
-function parseSetting<K extends SettingName>(name: K, raw: unknown): SettingValues[K] {
-  const s = settingOf(name);
-  try {
-    return s.parse.typed(raw, s.prop as string) as SettingValues[K];
-  } catch (err) {
-    throw new Error(`Reprise: ${(err as Error).message}`, { cause: err });
-  }
-}
-
 /**
  * The clusters as the function's `EKS_CLUSTERS`: a list of objects, checked by the setting's
  * parser. A deployed cluster is reached through DescribeCluster and the function's role, so an
@@ -501,7 +492,11 @@ function eksClustersSetting(clusters: readonly RepriseEksCluster[] | undefined):
       );
     }
   }
-  return parseSetting('eksClusters', clusters);
+  try {
+    return JSON.stringify(parseEksClusters(clusters, 'eksClusters'));
+  } catch (err) {
+    throw new Error(`Reprise: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 export function resolveProps(props: RepriseProps): ResolvedProps {

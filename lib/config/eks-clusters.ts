@@ -1,6 +1,5 @@
 import { ConfigError } from '../errors.js';
 import { ARC_RUNNER_SELECTOR, parseLabelSelector } from './label-selector.js';
-import type { Parser } from './parsers.js';
 
 /**
  * `EKS_CLUSTERS` / the `eksClusters` prop: the EKS clusters whose nodes run runners, whose pods
@@ -101,12 +100,6 @@ export function parseEksClusters(raw: unknown, where: string): EksClusterConfig[
     };
   });
 }
-
-/** The setting's parser: the clusters checked, kept as their JSON text (an environment value). */
-export const eksClustersJson: Parser<string> = Object.assign(
-  (raw: unknown, where: string) => JSON.stringify(parseEksClusters(raw, where)),
-  { typed: (raw: unknown, where: string) => JSON.stringify(parseEksClusters(raw, where)) },
-);
 
 /** The local runtime has no AWS: each cluster must say where its API is, its CA and its token. */
 export function requireLocalAccess(clusters: readonly EksClusterConfig[]): void {

@@ -1,5 +1,17 @@
-import { bool, email, eventBus, int, list, oneOf, percent, regexpLines, retention, text, url } from './parsers.js';
-import { eksClustersJson } from './eks-clusters.js';
+import {
+  bool,
+  email,
+  eventBus,
+  int,
+  jsonObjectList,
+  list,
+  oneOf,
+  percent,
+  regexpLines,
+  retention,
+  text,
+  url,
+} from './parsers.js';
 import { RUNNER_PRESET_NAMES } from './runner-presets.js';
 import { signalScope } from './signal-scope.js';
 import { def, FUNCTION_NAMES, type FunctionName } from './setting.js';
@@ -533,7 +545,8 @@ export const SETTINGS = {
     custom: true,
     default: undefined,
     defaultText: 'none',
-    parse: eksClustersJson,
+    // Each entry is checked by its readers (lib/config/eks-clusters.ts): the EC2 signal and the construct.
+    parse: jsonObjectList,
     readBy: ['ec2Signal'],
     local: true,
     sample: '[{"name":"runners"}]',
