@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { composeEc2SignalRecorder } from '../lib/compose/signals.js';
 import { resourcesFromEnv } from '../lib/config/function-env.js';
 import { obsSettings } from '../lib/config/function-settings.js';
@@ -7,6 +8,7 @@ import { signalSettings } from '../lib/config/signal-settings.js';
 import type { Ec2SignalOutcome } from '../lib/intake/record-ec2-signal.js';
 import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
+import { sqsRunQueue } from '../lib/queue/open-sqs.js';
 import { ec2Describe } from '../lib/signals/ec2-describe.js';
 import type { EksAccessPorts } from '../lib/signals/eks-access.js';
 import type { Ec2Event } from '../lib/signals/ec2-events.js';
@@ -25,6 +27,7 @@ const record = composeEc2SignalRecorder(settings, {
   ledger: openLedger(new DynamoDBClient({}), env.table),
   describe: ec2Describe(new EC2Client({})),
   ...(eks && { eks }),
+  queue: sqsRunQueue(new SQSClient({}), env.workQueue),
   log,
   metrics,
 });

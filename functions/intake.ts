@@ -8,7 +8,7 @@ import { intakeSettings, obsSettings } from '../lib/config/function-settings.js'
 import { parseRotatingSecret } from '../lib/config/secrets.js';
 import { EventBridgeEvents } from '../lib/events/eventbridge.js';
 import type { HttpEvent } from '../lib/http/lambda-http.js';
-import { openLedger } from '../lib/ledger/ledger.js';
+import { openIntakeLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { sqsRunQueue } from '../lib/queue/open-sqs.js';
 
@@ -20,7 +20,7 @@ const log = createLog('reprise-intake', obs.logLevel);
 const metrics = createMetrics(obs.metricsNamespace, 'reprise-intake');
 
 const intake = composeIntake(settings, {
-  ledger: openLedger(new DynamoDBClient({}), env.table),
+  ledger: openIntakeLedger(new DynamoDBClient({}), env.table),
   queue: sqsRunQueue(new SQSClient({}), env.workQueue),
   // Cached for five minutes: a rotation reaches every warm function within that time.
   secrets: async () =>

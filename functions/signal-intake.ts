@@ -1,5 +1,6 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { composeSignalIntake } from '../lib/compose/signals.js';
 import { resourcesFromEnv } from '../lib/config/function-env.js';
@@ -8,6 +9,7 @@ import { parseSignalSecretValue, signalIntakeSettings } from '../lib/config/sign
 import type { HttpEvent } from '../lib/http/lambda-http.js';
 import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
+import { sqsRunQueue } from '../lib/queue/open-sqs.js';
 
 // Parsed once per cold start: a bad setting fails the init, not every request.
 const env = resourcesFromEnv(process.env, 'signalIntake');
@@ -28,6 +30,7 @@ const intake = composeSignalIntake(
         'signal secret',
         scope,
       ),
+    queue: sqsRunQueue(new SQSClient({}), env.workQueue),
     log,
     metrics,
   },

@@ -159,6 +159,13 @@ export interface RepriseProps {
    */
   readonly platformErrors?: 'rerun' | 'leave';
   /**
+   * When an exact signal proves a running job's runner gone, end the run (`force-cancel`) and re-run
+   * its failed jobs before GitHub's job lease (~10 minutes) runs out: `last_job` once no healthy job
+   * still runs, `now` at once (healthy siblings are cancelled and re-run too), `off` to wait for GitHub.
+   * @default 'off'
+   */
+  readonly earlyRecovery?: 'off' | 'last_job' | 'now';
+  /**
    * Which runs are checked for staleness: `branch` checks pull-request runs and branch runs a
    * newer commit's run superseded (re-running one would join its concurrency group), `pull_request`
    * pull-request runs only.
@@ -323,6 +330,14 @@ export interface RepriseProps {
    * @default true
    */
   readonly bundleAwsSdk?: boolean;
+  /**
+   * Create an AWS Fault Injection Service experiment template for the spot drill: it sends a spot interruption
+   * (`aws:ec2:send-spot-instance-interruptions`, two minutes' notice) to one running spot instance tagged
+   * `reprise-spot-drill=true`, the tag the operator puts on a staging runner. Its role may send that
+   * interruption to such instances only. Nothing runs until the operator starts the experiment.
+   * @default false
+   */
+  readonly spotDrill?: boolean;
   /**
    * CloudWatch namespace of the functions' EMF metrics.
    * @default 'Reprise'

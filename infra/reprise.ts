@@ -18,6 +18,7 @@ import { observe } from './observability.js';
 import { addStackOutputs } from './outputs.js';
 import { resolveProps, type RepriseProps } from './props.js';
 import { signalDeadLetterQueue, WorkQueues } from './queues.js';
+import { SpotDrill } from './spot-drill.js';
 import { Storage } from './storage.js';
 
 export { type RepriseAlarmThresholds, type RepriseProps } from './props.js';
@@ -59,6 +60,8 @@ export class Reprise extends Construct {
    * its name, so the command finds them under any logical id.
    */
   public readonly outputs: Readonly<Record<StackOutputName, CfnOutput>>;
+  /** The spot drill's FIS experiment template and role, with `spotDrill: true`. */
+  public readonly spotDrill?: SpotDrill;
 
   public constructor(scope: Construct, id: string, props: RepriseProps = {}) {
     super(scope, id);
@@ -137,5 +140,6 @@ export class Reprise extends Construct {
       AlarmTopicArn: this.alarmTopic.topicArn,
     };
     this.outputs = addStackOutputs(this, values);
+    if (p.spotDrill) this.spotDrill = new SpotDrill(this, 'SpotDrill');
   }
 }

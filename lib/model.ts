@@ -22,6 +22,29 @@ export interface RunMessage {
   readonly runNumber?: number;
 }
 
+/**
+ * A request to end a run early: an exact signal named the runner of one of its running jobs
+ * (or a sibling of such a job ended). The worker reads the run afresh before anything is sent.
+ */
+export interface RecoveryMessage {
+  readonly v: 1;
+  readonly kind: 'recovery';
+  readonly installationId: number | null;
+  readonly repository: { readonly id: number; readonly owner: string; readonly name: string };
+  readonly runId: number;
+  /** The job whose runner a signal named, and that runner. */
+  readonly jobId: number;
+  readonly runnerName: string;
+  /** What brought the request: the signal itself, or the end of a healthy sibling the run waited for. */
+  readonly trigger: 'signal' | 'sibling_ended';
+}
+
+/** What the work queue carries: a completed run attempt to decide, or a run to end early. */
+export type QueueMessage = RunMessage | RecoveryMessage;
+
+export const isRecoveryMessage = (m: QueueMessage): m is RecoveryMessage =>
+  (m as { kind?: unknown }).kind === 'recovery';
+
 export type JobConclusion =
   'success' | 'failure' | 'cancelled' | 'skipped' | 'neutral' | 'timed_out' | 'action_required' | null;
 
@@ -101,6 +124,8 @@ export interface JobVerdict {
   readonly veto?: 'person' | 'concurrency' | 'timeout';
   /** Set when the evidence could not be read within the decision's work budget: the run is left alone. */
   readonly cutShort?: true;
+  /** With signal evidence: when the runner was lost (the exact signal's event time), for the time to recovery. */
+  readonly lostAt?: string;
 }
 
 export type DecisionKind =
@@ -123,7 +148,9 @@ export type DecisionKind =
   /** The run waited for its turn past `max_wait` and was left alone. */
   | 'expired'
   /** The local runtime stopped twice while deciding it: left alone rather than decided forever. */
-  | 'abandoned';
+  | 'abandoned'
+  /** Would have been re-run, but the operator paused reprise (`reprise pause`): `reprise replay` sends it again. */
+  | 'paused';
 
 /** The decisions that re-ran something on GitHub: deciding such an attempt again could re-run it twice. */
 export const RERUN_DECISIONS = ['retried', 'retried_all'] as const satisfies readonly DecisionKind[];
@@ -188,7 +215,16 @@ export interface RepoConfig {
   readonly maxRequeues?: number;
   /** What a job lost to GitHub's own platform failure gets; `rerun` when absent. */
   readonly platformErrors?: PlatformErrors;
+  /** Whether a run whose runner an exact signal proves gone is ended before GitHub's lease runs out; `off` when absent. */
+  readonly earlyRecovery?: EarlyRecovery;
 }
+
+/**
+ * `off`: wait for GitHub to fail the lost job (its lease, ~10 minutes); `last_job`: end the run
+ * (`force-cancel`) once every job still running is on a runner proven gone; `now`: end it at once,
+ * healthy siblings included (they are re-run too).
+ */
+export type EarlyRecovery = 'off' | 'last_job' | 'now';
 
 /** `rerun`: GitHub's platform failures count as infrastructure (text-only strength); `leave`: the run is left alone. */
 export type PlatformErrors = 'rerun' | 'leave';

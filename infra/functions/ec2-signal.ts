@@ -34,6 +34,8 @@ export class Ec2SignalFunction extends RepriseFunction {
       asyncFailureQueue: deps.deadLetterQueue,
     });
     grantResources('ec2Signal', deps, this.role);
+    // Early recovery's requests go to the worker, the one function that calls GitHub.
+    deps.workQueue.grantSendMessages(this.role);
     // Reads the runner-name tags of the interrupted instance.
     this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
     acknowledge(

@@ -16,5 +16,7 @@ export class SignalIntakeFunction extends RepriseFunction {
       memorySize: 256,
     });
     grantResources('signalIntake', deps, this.role);
+    // Early recovery's requests go to the worker, the one function that calls GitHub.
+    deps.workQueue.grantSendMessages(this.role);
   }
 }

@@ -1,5 +1,8 @@
 import type { Annotation, EvidenceSource, JobFacts, JobVerdict, RunnerSignal } from '../model.js';
+import { readActionSetup } from './action-setup.js';
 import { exactSignals } from './exact-signals.js';
+import { readInfraCategory } from './infra-category.js';
+import { isOwnCancel } from './own-cancel.js';
 import type { TextPattern } from './linear-pattern.js';
 import { CANCELLATION_ECHO, EXIT_CODE, FAIL_FAST, matches, matchLoss, matchPlatform, matchVeto } from './patterns.js';
 import { BudgetSpent, ScanBudget, scanned, type ScanMeter } from './scan-budget.js';
@@ -19,6 +22,8 @@ export interface JobEvidence {
   readonly annotations: AnnotationEvidence;
   /** Undefined until fetched: the classifier asks for it when it needs it. */
   readonly log?: LogEvidence;
+  /** reprise ended this attempt early (ledger): the bot's cancel note on the job is its own, not a veto. */
+  readonly endedByReprise?: boolean;
 }
 
 export type Classification = { readonly kind: 'verdict'; readonly verdict: JobVerdict } | { readonly kind: 'need_log' };
@@ -57,6 +62,23 @@ function examine(texts: readonly string[], extra: readonly TextPattern[], meter:
     else if (platform) f.platform ??= platform;
     else f.real.push(text);
   }
+  return f;
+}
+
+/** A job's texts with the action setup family read over all of them first (its evidence spans several texts). */
+function examineJob(
+  texts: readonly string[],
+  warnings: readonly string[],
+  extra: readonly TextPattern[],
+  meter: ScanMeter,
+): TextFindings {
+  const setup = readActionSetup(texts, warnings, meter);
+  const f = examine(
+    texts.filter((_, i) => !setup.consumed.has(i)),
+    extra,
+    meter,
+  );
+  if (setup.platform) f.platform ??= setup.platform;
   return f;
 }
 
@@ -128,8 +150,16 @@ function classifyWithin(
     ? (ev.annotations as readonly Annotation[]).filter((a) => a.level.toLowerCase() === 'failure')
     : [];
   meter.count(failing.length, 'failure annotations');
-  const failures = failing.map((a) => annotationText(a, meter));
-  const fromAnn = examine(failures, extra, meter);
+  const failures = failing
+    .map((a) => annotationText(a, meter))
+    .filter((t) => !isOwnCancel(t, ev.endedByReprise === true));
+  const warnings = readable
+    ? (ev.annotations as readonly Annotation[]).filter((a) => a.level.toLowerCase() === 'warning').map((a) => a.message)
+    : [];
+  // GitHub's own name for the failure, where it shows one, is read first and names the family over the text.
+  const category = readInfraCategory([job, ...(readable ? (ev.annotations as readonly Annotation[]) : [])]);
+  const fromAnn = examineJob(failures, warnings, extra, meter);
+  if (category) fromAnn.platform = category.platform;
   const exact = exactSignals(ev.signals)[0];
 
   if (fromAnn.veto) return verdict(job, 'vetoed', 'annotations', fromAnn.veto.text, fromAnn.veto.kind);
@@ -139,7 +169,10 @@ function classifyWithin(
   if (!cancelled && (fromAnn.loss || fromAnn.platform || exact) && fromAnn.real.length > 0) {
     return verdict(job, 'genuine', 'annotations', fromAnn.real[0] ?? '');
   }
-  if (exact) return verdict(job, 'infra', 'signal', `${exact.kind} for ${exact.runnerKey} at ${exact.eventTime}`);
+  if (exact) {
+    const c = verdict(job, 'infra', 'signal', `${exact.kind} for ${exact.runnerKey} at ${exact.eventTime}`);
+    return c.kind === 'verdict' ? { ...c, verdict: { ...c.verdict, lostAt: exact.eventTime } } : c;
+  }
   if (fromAnn.loss) return verdict(job, 'infra', 'annotations', `pattern ${fromAnn.loss}`);
   if (fromAnn.platform) return verdict(job, 'infra', 'platform', `platform ${fromAnn.platform}`);
 
@@ -159,7 +192,7 @@ function classifyWithin(
     return verdict(job, cancelled ? 'inconclusive' : 'genuine', src, why);
   }
   meter.count(ev.log.errors.length, 'error lines in the log window');
-  const fromLog = examine(ev.log.errors, extra, meter);
+  const fromLog = examineJob(ev.log.errors, [], extra, meter);
   if (fromLog.veto) return verdict(job, 'vetoed', source, fromLog.veto.text, fromLog.veto.kind);
   const realAnywhere = [...fromAnn.real, ...fromLog.real];
   const logExit = fromLog.real.find((t) => matches(EXIT_CODE, t, meter));

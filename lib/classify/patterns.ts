@@ -1,3 +1,4 @@
+import { ACTION_SETUP_PATTERNS } from './action-setup.js';
 import { linearPattern, type TextPattern } from './linear-pattern.js';
 import type { ScanMeter } from './scan-budget.js';
 
@@ -28,7 +29,8 @@ export const RUNNER_LOSS_PATTERNS: readonly NamedPattern[] = [
  * provision message could not be sent) or was deprovisioned under the job, a job no runner
  * acquired after GitHub's retries, an internal error while running it (some carry nothing but a
  * correlation id), a disconnect of the hosted runner.
- * Text only, like the runner-loss texts; `platform_errors: leave` turns them off. Each is GitHub's
+ * Text only, like the runner-loss texts; `platform_errors: leave` turns them off, with the action
+ * setup family (action-setup.ts: actions GitHub could not resolve or serve). Each is GitHub's
  * whole sentence, anchored on its stable words, so a step's output that merely mentions an internal
  * error or a disconnect never matches.
  */
@@ -84,6 +86,8 @@ export const VETO_PATTERNS: readonly { readonly kind: VetoKind; readonly re: Tex
 export const BUILT_IN_PATTERNS: readonly NamedPattern[] = [
   ...RUNNER_LOSS_PATTERNS,
   ...PLATFORM_PATTERNS.map((p) => ({ name: `platform-${p.name}`, re: p.re })),
+  // The action setup family reads a job's texts together (action-setup.ts); its texts, one by one.
+  ...ACTION_SETUP_PATTERNS.map((p) => ({ name: `platform-${p.name}`, re: p.re })),
   { name: 'cancellation-echo', re: CANCELLATION_ECHO },
   { name: 'fail-fast', re: FAIL_FAST },
   { name: 'exit-code', re: EXIT_CODE },

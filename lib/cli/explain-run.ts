@@ -1,6 +1,7 @@
 import { type JobLine, jobLine } from '../backtest/judge.js';
 import type { RuntimeSettings } from '../config/env.js';
 import { candidateJobs, platformErrorsMode } from '../decide/decide.js';
+import { earlyRecoveryMode, recoveryTiming } from '../decide/early-recovery.js';
 import type { GitHubClients } from '../github/client.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import { RepoApi } from '../github/repo-api.js';
@@ -42,6 +43,8 @@ export interface Explanation {
   readonly repositoryBreaker?: string;
   /** For a merge-group run that would be re-run: what the worker does about its pull request instead. */
   readonly mergeQueue?: string;
+  /** With an exact signal for a lost job: when it was lost and how long the job took to end after it. */
+  readonly recovery?: string;
   readonly notes: readonly string[];
 }
 
@@ -187,8 +190,14 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
     ? await previewMergeGroup(msg, cfg.config, api, reason.replace(/^would re-run: /, ''))
     : undefined;
   const recorded = deps.outcomes && (await recordedOutcomes(deps.outcomes, msg, live.latestAttempt));
+  const timing = verdicts && recoveryTiming(verdicts, Date.now(), false, false);
+  const recovery =
+    timing &&
+    `lost at ${timing.lostAt} (exact signal); the lost job ended ${timing.secondsWaitedForGitHub ?? '—'} s after it; ` +
+      `early_recovery: ${earlyRecoveryMode(cfg.config)}`;
   return {
     ...base,
+    ...(recovery && { recovery }),
     decision,
     reason,
     wouldRerun,

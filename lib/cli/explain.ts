@@ -1,5 +1,6 @@
 import type { RuntimeSettings } from '../config/env.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { describePause } from '../ledger/pauses.js';
 import { describeAwsError } from './aws.js';
 import { type Explanation, explainRun } from './explain-run.js';
 import {
@@ -30,8 +31,9 @@ from the environment as npm start reads them; .github/reprise.yml applies on top
 Options:
   --attempt N    the attempt to explain (default: the latest)
   --table NAME   read runner signals (exact interruption records), the recorded outcome
-                 of each re-run attempt of the run, and the installation's breaker and
-                 the repository's from this DynamoDB table
+                 of each re-run attempt of the run, the installation's breaker and
+                 the repository's, and the operator's pause (reprise pause) from this
+                 DynamoDB table
   --stack NAME   the same, with the table from the stack outputs
   --dotenv FILE  read settings and credentials from FILE (no other .env is read
                  outside reprise's own checkout)
@@ -55,7 +57,10 @@ const fromTable = (ledger: Ledger, name: string, settings: RuntimeSettings) => (
 
 const dash = (s: string | null): string => (s === null || s === '' ? '—' : s);
 
-function printExplanation(io: CliIo, x: Explanation): void {
+/** An explanation, with the operator's pause of the repository read from the table. */
+type Explained = Explanation & { readonly pause?: string };
+
+function printExplanation(io: CliIo, x: Explained): void {
   const out = io.stdout;
   println(
     out,
@@ -81,11 +86,14 @@ function printExplanation(io: CliIo, x: Explanation): void {
   const what = x.wouldRerun ? 'would re-run the failed jobs' : x.decision;
   println(out, `Decision: ${what}`);
   println(out, `Reason:   ${x.wouldRerun ? x.reason.replace(/^would re-run: /, '') : x.reason}`);
-  if (x.wouldRerun) {
+  if (x.wouldRerun && x.pause) {
+    println(out, `          but re-runs are paused: the worker decides "paused" (${x.pause})`);
+  } else if (x.wouldRerun) {
     const call = x.mergeQueue?.startsWith('would put') ? 'sends enqueuePullRequest' : 'calls rerun-failed-jobs';
     println(out, `          (the worker ${call} here; explain never does)`);
   }
   if (x.mergeQueue) println(out, `Merge queue: ${x.mergeQueue}`);
+  if (x.recovery) println(out, `Recovery: ${x.recovery}`);
   const origin =
     x.configOrigin === 'defaults' ? 'defaults (no .github/reprise.yml)' : `${x.configOrigin}/.github/reprise.yml`;
   println(out, `Config:   ${origin}${x.configError ? ` (error: ${x.configError}; defaults used)` : ''}`);
@@ -98,6 +106,7 @@ function printExplanation(io: CliIo, x: Explanation): void {
   // In the order the decision reads them: a pause of the installation's holds every repository.
   if (x.breaker) println(out, `Breaker:  installation: ${x.breaker}`);
   if (x.repositoryBreaker) println(out, `Breaker:  ${x.repository}: ${x.repositoryBreaker}`);
+  if (x.pause) println(out, `Paused:   ${x.pause}`);
   for (const n of x.notes) println(out, `Note: ${n}`);
 }
 
@@ -115,15 +124,18 @@ export async function explain(argv: readonly string[], io: CliIo): Promise<numbe
       const app = creds.kind === 'app' ? appClient(settings.apiUrl, creds, io) : undefined;
       const table = await tableName(io, { table: v.table, stack: v.stack });
 
-      const x = await withProgress(io, `explaining ${ref.owner}/${ref.repo} run ${ref.runId}`, async () => {
+      const ledger = table ? tableLedger(io, table) : undefined;
+      const x: Explained = await withProgress(io, `explaining ${ref.owner}/${ref.repo} run ${ref.runId}`, async () => {
         const installationId = await installationFor(app, ref.owner, ref.repo);
         const clients = workerClients(settings, creds)(installationId);
         const live = await readLiveRun(clients, ref, installationId, 'reprise-explain', settings.graphqlUrl);
-        return explainRun(live, {
+        const explained = await explainRun(live, {
           clients,
           settings,
-          ...(table && fromTable(tableLedger(io, table), table, settings)),
+          ...(ledger && table && fromTable(ledger, table, settings)),
         });
+        const pause = await ledger?.pauses.active(ref.owner, ref.repo);
+        return { ...explained, ...(pause && { pause: describePause(pause) }) };
       });
       if (v.json) printJson(io, x);
       else printExplanation(io, x);

@@ -1,6 +1,7 @@
 import type { RuntimeSettings } from '../config/env.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
 import type { EksListing } from '../ledger/eks-listings.js';
+import type { Pause, PauseRequest, Pauses, PauseScope } from '../ledger/pauses.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { DecisionFilter, ReportFacts } from '../records.js';
@@ -17,6 +18,8 @@ export interface LedgerSource {
   facts(sinceMs: number): Promise<ReportFacts>;
   /** Each EKS cluster's last pod listing by the EC2 signal, for `reprise status`. */
   eksListings?(): Promise<EksListing[]>;
+  /** The operator's pauses (`reprise pause`, `reprise resume`), in force now. */
+  readonly pauses: Pick<Pauses, 'list' | 'pause' | 'resume'>;
 }
 
 export interface LedgerOptions {
@@ -38,6 +41,7 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
   if (o.local && (o.table || o.stack)) throw new CliError('use either --local or --table/--stack, not both');
   if (o.local) {
     const base = o.local.replace(/\/+$/, '');
+    const target = { url: base, dataDir: o.dataDir };
     return {
       where: `local runtime ${base}`,
       list: async (f) => {
@@ -68,6 +72,14 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
             clusters: EksListing[];
           }
         ).clusters,
+      pauses: {
+        list: async () => ((await localRequest(io, target, 'GET', '/pauses')) as { pauses: Pause[] }).pauses,
+        pause: async (r: PauseRequest) =>
+          (await localRequest(io, target, 'POST', '/pause', r)) as { pause: Pause; replaced?: Pause },
+        resume: async (scope: PauseScope) =>
+          ((await localRequest(io, target, 'POST', '/resume', { scope })) as { resumed: Pause | null }).resumed ??
+          undefined,
+      },
     };
   }
   const table = await tableName(io, o);
@@ -78,6 +90,7 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
     list: async (f) => (await ledger.decisions.list(f)).map(withoutMessage),
     facts: (sinceMs) => ledger.report.facts(sinceMs),
     eksListings: () => ledger.eksListings.list(),
+    pauses: ledger.pauses,
   };
 }
 

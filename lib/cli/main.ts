@@ -5,6 +5,7 @@ import { decisions } from './decisions.js';
 import { checkoutDotenv, readDotenv, takeDotenv } from './dotenv.js';
 import { explain } from './explain.js';
 import { CliError, type CliIo, type Command, println } from './io.js';
+import { pause, resume } from './pause.js';
 import { replay } from './replay.js';
 import { report } from './report.js';
 import { setup } from './setup.js';
@@ -17,6 +18,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   decisions,
   report,
   replay,
+  pause,
+  resume,
   backtest,
 };
 
@@ -31,6 +34,8 @@ Commands:
   decisions   list recorded decisions
   report      runs decided, re-run outcomes, minutes lost and interruptions over a period
   replay      redeliver a webhook, or send a run attempt for a new decision
+  pause       stop re-runs now (everything, an owner or a repository), no redeploy
+  resume      lift a pause, and list the runs it held back for replay
   backtest    what reprise would have done on past runs, against what people did
 
 Run "reprise <command> --help" for a command's options. Every command prints plain text,

@@ -9,9 +9,10 @@ export interface ManifestOptions {
   /** `check_run` reports need `checks: write`. */
   readonly report: 'log' | 'check_run';
   /**
-   * Ask for what `enqueuePullRequest` needs, for `merge_queue: requeue` (`reprise setup
-   * --merge-queue`). Off by default: those are write permissions on every installed repository's
-   * contents, and without them a merge-group run lost to infrastructure is re-run instead.
+   * Ask for what `enqueuePullRequest` needs, for `merge_queue: requeue`, the default (`reprise
+   * setup` asks unless `--no-merge-queue`). Off when absent here: those are write permissions on
+   * every installed repository's contents, and without them a merge-group run lost to
+   * infrastructure is re-run instead.
    */
   readonly mergeQueue?: boolean;
 }

@@ -1,6 +1,7 @@
 import type { DecidedAttempt, ReportFacts } from '../records.js';
 import { DEAD_LETTERED } from '../replay/dead-letters.js';
 import { isRerunDecision, RERUN_OUTCOMES, type RerunOutcome } from '../model.js';
+import { type RecoveryFigures, recoveryFigures } from './report-recovery.js';
 
 /** The GitHub-hosted Linux 2-core rate, in USD: a yardstick when the fleet's own rate is not given. */
 export const DEFAULT_PRICE_PER_MINUTE = 0.008;
@@ -60,6 +61,10 @@ export interface Report {
   };
   readonly topRepositories: readonly Loss[];
   readonly topWorkflows: readonly (Loss & { readonly repository: string; readonly workflow: string })[];
+  /** Time to recovery of re-runs whose lost jobs carried an exact signal, counted from the loss. */
+  readonly recovery: RecoveryFigures;
+  /** The operator's pauses in force when the report was made (`reprise pause`), as sentences. */
+  readonly pausedNow?: readonly string[];
 }
 
 interface JobDetail {
@@ -205,6 +210,7 @@ export function summarise(facts: ReportFacts, o: ReportOptions): Report {
     interruptions: { total: interrupted.size, byInstanceType: counted(byType), byZone: counted(byZone) },
     topRepositories: ranked(repos.values(), o.top).map(roundLoss),
     topWorkflows: ranked(workflows.values(), o.top).map(roundLoss),
+    recovery: recoveryFigures(decisions),
   };
 }
 

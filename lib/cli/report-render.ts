@@ -1,4 +1,5 @@
 import { table } from './io.js';
+import { recoveryCard, recoveryLines } from './report-recovery.js';
 import {
   type Count,
   type Loss,
@@ -20,6 +21,7 @@ const day = (iso: string): string => iso.replace(/:\d{2}\.\d{3}Z$/, 'Z').replace
 export function reportText(r: Report, where: string): string {
   const out: string[] = [];
   out.push(`reprise report: ${day(r.period.since)} to ${day(r.period.until)} (${where})`, '');
+  if (r.pausedNow?.length) out.push(...r.pausedNow.map((p) => `PAUSED NOW: ${p}`), '');
   out.push(`Run attempts decided: ${r.decisions.total}`);
   if (r.decisions.total > 0) out.push(indent(table(['DECISION', 'RUNS'], r.decisions.byDecision.map(countRow))));
   if (r.decisions.deadLettered > 0) {
@@ -40,6 +42,7 @@ export function reportText(r: Report, where: string): string {
     '',
   );
   if (r.requeued > 0) out.push(`Pull requests put back in the merge queue: ${r.requeued}`, '');
+  out.push(...recoveryLines(r.recovery), '');
   const untimed = r.lost.jobsWithoutTimes > 0 ? `, ${r.lost.jobsWithoutTimes} without times` : '';
   out.push(
     `Runner minutes lost to infrastructure: ${minutes(r.lost.minutes)} over ${r.lost.jobs} job(s)${untimed}`,
@@ -235,9 +238,11 @@ svg.narrow{display:none}
 export function reportHtml(r: Report, where: string): string {
   const share = recoveredShare(r);
   const cards = [
+    ...(r.pausedNow ?? []).map((p) => card('re-runs paused now', 'paused', p)),
     card('run attempts decided', String(r.decisions.total)),
     card('re-runs', String(r.reruns.total), `${percent(share)} recovered of those finished`),
     ...(r.requeued > 0 ? [card('back in the merge queue', String(r.requeued), 'pull requests queued again')] : []),
+    ...recoveryCard(r.recovery, card),
     card('runner minutes lost', minutes(r.lost.minutes), `${r.lost.jobs} job(s) lost to infrastructure`),
     card('estimated cost', money(r.lost.cost), `at ${price(r.lost.pricePerMinute)} per minute`),
     card('interruptions', String(r.interruptions.total), 'spot interruption warnings'),

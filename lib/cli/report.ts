@@ -12,6 +12,7 @@ import {
   UsageError,
   type CliIo,
 } from './io.js';
+import { describePause } from '../ledger/pauses.js';
 import { readLedger } from './ledger-source.js';
 import { localUrl } from './local-runtime.js';
 import { DEFAULT_PRICE_PER_MINUTE, DEFAULT_TOP, summarise } from './report-data.js';
@@ -82,9 +83,13 @@ export async function report(argv: readonly string[], io: CliIo): Promise<number
       const { value: facts, where } = await readLedger(
         io,
         { table: v.table, stack: v.stack, local: localUrl(io.env, v.local), dataDir: v['data-dir'] },
-        (source) => source.facts(sinceMs),
+        async (source) => ({ ...(await source.facts(sinceMs)), pauses: await source.pauses.list() }),
       );
-      const r = summarise(facts, { sinceMs, untilMs, pricePerMinute, top });
+      const pausedNow = facts.pauses.map(describePause);
+      const r = {
+        ...summarise(facts, { sinceMs, untilMs, pricePerMinute, top }),
+        ...(pausedNow.length && { pausedNow }),
+      };
       if (v.html !== undefined) {
         const file = resolve(v.html);
         try {

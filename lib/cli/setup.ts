@@ -29,11 +29,12 @@ Options:
   --github-url URL      GitHub's web URL, https://HOST for GitHub Enterprise Server (default https://github.com)
   --api-url URL         REST base (default derived from --github-url, or GITHUB_API_URL)
   --report check_run    ask for checks: write, to report decisions as check runs
-  --merge-queue         also ask for what putting a pull request back in the merge queue needs
-                        (pull_requests, contents and merge_queues: write), for merge_queue: requeue;
-                        without it those stay unasked (a leaked App key cannot push) and merge-group
-                        runs lost to a runner are re-run instead (docs/operations.md)
-  --no-merge-queue      the default: the App asks for none of those
+  --merge-queue         the default: also ask for what putting a pull request back in the merge queue
+                        needs (pull_requests, contents and merge_queues: write), as merge_queue:
+                        requeue, the default, does (docs/operations.md)
+  --no-merge-queue      ask for none of those (a leaked App key cannot push); then set MERGE_QUEUE=rerun
+                        (construct mergeQueue: 'rerun') so merge-group runs lost to a runner are re-run
+                        without trying a mutation GitHub would refuse
   --name NAME           the App's name (default "reprise"; GitHub lets you change it before creating)
   --port N              port of the local page (default: a free one)
   --timeout SECONDS     how long to wait for GitHub's redirect (default 900)
@@ -127,6 +128,8 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
     async () => {
       const { values: v } = parseCommand('setup', argv, OPTIONS);
       if (!v.stack === !v.dotenv) throw new UsageError('pass either --stack NAME or --dotenv PATH');
+      if (v['merge-queue'] && v['no-merge-queue'])
+        throw new UsageError('pass --merge-queue or --no-merge-queue, not both');
       if (v.report !== undefined && v.report !== 'check_run' && v.report !== 'log') {
         throw new UsageError(`--report: expected check_run or log, got "${v.report}"`);
       }
@@ -211,7 +214,8 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
         webhookUrl,
         redirectUrl: `${pageUrl}callback`,
         report: v.report === 'check_run' ? 'check_run' : 'log',
-        mergeQueue: v['merge-queue'] === true && !v['no-merge-queue'],
+        // merge_queue: requeue is the default, so its permissions are asked for unless declined.
+        mergeQueue: v['no-merge-queue'] !== true,
       });
       page.setHtml(manifestPage(newAppUrl(webUrl, state, v.org), manifest));
       println(io.stderr, `Open ${pageUrl} in a browser on this machine and press the button to create the App`);

@@ -156,7 +156,7 @@ export function checkMergeQueuePermissions(installations: readonly Installation[
         .join('; ') +
       `: a pull request ejected from its merge queue by a lost runner is not put back (its run is re-run instead)`,
     fix:
-      `add ${needed} to the App's permissions (or create it with reprise setup --merge-queue), then an owner ` +
+      `add ${needed} to the App's permissions (what reprise setup asks for unless --no-merge-queue), then an owner ` +
       `accepts them at ${lacking.map(({ i }) => i.html_url).join(', ')}; ` +
       'or set merge_queue: rerun in .github/reprise.yml to keep re-running merge-group runs',
   };

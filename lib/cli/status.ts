@@ -13,6 +13,7 @@ import {
 } from './io.js';
 import { ledgerSource } from './ledger-source.js';
 import { localUrl } from './local-runtime.js';
+import { checkLastSignal, checkPauses } from './status-ledger.js';
 import {
   type AppFacts,
   type Check,
@@ -39,6 +40,8 @@ and GITHUB_API_URL for GitHub Enterprise Server. Checks, each OK or what is wron
   deliveries      webhook deliveries of the last 24 h that failed and were not redelivered
   rate limit      requests left this hour, through an installation token
   decisions       the last decisions recorded in the ledger
+  pause           whether re-runs are paused (reprise pause): where, by whom, why, until when
+  last signal     the newest runner signal recorded in the last 7 days (a spot drill shows here)
   EKS pods        whether the EC2 signal could list the runner pods on each EKS cluster
 
 Options:
@@ -126,13 +129,15 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
       checks.push(await run(io, 'deliveries', () => checkDeliveries(app)));
       const clients = workerClients(settings, creds);
       checks.push(await run(io, 'rate limit', () => checkRateLimit(installations, clients)));
-      const source = () => {
-        const local = localUrl(io.env, v.local);
-        const table = v.table ?? (local ? undefined : outputs?.get('TableName'));
-        return ledgerSource(io, { table, local, dataDir: v['data-dir'] });
-      };
-      checks.push(await run(io, 'decisions', async () => checkDecisions(await source(), count)));
-      checks.push(await run(io, 'EKS pods', async () => checkEksListings(await source())));
+      const local = localUrl(io.env, v.local);
+      const table = v.table ?? (local ? undefined : outputs?.get('TableName'));
+      const source = ledgerSource(io, { table, local, dataDir: v['data-dir'] });
+      source.catch(() => undefined);
+      checks.push(await run(io, 'decisions', async () => checkDecisions(await source, count)));
+      checks.push(await run(io, 'pause', async () => checkPauses(await source)));
+      const now = (io.now ?? Date.now)();
+      checks.push(await run(io, 'last signal', async () => checkLastSignal(await source, now)));
+      checks.push(await run(io, 'EKS pods', async () => checkEksListings(await source)));
 
       const failed = checks.filter((c) => c.status === 'fail').length;
       if (v.json) {

@@ -2,7 +2,7 @@ import type { IntakeSettings } from '../config/function-settings.js';
 import type { EventPublisher } from '../events/types.js';
 import { httpLambda } from '../http/lambda-http.js';
 import { createIntake } from '../intake/webhook-intake.js';
-import type { Ledger } from '../ledger/ledger.js';
+import type { IntakeLedger } from '../ledger/ledger.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { RunQueue } from '../queue/run-queue.js';
@@ -14,8 +14,8 @@ export interface IntakeParts {
   readonly secrets: () => Promise<readonly string[]>;
   readonly log: Log;
   readonly metrics: MetricSink;
-  /** The process's ledger: every store the intake writes comes from it. */
-  readonly ledger: Ledger;
+  /** The process's ledger (or the intake's part of it): every store the intake writes comes from it. */
+  readonly ledger: IntakeLedger;
   /** The intake's clock (the ledger's stores keep the ledger's own); Date.now when absent. */
   readonly now?: () => number;
   /** Where a recorded `recovered` outcome is published; nothing published when absent. */
@@ -33,6 +33,7 @@ export function composeIntake(settings: IntakeSettings, parts: IntakeParts): Ret
       queuedJobs: ledger.queuedJobs,
       outcomes: ledger.outcomes(settings.breaker),
       branchRuns: ledger.branchRuns,
+      recoveries: ledger.recoveries,
       queue: parts.queue,
       ...(parts.events && { events: parts.events }),
       ...(now && { now }),

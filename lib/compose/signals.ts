@@ -8,6 +8,7 @@ import type { DescribeInstance } from '../signals/runner-identities.js';
 import { type EksAccessPorts, eksClusterTargets } from '../signals/eks-access.js';
 import { eksRunnerPods, type PodListingFailure } from '../signals/eks-runner-pods.js';
 import type { Ledger } from '../ledger/ledger.js';
+import type { RunQueue } from '../queue/run-queue.js';
 
 /*
  * The two signal recorders. Kept apart from the worker's and the intake's assembly so their
@@ -21,6 +22,8 @@ export interface SignalIntakeParts {
   readonly secrets: () => Promise<readonly ScopedSecret[]>;
   readonly log: Log;
   readonly metrics: MetricSink;
+  /** The work queue, where early recovery's requests go; none sent when absent. */
+  readonly queue?: RunQueue;
 }
 
 /** `POST /signals` from agents: one assembly for the function and the local runtime. */
@@ -35,9 +38,19 @@ export function composeSignalIntake(
       log: parts.log,
       metrics: parts.metrics,
       toleranceMs: settings.toleranceMs,
+      ...recoveryParts(parts),
     }),
   );
 }
+
+/** The job store and the queue that early recovery's requests need, when a queue is given. */
+const recoveryParts = (parts: { ledger: Ledger; queue?: RunQueue; log: Log; metrics: MetricSink }) =>
+  parts.queue
+    ? {
+        jobs: parts.ledger.runnerJobs(),
+        recovery: { queue: parts.queue, log: parts.log, metrics: parts.metrics },
+      }
+    : {};
 
 export interface Ec2SignalParts {
   /** The process's ledger: the signal and job stores come from it. */
@@ -48,6 +61,8 @@ export interface Ec2SignalParts {
   readonly eks?: EksAccessPorts;
   readonly log: Log;
   readonly metrics: MetricSink;
+  /** The work queue, where early recovery's requests go; none sent when absent. */
+  readonly queue?: RunQueue;
 }
 
 /** The EC2 signal's recorder: an EventBridge event in, what it recorded out. */
@@ -82,5 +97,6 @@ export function composeEc2SignalRecorder(
     tagKeys: settings.tagKeys,
     log: parts.log,
     metrics: parts.metrics,
+    ...(parts.queue && { recovery: { queue: parts.queue, log: parts.log, metrics: parts.metrics } }),
   });
 }

@@ -54,6 +54,8 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       outcomes: ledger.outcomes(settings.breaker),
       signals: parts.signals ?? ledger.runnerSignals(settings.signalTtlSeconds, runnerKeys),
       branchRuns: ledger.branchRuns,
+      recoveries: ledger.recoveries,
+      pauses: ledger.pauses,
       repoConfig: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
     },
     github: { client: parts.client, graphqlUrl: settings.graphqlUrl },

@@ -22,8 +22,8 @@ export const RESOURCE_ENV = {
   table: { env: 'TABLE_NAME', readBy: FUNCTION_NAMES, doc: 'the DynamoDB table' },
   workQueue: {
     env: 'QUEUE_URL',
-    readBy: ['intake', 'worker', 'reconciler'],
-    doc: "the FIFO work queue's URL (the worker changes a message's visibility there)",
+    readBy: ['intake', 'worker', 'reconciler', 'signalIntake', 'ec2Signal'],
+    doc: "the FIFO work queue's URL (the worker changes a message's visibility there; the signal functions send early recovery's requests)",
   },
   webhookSecret: { env: 'WEBHOOK_SECRET_ARN', readBy: ['intake'], doc: 'the webhook secret (its ARN)' },
   githubAppSecret: {

@@ -217,7 +217,24 @@ export const SETTINGS = {
     local: true,
     sample: 'leave',
     values: '`rerun`, `leave`',
-    doc: "GitHub's own platform failures (runner not provisioned, job not acquired, internal error): `rerun` or `leave`",
+    doc: "GitHub's own platform failures (runner not provisioned, job not acquired, internal error, actions GitHub could not resolve or serve): `rerun` or `leave`",
+  }),
+  earlyRecovery: def({
+    env: 'EARLY_RECOVERY',
+    prop: 'earlyRecovery',
+    context: 'earlyRecovery',
+    repoKey: 'early_recovery',
+    // Further along, reprise ends more runs before GitHub does: a file that cannot be read ends none.
+    failClosed: { to: 'off' },
+    // Absent means `off`: the recovery reads it so, and older settings stay whole.
+    repoOmitsDefault: true,
+    default: 'off',
+    parse: oneOf(['off', 'last_job', 'now'] as const),
+    readBy: ['worker', 'reconciler'],
+    local: true,
+    sample: 'last_job',
+    values: '`off`, `last_job`, `now`',
+    doc: "when an exact signal proves a running job's runner gone, end the run (`force-cancel`) and re-run it before GitHub's job lease runs out: `last_job` once no healthy job still runs, `now` at once (healthy siblings are re-run too)",
   }),
   staleCheck: def({
     env: 'STALE_CHECK',
@@ -717,6 +734,15 @@ export const SETTINGS = {
     readBy: [],
     local: false,
     doc: 'e-mail address subscribed to the alarm topic',
+  }),
+  spotDrill: def({
+    prop: 'spotDrill',
+    context: 'spotDrill',
+    default: false,
+    parse: bool,
+    readBy: [],
+    local: false,
+    doc: 'create an AWS FIS experiment template that sends a spot interruption to instances tagged `reprise-spot-drill=true` (docs/operations.md, the spot drill)',
   }),
   bundleAwsSdk: def({
     prop: 'bundleAwsSdk',

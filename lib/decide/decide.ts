@@ -30,6 +30,8 @@ export interface DecisionFacts {
   readonly verdicts?: readonly JobVerdict[];
   /** Read only when the run would be re-run. */
   readonly breaker?: BreakerFacts;
+  /** reprise ended this attempt early (early recovery): read with the verdicts, for the time to recovery. */
+  readonly endedByReprise?: boolean;
 }
 
 export type DecisionStep =
@@ -72,7 +74,8 @@ export const staleCheckApplies = (cfg: RepoConfig, msg: RunMessage): boolean => 
   return branchRule(cfg, msg) !== undefined;
 };
 
-function staleReason(s: StaleFacts, msg: RunMessage): string | undefined {
+/** Why a run is stale, in words, or undefined when it is not. */
+export function staleReason(s: StaleFacts, msg: RunMessage): string | undefined {
   if (s.newerRunId && s.newerOnBranch) {
     const { branch, headSha } = s.newerOnBranch;
     const what = headSha === msg.headSha ? 'the same commit' : `commit ${headSha.slice(0, 7)}`;

@@ -7,6 +7,7 @@ import {
   type RunMessage,
 } from '../model.js';
 import type { AttemptRef } from '../records.js';
+import type { RecoveryTiming } from '../decide/early-recovery.js';
 import type { DecisionEvent, EventPublisher, RepriseEvent, RerunOutcomeEvent } from './types.js';
 import type { Log } from '../obs/types.js';
 
@@ -31,6 +32,7 @@ export function decisionEvent(
   msg: RunMessage,
   o: { decision: DecisionKind; reason: string; verdicts: readonly JobVerdict[] },
   nowMs: number,
+  timing?: RecoveryTiming,
 ): DecisionEvent {
   const rerun = isRerunDecision(o.decision);
   return {
@@ -50,8 +52,17 @@ export function decisionEvent(
     lost_jobs: o.verdicts.filter((v) => v.verdict === 'infra').map((v) => v.job.name),
     lost_job_evidence: lostJobEvidence(o.verdicts),
     final_failure: FINAL_FAILURES.has(o.decision),
+    ...(timing && { recovery: recoveryFields(timing) }),
   };
 }
+
+/** The time to recovery as the decision's event, log line and ledger record name it. */
+export const recoveryFields = (t: RecoveryTiming): NonNullable<DecisionEvent['recovery']> => ({
+  lost_at: t.lostAt,
+  early: t.early,
+  seconds_to_rerun: t.secondsToRerun,
+  waited_for_github_seconds: t.secondsWaitedForGitHub,
+});
 
 export const outcomeEvent = (ref: AttemptRef, outcome: RerunOutcome, nowMs: number): RerunOutcomeEvent => ({
   version: 1,

@@ -32,6 +32,13 @@ export interface DecisionEvent extends EventBase {
   readonly lost_job_evidence: readonly EvidenceSource[];
   /** The run stays red and reprise will not re-run it. */
   readonly final_failure: boolean;
+  /** With an exact signal for a lost job: the time to recovery, counted from the loss. */
+  readonly recovery?: {
+    readonly lost_at: string;
+    readonly early: boolean;
+    readonly seconds_to_rerun: number | null;
+    readonly waited_for_github_seconds: number | null;
+  };
 }
 
 export interface RerunOutcomeEvent extends EventBase {

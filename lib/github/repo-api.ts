@@ -4,13 +4,22 @@ import { NotFoundError } from '../errors.js';
 import type { Annotation, JobFacts, RerunAnswer, RunFacts } from '../model.js';
 import { annotationsByGraphql, annotationsByRest } from './annotations.js';
 import { type GitHubClient, type GitHubClients, ONE_SHOT } from './client.js';
-import { listJobs } from './job-listing.js';
+import {
+  type ConditionalListing,
+  type JobListing,
+  listJobs,
+  listJobsIfChanged,
+  listJobsTagged,
+} from './job-listing.js';
 import { type JobLogOptions, readJobLog } from './job-log.js';
 import type { CheckRunReport, FileRead, GraphqlAnswer, RunRecord, WorkflowRunSummary } from './repo-answers.js';
 import { type FileReadOptions, readRepoFile } from './repo-file.js';
 import { type RepoRequests, repoRequests, statusOf } from './repo-requests.js';
 import type { RequestTimeout } from './request-timeout.js';
 import { rerunCall } from './rerun-call.js';
+import { type ForceCancelAnswer, forceCancelCall } from './force-cancel.js';
+
+const LATEST_JOBS = 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs';
 
 /**
  * One repository as reprise sees it on GitHub: every call a decision, the reconciler or the
@@ -110,17 +119,29 @@ export class RepoApi {
   /**
    * The run's latest jobs (`filter=latest`): each job's most recent execution, with the attempt
    * it ran in. A job re-run in a newer attempt is listed with that attempt, so the listing also
-   * tells whether the run has moved past the attempt being decided. NotFoundError when GitHub
+   * tells whether the run has moved past the attempt being decided. The listing's ETag comes
+   * with it when one page held it. NotFoundError when GitHub knows no such run.
+   */
+  latestJobs(runId: number): Promise<JobListing> {
+    return this.runOrNotFound(() =>
+      listJobsTagged(this.calls, LATEST_JOBS, { run_id: runId, filter: 'latest' }, undefined, `run ${runId} (latest)`),
+    );
+  }
+
+  /**
+   * The run's latest jobs again, on the condition that they changed since the listing `etag`
+   * names: `unchanged` is GitHub's 304, which costs no rate limit. NotFoundError when GitHub
    * knows no such run.
    */
-  listLatestJobs(runId: number): Promise<JobFacts[]> {
+  latestJobsIfChanged(runId: number, etag: string): Promise<ConditionalListing> {
     return this.runOrNotFound(() =>
-      listJobs(
+      listJobsIfChanged(
         this.calls,
-        'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs',
+        LATEST_JOBS,
         { run_id: runId, filter: 'latest' },
         undefined,
         `run ${runId} (latest)`,
+        etag,
       ),
     );
   }
@@ -239,6 +260,11 @@ export class RepoApi {
 
   rerunRun(runId: number): Promise<RerunAnswer> {
     return rerunCall(this.calls, 'run', { run_id: runId });
+  }
+
+  /** Ends the run without waiting for its runners (early recovery); one POST, its answer typed. */
+  forceCancel(runId: number): Promise<ForceCancelAnswer> {
+    return forceCancelCall(this.calls, runId);
   }
 }
 

@@ -10,8 +10,12 @@ export interface RepoRequests {
   readonly graphql: GitHubClient['request'];
   /** Absolute: GHES serves GraphQL beside, not below, its REST base. */
   readonly graphqlUrl: string;
-  /** Every page of a listing of this repository, 100 to a page. */
-  readonly pages: (route: string, params: Record<string, string | number>) => AsyncIterable<{ data: unknown }>;
+  /** Every page of a listing of this repository, 100 to a page, each with its headers; `headers` go with each request. */
+  readonly pages: (
+    route: string,
+    params: Record<string, string | number>,
+    headers?: Record<string, string>,
+  ) => AsyncIterable<{ data: unknown; headers: Record<string, string | number | undefined> }>;
 }
 
 export function repoRequests(
@@ -25,14 +29,15 @@ export function repoRequests(
     ...repo,
     rest,
     graphql: meteredRequest(clients.graphql, count),
-    pages: (route, params) => {
+    pages: (route, params, headers) => {
       const [method, url] = route.split(' ');
       // Paginating the metered request keeps every page counted.
       const iterate = paginate.iterator as unknown as (
         request: GitHubClient['request'],
         parameters: Record<string, unknown>,
-      ) => AsyncIterable<{ data: unknown }>;
-      return iterate(rest, { method, url, owner: repo.owner, repo: repo.repo, ...params, per_page: 100 });
+      ) => AsyncIterable<{ data: unknown; headers: Record<string, string | number | undefined> }>;
+      const parameters = { method, url, owner: repo.owner, repo: repo.repo, ...params, per_page: 100 };
+      return iterate(rest, headers ? { ...parameters, headers } : parameters);
     },
   };
 }

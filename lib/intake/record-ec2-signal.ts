@@ -6,6 +6,7 @@ import { describeRunnerInstance } from '../signals/runner-identities.js';
 import type { JobOnRunner, RunnerJobs } from '../ledger/runner-jobs.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
 import type { RunnerPodLookup } from '../signals/eks-runner-pods.js';
+import { type RecoveryRequests, requestRecovery } from './request-recovery.js';
 
 /** The one write the signal paths need. */
 export type SignalRecorder = Pick<RunnerSignals, 'record'>;
@@ -20,6 +21,8 @@ export interface Ec2SignalDeps {
   readonly jobs?: Pick<RunnerJobs, 'runningOn'>;
   /** The runner pods on the instance's node when it is a node of a configured EKS cluster; never throws. */
   readonly runnerPods?: RunnerPodLookup;
+  /** Where a request to end each such job's run early goes (early recovery); none sent when absent. */
+  readonly recovery?: RecoveryRequests;
 }
 
 export interface Ec2SignalOutcome {
@@ -72,8 +75,11 @@ export function createEc2SignalHandler(deps: Ec2SignalDeps): (event: Ec2Event) =
         deps.metrics.count('SignalRecorded', 1, { name: 'kind', value: s.kind });
       }
     }
-    const interrupted = s.kind === 'rebalance' || recorded === 0 ? [] : await jobsOn(deps, keys);
-    if (interrupted.length > 0) deps.metrics.count('InterruptedJobs', interrupted.length);
+    // A repeated delivery looks the jobs up again only to request their recovery (once, by its id).
+    const asks = s.kind !== 'rebalance' && (recorded > 0 || deps.recovery !== undefined);
+    const interrupted = asks ? await jobsOn(deps, keys) : [];
+    if (recorded > 0 && interrupted.length > 0) deps.metrics.count('InterruptedJobs', interrupted.length);
+    await requestRecovery(interrupted, s, deps.recovery);
     deps.log.info('EC2 signal recorded', {
       interrupted_jobs: interrupted.map((j) => ({ job_id: j.jobId, run_id: j.runId, repository: j.repository })),
       kind: s.kind,

@@ -6,6 +6,8 @@ import { mapBounded } from '../util/bounded.js';
 import { parseInstant } from '../util/iso-time.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { ANY_OWNER, type ScopedSecret } from '../config/signal-scope.js';
+import type { RunnerJobs } from '../ledger/runner-jobs.js';
+import { type RecoveryRequests, requestRecovery } from './request-recovery.js';
 
 export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
 export const MAX_RUNNERS = 100;
@@ -181,6 +183,10 @@ export interface SignalIntakeDeps {
   readonly now?: () => number;
   /** How far an HMAC post's timestamp may be from now; five minutes when absent. */
   readonly toleranceMs?: number;
+  /** Jobs known to run on a runner, whose runs early recovery may end; none asked for when absent. */
+  readonly jobs?: Pick<RunnerJobs, 'runningOn'>;
+  /** Where a request to end such a job's run early goes. */
+  readonly recovery?: RecoveryRequests;
 }
 
 const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
@@ -268,6 +274,10 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
     );
     const recorded = results.filter(Boolean).length;
     for (let i = 0; i < recorded; i++) deps.metrics.count('SignalRecorded', 1, { name: 'kind', value: kind });
+    // The worker proves each request against the signals the scope lets count for the job's owner.
+    if (deps.jobs && deps.recovery) {
+      await requestRecovery(await deps.jobs.runningOn(keys), { kind, eventId }, deps.recovery);
+    }
     deps.log.info('agent signal recorded', {
       kind,
       agent_kind: post.kind,

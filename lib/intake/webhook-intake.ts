@@ -4,7 +4,7 @@ import { ShapeError } from '../errors.js';
 import { type HttpAnswer, type HttpRequest, MAX_BODY_BYTES } from '../http/lambda-http.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import type { RunnerJobs } from '../ledger/runner-jobs.js';
+import type { JobOnRunner, RunnerJobs } from '../ledger/runner-jobs.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
 import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from '../webhook/run-message.js';
 
@@ -23,6 +23,8 @@ import { outcomeEvent, publishQuietly } from '../events/build.js';
 import { queuedJobFrom } from '../webhook/queued-job.js';
 import type { BranchRuns } from '../ledger/branch-runs.js';
 import { branchRunFrom } from '../webhook/branch-run.js';
+import type { RunRecoveries } from '../ledger/run-recoveries.js';
+import { recoveryDeduplicationId, recoveryGroupId } from '../webhook/recovery-message.js';
 
 export interface IntakeDeps {
   /** The current webhook secret first, then the previous one during a rotation. */
@@ -41,6 +43,8 @@ export interface IntakeDeps {
   readonly events?: EventPublisher;
   /** Records the newest run of each workflow on each branch, from every `workflow_run` event (optional). */
   readonly branchRuns?: Pick<BranchRuns, 'record'>;
+  /** Runs whose lost job waits for its healthy siblings: a sibling's end sends the request again (optional). */
+  readonly recoveries?: Pick<RunRecoveries, 'waiting'>;
   readonly now?: () => number;
 }
 
@@ -140,7 +144,25 @@ async function recordJob(deps: IntakeDeps, payload: Record<string, unknown>): Pr
       : answer(400, { error: job });
   }
   await (action === 'in_progress' ? jobs.started(job) : jobs.finished(job));
+  if (action === 'completed') await askAgainIfWaiting(deps, job);
   return answer(202, { ok: true, reason: action === 'in_progress' ? 'job recorded on its runner' : 'job finished' });
+}
+
+/**
+ * A run whose lost job waits for its healthy siblings is asked about again when one of them ends:
+ * the worker then ends the run if nothing healthy still runs. One request per job that ended.
+ */
+async function askAgainIfWaiting(deps: IntakeDeps, job: JobOnRunner): Promise<void> {
+  if (!deps.recoveries || job.repositoryId === undefined) return;
+  const waiting = await deps.recoveries.waiting(job.repositoryId, job.runId);
+  if (!waiting) return;
+  const request = { ...waiting, trigger: 'sibling_ended' as const };
+  await deps.queue.send(request, recoveryGroupId(request), recoveryDeduplicationId(request, `ended:${job.jobId}`));
+  deps.log.info('early recovery asked again: a job of the waiting run ended', {
+    run_id: job.runId,
+    job_id: job.jobId,
+    waiting_job_id: waiting.jobId,
+  });
 }
 
 /**

@@ -47,6 +47,8 @@ const P = {
   redelivery: leadingKeyOf(keys.redelivery('g')),
   branchRun: leadingKeyOf(keys.branchRun(1, 1, 1, 'b')),
   eksListing: leadingKeyOf(keys.eksListing('c')),
+  recovery: leadingKeyOf(keys.recoveryEnd(1, 1, 1)),
+  pause: leadingKeyOf(keys.pause('*')),
 } as const;
 
 const on = (leadingKey: string, ...actions: TableAction[]): KeyGrant => ({ leadingKeys: [leadingKey], actions });
@@ -78,7 +80,7 @@ export const STORE_ACCESS = {
   ],
   /** runner-jobs.ts, the intake's side: `started`, `finished`. */
   runnerJobWrites: [on(P.runnerJob, 'PutItem', 'DeleteItem')],
-  /** runner-jobs.ts, the EC2 signal's side: `runningOn`. */
+  /** runner-jobs.ts, the signal paths' side: `runningOn`. */
   runnerJobReads: [on(P.runnerJob, 'Query')],
   /** runner-signals.ts, an agent's post: `record`, `firstSeen` and an HMAC signature's `firstUse`. */
   signalPosts: [
@@ -92,10 +94,16 @@ export const STORE_ACCESS = {
   eksListingWrites: [on(P.eksListing, 'PutItem')],
   /** runner-signals.ts, the worker's side: `forRunner`. */
   signalReads: [on(P.runnerSignal, 'Query')],
+  /** run-recoveries.ts, the worker's side: an attempt's end (claim, settle, release, read) and a run's wait. */
+  recoveries: [on(P.recovery, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem')],
+  /** run-recoveries.ts, the intake's side: `waiting`, when a job of the run ends. */
+  recoveryReads: [on(P.recovery, 'GetItem')],
   /** branch-runs.ts, the intake's side: `record`. */
   branchRunWrites: [on(P.branchRun, 'PutItem')],
   /** branch-runs.ts, the worker's side: `newest`. */
   branchRunReads: [on(P.branchRun, 'GetItem')],
+  /** pauses.ts, the worker's side: `active` (the operator's CLI writes them, with its own credentials). */
+  pauseReads: [on(P.pause, 'Query')],
   /** reconcile-store.ts, beside its Scan of run attempts: cursors, orphans, reclaims, redeliveries. */
   reconcile: [
     on(P.cursor, 'GetItem', 'PutItem'),
@@ -108,14 +116,28 @@ export type StoreName = keyof typeof STORE_ACCESS;
 
 /** The stores each function's compose opens (lib/compose/*.ts), and whether it scans. */
 export const FUNCTION_STORES: Readonly<Record<FunctionName, { stores: readonly StoreName[]; scan: boolean }>> = {
-  intake: { stores: ['deliveries', 'runnerJobWrites', 'queuedJobWrites', 'outcomes', 'branchRunWrites'], scan: false },
+  intake: {
+    stores: ['deliveries', 'runnerJobWrites', 'queuedJobWrites', 'outcomes', 'branchRunWrites', 'recoveryReads'],
+    scan: false,
+  },
   worker: {
-    stores: ['attempts', 'requeues', 'budget', 'pacing', 'outcomes', 'signalReads', 'branchRunReads'],
+    stores: [
+      'attempts',
+      'requeues',
+      'budget',
+      'pacing',
+      'outcomes',
+      'signalReads',
+      'branchRunReads',
+      'recoveries',
+      'pauseReads',
+    ],
     scan: false,
   },
   ec2Signal: { stores: ['signalRecords', 'runnerJobReads', 'eksListingWrites'], scan: false },
-  // Internet-facing: runner signals and the first-seen times of their posts, nothing else.
-  signalIntake: { stores: ['signalPosts'], scan: false },
+  // Internet-facing: runner signals and the first-seen times of their posts, and which jobs run on a
+  // runner (for early recovery's requests), nothing else.
+  signalIntake: { stores: ['signalPosts', 'runnerJobReads'], scan: false },
   // Its sweep of run attempts is a Scan (reconcile-store.ts), which no partition key can bound.
   reconciler: {
     stores: ['reconcile', 'attemptReads', 'deliveryReads', 'outcomes', 'queuedJobSweep', 'pacing'],

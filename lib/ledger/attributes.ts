@@ -56,6 +56,11 @@ export const ATTR = {
   version: 'version',
   // newest run of a workflow on a branch
   runNumber: 'runNumber',
+  // early end of a run attempt
+  status: 'status',
+  calls: 'calls',
+  // the operator's pause of a scope
+  since: 'since',
 } as const;
 
 export type AttributeName = keyof typeof ATTR;

@@ -25,6 +25,14 @@ export const TTL = {
   branchRun: 31 * DAY,
   /** A cluster's last pod listing, for `reprise status`: a week after a cluster was last asked. */
   eksListing: 7 * DAY,
+  /** An early end outlives GitHub's 30-day re-run window, as the attempt it belongs to does. */
+  recovery: 35 * DAY,
+  /** A run waiting for its healthy jobs to end: no job runs longer than GitHub's 72-hour limit. */
+  recoveryWait: 3 * DAY,
+  /** A pause without an end lasts until resumed; its item is kept a year past its last write. */
+  pause: 366 * DAY,
+  /** A pause with an end is read as over at its end; its item goes a day later. */
+  pauseAfterEnd: DAY,
 } as const;
 
 export interface Key {
@@ -151,11 +159,24 @@ export const keys = {
     pk: `BRANCHRUN#${installationId ?? 'none'}#${repoId}#${workflowId}`,
     sk: `BRANCH#${branch}`,
   }),
+  /**
+   * reprise's early end of one run attempt (`force-cancel`): written once, before the call. Under
+   * a partition of its own, apart from the run's claims (`RUN#`), which the intake may not write.
+   */
+  recoveryEnd: (repoId: number, runId: number, attempt: number): Key => ({
+    pk: `RECOVERY#${repoId}#${runId}`,
+    sk: `END#${attemptNo(attempt)}`,
+  }),
+  /** A run whose lost job waits for its healthy siblings to end: each sibling's end asks again. */
+  recoveryWait: (repoId: number, runId: number): Key => ({ pk: `RECOVERY#${repoId}#${runId}`, sk: 'WAIT' }),
   /** Where a reconciler sweep resumes (a ledger scan key, a deliveries cursor). */
   reconcileCursor: (name: string): Key => ({ pk: `CURSOR#${name}`, sk: 'CURSOR' }),
   /** The local runtime's queue journal (its own table): one item per message. */
   queueMessage: (queue: string, messageId: string): Key => ({ pk: `QUEUE#${queue}`, sk: `MSG#${messageId}` }),
   queueMessages: (queue: string): KeyRange => ({ pk: `QUEUE#${queue}` }),
+  /** The operator's pause of a scope (`*`, an owner, a repository): one partition, a handful of items. */
+  pause: (scope: string): Key => ({ pk: 'PAUSE', sk: `SCOPE#${scope}` }),
+  pauses: (): KeyRange => ({ pk: 'PAUSE' }),
   /** One per delivery GUID the reconciler asked GitHub to redeliver. */
   redelivery: (guid: string): Key => ({ pk: `REDELIVERY#${guid}`, sk: 'REDELIVERY' }),
 } as const;

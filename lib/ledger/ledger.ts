@@ -8,6 +8,7 @@ import { type Deliveries, TableDeliveries } from './deliveries.js';
 import { type EksListings, TableEksListings } from './eks-listings.js';
 import { type RerunOutcomes, TableRerunOutcomes } from './outcomes.js';
 import { type Pacing, type PaceLimits, TablePacing } from './pacing.js';
+import { type Pauses, TablePauses } from './pauses.js';
 import { type QueuedJobs, TableQueuedJobs } from './queued-jobs.js';
 import { type ReconcileStore, TableReconcileStore } from './reconcile-store.js';
 import { readReportFacts, type ReportSource } from './report-facts.js';
@@ -15,6 +16,7 @@ import { type Requeues, TableRequeues } from './requeues.js';
 import { type RunAttempts, TableRunAttempts } from './run-attempts.js';
 import { type RunnerJobs, TableRunnerJobs } from './runner-jobs.js';
 import { type RunnerSignals, TableRunnerSignals } from './runner-signals.js';
+import { type RunRecoveries, TableRunRecoveries } from './run-recoveries.js';
 import { Table } from './table.js';
 
 /**
@@ -37,6 +39,10 @@ export interface Ledger {
   readonly queuedJobs: QueuedJobs;
   /** Each EKS cluster's last pod listing by the EC2 signal. */
   readonly eksListings: EksListings;
+  /** Early recovery's ends of run attempts and runs waiting for their healthy jobs. */
+  readonly recoveries: RunRecoveries;
+  /** The operator's pauses (`reprise pause`), read before every re-run. */
+  readonly pauses: Pauses;
   /** The per-installation retry budget; 0 an hour turns it off. */
   budget(perHour: number): RetryBudget;
   /** The shared pace of each installation's content-generating requests. */
@@ -61,6 +67,32 @@ export function openLedger(client: DynamoDBClient, tableName: string, now: () =>
   return storesOn(new Table(client, tableName), now);
 }
 
+/** The stores the webhook intake writes and reads: nothing of the worker's, the reconciler's or the CLI's. */
+export type IntakeLedger = Pick<
+  Ledger,
+  'deliveries' | 'queuedJobs' | 'branchRuns' | 'recoveries' | 'outcomes' | 'runnerJobs'
+>;
+
+/**
+ * The intake's stores alone, on one document client: the internet-facing function bundles only the
+ * store modules it uses (a bundle size goal, docs/performance.md).
+ */
+export function openIntakeLedger(
+  client: DynamoDBClient,
+  tableName: string,
+  now: () => number = Date.now,
+): IntakeLedger {
+  const table = new Table(client, tableName);
+  return {
+    deliveries: new TableDeliveries(table, now),
+    queuedJobs: new TableQueuedJobs(table, now),
+    branchRuns: new TableBranchRuns(table, now),
+    recoveries: new TableRunRecoveries(table, now),
+    outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),
+    runnerJobs: (runnerKeys) => new TableRunnerJobs(table, now, runnerKeys),
+  };
+}
+
 function storesOn(table: Table, now: () => number): Ledger {
   return {
     deliveries: new TableDeliveries(table, now),
@@ -71,6 +103,8 @@ function storesOn(table: Table, now: () => number): Ledger {
     branchRuns: new TableBranchRuns(table, now),
     queuedJobs: new TableQueuedJobs(table, now),
     eksListings: new TableEksListings(table, now),
+    recoveries: new TableRunRecoveries(table, now),
+    pauses: new TablePauses(table, now),
     budget: (perHour) => new TableRetryBudget(table, perHour, now),
     pacing: (limits) => new TablePacing(table, limits, now),
     outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),

@@ -6,7 +6,11 @@ export interface JobOnRunner {
   readonly jobId: number;
   readonly runId: number;
   readonly runnerName: string;
+  /** `owner/name`. */
   readonly repository: string;
+  /** The repository's id and the App installation: what a request to end the run early names. Absent on older records. */
+  readonly repositoryId?: number;
+  readonly installationId?: number | null;
 }
 
 /**

@@ -3,6 +3,7 @@ import { ShapeError } from '../errors.js';
 import type { Replay } from '../compose/replay.js';
 import type { Ec2SignalRecorder } from '../compose/signals.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { parsePauseScope, type PauseRequest, type PauseScope } from '../ledger/pauses.js';
 import type { RunMessage } from '../model.js';
 import type { Log } from '../obs/types.js';
 import type { Ec2Event } from '../signals/ec2-events.js';
@@ -11,7 +12,8 @@ import { parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
 export interface AdminDeps {
-  readonly ledger: Pick<Ledger, 'decisions' | 'report' | 'eksListings'>;
+  /** With `pauses`, the routes of `reprise pause` and `reprise resume` are served. */
+  readonly ledger: Pick<Ledger, 'decisions' | 'report'> & Partial<Pick<Ledger, 'pauses' | 'eksListings'>>;
   /** Sends a run attempt for a new decision, the ledger's guard first (lib/compose/replay.ts). */
   readonly replay: Replay;
   /** Moves every dead letter back to the queue, their abandoned records given back (`reprise replay --dead-letters`). */
@@ -45,9 +47,18 @@ function intParam(q: URLSearchParams, key: string): number | undefined | string 
 export function adminRoutes(
   deps: AdminDeps,
 ): Record<
-  'GET /decisions' | 'GET /report-facts' | 'GET /eks-listings' | 'POST /replay' | 'POST /redrive' | 'POST /ec2-events',
+  | 'GET /decisions'
+  | 'GET /report-facts'
+  | 'GET /eks-listings'
+  | 'POST /replay'
+  | 'POST /redrive'
+  | 'POST /ec2-events'
+  | 'GET /pauses'
+  | 'POST /pause'
+  | 'POST /resume',
   LambdaHttpHandler
 > {
+  const noPauses = reply(404, { error: 'this runtime keeps no pauses' });
   return {
     'GET /decisions': async (event) => {
       const q = new URLSearchParams(event.rawQueryString ?? '');
@@ -70,7 +81,7 @@ export function adminRoutes(
       return reply(200, await deps.ledger.report.facts(since));
     },
 
-    'GET /eks-listings': async () => reply(200, { clusters: await deps.ledger.eksListings.list() }),
+    'GET /eks-listings': async () => reply(200, { clusters: (await deps.ledger.eksListings?.list()) ?? [] }),
 
     'POST /replay': async (event) => {
       let message: RunMessage;
@@ -106,6 +117,27 @@ export function adminRoutes(
       return reply(200, outcome);
     },
 
+    'GET /pauses': async () =>
+      deps.ledger.pauses ? reply(200, { pauses: await deps.ledger.pauses.list() }) : noPauses,
+
+    'POST /pause': async (event) => {
+      if (!deps.ledger.pauses) return noPauses;
+      const request = pauseRequest(bodyText(event));
+      if (typeof request === 'string') return reply(400, { error: request });
+      const done = await deps.ledger.pauses.pause(request);
+      deps.log.warn('paused by the operator', { ...done.pause });
+      return reply(200, done);
+    },
+
+    'POST /resume': async (event) => {
+      if (!deps.ledger.pauses) return noPauses;
+      const scope = pauseScopeOf(bodyText(event));
+      if (scope === undefined) return reply(400, { error: 'expected {"scope": "*" | OWNER | OWNER/REPO}' });
+      const resumed = await deps.ledger.pauses.resume(scope);
+      if (resumed) deps.log.warn('resumed by the operator', { ...resumed });
+      return reply(200, { resumed: resumed ?? null });
+    },
+
     'POST /redrive': async () => {
       if (!deps.redrive) return reply(404, { error: 'this runtime has no dead-letter queue' });
       const done = await deps.redrive();
@@ -113,4 +145,34 @@ export function adminRoutes(
       return reply(200, done);
     },
   };
+}
+
+/** `{"scope": …}` as a pause scope, or undefined when the body does not name one. */
+function pauseScopeOf(text: string): PauseScope | undefined {
+  try {
+    const body = JSON.parse(text) as { scope?: unknown };
+    return typeof body.scope === 'string' ? parsePauseScope(body.scope) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A `POST /pause` body as a request, or the error text. */
+function pauseRequest(text: string): PauseRequest | string {
+  const wanted = 'expected {"scope", "by", "reason", "forMs"?}';
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return `${wanted}: body is not JSON`;
+  }
+  const scope = pauseScopeOf(text);
+  const { by, reason, forMs } = body;
+  if (scope === undefined || typeof by !== 'string' || typeof reason !== 'string' || reason.trim() === '') {
+    return `${wanted}, each a string, the reason not empty`;
+  }
+  if (forMs !== undefined && !(typeof forMs === 'number' && Number.isInteger(forMs) && forMs > 0)) {
+    return `${wanted}: forMs is a whole number of milliseconds above 0`;
+  }
+  return { scope, by, reason, ...(forMs !== undefined && { forMs }) };
 }

@@ -82,7 +82,7 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
     }),
     signalIntake: composeSignalIntake(
       { ttlSeconds: settings.signalTtlSeconds, toleranceMs: parts.signalToleranceMs },
-      { ledger, secrets: async () => parts.signalSecrets, log, metrics },
+      { ledger, secrets: async () => parts.signalSecrets, log, metrics, queue: parts.enqueue },
     ),
     ec2Signal: composeEc2SignalRecorder(
       { ttlSeconds: settings.signalTtlSeconds, ...ec2 },

@@ -4,11 +4,11 @@
  * held by one suite run on each (test/queue/contract.test.ts); a caller names only these types.
  */
 import type { SQSRecord } from 'aws-lambda';
-import type { RunMessage } from '../model.js';
+import type { QueueMessage } from '../model.js';
 
-/** What the intake and the reconciler send: one run message, in its group, under its deduplication id. */
+/** What the intake, the signal paths and the reconciler send: one message, in its group, under its deduplication id. */
 export interface RunQueue {
-  send(message: RunMessage, groupId: string, deduplicationId: string): Promise<void>;
+  send(message: QueueMessage, groupId: string, deduplicationId: string): Promise<void>;
 }
 
 /** The part of a received record a visibility change or a delete names. */

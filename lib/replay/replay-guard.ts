@@ -40,7 +40,8 @@ export async function replayGuard(
       : { kind: 'refused', reason: `the ledger entry of ${attempt} changed meanwhile; try again` };
   }
   const decision = rec.decision ?? 'duplicate';
-  if (!force) return { kind: 'already_decided', decision, reason: rec.reason ?? '' };
+  // A paused run was kept for this: it is sent again without --force (still paused, it is decided paused again).
+  if (!force && decision !== 'paused') return { kind: 'already_decided', decision, reason: rec.reason ?? '' };
   if (isRerunDecision(decision)) {
     return {
       kind: 'refused',

@@ -11,9 +11,11 @@ import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { RetryBudget } from '../ledger/budget.js';
 import type { RerunOutcomes } from '../ledger/outcomes.js';
 import type { Pacing } from '../ledger/pacing.js';
+import type { Pauses } from '../ledger/pauses.js';
 import type { Requeues } from '../ledger/requeues.js';
 import type { RunAttempts } from '../ledger/run-attempts.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
+import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { RunMessage, SignalWindow } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 
@@ -34,6 +36,10 @@ export interface WorkerStores {
   readonly branchRuns: Pick<BranchRuns, 'newest'>;
   /** Each repository's `.github/reprise.yml`, with its absence remembered a while. */
   readonly repoConfig: Pick<RepoConfigSource, 'load'>;
+  /** Early recovery's ends of run attempts and runs waiting for their healthy jobs. */
+  readonly recoveries: RunRecoveries;
+  /** The operator's pauses (`reprise pause`), read before each re-run. */
+  readonly pauses: Pick<Pauses, 'active'>;
 }
 
 export interface WorkerGitHub {

@@ -9,12 +9,14 @@ import type { DecisionFacts, DecisionStep, FactName } from '../decide/decide.js'
 import { candidateJobs, decide } from '../decide/decide.js';
 import { runFromLatestJobs } from '../decide/run-from-jobs.js';
 import { configErrorNote } from '../github/repo-config-source.js';
+import type { JobListing } from '../github/job-listing.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { JobFacts, JobVerdict, RunMessage, SignalWindow } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { RerunBreaker } from '../ledger/outcomes.js';
 import type { RetryBudget } from '../ledger/budget.js';
 import type { BranchRuns } from '../ledger/branch-runs.js';
+import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
@@ -31,10 +33,12 @@ export interface EvaluationDeps {
   readonly logWindowBytes: number;
   readonly log: Log;
   readonly metrics: MetricSink;
-  /** The run's latest jobs, already asked for. */
-  readonly latest?: Promise<JobFacts[]>;
+  /** The run's latest jobs, already asked for (or, at a turn after a wait, the kept ones when GitHub said nothing changed). */
+  readonly latest?: Promise<JobListing>;
   /** The newest run of each branch, as the intake recorded it; a listing answers when absent. */
   readonly branchRuns?: Pick<BranchRuns, 'newest'>;
+  /** Early ends reprise made: a cancel note on an attempt it ended is its own. */
+  readonly recoveries?: Pick<RunRecoveries, 'endOf'>;
 }
 
 export interface Evaluation {
@@ -43,6 +47,11 @@ export interface Evaluation {
   readonly facts: DecisionFacts;
   readonly verdicts: JobVerdict[];
   readonly unexamined: number;
+  /**
+   * The ETag of the run's latest jobs when the run was read off them and one page held them: the
+   * turn after a wait lists them again on the condition that they changed (a 304 is free).
+   */
+  readonly listingEtag?: string;
 }
 
 /** What the decision knows once it is final or asks for a re-run (or, for the breaker, to wait). */
@@ -59,7 +68,7 @@ export interface Judged extends Evaluation {
 
 /** What the worker's evaluation reads: the stores of evidence and counters, no claim. */
 export interface EvaluationContext {
-  readonly stores: Pick<WorkerStores, 'budget' | 'outcomes' | 'signals' | 'branchRuns'>;
+  readonly stores: Pick<WorkerStores, 'budget' | 'outcomes' | 'signals' | 'branchRuns' | 'recoveries'>;
   readonly settings: Pick<DecisionSettings, 'signalWindow' | 'logHosts' | 'logWindowBytes'>;
   readonly obs: Pick<WorkerContext['obs'], 'log' | 'metrics'>;
 }
@@ -70,6 +79,7 @@ export const evaluationDeps = (ctx: EvaluationContext): EvaluationDeps => ({
   breaker: ctx.stores.outcomes,
   signals: ctx.stores.signals,
   branchRuns: ctx.stores.branchRuns,
+  recoveries: ctx.stores.recoveries,
   signalWindow: ctx.settings.signalWindow,
   logHosts: ctx.settings.logHosts,
   logWindowBytes: ctx.settings.logWindowBytes,
@@ -93,7 +103,7 @@ export async function evaluateAfresh(
   const repository = `${msg.repository.owner}/${msg.repository.name}`;
   const allowed = repositoryAllowList ? repositoryAllowList.includes(repository) : undefined;
   // The configuration and the run's latest jobs are read at once: one round trip, not two.
-  const latest = allowed !== false && msg.createdAt ? api.listLatestJobs(msg.runId) : undefined;
+  const latest = allowed !== false && msg.createdAt ? api.latestJobs(msg.runId) : undefined;
   latest?.catch(() => undefined);
   const cfg = await ctx.stores.repoConfig.load(api, msg.repository.owner, msg.repository.name, defaults);
   if (cfg.error)
@@ -117,17 +127,23 @@ export async function evaluateAfresh(
 /** Gathers the facts `decide()` asks for until it is final or asks for a re-run. Reads only. */
 export async function evaluateRun(start: DecisionFacts, api: RepoApi, deps: EvaluationDeps): Promise<Evaluation> {
   let facts = start;
-  let unexamined = 0;
   // Verdicts kept from before a wait are not gathered again.
-  let verdicts: JobVerdict[] = [...(start.verdicts ?? [])];
+  const noted: Noted = { verdicts: [...(start.verdicts ?? [])], unexamined: 0 };
   for (;;) {
     const step = decide(facts);
-    if (step.kind !== 'need') return { step, facts, verdicts, unexamined };
-    facts = await gather(step.what, facts, api, deps, facts.config, (v, u) => {
-      verdicts = v;
-      unexamined = u;
-    });
+    if (step.kind !== 'need') {
+      const { verdicts, unexamined, listingEtag } = noted;
+      return { step, facts, verdicts, unexamined, ...(listingEtag && { listingEtag }) };
+    }
+    facts = await gather(step.what, facts, api, deps, facts.config, noted);
   }
+}
+
+/** What gathering learns beside the facts: the verdicts' detail and the listing's ETag. */
+interface Noted {
+  verdicts: JobVerdict[];
+  unexamined: number;
+  listingEtag?: string;
 }
 
 async function gather(
@@ -136,12 +152,15 @@ async function gather(
   api: RepoApi,
   deps: EvaluationDeps,
   config: RepoConfig,
-  keep: (v: JobVerdict[], unexamined: number) => void,
+  noted: Noted,
 ): Promise<DecisionFacts> {
   const msg = facts.message;
   switch (what) {
-    case 'run':
-      return { ...facts, ...(await readRun(msg, api, deps.latest)) };
+    case 'run': {
+      const { etag, ...read } = await readRun(msg, api, deps.latest);
+      if (etag) noted.listingEtag = etag;
+      return { ...facts, ...read };
+    }
     case 'stale':
       return { ...facts, stale: await findStaleness(api, msg, facts.run!, config, deps.branchRuns) };
     case 'budget':
@@ -166,7 +185,10 @@ async function gather(
       return { ...facts, breaker };
     }
     case 'verdicts': {
-      const g = await gatherVerdicts(candidateJobs(facts.jobs ?? [], msg, config), {
+      const candidates = candidateJobs(facts.jobs ?? [], msg, config);
+      const endedByReprise = await endedEarly(msg, candidates, deps);
+      const g = await gatherVerdicts(candidates, {
+        ...(endedByReprise && { endedByReprise }),
         api,
         ...(deps.signals && { signals: deps.signals }),
         owner: { login: msg.repository.owner, installationId: msg.installationId },
@@ -176,28 +198,37 @@ async function gather(
         logWindowBytes: deps.logWindowBytes,
         log: deps.log,
       });
-      keep(g.verdicts, g.unexamined);
+      noted.verdicts = g.verdicts;
+      noted.unexamined = g.unexamined;
       const matched = g.verdicts.filter((v) => v.source === 'signal').length;
       if (matched > 0) deps.metrics.count('SignalMatched', matched);
-      return { ...facts, verdicts: g.verdicts };
+      return { ...facts, verdicts: g.verdicts, ...(endedByReprise && { endedByReprise }) };
     }
   }
 }
 
+/** Whether reprise ended this attempt early; read only when a candidate ended cancelled, as such an end leaves them. */
+async function endedEarly(msg: RunMessage, candidates: readonly JobFacts[], deps: EvaluationDeps): Promise<boolean> {
+  if (!deps.recoveries || !candidates.some((j) => j.conclusion === 'cancelled')) return false;
+  const ref = { repoId: msg.repository.id, runId: msg.runId, runAttempt: msg.runAttempt };
+  return (await deps.recoveries.endOf(ref)) !== undefined;
+}
+
 /**
  * The run's state, from its latest jobs when they can answer for it: one listing then serves
- * both the run and its jobs. Otherwise the run itself is read, and the jobs later.
+ * both the run and its jobs (and its ETag is noted). Otherwise the run itself is read, and the
+ * jobs later.
  */
 async function readRun(
   msg: RunMessage,
   api: RepoApi,
-  asked?: Promise<JobFacts[]>,
-): Promise<Pick<DecisionFacts, 'run' | 'jobs'>> {
+  asked?: Promise<JobListing>,
+): Promise<Pick<DecisionFacts, 'run' | 'jobs'> & { readonly etag?: string }> {
   if (msg.createdAt) {
-    const latest = await (asked ?? api.listLatestJobs(msg.runId));
-    const run = runFromLatestJobs(msg, latest);
+    const { jobs, etag } = await (asked ?? api.latestJobs(msg.runId));
+    const run = runFromLatestJobs(msg, jobs);
     // Jobs listed for a newer attempt are not this attempt's: the decision is duplicate anyway.
-    if (run) return run.runAttempt === msg.runAttempt ? { run, jobs: latest } : { run };
+    if (run) return run.runAttempt === msg.runAttempt ? { run, jobs, ...(etag && { etag }) } : { run };
   }
   return { run: await api.getRun(msg.runId) };
 }

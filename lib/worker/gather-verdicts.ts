@@ -31,6 +31,8 @@ export interface EvidenceSources {
   readonly logHosts: readonly string[];
   readonly logWindowBytes: number;
   readonly log: Log;
+  /** reprise ended this attempt early: the bot's cancel note on its jobs is its own, not a person's. */
+  readonly endedByReprise?: boolean;
 }
 
 export interface GatheredVerdicts {
@@ -88,7 +90,11 @@ export async function gatherVerdicts(candidates: readonly JobFacts[], src: Evide
     if (settles(v)) settled = true;
   };
   const classifyWith = (job: JobFacts, ann: AnnotationEvidence): void => {
-    const evidence: JobEvidence = { signals: signals.get(job.id) ?? [], annotations: ann };
+    const evidence: JobEvidence = {
+      signals: signals.get(job.id) ?? [],
+      annotations: ann,
+      ...(src.endedByReprise && { endedByReprise: true }),
+    };
     const c = classifyJob(job, evidence, src.extraPatterns, budget);
     if (c.kind === 'verdict') settle(c.verdict);
     else needLog.push({ job, evidence });

@@ -2,11 +2,12 @@ import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambd
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DECISION_NEED_MS } from '../config/github-settings.js';
 import { PermanentError, RateLimitedError, ShapeError } from '../errors.js';
-import type { RunMessage } from '../model.js';
-import { parseRunMessage } from '../webhook/run-message.js';
+import { isRecoveryMessage, type RecoveryMessage, type RunMessage } from '../model.js';
+import { parseQueueMessage } from '../webhook/recovery-message.js';
 import type { WorkerContext } from './context.js';
 import { type Deferred, duplicateOutcome, type RunOutcome } from './result.js';
 import { runDecision } from './run-decision.js';
+import { recoveryLine, runRecovery } from './recovery.js';
 import { expireUnfitWait } from './unfit-wait.js';
 import { firstReceiveMs, fitBackoff, planWait } from './visibility.js';
 
@@ -105,11 +106,34 @@ export function createWorkerHandler(
     return true;
   };
 
+  /** A recovery request: decided now, or hidden until its proof (a spot warning's two minutes). */
+  const recoveryRecord = async (
+    record: SQSRecord,
+    request: RecoveryMessage,
+    deferred: Set<string>,
+    received: number,
+  ): Promise<void> => {
+    const result = await runRecovery(request, deps);
+    if (result.kind !== 'deferred') return;
+    const now = deps.clock();
+    const plan = planWait(Math.max(1, Math.ceil((result.untilMs - now) / 1000)), firstReceiveMs(record, now), now);
+    const where = { message_id: record.messageId, ...recoveryLine(request), receive_count: received };
+    if (plan.kind === 'cannot_fit') {
+      log.warn('early recovery request dropped: its wait cannot fit the queue', { ...where, reason: plan.reason });
+      return;
+    }
+    metrics.count(result.metric);
+    await deferFor(record, plan.seconds, where);
+    deferred.add(record.messageId);
+  };
+
   const recordHandler = async (record: SQSRecord, deferred: Set<string>): Promise<void> => {
     const received = Number(record.attributes.ApproximateReceiveCount ?? '1');
     let message: RunMessage | undefined;
     try {
-      message = parseRunMessage(record.body);
+      const parsed = parseQueueMessage(record.body);
+      if (isRecoveryMessage(parsed)) return await recoveryRecord(record, parsed, deferred, received);
+      message = parsed;
       const result = await runDecision(message, deps);
       if (result.kind === 'deferred') {
         const where = { message_id: record.messageId, run_id: message.runId, run_attempt: message.runAttempt };

@@ -1,6 +1,7 @@
 import { staleCheckApplies } from '../decide/decide.js';
+import type { JobListing } from '../github/job-listing.js';
 import type { RepoApi } from '../github/repo-api.js';
-import type { JobVerdict, RepoConfig, RunMessage } from '../model.js';
+import type { JobFacts, JobVerdict, RepoConfig, RunMessage } from '../model.js';
 import { type EvaluationContext, evaluateRun, evaluationDeps, type Judged } from './evaluate.js';
 
 /**
@@ -19,6 +20,8 @@ export interface KeptFacts {
   readonly unexamined: number;
   /** GitHub requests the decision made before it waited. */
   readonly requests: number;
+  /** The ETag of the run's latest jobs as listed before the wait (a one-page listing's). */
+  readonly listingEtag?: string;
 }
 
 const VERSION = 1;
@@ -44,6 +47,7 @@ export function readKeptFacts(text: string | undefined): KeptFacts | undefined {
       verdicts: k.verdicts,
       unexamined: typeof k.unexamined === 'number' ? k.unexamined : 0,
       requests: typeof k.requests === 'number' ? k.requests : 0,
+      ...(typeof k.listingEtag === 'string' && { listingEtag: k.listingEtag }),
     };
   } catch {
     return undefined;
@@ -59,12 +63,16 @@ export const factsToKeep = (judged: Judged, requestsSoFar: number): KeptFacts =>
   verdicts: judged.verdicts,
   unexamined: judged.unexamined,
   requests: requestsSoFar,
+  ...(judged.listingEtag && { listingEtag: judged.listingEtag }),
 });
 
 /**
  * The turn after a wait: the verdicts and the configuration are the ones kept; the run is read
  * again (one listing: moved on? running again?) and the ledger's budget and breaker afresh. The
- * staleness check ran before the wait and is not repeated.
+ * staleness check ran before the wait and is not repeated. With the first listing's ETag kept,
+ * the listing is asked on the condition that it changed: GitHub's 304 (free of rate limit) says
+ * nothing did, and the kept jobs stand; a changed listing (a person re-ran the run meanwhile)
+ * comes in full and is decided on.
  */
 export async function resumeFromKept(
   msg: RunMessage,
@@ -72,16 +80,20 @@ export async function resumeFromKept(
   api: RepoApi,
   ctx: EvaluationContext,
 ): Promise<Judged> {
+  const jobs = kept.verdicts.map((v) => v.job);
+  const etag = kept.listingEtag;
+  const latest = etag && msg.createdAt ? relist(api, msg.runId, etag, jobs) : undefined;
+  latest?.catch(() => undefined);
   const ev = await evaluateRun(
     {
       message: msg,
       config: kept.config,
       ...(staleCheckApplies(kept.config, msg) && { stale: {} }),
-      jobs: kept.verdicts.map((v) => v.job),
+      jobs,
       verdicts: kept.verdicts,
     },
     api,
-    evaluationDeps(ctx),
+    { ...evaluationDeps(ctx), ...(latest && { latest }) },
   );
   return {
     config: kept.config,
@@ -92,4 +104,15 @@ export async function resumeFromKept(
     unexamined: kept.unexamined,
     priorRequests: kept.requests,
   };
+}
+
+/**
+ * The run's latest jobs at the turn, asked on the condition that they changed since the listing
+ * the decision was made on. Unchanged, that listing stands, and its candidates (the jobs the kept
+ * verdicts judged: every failed or cancelled job of the attempt, all completed) answer for the run
+ * as the whole listing did.
+ */
+async function relist(api: RepoApi, runId: number, etag: string, kept: JobFacts[]): Promise<JobListing> {
+  const listing = await api.latestJobsIfChanged(runId, etag);
+  return listing.kind === 'unchanged' ? { jobs: kept, etag } : listing;
 }

@@ -4,7 +4,8 @@
  */
 import { redOutcome } from '../decide/breaker.js';
 import { clampNote } from '../github/repo-config-source.js';
-import { decisionEvent, lostJobEvidence, outcomeEvent, publishQuietly } from '../events/build.js';
+import { decisionEvent, lostJobEvidence, outcomeEvent, publishQuietly, recoveryFields } from '../events/build.js';
+import { recoveryTiming } from '../decide/early-recovery.js';
 import { reportCheckRun } from '../github/report.js';
 import type { RepoApi } from '../github/repo-api.js';
 import { type Decision, isRerunDecision, type JobVerdict, type RunMessage } from '../model.js';
@@ -118,6 +119,9 @@ export async function recordDecision(
   // Both halves of a decision that waited for its turn.
   const requests = o.priorRequests + api.requests;
   const evidence = lostJobEvidence(o.verdicts);
+  const now = ctx.clock();
+  const timing = recoveryTiming(o.verdicts, now, isRerunDecision(o.decision), judged.facts.endedByReprise === true);
+  const recovery = timing && recoveryFields(timing);
   const decisionLog = {
     ...base,
     decision: o.decision,
@@ -125,6 +129,7 @@ export async function recordDecision(
     requests,
     unexamined: o.unexamined,
     ...(evidence.length > 0 && { evidence }),
+    ...(recovery && { recovery }),
   };
   if (o.decision === 'no_infra_evidence' || o.decision === 'rerun_rejected' || o.decision === 'expired')
     log.warn('decision', decisionLog);
@@ -142,9 +147,10 @@ export async function recordDecision(
       ...(v.job.startedAt && { startedAt: v.job.startedAt }),
       ...(v.job.completedAt && { completedAt: v.job.completedAt }),
     })),
+    ...(recovery && { recovery }),
   });
   if (!kept) log.warn('claim was lost before the decision was recorded', decisionLog);
   // Published once the decision is recorded (or its claim found lost), so a consumer never acts on one undone.
-  await publishQuietly(events, decisionEvent(msg, o, ctx.clock()), log, decisionLog);
+  await publishQuietly(events, decisionEvent(msg, o, now, timing), log, decisionLog);
   return { decision: o.decision, reason: o.reason, requests, verdicts: o.verdicts };
 }

@@ -17,6 +17,7 @@ import { readKeptFacts, resumeFromKept } from './kept-facts.js';
 import { recordDecision, recordOutcome } from './record-decision.js';
 import { act, type Acted, type RerunStep } from './rerun-calls.js';
 import type { Deferred, RunResult } from './result.js';
+import { operatorPause } from './operator-pause.js';
 import { SentFault } from './sent-fault.js';
 import { takeTurn, waitForTurn } from './turn.js';
 
@@ -74,6 +75,9 @@ async function beforeTheCall(
   const { step } = judged;
   if (step.kind === 'wait') return pauseForBreaker(msg, step, ctx, line);
   if (step.kind === 'final') return { kind: 'final', judged, decided: step };
+  // The operator's pause, read now, so it holds from the next decision on.
+  const paused = await operatorPause(msg, ctx);
+  if (paused) return { kind: 'final', judged, decided: paused };
 
   const turn = await takeTurn(msg.installationId, claim, ctx, msg.repository.id);
   // Once the wait is written the attempt is its waiting message's: nothing after it can fault.

@@ -16,6 +16,9 @@ const ADMIN_ROUTES = [
   ['GET', '/report-facts'],
   ['POST', '/replay'],
   ['POST', '/redrive'],
+  ['GET', '/pauses'],
+  ['POST', '/pause'],
+  ['POST', '/resume'],
 ] as const;
 
 describe('operator routes behind a key, off the public path', () => {

@@ -117,10 +117,41 @@ describe('a run that must wait for its turn waits in the queue', () => {
       `GET /repos/${i.repo}/actions/runs/${b.id}/jobs`,
       `POST /repos/${i.repo}/actions/runs/${b.id}/rerun-failed-jobs`,
     ]);
+    // The listing at the turn was conditional on the first one's ETag, and nothing had changed: a free 304.
+    expect(h.sim.requests.slice(mid).map((r) => r.status)).toEqual([304, 201]);
     // The repository file is cached by then: the listing and the annotations before the wait.
     expect(firstHalf.filter((r) => !r.includes('/contents/'))).toHaveLength(2);
     expect(w.outcomes.at(-1)).toMatchObject({ decision: 'retried', requests: firstHalf.length + 2 });
     expect(firstHalf.length + turn.length).toBeLessThanOrEqual(4);
+  });
+
+  it('a run a person re-ran during its wait: the turn’s conditional listing answers 200 with the new attempt, decided duplicate, nothing sent', async () => {
+    const i = installation();
+    const [a, b] = [lostRun(h, i.repo), lostRun(h, i.repo)];
+    const w = paced(80);
+    await w.worker(h.sqsEvent([i.message(a.id)]));
+    const msg = i.message(b.id);
+    await w.worker(h.sqsEvent([msg]));
+    expect(w.deferred).toEqual([1]);
+    // The person's re-run, through GitHub's API, while the run waits.
+    const token = h.sim.issueToken(installations);
+    const person = await fetch(`${h.sim.url}/repos/${i.repo}/actions/runs/${b.id}/rerun-failed-jobs`, {
+      method: 'POST',
+      headers: { authorization: `token ${token}` },
+    });
+    expect(person.status).toBe(201);
+    now += 1000;
+    const mid = h.sim.requests.length;
+    await w.worker(h.sqsEvent([msg]));
+    expect(h.sim.requests.slice(mid).map((r) => [`${r.method} ${r.path}`, r.status])).toEqual([
+      [`GET /repos/${i.repo}/actions/runs/${b.id}/jobs`, 200],
+    ]);
+    expect(w.outcomes.at(-1)).toMatchObject({
+      decision: 'duplicate',
+      reason: expect.stringMatching(/already re-run: the run is at attempt 2/),
+    });
+    // Only the person's re-run: reprise sent none.
+    expect(h.sim.rerunTally(b.id)).toMatchObject({ received: 1, accepted: 1 });
   });
 
   it('a turn that comes back later than the allowance takes a new slot instead of bursting with the others', async () => {

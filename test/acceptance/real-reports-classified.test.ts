@@ -21,7 +21,11 @@ function jobOf(r: Report): JobFacts {
  */
 function evidenceOf(r: Report): { first: JobEvidence; withLog: JobEvidence } {
   const annotations =
-    r.where === 'annotation' ? r.messages.map((m) => ann(m)) : r.conclusion === 'cancelled' ? [ann(ECHO)] : [];
+    r.where === 'annotation'
+      ? [...(r.warnings ?? []).map((w) => ann(w, 'warning')), ...r.messages.map((m) => ann(m))]
+      : r.conclusion === 'cancelled'
+        ? [ann(ECHO)]
+        : [];
   const first: JobEvidence = { signals: [], annotations };
   const log = logErrors(...(r.where === 'log' ? r.messages : []));
   return { first, withLog: { ...first, log } };
@@ -61,6 +65,7 @@ describe('the corpus of real reports holds what the issue asks for', () => {
     ['the cancellation echo alone', 'echo-only'],
     ["the container hook's text beside the job's own failure", 'container-hook'],
     ['jobs GitHub did not start for a billing lock or a spending limit', 'billing'],
+    ['actions that are not there, not allowed, or not reachable from the job’s own network', 'action-setup'],
   ])('covers %s', (_what, family) => {
     expect(REPORTS.some((r) => r.family === family)).toBe(true);
   });
@@ -73,6 +78,11 @@ describe('the corpus of real reports holds what the issue asks for', () => {
     ['a hosted runner that could not be provisioned', /error occurred while provisioning resources/],
     ['a runner deprovisioned under a running job', /Received request to deprovision/],
     ['a provision message that could not be sent', /failure in sending the provision message/],
+    ['actions GitHub could not resolve (Set up job)', /^Failed to resolve action download info\.$/],
+    [
+      'an action download GitHub answered with a server error',
+      /^Response status code does not indicate success: 5\d\d /,
+    ],
   ])('covers GitHub’s platform failure: %s', (_what, text) => {
     expect(REPORTS.some((r) => r.label === 'infra' && r.messages.some((m) => text.test(m)))).toBe(true);
   });

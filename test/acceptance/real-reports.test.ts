@@ -27,9 +27,14 @@ interface DecisionLine {
 
 /** The failed job the report describes: its text as an annotation, or as error lines of its log. */
 function jobOf(r: Report): SimJobSpec {
-  const annotations = (r.where === 'annotation' ? r.messages : r.conclusion === 'cancelled' ? [ECHO] : []).map(
+  const failures = (r.where === 'annotation' ? r.messages : r.conclusion === 'cancelled' ? [ECHO] : []).map(
     (message) => ({ level: 'failure' as const, message }),
   );
+  const warnings = (r.where === 'annotation' ? (r.warnings ?? []) : []).map((message) => ({
+    level: 'warning' as const,
+    message,
+  }));
+  const annotations = [...warnings, ...failures];
   const log = r.where === 'log' ? `${r.messages.map((m) => errorLine(m)).join('\n')}\n` : undefined;
   return {
     name: r.id.slice(0, 100),

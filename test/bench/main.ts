@@ -18,6 +18,7 @@ import { measureLatency, printLatency } from './latency.js';
 import { HELP, parseOptions } from './options.js';
 import { measureRequests, printRequests } from './requests.js';
 import { measureWave, printWave } from './wave.js';
+import { measureRecovery, printRecovery } from './recovery.js';
 import { medianRun } from './repeat.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -109,6 +110,10 @@ async function main(): Promise<void> {
       (r) => r.drainMs,
     );
     console.log(printWave(m.wave));
+  }
+  if (runs(8)) {
+    m.recovery = await timed('section 8', () => measureRecovery(opts));
+    console.log(printRecovery(m.recovery));
   }
   const cost =
     runs(6) && m.requests && m.intake && deployment

@@ -5,7 +5,7 @@ export interface BenchOptions {
   readonly latencyMs: number;
   /** Smaller counts, for a smoke test. */
   readonly quick: boolean;
-  /** Sections to run (1–7); all when absent. */
+  /** Sections to run (1–8); all when absent. */
   readonly only?: ReadonlySet<number>;
   /** Runs of each timed section (2, 3, 4, 7); its goals are judged on the median run. */
   readonly repeat: number;
@@ -17,7 +17,9 @@ Measures reprise against the GitHub simulator and writes bench/results.json and
 docs/performance-requests.svg. Sections: 1 GitHub requests per decision,
 2 webhook-to-re-run latency, 3 burst of completed runs, 4 intake in-process,
 5 bundle size and load time, 6 cost per 10,000 decisions (needs 1 and 4),
-7 spot wave: 1,000 runs of one installation paced under a secondary limit.
+7 spot wave: 1,000 runs of one installation paced under a secondary limit,
+8 time to recovery with early_recovery last_job and off, on GitHub's 10-minute
+job lease (the quick form shortens it to 20 s).
 
   --latency MS   latency of every simulated GitHub request (default 100)
   --quick        smaller counts (a smoke run, well under a minute)
@@ -45,7 +47,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   if (values.only !== undefined) {
     only = new Set(values.only.split(',').map((s) => Number(s.trim())));
     for (const n of only) {
-      if (!Number.isInteger(n) || n < 1 || n > 7) throw new Error(`--only: sections are 1 to 7, got "${values.only}"`);
+      if (!Number.isInteger(n) || n < 1 || n > 8) throw new Error(`--only: sections are 1 to 8, got "${values.only}"`);
     }
   }
   const quick = values.quick ?? false;

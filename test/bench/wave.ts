@@ -12,6 +12,7 @@ import { planWave } from '../support/wave.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { startCompiledRuntime } from '../support/compiled-runtime.js';
 import { type Cell, ms, table } from './format.js';
+import { tally } from './meters.js';
 import { TreeSampler } from './process-tree.js';
 
 export interface WaveBenchResult {
@@ -30,6 +31,8 @@ export interface WaveBenchResult {
   readonly dropped: number;
   /** Every GitHub request the wave cost, waits and copies included, per run. */
   readonly requestsPerRun: number;
+  /** Those GitHub counts against the installation's rate limit, per run: 304s and token exchanges are not. */
+  readonly rateLimitedPerRun: number;
   readonly peakRssMb: number;
 }
 
@@ -68,6 +71,7 @@ export async function measureWave(opts: { latencyMs: number; quick: boolean }): 
       duplicates: w.doubled,
       dropped: w.never,
       requestsPerRun: (sim.requests.length - before) / runs,
+      rateLimitedPerRun: tally(sim.requests.slice(before)).counted / runs,
       peakRssMb: memory.stop().peakBytes / (1024 * 1024),
     };
   } finally {
@@ -88,6 +92,7 @@ export function printWave(r: WaveBenchResult): string {
     ['runs re-run twice', r.duplicates],
     ['runs never re-run', r.dropped],
     ['GitHub requests per run (waits and copies included)', r.requestsPerRun.toFixed(2)],
+    ['of them counted against the rate limit (304s free)', r.rateLimitedPerRun.toFixed(2)],
     ['peak RSS of the runtime process', `${r.peakRssMb.toFixed(0)} MB`],
   ];
   return table(

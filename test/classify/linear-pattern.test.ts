@@ -86,6 +86,26 @@ const ADVERSARIES: Record<string, { prefix: string; nearMatch: string }> = {
     prefix: 'received request to deprovision: ',
     nearMatch: 'Received request to deprovision: The request was cancelled by the remote provid',
   },
+  'platform-action-resolve': {
+    prefix: 'failed to resolve action ',
+    nearMatch: 'Failed to resolve action download info',
+  },
+  'platform-action-download': {
+    prefix: "failed to download archive '",
+    nearMatch: "Failed to download archive 'https://api.github.com/repos/a/b/tarball/c' after 3 attempt",
+  },
+  'platform-action-download-warning': {
+    prefix: "failed to download action '",
+    nearMatch: "Failed to download action 'x'. Error: Response status code does not indicate success: 50",
+  },
+  'platform-action-server-error': {
+    prefix: 'response status code does not indicate success: 503 (',
+    nearMatch: 'Response status code does not indicate success: 503 (Service Unavailable) ',
+  },
+  'platform-action-resolve-timeout': {
+    prefix: 'the http request timed out after ',
+    nearMatch: 'The HTTP request timed out after 00:01:40 x',
+  },
   'cancellation-echo': { prefix: ' ', nearMatch: 'The operation was canceled. ' },
   'fail-fast': { prefix: 'the strategy ', nearMatch: 'The strategy configuration was canceled becaus' },
   'exit-code': { prefix: 'process completed with exit code ', nearMatch: 'Process completed with exit code x' },

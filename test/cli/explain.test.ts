@@ -119,6 +119,24 @@ describe('reprise explain', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('with --table: a pause of the repository shows who, why and until when, and that the worker decides paused', async () => {
+    const run = h.sim.addRun({ repo: 'acme/explain-paused', jobs: [lostJob('test', 'runner-17')] });
+    const pauses = h.ledger.pauses;
+    await pauses.pause({ scope: 'acme/explain-paused', by: 'ops@box', reason: 'drill' });
+    try {
+      const io = captureIo(appEnv(h.sim.url), { dynamodb: h.dynamo.client });
+      expect(await explain(['acme/explain-paused', String(run.id), '--table', TABLE], io), io.err()).toBe(0);
+      expect(io.out()).toMatch(/^Paused: {3}acme\/explain-paused paused by ops@box since \S+, until resumed: drill$/m);
+      expect(io.out()).toContain('but re-runs are paused: the worker decides "paused"');
+      const json = captureIo(appEnv(h.sim.url), { dynamodb: h.dynamo.client });
+      expect(await explain(['acme/explain-paused', String(run.id), '--table', TABLE, '--json'], json)).toBe(0);
+      expect((JSON.parse(json.out()) as { pause: string }).pause).toMatch(/paused by ops@box/);
+      expect(writes()).toEqual([]);
+    } finally {
+      await pauses.resume('acme/explain-paused');
+    }
+  });
+
   it('an exact runner signal from the table (--table) is consulted as the worker would', async () => {
     const run = h.sim.addRun({
       repo: 'acme/explain',

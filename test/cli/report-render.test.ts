@@ -24,11 +24,29 @@ const report = (over: Partial<Report> = {}): Report => ({
   interruptions: { total: 0, byInstanceType: [], byZone: [] },
   topRepositories: [{ name: 'acme/web', minutes: 1234.5, jobs: 4 }],
   topWorkflows: [{ name: 'acme/web · CI', repository: 'acme/web', workflow: 'CI', minutes: 1234.5, jobs: 4 }],
+  recovery: {
+    reruns: 3,
+    early: 2,
+    p50SecondsToRerun: 31,
+    p95SecondsToRerun: 48,
+    waitedForGitHubMinutes: 10.2,
+    p50WaitedForGitHubSeconds: 612,
+  },
   ...over,
 });
 
 describe('reportText: the report for a terminal', () => {
   const text = reportText(report(), 'table reprise');
+
+  it('a pause in force heads the report with who paused, why and until when, in text and on the page', () => {
+    const paused = report({ pausedNow: ['every repository paused by ops since S, until resumed: <incident>'] });
+    expect(reportText(paused, 't').split('\n')[2]).toBe(
+      'PAUSED NOW: every repository paused by ops since S, until resumed: <incident>',
+    );
+    expect(reportHtml(paused, 't')).toContain('re-runs paused now');
+    expect(reportHtml(paused, 't')).toContain('&lt;incident&gt;');
+    expect(text).not.toContain('PAUSED');
+  });
 
   it('says the period to the minute and where it was read, then each figure with what it means', () => {
     const lines = text.split('\n');
@@ -41,6 +59,12 @@ describe('reportText: the report for a terminal', () => {
     expect(text).toContain('Runner minutes lost to infrastructure: 1,234.5 min over 4 job(s)\n');
     expect(text).toContain('Estimated cost: $15.43 at $0.0125 per minute');
     expect(text).toContain('Lost jobs by evidence: signal 4');
+    expect(text).toContain(
+      'Time to recovery (from the loss to the accepted re-run, 3 re-run(s) with an exact signal, 2 ended early): p50 31 s, p95 48 s',
+    );
+    expect(text).toContain(
+      'Minutes waited for GitHub to fail lost jobs: 10.2 min (p50 612 s a run): what early_recovery would save',
+    );
     expect(text).toMatch(/^ {2}acme\/web +CI +1234\.5 +4$/m);
   });
 

@@ -230,10 +230,10 @@ describe('reprise setup: the GitHub App manifest flow', () => {
     });
   });
 
-  it('the served manifest asks for contents: write and pull_requests: write only with --merge-queue', async () => {
+  it('defaults match permissions: the served manifest asks by default for what merge_queue: requeue (the default) needs; --no-merge-queue declines', async () => {
     let id = 424_300;
     for (const [flags, expected] of [
-      [[], { contents: 'read', pull_requests: 'read' }],
+      [[], { contents: 'write', pull_requests: 'write', merge_queues: 'write' }],
       [['--no-merge-queue'], { contents: 'read', pull_requests: 'read' }],
       [['--merge-queue'], { contents: 'write', pull_requests: 'write', merge_queues: 'write' }],
     ] as const) {
@@ -247,6 +247,13 @@ describe('reprise setup: the GitHub App manifest flow', () => {
       await callback(page, { code: newCode(++id), state: page.state });
       expect(await done).toBe(0);
     }
+  });
+
+  it('--merge-queue with --no-merge-queue is refused as bad usage', async () => {
+    const io = captureIo({ GITHUB_API_URL: sim.url });
+    const args = ['--dotenv', join(dir, 'both.env'), '--webhook-url', 'https://h.example.com/webhook'];
+    expect(await setup([...args, '--merge-queue', '--no-merge-queue'], io)).toBe(2);
+    expect(io.err()).toContain('pass --merge-queue or --no-merge-queue, not both');
   });
 
   it('--report check_run reaches the served manifest as checks: write', async () => {

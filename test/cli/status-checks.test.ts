@@ -234,6 +234,11 @@ describe('status checks: the last decisions', () => {
         return list;
       },
       facts: async () => ({ decisions: [], outcomes: [], signals: [] }),
+      pauses: {
+        list: async () => [],
+        pause: () => Promise.reject(new Error('not paused here')),
+        resume: async () => undefined,
+      },
     };
   };
 
@@ -264,6 +269,11 @@ describe('status checks: the EKS pod listings', () => {
     where: 'DynamoDB table t',
     list: async () => [],
     facts: async () => ({ decisions: [], outcomes: [], signals: [] }),
+    pauses: {
+      list: async () => [],
+      pause: () => Promise.reject(new Error('not paused here')),
+      resume: async () => undefined,
+    },
     eksListings: async () => listings,
   });
 

@@ -16,6 +16,7 @@ import {
 } from '../../lib/config/repo-settings.js';
 import { MAX_ATTEMPTS_LIMIT, SETTING_NAMES, settingOf } from '../../lib/config/settings-schema.js';
 import { platformErrorsMode } from '../../lib/decide/decide.js';
+import { earlyRecoveryMode } from '../../lib/decide/early-recovery.js';
 import { maxRequeues, mergeQueueMode } from '../../lib/decide/merge-group.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { RepoConfig } from '../../lib/model.js';
@@ -39,6 +40,7 @@ const DECIDED: Partial<Record<keyof RepoConfig, (c: RepoConfig) => unknown>> = {
   mergeQueue: mergeQueueMode,
   maxRequeues,
   platformErrors: platformErrorsMode,
+  earlyRecovery: earlyRecoveryMode,
 };
 
 const UNCAPPED: RepoConfig = { ...BUILT_IN_DEFAULTS, maxAttempts: MAX_ATTEMPTS_LIMIT };

@@ -92,6 +92,7 @@ describe('the fail-closed rules are declared with each setting in the schema', (
         'merge_queue',
         'max_requeues',
         'platform_errors',
+        'early_recovery',
       ].sort(),
     );
     expect(settingOf('report').failClosed).toEqual({ keeps: 'check_run' });

@@ -22,8 +22,9 @@ describe('resourcesOf', () => {
     ['intake', ['table', 'workQueue', 'webhookSecret']],
     ['worker', ['table', 'workQueue', 'githubAppSecret']],
     ['reconciler', ['table', 'workQueue', 'githubAppSecret']],
-    ['signalIntake', ['table', 'signalSecret']],
-    ['ec2Signal', ['table']],
+    // The signal functions send early recovery's requests to the work queue.
+    ['signalIntake', ['table', 'workQueue', 'signalSecret']],
+    ['ec2Signal', ['table', 'workQueue']],
   ] as const)('%s reads %j', (fn, want) => {
     expect(resourcesOf(fn)).toEqual(want);
   });
@@ -38,9 +39,10 @@ describe('resourceEnvironment', () => {
   it('hands a function only the resources it reads, under their variables', () => {
     expect(resourceEnvironment('signalIntake', VALUES)).toEqual({
       TABLE_NAME: VALUES.table,
+      QUEUE_URL: VALUES.workQueue,
       SIGNAL_SECRET_ARN: VALUES.signalSecret,
     });
-    expect(resourceEnvironment('ec2Signal', VALUES)).toEqual({ TABLE_NAME: VALUES.table });
+    expect(resourceEnvironment('ec2Signal', VALUES)).toEqual({ TABLE_NAME: VALUES.table, QUEUE_URL: VALUES.workQueue });
   });
 });
 

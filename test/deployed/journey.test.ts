@@ -221,6 +221,54 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
     expect(d.sim.rerunTally(run.id).accepted).toBe(1);
   });
 
+  it('issue 40: an EC2 terminated state change through the signal function asks the worker (the one function with GitHub credentials) to end the run; one force-cancel, then one re-run', async () => {
+    const { installationId, account } = lostRun('moto-early-other');
+    const instanceId = 'i-0e1a2b3c4d5e6f708';
+    const repo = `${account}/moto-early`;
+    d.sim.setRepoFile(repo, '.github/reprise.yml', 'early_recovery: last_job\n');
+    d.sim.rerunFailedJobsIncludesCancelled = true;
+    const run = d.sim.addRun({
+      repo,
+      jobs: [
+        { name: 'lint', conclusion: 'success' },
+        { name: 'test', conclusion: null, status: 'in_progress', runnerName: `gh-runner-${instanceId}` },
+      ],
+    });
+    // The intake records the job on its runner from its `workflow_job` `in_progress`.
+    const job = run.job('test')!;
+    const inProgress = {
+      ...workflowJobPayload(d.sim, run.id, job.id, 'in_progress'),
+      installation: { id: installationId },
+    };
+    expect((await deliver('workflow_job', inProgress)).status).toBe(202);
+    // EventBridge invokes the EC2 signal function with the state change as AWS sends it.
+    await d.fn.ec2Signal.invoke({
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'EC2 Instance State-change Notification',
+      source: 'aws.ec2',
+      account: '123456789012',
+      time: new Date().toISOString(),
+      region: 'eu-west-1',
+      resources: [`arn:aws:ec2:eu-west-1:123456789012:instance/${instanceId}`],
+      detail: { 'instance-id': instanceId, state: 'terminated' },
+    });
+    // The request waits in the work queue; the worker proves the loss and ends the run.
+    expect(await d.drain()).toBeGreaterThanOrEqual(1);
+    expect(d.sim.count('POST', new RegExp(`/actions/runs/${run.id}/force-cancel$`))).toBe(1);
+    expect(d.sim.run(run.id).status).toBe('completed');
+    expect(d.fn.worker.named('early recovery').find((l) => l.run_id === run.id)).toMatchObject({ outcome: 'ended' });
+    // The run's completion, as GitHub delivers it, is decided as the lost job it is.
+    expect((await deliver('workflow_run', workflowRunPayload(d.sim, run.id, installationId))).status).toBe(202);
+    await d.drain();
+    expect(decisionOf(run.id)).toEqual([expect.objectContaining({ decision: 'retried' })]);
+    expect(d.fn.worker.named('job').find((l) => l.run_id === run.id)).toMatchObject({
+      verdict: 'infra',
+      source: 'signal',
+    });
+    expect(d.sim.rerunTally(run.id)).toMatchObject({ received: 1, accepted: 1 });
+  });
+
   it('the reconciler: with -c report=check_run the deployed reconciler reports a stuck-queued job with a check run', async () => {
     const run = d.sim.addRun({
       repo: 'other/moto-stuck',
@@ -377,7 +425,7 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
     }
     expect([...new Set(refused)]).toEqual([]);
     const signalKeys = d.tableCalls.signalIntake.flatMap((c) => c.leadingKeys ?? ['(scan)']);
-    expect(signalKeys.filter((pk) => !/^(RUNNER|SIGNALPOST)#/.test(pk))).toEqual([]);
+    expect(signalKeys.filter((pk) => !/^(RUNNER|SIGNALPOST|RUNNERJOB)#/.test(pk))).toEqual([]);
     expect(signalKeys).toContain('RUNNER#moto-agent-runner');
     // The evaluator is not lenient: the same policy refuses the intake's requests on the worker's items.
     const intakePolicy = statementsOfRole(d.stack.resources, roleOfFunction(d.stack.resources, d.ids.signalIntake));

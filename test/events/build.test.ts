@@ -80,6 +80,7 @@ describe('decisionEvent', () => {
     duplicate: false,
     expired: true,
     abandoned: true,
+    paused: false,
   };
   it.each(Object.entries(FINAL) as [DecisionKind, boolean][])(
     '%s: final_failure is %s, of the documented shape',

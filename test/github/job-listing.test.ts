@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IncompleteListingError } from '../../lib/errors.js';
 import { createClientFactory } from '../../lib/github/client.js';
-import { listJobs } from '../../lib/github/job-listing.js';
+import { listJobs, listJobsIfChanged, listJobsTagged } from '../../lib/github/job-listing.js';
 import { repoRequests } from '../../lib/github/repo-requests.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { type SimRepo, simRepoForTests } from './sim-repo.js';
@@ -56,6 +56,44 @@ describe('listJobs (simulator)', () => {
     });
     const [job] = await listJobs(calls(), ATTEMPT_JOBS, { run_id: run.id, attempt_number: 1 }, 1, 'the run');
     expect(job).toMatchObject({ status: 'queued', conclusion: null, runnerName: null, completedAt: null });
+  });
+});
+
+describe('a listing asked again on its ETag (simulator)', () => {
+  let gh: SimRepo;
+  simRepoForTests((r) => (gh = r));
+  const latest = (runId: number) => [LATEST_JOBS, { run_id: runId, filter: 'latest' }, undefined, 'latest'] as const;
+  const statuses = () => gh.sim.requests.filter((r) => r.path.endsWith('/jobs')).map((r) => r.status);
+
+  it('a one-page listing keeps its ETag; asked again on it, an unchanged listing is GitHub’s 304 (free of rate limit), not a listing', async () => {
+    const run = gh.sim.addRun({ repo: gh.repo, jobs: [{ name: 'unit', conclusion: 'failure' }] });
+    const first = await listJobsTagged(gh.requests(), ...latest(run.id));
+    expect(first.jobs.map((j) => j.name)).toEqual(['unit']);
+    expect(first.etag).toMatch(/^W\/"[0-9a-f]{64}"$/);
+    expect(await listJobsIfChanged(gh.requests(), ...latest(run.id), first.etag!)).toEqual({ kind: 'unchanged' });
+    expect(statuses()).toEqual([200, 304]);
+  });
+
+  it('a listing that changed (a person re-ran the run meanwhile) comes in full, the new attempt seen, with its new ETag', async () => {
+    const run = gh.sim.addRun({ repo: gh.repo, jobs: [{ name: 'unit', conclusion: 'failure' }] });
+    const first = await listJobsTagged(gh.requests(), ...latest(run.id));
+    expect(await gh.api().rerunFailedJobs(run.id)).toMatchObject({ accepted: true });
+    const again = await listJobsIfChanged(gh.requests(), ...latest(run.id), first.etag!);
+    expect(again.kind).toBe('listed');
+    if (again.kind !== 'listed') return;
+    expect(again.jobs.map((j) => j.runAttempt)).toEqual([2]);
+    expect(again.etag).toMatch(/^W\//);
+    expect(again.etag).not.toBe(first.etag);
+    expect(statuses()).toEqual([200, 200]);
+  });
+
+  it('a listing of more than one page keeps no ETag: a 304 on its first page would say nothing of the others', async () => {
+    const jobs = Array.from({ length: 150 }, (_, i) => ({ name: `shard ${i}`, conclusion: 'success' as const }));
+    const run = gh.sim.addRun({ repo: gh.repo, jobs });
+    const listed = await listJobsTagged(gh.requests(), ...latest(run.id));
+    expect(listed.jobs).toHaveLength(150);
+    expect(listed.etag).toBeUndefined();
+    expect(statuses()).toEqual([200, 200]);
   });
 });
 

@@ -25,12 +25,26 @@ describe('RepoApi reads a run (simulator)', () => {
     expect(api.requests).toBe(1);
   });
 
-  it('getRun, runRecord and listLatestJobs of a run GitHub does not know: NotFoundError', async () => {
+  it('getRun, runRecord and latestJobs of a run GitHub does not know: NotFoundError', async () => {
     const api = gh.api();
     await expect(api.getRun(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
     await expect(api.runRecord(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(api.listLatestJobs(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(api.latestJobs(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
     await expect(api.jobStatus(99_999_999)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(api.latestJobsIfChanged(99_999_999, 'W/"0"')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('latestJobs carries the listing’s ETag; latestJobsIfChanged on it is unchanged (a 304, counted as sent), and listed again once the run moved on', async () => {
+    const run = gh.sim.addRun({ repo: gh.repo, jobs: [{ name: 'unit', conclusion: 'failure' }] });
+    const api = gh.api();
+    const { etag } = await api.latestJobs(run.id);
+    expect(etag).toMatch(/^W\/"/);
+    expect(await api.latestJobsIfChanged(run.id, etag!)).toEqual({ kind: 'unchanged' });
+    // The decision line counts what was sent, 304s included.
+    expect(api.requests).toBe(2);
+    await api.rerunFailedJobs(run.id);
+    const again = await api.latestJobsIfChanged(run.id, etag!);
+    expect(again).toMatchObject({ kind: 'listed', jobs: [expect.objectContaining({ name: 'unit', runAttempt: 2 })] });
   });
 
   it('runRecord: the run, or one attempt of it, as GitHub reports it', async () => {
@@ -59,7 +73,7 @@ describe('RepoApi reads a run (simulator)', () => {
       ]),
     );
     expect(attempt.find((j) => j.name === 'unit')?.runnerName).toBe('r-1');
-    const latest = await api.listLatestJobs(run.id);
+    const { jobs: latest } = await api.latestJobs(run.id);
     expect(latest.map((j) => j.name).sort()).toEqual(['lint', 'unit']);
     expect(gh.sim.count('GET', new RegExp(`/actions/runs/${run.id}/jobs`))).toBe(1);
   });

@@ -92,13 +92,15 @@ describe('IAM', () => {
     expect(statements.flatMap(actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
   });
 
-  it('lets only the intake and the reconciler send to the work queue, and only the worker consume it', () => {
+  it('lets only the intake, the reconciler and the two signal functions (early recovery’s requests) send to the work queue, and only the worker consume it', () => {
     const queue = logicalId(t, 'AWS::SQS::Queue', 'RepriseWorkQueue');
     const onQueue = (a: string) =>
       [...policiesByRole()]
         .filter(([, st]) => st.some((s) => actions(s).includes(a) && JSON.stringify(s.Resource).includes(`"${queue}"`)))
         .map(([role]) => role);
-    expect(onQueue('sqs:SendMessage').sort()).toEqual([roleOf('Intake'), roleOf('Reconciler')].sort());
+    expect(onQueue('sqs:SendMessage').sort()).toEqual(
+      [roleOf('Intake'), roleOf('Reconciler'), roleOf('Ec2Signal'), roleOf('SignalIntake')].sort(),
+    );
     expect(onQueue('sqs:ReceiveMessage')).toEqual([roleOf('Worker')]);
   });
 

@@ -77,6 +77,7 @@ const EVERY_KIND = [
   keys.signalSignature('sig'),
   keys.repoOutcomeAt(1, 2, '2026-01-01T00:00:00Z', 'a'),
   keys.repoBreaker(1, 2),
+  keys.recoveryEnd(1, 2, 1),
 ].map((k) => k.pk);
 
 /** A statement with its lists sorted, as CDK may order them. */
@@ -122,14 +123,18 @@ describe("each function's table access is limited to the key prefixes and action
     },
   );
 
-  it('the internet-facing signal intake writes signal items only: a runner signal and its post time, nothing else, and reads nothing else', () => {
+  it('the internet-facing signal intake writes signal items only: a runner signal and its post time, nothing else, and reads only which jobs run on a runner', () => {
     expect(may('signalIntake', 'PutItem', keys.runnerSignal('r', 't', 'e').pk)).toBe(true);
     expect(may('signalIntake', 'PutItem', keys.signalPost('e').pk)).toBe(true);
     expect(may('signalIntake', 'GetItem', keys.signalPost('e').pk)).toBe(true);
     // An HMAC post's signature, marked used so the same body cannot count twice.
     expect(may('signalIntake', 'PutItem', keys.signalSignature('sig').pk)).toBe(true);
     expect(may('signalIntake', 'GetItem', keys.signalSignature('sig').pk)).toBe(false);
-    const own = ['RUNNER#', 'SIGNALPOST#', 'SIGNALSIG#'];
+    // Early recovery's requests name the jobs on a reported runner: one Query of them, no write.
+    expect(may('signalIntake', 'Query', keys.runnerJobs('r').pk)).toBe(true);
+    for (const action of [...WRITES, 'GetItem'])
+      expect(may('signalIntake', action, keys.runnerJobs('r').pk), `${action} RUNNERJOB#`).toBe(false);
+    const own = ['RUNNER#', 'SIGNALPOST#', 'SIGNALSIG#', 'RUNNERJOB#'];
     const other = EVERY_KIND.filter((pk) => !own.some((p) => pk.startsWith(p)));
     expect(other.length).toBeGreaterThan(10);
     for (const pk of other) {

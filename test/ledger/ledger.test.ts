@@ -7,7 +7,7 @@ import { composeEc2SignalRecorder, composeSignalIntake } from '../../lib/compose
 import { composeWorker } from '../../lib/compose/worker.js';
 import { runtimeSettings } from '../../lib/config/env.js';
 import { intakeSettings } from '../../lib/config/function-settings.js';
-import { openLedger } from '../../lib/ledger/ledger.js';
+import { openIntakeLedger, openLedger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { RunQueue } from '../../lib/queue/run-queue.js';
@@ -129,5 +129,31 @@ describe('openLedger: the one door to the table', () => {
     composeWorker(settings, { ledger, client: noClient, owner: 'w', defer: async () => undefined, ...obs });
     composeReconciler(settings, { ledger, queue, client: noClient, ...obs });
     expect(watch.made()).toBe(0);
+  });
+});
+
+describe('openIntakeLedger: the intake’s stores alone', () => {
+  it('opens the stores the intake uses on one document client, reading what the whole ledger wrote', async () => {
+    const watch = watchDocumentClients();
+    const intake = openIntakeLedger(dynamo.client, TABLE, () => T);
+    expect(Object.keys(intake).sort()).toEqual(
+      ['branchRuns', 'deliveries', 'outcomes', 'queuedJobs', 'recoveries', 'runnerJobs'].sort(),
+    );
+    const request = {
+      v: 1 as const,
+      kind: 'recovery' as const,
+      installationId: 7,
+      repository: { id: 9, owner: 'acme', name: 'app' },
+      runId: 77,
+      jobId: 5,
+      runnerName: 'r',
+      trigger: 'signal' as const,
+    };
+    await openLedger(dynamo.client, TABLE, () => T).recoveries.awaitSiblings(request);
+    expect(await intake.recoveries.waiting(9, 77)).toEqual(request);
+    await intake.deliveries.markSeen('guid-intake', 'workflow_job');
+    expect(await intake.deliveries.isSeen('guid-intake')).toBe(true);
+    // The client's one document client, shared with the whole ledger opened on it.
+    expect(watch.senders.size).toBe(1);
   });
 });

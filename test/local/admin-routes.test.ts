@@ -156,4 +156,45 @@ describe('the operator routes of the local runtime', () => {
       body: { error: 'this runtime has no dead-letter queue' },
     });
   });
+
+  describe('pause and resume (reprise pause, reprise resume)', () => {
+    const post = (body: unknown) => event({ body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+    it('POST /pause writes a pause that GET /pauses lists and POST /resume lifts, each logged', async () => {
+      const paused = answer(
+        await routes['POST /pause'](post({ scope: 'Acme', by: 'ops@box', reason: 'drill', forMs: 60_000 })),
+      );
+      expect(paused.status).toBe(200);
+      expect(paused.body.pause).toMatchObject({ scope: 'acme', by: 'ops@box', reason: 'drill' });
+      const listed = answer(await routes['GET /pauses'](event()));
+      expect(listed.body.pauses).toEqual([expect.objectContaining({ scope: 'acme' })]);
+      expect(log.named('paused by the operator')).toEqual([expect.objectContaining({ scope: 'acme' })]);
+      const resumed = answer(await routes['POST /resume'](post({ scope: 'acme' })));
+      expect(resumed.body.resumed).toMatchObject({ scope: 'acme', reason: 'drill' });
+      expect(answer(await routes['POST /resume'](post({ scope: 'acme' }))).body).toEqual({ resumed: null });
+      expect(answer(await routes['GET /pauses'](event())).body.pauses).toEqual([]);
+    });
+
+    it.each([
+      ['not JSON', 'nope', /body is not JSON/],
+      ['no reason', { scope: '*', by: 'ops' }, /the reason not empty/],
+      ['an empty reason', { scope: '*', by: 'ops', reason: ' ' }, /the reason not empty/],
+      ['a run for a scope', { scope: 'acme/web#12', by: 'ops', reason: 'x' }, /each a string/],
+      ['a negative forMs', { scope: '*', by: 'ops', reason: 'x', forMs: -5 }, /forMs is a whole number/],
+    ])('POST /pause with %s is refused 400', async (_what, body, error) => {
+      const res = answer(await routes['POST /pause'](post(body)));
+      expect(res.status).toBe(400);
+      expect(String(res.body.error)).toMatch(error);
+    });
+
+    it('POST /resume without a scope is refused 400; a runtime without pauses answers 404', async () => {
+      expect(answer(await routes['POST /resume'](post({}))).status).toBe(400);
+      const bare = adminRoutes({
+        ledger: { decisions: h.ledger.decisions, report: h.ledger.report },
+        replay: async () => ({ kind: 'enqueue' }),
+        log,
+      });
+      expect(answer(await bare['GET /pauses'](event())).status).toBe(404);
+    });
+  });
 });

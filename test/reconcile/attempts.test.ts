@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredAttempt } from '../../lib/ledger/attributes.js';
 import { settleOrphan } from '../../lib/reconcile/attempts.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
+import type { RunMessage } from '../../lib/model.js';
 import { INSTALLATION_ID, startHarness, type Harness } from '../support/harness.js';
 import { kit, lostRun } from '../support/reconcile-kit.js';
 
@@ -164,7 +165,7 @@ describe('reconciler: orphaned claims', () => {
       offsetMs: 2_000,
       send: async (m) => {
         if (!queueUp) throw new Error('queue unavailable');
-        sent.push(m.deliveryId);
+        sent.push((m as RunMessage).deliveryId);
       },
     });
     expect(await k.reconciler.sweep()).toMatchObject({ orphansReleased: 0, failed: true });

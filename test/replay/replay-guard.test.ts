@@ -41,6 +41,14 @@ describe('replaying a run attempt: the ledger is read first', () => {
     expect(await l.attempts.get(msg.repository.id, msg.runId, msg.runAttempt)).toBeUndefined();
   });
 
+  it('a run decided paused is given back without --force: the pause kept it for this replay', async () => {
+    const l = ledgerAt();
+    await l.attempts.claim(msg, 'w', LEASE);
+    await l.attempts.finalise(msg, 'w', 'paused', 'would re-run, but every repository paused by ops');
+    expect(await replayGuard(l.attempts, msg, false, l.now())).toEqual({ kind: 'enqueue', released: 'paused' });
+    expect(await l.attempts.get(msg.repository.id, msg.runId, msg.runAttempt)).toBeUndefined();
+  });
+
   it('--force refuses an attempt that was re-run, and names the next attempt to replay instead', async () => {
     const l = ledgerAt();
     await l.attempts.claim(msg, 'w', LEASE);

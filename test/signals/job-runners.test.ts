@@ -12,7 +12,19 @@ describe('jobOnRunnerFrom', () => {
       runId: payload.workflow_job.run_id,
       runnerName: payload.workflow_job.runner_name,
       repository: (payload.repository as { full_name: string }).full_name,
+      repositoryId: (payload.repository as { id: number }).id,
+      // The example is a repository webhook's: no App installation.
+      installationId: null,
     });
+  });
+
+  it('an App delivery names its installation: early recovery acts for it', () => {
+    const payload = {
+      workflow_job: { id: 1, run_id: 2, runner_name: 'r' },
+      repository: { id: 7, full_name: 'acme/a' },
+      installation: { id: 4242 },
+    };
+    expect(jobOnRunnerFrom(payload)).toMatchObject({ repositoryId: 7, installationId: 4242 });
   });
 
   it('a queued job has no runner yet', () => {
@@ -36,6 +48,7 @@ describe('jobOnRunnerFrom', () => {
       runId: 2,
       runnerName: 'r',
       repository: '',
+      installationId: null,
     });
   });
 });

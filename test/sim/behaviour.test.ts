@@ -219,6 +219,72 @@ describe('conditional requests', () => {
   });
 });
 
+describe('conditional job listings', () => {
+  const used = (res: Response) => Number(res.headers.get('x-ratelimit-used'));
+
+  it('a job listing carries a weak ETag of its body; If-None-Match naming it answers 304 with no body, not counted against the rate limit', async () => {
+    const run = sim.addRun({ repo: REPO, jobs: [{ name: 'build', conclusion: 'success' }, lost] });
+    for (const path of [
+      `/repos/${REPO}/actions/runs/${run.id}/jobs?filter=latest`,
+      `/repos/${REPO}/actions/runs/${run.id}/attempts/1/jobs`,
+    ]) {
+      const first = await get(path);
+      expect(first.status).toBe(200);
+      const etag = first.headers.get('etag') ?? '';
+      expect(etag).toMatch(/^W\/"[0-9a-f]{64}"$/);
+      const body = await first.text();
+      const again = await get(path);
+      // The same body, the same ETag: it is a hash of what was sent.
+      expect([again.headers.get('etag'), await again.text()]).toEqual([etag, body]);
+      const usedBefore = used(again);
+      const cached = await get(path, { 'if-none-match': etag });
+      expect(cached.status).toBe(304);
+      expect(await cached.text()).toBe('');
+      expect(cached.headers.get('etag')).toBe(etag);
+      expect(used(cached)).toBe(usedBefore);
+      expect(sim.requests.at(-1)).toMatchObject({ method: 'GET', status: 304 });
+      // Another ETag, or none matching, answers in full and counts.
+      const other = await get(path, { 'if-none-match': 'W/"0000"' });
+      expect([other.status, used(other)]).toEqual([200, usedBefore + 1]);
+    }
+  });
+
+  it('a listing that changed (a person re-ran the run) answers 200 with the new body and a new ETag, counted', async () => {
+    const run = sim.addRun({ repo: REPO, jobs: [{ name: 'build', conclusion: 'success' }, lost] });
+    const path = `/repos/${REPO}/actions/runs/${run.id}/jobs?filter=latest`;
+    const first = await get(path);
+    const etag = first.headers.get('etag') ?? '';
+    const usedBefore = used(first);
+    expect((await post(`/repos/${REPO}/actions/runs/${run.id}/rerun-failed-jobs`)).status).toBe(201);
+    const changed = await get(path, { 'if-none-match': etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    const page = (await changed.json()) as JobsPage;
+    expect(page.jobs.find((j) => j.name === 'test')).toMatchObject({ run_attempt: 2 });
+    // The listing and the re-run POST each counted.
+    expect(used(changed)).toBe(usedBefore + 2);
+  });
+
+  it('each page has its own ETag: a 304 on the first page says nothing of the second', async () => {
+    const jobs = Array.from({ length: 150 }, (_, i) => ({ name: `shard ${i}`, conclusion: 'success' as const }));
+    const run = sim.addRun({ repo: REPO, jobs });
+    const base = `/repos/${REPO}/actions/runs/${run.id}/jobs?filter=latest&per_page=100`;
+    const one = (await get(`${base}&page=1`)).headers.get('etag');
+    const two = (await get(`${base}&page=2`)).headers.get('etag');
+    expect(one).not.toBe(two);
+    expect((await get(`${base}&page=2`, { 'if-none-match': one ?? '' })).status).toBe(200);
+  });
+
+  it('as a control, told to ignore If-None-Match, the simulator answers every listing in full and counts it', async () => {
+    const run = sim.addRun({ repo: REPO, jobs: [lost] });
+    const path = `/repos/${REPO}/actions/runs/${run.id}/jobs?filter=latest`;
+    const etag = (await get(path)).headers.get('etag') ?? '';
+    sim.honoursIfNoneMatch = false;
+    const res = await get(path, { 'if-none-match': etag });
+    expect([res.status, res.headers.get('etag')]).toEqual([200, etag]);
+  });
+});
+
 describe('job logs', () => {
   it('redirects to a signed URL that serves the log, with byte ranges', async () => {
     const log = Array.from({ length: 2000 }, (_, i) => `2026-10-02T16:15:05.0000000Z line ${i}`).join('\n');

@@ -1,7 +1,10 @@
 import type { SimRequest, SimResponse } from './http.js';
 import { rateLimited, type RateLimitShape } from './rate-limits.js';
 
-/** Re-run POSTs and check-run POSTs: the content-generating requests reprise makes. */
+/**
+ * Re-run POSTs and check-run POSTs: the content-generating requests reprise makes. A cancel
+ * creates nothing (no attempt, no check run) and is not among them.
+ */
 export const CONTENT_REQUESTS = /\/actions\/(runs\/\d+\/(rerun|rerun-failed-jobs)|jobs\/\d+\/rerun)$|\/check-runs$/;
 
 /** A GraphQL mutation (`enqueuePullRequest`) creates content as a re-run does. */

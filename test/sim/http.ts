@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SimModel } from './model.js';
 
@@ -68,6 +69,41 @@ export function notFound(docs = DOCS): SimResponse {
 
 export function json(body: unknown, status = 200, headers?: Record<string, string>): SimResponse {
   return { status, body, headers };
+}
+
+/** GitHub's weak ETag of an answer: a hash of its body. */
+export function weakEtag(body: unknown): string {
+  return `W/"${createHash('sha256').update(JSON.stringify(body)).digest('hex')}"`;
+}
+
+/** Whether an `If-None-Match` header names `etag` (weak and strong compared alike, as GitHub does for GETs). */
+export function sameEtag(header: string | string[] | undefined, etag: string): boolean {
+  if (typeof header !== 'string') return false;
+  const bare = (s: string) => s.trim().replace(/^W\//, '');
+  return header.split(',').some((h) => h.trim() === '*' || bare(h) === bare(etag));
+}
+
+/**
+ * A listing answered as GitHub answers one: with a weak ETag of its body, and 304 with no body
+ * when the request's `If-None-Match` names it; the server does not count a 304 against the rate
+ * limit. GitHub, "Best practices for using the REST API", Use conditional requests
+ * (https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api#use-conditional-requests-if-appropriate):
+ * "If the data has not changed, you will receive a 304 Not Modified response. Making a
+ * conditional request does not count against your primary rate limit if a 304 response is
+ * returned". The job listings answer with `W/"<64 hex>"` ETags. Each page is its own answer, with
+ * its own ETag. The model may be told to ignore the condition (a control).
+ */
+export function conditionalJson(
+  req: SimRequest,
+  ctx: SimContext,
+  body: unknown,
+  headers: Record<string, string> = {},
+): SimResponse {
+  const etag = weakEtag(body);
+  if (ctx.model.honoursIfNoneMatch && sameEtag(req.headers['if-none-match'], etag)) {
+    return { status: 304, headers: { etag } };
+  }
+  return json(body, 200, { ...headers, etag });
 }
 
 export function intParam(req: SimRequest, name: string): number | null {

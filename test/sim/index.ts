@@ -2,6 +2,7 @@ import { signAppJwt } from './app-key.js';
 import { ContentLimit, type ContentLimitOptions, type ContentLimitStats } from './content-limit.js';
 import type { Route } from './http.js';
 import { SimModel } from './model.js';
+import type { SimLease } from './lease.js';
 import { workflowJob, workflowRun } from './render-actions.js';
 import { actionsRoutes } from './routes-actions.js';
 import { appRoutes } from './routes-app.js';
@@ -92,6 +93,7 @@ export class GitHubSimulator {
   }
 
   close(): Promise<void> {
+    this.model.lease.close();
     return this.server.close();
   }
 
@@ -218,6 +220,14 @@ export class GitHubSimulator {
     this.server.contentLimit = opts ? new ContentLimit(opts) : null;
   }
 
+  /**
+   * Whether job listings answer a matching `If-None-Match` with 304 (on, as GitHub does). Off
+   * is a control: every listing answered in full and counted, as if no condition were sent.
+   */
+  set honoursIfNoneMatch(on: boolean) {
+    this.model.honoursIfNoneMatch = on;
+  }
+
   /** What the secondary limit on content-generating requests saw; undefined when it is off. */
   get contentLimit(): ContentLimitStats | undefined {
     return this.server.contentLimit?.stats;
@@ -257,6 +267,16 @@ export class GitHubSimulator {
   /** Bytes of job log bodies served by the log host. */
   get logBytesServed(): number {
     return this.server.logBytesServed;
+  }
+
+  /** GitHub's job lease: dead runners, their jobs' end, cancels, and the callbacks for each end. */
+  get lease(): SimLease {
+    return this.model.lease;
+  }
+
+  /** Every cancel and force-cancel POST received, accepted or not. */
+  get cancelRequests(): readonly { kind: 'cancel' | 'force-cancel'; runId: number; status: number; at: number }[] {
+    return this.model.cancelRequests;
   }
 
   /** Called for each new attempt a re-run creates (the attempt is already complete unless a job was left open). */

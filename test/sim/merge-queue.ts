@@ -57,6 +57,14 @@ export function addMergeGroupRun(model: SimModel, spec: SimMergeGroupSpec): SimM
   return { run, groupSha, baseSha, testedHead, branch };
 }
 
+/** A merge group's run ended red: GitHub takes its pull request out of the queue within seconds. */
+export function ejectOnFailure(model: SimModel, run: SimRun): void {
+  const n = /\/pr-(\d+)-/.exec(run.headBranch ?? '')?.[1];
+  if (run.event !== 'merge_group' || run.conclusion === 'success' || n === undefined) return;
+  const pr = model.pull(model.repo(run.repo), Number(n));
+  if (pr) setQueued(pr, false);
+}
+
 function setQueued(pr: SimPullRequest, queued: boolean): void {
   pr.inMergeQueue = queued && pr.state === 'open';
 }

@@ -1,5 +1,6 @@
 import { simAppPrivateKey } from './app-key.js';
 import { IdSource, Rng, gitBlobSha, iso, nodeId } from './ids.js';
+import { SimLease } from './lease.js';
 import { DEFAULT_RUNNER_GROUP, SimRun, buildJob, deriveConclusion, type JobFactory } from './runs.js';
 import type {
   SimApp,
@@ -43,6 +44,11 @@ export interface IssuedToken {
 /** The in-memory state behind every endpoint. */
 export class SimModel implements JobFactory {
   readonly rng = new Rng(1);
+  /**
+   * Whether job listings answer a matching `If-None-Match` with 304, as GitHub does. Off only
+   * as a control: GitHub as if the condition had not been sent.
+   */
+  honoursIfNoneMatch = true;
   readonly ids = new IdSource({
     owner: 90_000_001,
     repo: 700_000_001,
@@ -81,8 +87,12 @@ export class SimModel implements JobFactory {
   readonly reruns: SimRerunRecord[] = [];
   /** Every re-run POST received, accepted or not, in order of arrival. */
   readonly rerunRequests: SimRerunRequest[] = [];
+  /** Every cancel and force-cancel POST received, accepted or not, in order of arrival. */
+  readonly cancelRequests: { kind: 'cancel' | 'force-cancel'; runId: number; status: number; at: number }[] = [];
   readonly hookConfig = { url: 'https://reprise.example.com/webhook', content_type: 'json', insecure_ssl: '0' };
   rerunFailedJobsIncludesCancelled = false;
+  /** Jobs' leases, dead runners and cancels (lease.ts). */
+  readonly lease = new SimLease(this);
   /** Told about every attempt a re-run starts, e.g. to deliver the next workflow_run event. */
   onNewAttempt: ((run: SimRun) => void) | null = null;
   app: SimApp = {

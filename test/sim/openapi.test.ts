@@ -14,6 +14,7 @@ let failed: SimRun;
 let history: SimRun;
 let running: SimRun;
 const reruns: Record<'failed' | 'all' | 'job', SimRun> = {} as Record<'failed' | 'all' | 'job', SimRun>;
+const cancels: Record<'cancel' | 'force', SimRun> = {} as Record<'cancel' | 'force', SimRun>;
 let deliveryId: number;
 
 interface Row {
@@ -157,6 +158,27 @@ const rows: Row[] = [
     '/repos/{owner}/{repo}/actions/runs/{run_id}/rerun',
     201,
     () => `${runPath(() => reruns.all)()}/rerun`,
+  ),
+  r(
+    'cancel a running run',
+    'POST',
+    '/repos/{owner}/{repo}/actions/runs/{run_id}/cancel',
+    202,
+    () => `${runPath(() => cancels.cancel)()}/cancel`,
+  ),
+  r(
+    'force-cancel a running run',
+    'POST',
+    '/repos/{owner}/{repo}/actions/runs/{run_id}/force-cancel',
+    202,
+    () => `${runPath(() => cancels.force)()}/force-cancel`,
+  ),
+  r(
+    'force-cancel a completed run',
+    'POST',
+    '/repos/{owner}/{repo}/actions/runs/{run_id}/force-cancel',
+    409,
+    () => `${runPath(() => failed)()}/force-cancel`,
   ),
   r(
     're-run a job',
@@ -325,6 +347,9 @@ beforeAll(async () => {
       },
     ],
   });
+  const open = [{ name: 'test', conclusion: null, status: 'in_progress' as const, runnerName: 'ghr-live' }];
+  cancels.cancel = sim.addRun({ repo: REPO, jobs: open });
+  cancels.force = sim.addRun({ repo: REPO, jobs: open });
   reruns.failed = sim.addRun({ repo: REPO, jobs });
   reruns.all = sim.addRun({ repo: REPO, jobs });
   reruns.job = sim.addRun({ repo: REPO, jobs });

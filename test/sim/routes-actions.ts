@@ -1,4 +1,14 @@
-import { fail, intParam, json, notFound, paginate, type Route, type SimContext, type SimRequest } from './http.js';
+import {
+  conditionalJson,
+  fail,
+  intParam,
+  json,
+  notFound,
+  paginate,
+  type Route,
+  type SimContext,
+  type SimRequest,
+} from './http.js';
 import { workflowJob, workflowRun } from './render-actions.js';
 import { rerunFailedJobs, rerunJob, rerunRun, type RerunResult } from './reruns.js';
 import type { SimRun } from './runs.js';
@@ -83,7 +93,34 @@ function listRuns(req: SimRequest, ctx: SimContext, runs: SimRun[]) {
   return json({ total_count: filtered.length, workflow_runs: rendered }, 200, headers);
 }
 
+/** Who a token acts as: an App's installation token is its bot, `<slug>[bot]`. */
+const actorOf = (req: SimRequest, ctx: SimContext): string =>
+  req.auth.kind === 'token' && req.auth.installationId !== null ? `${ctx.model.app.slug}[bot]` : 'octocat';
+
+function cancelRoute(kind: 'cancel' | 'force-cancel', anchor: string): Route {
+  const docs = `${RUNS_DOCS}#${anchor}`;
+  return {
+    method: 'POST',
+    template: `/repos/{owner}/{repo}/actions/runs/{run_id}/${kind}`,
+    auth: 'token',
+    resource: 'core',
+    docs,
+    handler: (req, ctx) => {
+      const run = findRun(req, ctx);
+      if (!run) return notFound(docs);
+      const lease = ctx.model.lease;
+      const answer =
+        kind === 'cancel' ? lease.cancel(run, actorOf(req, ctx)) : lease.forceCancel(run, actorOf(req, ctx));
+      const status = answer.ok ? 202 : answer.status;
+      ctx.model.cancelRequests.push({ kind, runId: run.id, status, at: Date.now() });
+      return answer.ok ? json({}, 202) : fail(answer.status, answer.message, docs);
+    },
+  };
+}
+
 export const actionsRoutes: Route[] = [
+  cancelRoute('cancel', 'cancel-a-workflow-run'),
+  cancelRoute('force-cancel', 'force-cancel-a-workflow-run'),
   {
     method: 'GET',
     template: '/repos/{owner}/{repo}/actions/runs',
@@ -144,7 +181,7 @@ export const actionsRoutes: Route[] = [
       if (!run || !attempt) return notFound(`${JOBS_DOCS}#list-jobs-for-a-workflow-run-attempt`);
       const { page, headers } = paginate(attempt.jobs, req, ctx);
       const jobs = page.map((j) => workflowJob(ctx.api, ctx.model, run, j));
-      return json({ total_count: attempt.jobs.length, jobs }, 200, headers);
+      return conditionalJson(req, ctx, { total_count: attempt.jobs.length, jobs }, headers);
     },
   },
   {
@@ -162,7 +199,7 @@ export const actionsRoutes: Route[] = [
       const list = [...all.values()];
       const { page, headers } = paginate(list, req, ctx);
       const jobs = page.map((j) => workflowJob(ctx.api, ctx.model, run, j));
-      return json({ total_count: list.length, jobs }, 200, headers);
+      return conditionalJson(req, ctx, { total_count: list.length, jobs }, headers);
     },
   },
   {

@@ -1,4 +1,4 @@
-import { intParam, json, notFound, type Route } from './http.js';
+import { intParam, json, notFound, type Route, sameEtag } from './http.js';
 import { HTML, pullRequest } from './render-repo.js';
 
 const PULLS_DOCS = 'https://docs.github.com/rest/pulls/pulls#get-a-pull-request';
@@ -6,12 +6,6 @@ const CONTENTS_DOCS = 'https://docs.github.com/rest/repos/contents#get-repositor
 
 function etagOf(sha: string): string {
   return `W/"${sha}"`;
-}
-
-function sameEtag(header: string | string[] | undefined, etag: string): boolean {
-  if (typeof header !== 'string') return false;
-  const bare = (s: string) => s.trim().replace(/^W\//, '');
-  return header.split(',').some((h) => h.trim() === '*' || bare(h) === bare(etag));
 }
 
 export const repoRoutes: Route[] = [

@@ -64,7 +64,7 @@ export function kit(
       send:
         opts.send ??
         (async (message, groupId, deduplicationId) => {
-          sent.push(message);
+          sent.push(message as RunMessage);
           await runQueue.send(message, groupId, deduplicationId);
         }),
     },

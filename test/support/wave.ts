@@ -139,3 +139,53 @@ export async function runWave(
     wallMs: performance.now() - wallStart,
   };
 }
+
+export interface RequestsByRun {
+  /** Run id → requests GitHub counted against the rate limit for it (304s are not). */
+  readonly perRun: ReadonlyMap<number, number>;
+  /** Counted requests no one run made (the organisation's `.github` file). */
+  readonly shared: number;
+  /** Conditional requests answered 304: free. */
+  readonly notModified: number;
+}
+
+const REPO_PATH = /^\/repos\/([^/]+\/[^/]+)\//;
+
+/**
+ * What each run of a wave cost GitHub's rate limit, read from what the simulator received: REST
+ * requests by the run's repository (each run its own repository), GraphQL queries by the jobs
+ * they name. Token exchanges (the App's JWT) and log downloads are not the installation's rate
+ * limit; a 304 is free.
+ */
+export function rateLimitedByRun(sim: GitHubSimulator, runIds: readonly number[]): RequestsByRun {
+  const byRepo = new Map<string, number>();
+  const byNode = new Map<string, number>();
+  for (const id of runIds) {
+    const run = sim.run(id);
+    if (byRepo.has(run.repo)) throw new Error(`runs ${byRepo.get(run.repo)} and ${id} share ${run.repo}`);
+    byRepo.set(run.repo, id);
+    for (const a of run.attempts) for (const j of a.jobs) byNode.set(j.nodeId, id);
+  }
+  const perRun = new Map<number, number>(runIds.map((id) => [id, 0]));
+  let shared = 0;
+  let notModified = 0;
+  for (const r of sim.requests) {
+    if (r.path.startsWith('/app/') || r.path.startsWith('/_logs/')) continue;
+    if (r.status === 304) {
+      notModified++;
+      continue;
+    }
+    const repo = REPO_PATH.exec(r.path)?.[1];
+    const ids =
+      r.path === '/graphql'
+        ? Object.values((r.body as { variables?: Record<string, unknown> } | undefined)?.variables ?? {}).flat()
+        : [];
+    const runs = new Set(repo ? [byRepo.get(repo)] : ids.map((n) => byNode.get(String(n))));
+    runs.delete(undefined);
+    if (runs.size === 1) {
+      const id = [...runs][0]!;
+      perRun.set(id, (perRun.get(id) ?? 0) + 1);
+    } else shared++;
+  }
+  return { perRun, shared, notModified };
+}

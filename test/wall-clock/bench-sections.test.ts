@@ -15,6 +15,7 @@ import { measureLatency } from '../bench/latency.js';
 import { RUNTIME_ANON, RUNTIME_FILE } from '../bench/process-tree.js';
 import { measureRequests } from '../bench/requests.js';
 import { measureWave } from '../bench/wave.js';
+import { measureRecovery } from '../bench/recovery.js';
 
 const quick = { latencyMs: 0, quick: true } as const;
 
@@ -91,12 +92,23 @@ describe('npm run bench -- --quick, section by section', () => {
     }
   }, 300_000);
 
-  it('section 7 (spot wave through npm start): every run re-run once, none refused, at most 4.5 GitHub requests a run', async () => {
+  it('section 7 (spot wave through npm start): every run re-run once, none refused, at most 4.5 GitHub requests a run, at most 4 of them rate-limited', async () => {
     const r = await measureWave(quick);
     expect(r.rerunPosts).toBe(r.runs);
     expect(r.duplicates).toBe(0);
     expect(r.dropped).toBe(0);
     expect(r.refusals).toBe(0);
     expect(r.requestsPerRun).toBeLessThanOrEqual(4.5);
+    // A run that waited lists its jobs again on their ETag: the 304 is free.
+    expect(r.rateLimitedPerRun).toBeLessThanOrEqual(4);
+  }, 300_000);
+
+  it('section 8 (time to recovery through npm start): every lost run re-run once; with last_job one force-cancel each and before the lease, with off none and after it', async () => {
+    const r = await measureRecovery(quick);
+    const [early, off] = r.modes;
+    expect(early).toMatchObject({ mode: 'last_job', reruns: early!.runs, forceCancels: early!.runs });
+    expect(off).toMatchObject({ mode: 'off', reruns: off!.runs, forceCancels: 0 });
+    expect(early!.p95Seconds!).toBeLessThan(r.lease.leaseMs / 1000);
+    expect(off!.p50Seconds!).toBeGreaterThanOrEqual(r.lease.leaseMs / 1000);
   }, 300_000);
 });

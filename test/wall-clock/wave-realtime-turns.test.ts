@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
 import { type CompiledRuntime, startCompiledRuntime } from '../support/compiled-runtime.js';
-import { planWave } from '../support/wave.js';
+import { awaitReruns, deliverWave } from '../support/wave-realtime.js';
+import { planWave, rateLimitedByRun } from '../support/wave.js';
 
 const started: { sim: GitHubSimulator; rt: CompiledRuntime }[] = [];
 afterAll(async () => {
@@ -80,4 +81,29 @@ describe.concurrent('a run that waits for its turn, on the wall clock (compiled 
     expect(p50).toBeLessThanOrEqual(4);
     expect(runIds.every((id) => sim.rerunTally(id).received === 1)).toBe(true);
   }, 120_000);
+
+  it('60 runs of one installation, each in its own repository, each delivered twice, at the deployed pace: every run re-run once at ≤ 4 rate-limited requests, the listing at its turn a free 304', async () => {
+    const RUNS = 60;
+    const sim = await GitHubSimulator.start({ latencyMs: 20 });
+    // The deployed defaults: 80 a minute, 500 an hour, 350 ms between an installation's POSTs.
+    const rt = await start({}, sim);
+    const runIds = planWave(sim, RUNS, 'own-repos', 9603, RUNS);
+    const statuses = await deliverWave(rt, sim, [{ installation: 9603, runIds }], 2);
+    expect(statuses.every((s) => s === 202)).toBe(true);
+    await awaitReruns(sim, runIds, 90_000);
+    const counted = rateLimitedByRun(sim, runIds);
+    const perRun = [...counted.perRun.values()];
+    const relisted = sim.requests.filter((r) => r.method === 'GET' && /\/actions\/runs\/\d+\/jobs$/.test(r.path));
+    console.log(
+      `[reliability] own repositories, deployed pace: rate-limited a run max ${Math.max(...perRun)}, ` +
+        `${counted.notModified} answered 304, ${relisted.length} job listings for ${RUNS} runs`,
+    );
+    expect(runIds.every((id) => sim.rerunTally(id).received === 1)).toBe(true);
+    // Most runs waited for their turn and listed their jobs again; every such listing was a 304.
+    const again = relisted.length - RUNS;
+    expect(again).toBeGreaterThan(RUNS / 2);
+    expect(relisted.filter((r) => r.status === 304)).toHaveLength(again);
+    expect(Math.max(...perRun)).toBeLessThanOrEqual(4);
+    expect(counted.shared).toBeLessThanOrEqual(1);
+  }, 150_000);
 });

@@ -31,7 +31,7 @@ function lostRunReads(job: JobFacts = failedJob()) {
   return {
     job,
     api: fakeRepoApi({
-      listLatestJobs: async () => [job],
+      latestJobs: async () => ({ jobs: [job] }),
       annotationsByGraphql: async () => new Map([[job.id, LOST]]),
     }),
   };
@@ -54,7 +54,7 @@ describe('evaluating a run: the facts the decision asks for, and no more', () =>
     // No budget store: no ceiling; no breaker: never paused.
     expect(ev.facts.budget).toEqual({ limit: 0, used: 0 });
     expect(ev.facts.breaker).toMatchObject({ openUntil: null });
-    expect(api.readsSent).toEqual(['listLatestJobs', 'annotationsByGraphql']);
+    expect(api.readsSent).toEqual(['latestJobs', 'annotationsByGraphql']);
   });
 
   it('a message without the run’s creation time reads the run, then the attempt’s jobs', async () => {
@@ -71,11 +71,28 @@ describe('evaluating a run: the facts the decision asks for, and no more', () =>
   });
 
   it('latest jobs listed at a newer attempt answer duplicate, and the jobs are not read', async () => {
-    const api = fakeRepoApi({ listLatestJobs: async () => [failedJob({ runAttempt: 2 })] });
+    const api = fakeRepoApi({ latestJobs: async () => ({ jobs: [failedJob({ runAttempt: 2 })] }) });
     const ev = await evaluateRun({ message: runMessage(), config: cfg() }, api, deps().d);
     expect(ev.step).toMatchObject({ kind: 'final', decision: 'duplicate' });
     expect(ev.facts.jobs).toBeUndefined();
-    expect(api.readsSent).toEqual(['listLatestJobs']);
+    expect(api.readsSent).toEqual(['latestJobs']);
+  });
+
+  it('the listing’s ETag is noted when the run was read off it, for the turn after a wait; none from a listing of a newer attempt or without one', async () => {
+    const job = failedJob();
+    const tag = 'W/"a1b2"';
+    const tagged = fakeRepoApi({
+      latestJobs: async () => ({ jobs: [job], etag: tag }),
+      annotationsByGraphql: async () => new Map([[job.id, LOST]]),
+    });
+    const ev = await evaluateRun({ message: runMessage(), config: cfg() }, tagged, deps().d);
+    expect(ev.step.kind).toBe('rerun');
+    expect(ev.listingEtag).toBe(tag);
+    const moved = fakeRepoApi({ latestJobs: async () => ({ jobs: [failedJob({ runAttempt: 2 })], etag: tag }) });
+    expect((await evaluateRun({ message: runMessage(), config: cfg() }, moved, deps().d)).listingEtag).toBeUndefined();
+    expect(
+      (await evaluateRun({ message: runMessage(), config: cfg() }, lostRunReads().api, deps().d)).listingEtag,
+    ).toBeUndefined();
   });
 
   it('a repository outside the allow-list is ignored before anything is read', async () => {
@@ -86,21 +103,21 @@ describe('evaluating a run: the facts the decision asks for, and no more', () =>
   });
 
   it('a spent budget is final before any job is read', async () => {
-    const api = fakeRepoApi({ listLatestJobs: async () => [failedJob()] });
+    const api = fakeRepoApi({ latestJobs: async () => ({ jobs: [failedJob()] }) });
     const budget = { usage: async () => ({ limit: 5, used: 5 }) } as unknown as EvaluationDeps['budget'];
     const ev = await evaluateRun({ message: runMessage(), config: cfg() }, api, deps({ budget }).d);
     expect(ev.step).toMatchObject({ kind: 'final', decision: 'budget_exhausted' });
-    expect(api.readsSent).toEqual(['listLatestJobs']);
+    expect(api.readsSent).toEqual(['latestJobs']);
   });
 
   it('verdicts kept from before a wait are not gathered again', async () => {
     const job = failedJob();
-    const api = fakeRepoApi({ listLatestJobs: async () => [job] });
+    const api = fakeRepoApi({ latestJobs: async () => ({ jobs: [job] }) });
     const kept = [{ job, verdict: 'infra' as const, source: 'annotations' as const, evidence: 'pattern x' }];
     const ev = await evaluateRun({ message: runMessage(), config: cfg(), verdicts: kept }, api, deps().d);
     expect(ev.step.kind).toBe('rerun');
     expect(ev.verdicts).toEqual(kept);
-    expect(api.readsSent).toEqual(['listLatestJobs']);
+    expect(api.readsSent).toEqual(['latestJobs']);
   });
 
   it('an open breaker makes the run wait until it closes; the read that opened it is logged and counted', async () => {
@@ -141,11 +158,11 @@ describe('the first look at an attempt: its configuration, then the evaluation',
     const judged = await evaluateAfresh(msg, api, ctx, decisionLine(msg));
     expect(judged).toMatchObject({ step: { kind: 'rerun' }, priorRequests: 0, config: { staleCheck: 'off' } });
     expect(judged.configError).toBeUndefined();
-    expect(api.readsSent).toEqual(['listLatestJobs', 'annotationsByGraphql']);
+    expect(api.readsSent).toEqual(['latestJobs', 'annotationsByGraphql']);
   });
 
   it('a configuration error is logged, failing closed, and named in what the decision knows', async () => {
-    const api = fakeRepoApi({ listLatestJobs: async () => [failedJob()] });
+    const api = fakeRepoApi({ latestJobs: async () => ({ jobs: [failedJob()] }) });
     const { w, ctx } = afresh(async () => ({ config: cfg({ enabled: false }), error: 'max_attempts: not a number' }));
     const msg = runMessage();
     const judged = await evaluateAfresh(msg, api, ctx, decisionLine(msg));

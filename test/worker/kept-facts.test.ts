@@ -15,7 +15,7 @@ const kept: KeptFacts = {
   requests: 2,
 };
 /** The run's latest jobs as GitHub lists them at the turn. */
-const listing = (jobs: JobFacts[]) => fakeRepoApi({ listLatestJobs: async () => jobs });
+const listing = (jobs: JobFacts[]) => fakeRepoApi({ latestJobs: async () => ({ jobs }) });
 
 describe('resuming a wait from the facts it kept', () => {
   it('the kept facts survive the ledger as text; another version is not read, and the turn decides afresh', () => {
@@ -29,8 +29,9 @@ describe('resuming a wait from the facts it kept', () => {
   it('the turn reads the run once (one listing) and asks for the re-run with the kept verdicts, configuration and requests', async () => {
     const w = fakeWorld();
     const api = listing([lostJob]);
+    // Kept without an ETag (a listing of more than one page, or facts kept before ETags were): the listing is unconditional.
     const judged = await resumeFromKept(msg, kept, api, w.ctx);
-    expect(api.readsSent).toEqual(['listLatestJobs']);
+    expect(api.readsSent).toEqual(['latestJobs']);
     expect(judged.step).toMatchObject({ kind: 'rerun', evidence: 'text' });
     expect(judged).toMatchObject({
       config: kept.config,
@@ -40,6 +41,51 @@ describe('resuming a wait from the facts it kept', () => {
       unexamined: 2,
       priorRequests: 2,
     });
+  });
+
+  it('with the first listing’s ETag kept, the turn lists on the condition that it changed: unchanged (GitHub’s 304) lets the kept jobs stand, and the re-run is asked', async () => {
+    const w = fakeWorld();
+    const tag = 'W/"first-listing"';
+    const asked: string[] = [];
+    const api = fakeRepoApi({
+      latestJobsIfChanged: async (_run: number, etag: string) => {
+        asked.push(etag);
+        return { kind: 'unchanged' };
+      },
+    });
+    const text = keepFacts({ ...kept, listingEtag: tag });
+    expect(readKeptFacts(text)?.listingEtag).toBe(tag);
+    const judged = await resumeFromKept(msg, readKeptFacts(text)!, api, w.ctx);
+    expect(api.readsSent).toEqual(['latestJobsIfChanged']);
+    expect(asked).toEqual([tag]);
+    expect(judged.step).toMatchObject({ kind: 'rerun', evidence: 'text' });
+    expect(judged.facts.run).toMatchObject({ status: 'completed', runAttempt: 1 });
+    expect(judged.facts.jobs).toEqual([lostJob]);
+    // A turn that must wait again keeps the same ETag.
+    expect(judged.listingEtag).toBe(tag);
+  });
+
+  it('with the ETag kept, a listing that changed meanwhile (a person re-ran the run) is seen: the new listing is decided on, a duplicate', async () => {
+    const w = fakeWorld();
+    const api = fakeRepoApi({
+      latestJobsIfChanged: async () => ({ kind: 'listed', jobs: [{ ...lostJob, runAttempt: 2 }], etag: 'W/"new"' }),
+    });
+    const judged = await resumeFromKept(msg, { ...kept, listingEtag: 'W/"first-listing"' }, api, w.ctx);
+    expect(api.readsSent).toEqual(['latestJobsIfChanged']);
+    expect(judged.step).toMatchObject({ kind: 'final', decision: 'duplicate' });
+  });
+
+  it('with the ETag kept, a listing that changed but still stands at the attempt (a job re-run and ended again) is decided on the new listing: a job running again is run_incomplete', async () => {
+    const w = fakeWorld();
+    const api = fakeRepoApi({
+      latestJobsIfChanged: async () => ({
+        kind: 'listed',
+        jobs: [{ ...lostJob, status: 'in_progress', conclusion: null }],
+        etag: 'W/"new"',
+      }),
+    });
+    const judged = await resumeFromKept(msg, { ...kept, listingEtag: 'W/"first-listing"' }, api, w.ctx);
+    expect(judged.step).toMatchObject({ kind: 'final', decision: 'run_incomplete' });
   });
 
   it('a run re-run by someone else meanwhile (a job listed for a newer attempt) is a duplicate', async () => {

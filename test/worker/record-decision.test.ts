@@ -19,8 +19,8 @@ const judged = (over: Partial<Judged> = {}): Judged => ({
 });
 /** A decision's GitHub reads so far: each counts as a request. */
 async function apiThatRead(n: number) {
-  const api = fakeRepoApi({ listLatestJobs: async () => [], createCheckRun: async () => undefined });
-  for (let i = 0; i < n; i++) await api.listLatestJobs(1);
+  const api = fakeRepoApi({ latestJobs: async () => ({ jobs: [] }), createCheckRun: async () => undefined });
+  for (let i = 0; i < n; i++) await api.latestJobs(1);
   return api;
 }
 

@@ -197,4 +197,35 @@ describe('a decision over in-memory stores', () => {
     expect(w.budget.takes).toEqual([]);
     expect(sim.rerunTally(msg.runId).received).toBe(0);
   });
+
+  it('operator pause: a lost run is decided paused, with who, why and until when, no re-run sent and no unit taken', async () => {
+    const w = world();
+    const { msg } = lostRun();
+    w.pauses.held = {
+      scope: 'stages',
+      by: 'ops@host',
+      reason: 'drill',
+      since: '2026-10-02T16:00:00.000Z',
+      until: null,
+    };
+    const result = await runDecision(msg, w.ctx);
+    expect(result).toMatchObject({ kind: 'decided', outcome: { decision: 'paused' } });
+    const { reason } = w.attempts.of(msg)!;
+    expect(reason).toMatch(/stages paused by ops@host since 2026-10-02T16:00:00.000Z, until resumed: drill/);
+    expect(reason).toContain(`reprise replay ${msg.repository.owner}/${msg.repository.name}#${msg.runId}@1`);
+    expect(w.events.published).toEqual([expect.objectContaining({ decision: 'paused', final_failure: false })]);
+    expect(sim.rerunTally(msg.runId).received).toBe(0);
+    expect(w.budget.takes).toEqual([]);
+  });
+
+  it('operator pause: a genuine failure is still decided genuine_failure (the pause holds only re-runs)', async () => {
+    const w = world();
+    w.pauses.held = { scope: '*', by: 'ops', reason: 'drill', since: '2026-10-02T16:00:00.000Z', until: null };
+    const run = sim.addRun({
+      repo: `stages/app-${++seq}`,
+      jobs: [{ name: 'test', conclusion: 'failure', annotations: [{ level: 'failure', message: TEXT.exitCode() }] }],
+    });
+    const msg = runMessageFromPayload(workflowRunPayload(sim, run.id, INSTALLATION), `delivery-${seq}`);
+    expect(await runDecision(msg, w.ctx)).toMatchObject({ outcome: { decision: 'genuine_failure' } });
+  });
 });

@@ -4,11 +4,13 @@
  */
 import { BUILT_IN_DEFAULTS, type RepoConfig } from '../../../lib/config/repo-config.js';
 import type { RepoApi } from '../../../lib/github/repo-api.js';
+import type { Pause } from '../../../lib/ledger/pauses.js';
 import { MemoryMetrics } from '../../../lib/obs/memory-metrics.js';
 import type { DecisionSettings, WorkerContext } from '../../../lib/worker/context.js';
 import { MemoryLog } from '../memory-log.js';
 import { VirtualClock } from '../virtual-clock.js';
 import { MemoryAttempts } from './attempts.js';
+import { MemoryRecoveries } from './recoveries.js';
 import { MemoryBudget, MemoryEvents, MemoryOutcomes, MemoryPacing, MemoryRequeues, MemorySignals } from './counters.js';
 
 export interface FakeWorld {
@@ -22,6 +24,8 @@ export interface FakeWorld {
   readonly log: MemoryLog;
   readonly metrics: MemoryMetrics;
   readonly ctx: WorkerContext;
+  /** The operator's pause every repository reads (none unless a test sets one). */
+  readonly pauses: { held: Pause | undefined };
   /** The same context under another owner: a second worker on the same stores. */
   as(owner: string): WorkerContext;
 }
@@ -47,6 +51,7 @@ export function fakeWorld(o: WorldOptions = {}): FakeWorld {
   const events = new MemoryEvents();
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
+  const pauses: { held: Pause | undefined } = { held: undefined };
   const { budgetPerHour: _b, spacingMs: _s, defaults, startMs: _t, ...settings } = o;
   const ctx: WorkerContext = {
     stores: {
@@ -58,9 +63,11 @@ export function fakeWorld(o: WorldOptions = {}): FakeWorld {
       signals: new MemorySignals(),
       // No run is recorded: a branch run's staleness is listed.
       branchRuns: { newest: () => Promise.resolve(undefined) },
+      recoveries: new MemoryRecoveries(),
       repoConfig: {
         load: () => Promise.reject(new Error('the repository configuration is not read in this test')),
       },
+      pauses: { active: () => Promise.resolve(pauses.held) },
     },
     github: {
       client: () => {
@@ -97,6 +104,7 @@ export function fakeWorld(o: WorldOptions = {}): FakeWorld {
     log,
     metrics,
     ctx,
+    pauses,
     as: (owner) => ({ ...ctx, owner }),
   };
 }
