@@ -38,7 +38,10 @@ const forInstance = (event: Ec2Event, instanceId: string): Ec2Event => ({
   detail: { ...(event.detail as object), 'instance-id': instanceId },
 });
 
-async function setup(timeoutMs = 5000) {
+async function setup(
+  timeoutMs = 5000,
+  extra: Partial<Pick<Parameters<typeof createEc2SignalHandler>[0], 'jobs' | 'recovery'>> = {},
+) {
   const t = await freshTable(dynamo);
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
@@ -49,6 +52,7 @@ async function setup(timeoutMs = 5000) {
     tagKeys: ['eks:nodegroup-name'],
     log,
     metrics,
+    ...extra,
     runnerPods: eksRunnerPods({
       clusters: [
         {
@@ -120,5 +124,41 @@ describe('EC2 events for a node of an EKS cluster (issue 43)', () => {
     expect(
       log.named('cannot list the runner pods on the EKS cluster; recording the instance keys only')[0],
     ).toMatchObject({ cluster: 'prod', error: 'timed out after 400 ms' });
+  });
+});
+
+describe('early recovery of the jobs on the runner pods (issue 43 with early recovery)', () => {
+  it("the warning asks the worker to recover the job running on one of the node's runner pods, and only that one", async () => {
+    const sent: { message: { jobId?: number; runnerName?: string }; groupId: string }[] = [];
+    const jobsOn = [
+      {
+        jobId: 71,
+        runId: 7,
+        runnerName: 'gpu-9f3k1-runner-hh2wd',
+        repository: 'acme/arc',
+        repositoryId: 9,
+        installationId: 42,
+      },
+    ];
+    const asked: string[][] = [];
+    const { handle } = await setup(5000, {
+      jobs: {
+        runningOn: async (keys) => {
+          asked.push([...keys]);
+          return jobsOn.filter((j) => keys.includes(j.runnerName));
+        },
+      },
+      recovery: {
+        queue: { send: async (message, groupId) => void sent.push({ message: message as never, groupId }) },
+        log: new MemoryLog(),
+        metrics: new MemoryMetrics(),
+      },
+    });
+    await handle(spotInterruptionWarning('2026-10-02T16:13:05Z', NODE_INSTANCE));
+    // The jobs were looked up under the pod names too, and the one on a pod of the node is asked for.
+    expect(asked[0]).toEqual(expect.arrayContaining(RUNNERS_ON_NODE));
+    expect(sent.map((s) => s.message)).toEqual([
+      expect.objectContaining({ kind: 'recovery', jobId: 71, runnerName: 'gpu-9f3k1-runner-hh2wd' }),
+    ]);
   });
 });
