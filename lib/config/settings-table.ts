@@ -810,7 +810,7 @@ export const SETTINGS = {
     parse: int(0, 65535),
     readBy: [],
     local: true,
-    doc: 'local operator port (`/decisions`, `/report-facts`, `/replay`), on 127.0.0.1 only, token required',
+    doc: 'local operator port (`/decisions`, `/report-facts`, `/replay`, `/ec2-events`), on 127.0.0.1 only, token required',
   }),
   host: def({
     env: 'HOST',
