@@ -68,8 +68,10 @@ export interface Ec2SignalParts {
 /** The EC2 signal's recorder: an EventBridge event in, what it recorded out. */
 export type Ec2SignalRecorder = ReturnType<typeof createEc2SignalHandler>;
 
-/** How long one request to a cluster's API may take: two requests and DescribeCluster fit the function's 10 s. */
+/** How long one request to a cluster's API may take. */
 export const KUBE_REQUEST_TIMEOUT_MS = 3000;
+/** How long one cluster may take in all: the records and the answer still fit the function's 10 s. */
+export const KUBE_CLUSTER_BUDGET_MS = 6000;
 
 /** The EventBridge target of the `aws.ec2` rules: records each interruption under its runners' keys. */
 export function composeEc2SignalRecorder(
@@ -84,6 +86,7 @@ export function composeEc2SignalRecorder(
           log: parts.log,
           metrics: parts.metrics,
           timeoutMs: KUBE_REQUEST_TIMEOUT_MS,
+          budgetMs: KUBE_CLUSTER_BUDGET_MS,
           // Each cluster's last outcome, for `reprise status`.
           onOutcome: (cluster: string, failure: PodListingFailure | undefined) =>
             parts.ledger.eksListings.record(cluster, failure),

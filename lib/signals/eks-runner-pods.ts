@@ -42,6 +42,11 @@ export interface RunnerPodDeps {
   readonly metrics: MetricSink;
   /** Each request's deadline, in ms. */
   readonly timeoutMs: number;
+  /**
+   * How long one cluster may take in all (DescribeCluster, the pages of nodes and pods), in ms: the
+   * function must answer within its own timeout, or EventBridge retries the whole event.
+   */
+  readonly budgetMs?: number;
   /** Told of each cluster's outcome (a failure, or undefined once it answered): kept for `reprise status`. */
   readonly onOutcome?: (cluster: string, failure: PodListingFailure | undefined) => Promise<void>;
   readonly now?: () => number;
@@ -68,7 +73,7 @@ export function eksRunnerPods(deps: RunnerPodDeps): RunnerPodLookup {
     const names = await Promise.all(
       deps.clusters.map(async (cluster) => {
         try {
-          const found = await podsOn(cluster, instanceId, hint, deps);
+          const found = await withinBudget(podsOn(cluster, instanceId, hint, deps), deps.budgetMs);
           await tell(deps, cluster.name, undefined);
           return found;
         } catch (err) {
@@ -94,6 +99,21 @@ export function eksRunnerPods(deps: RunnerPodDeps): RunnerPodLookup {
     );
     return [...new Set(names.flat())];
   };
+}
+
+/** The lookup, or a KubeApiError once the cluster's budget is spent (the requests in flight are left to end). */
+async function withinBudget<T>(work: Promise<T>, budgetMs: number | undefined): Promise<T> {
+  if (budgetMs === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const spent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new KubeApiError(`gave up after ${budgetMs} ms`)), budgetMs);
+  });
+  try {
+    return await Promise.race([work, spent]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => undefined);
+  }
 }
 
 async function podsOn(

@@ -21,7 +21,7 @@ beforeEach(() => {
   sim.requests.length = 0;
 });
 
-function lookup(opts: { selector?: string; timeoutMs?: number; namespaces?: string[] } = {}) {
+function lookup(opts: { selector?: string; timeoutMs?: number; budgetMs?: number; namespaces?: string[] } = {}) {
   const log = new MemoryLog();
   const metrics = new MemoryMetrics();
   const outcomes: [string, PodListingFailure | undefined][] = [];
@@ -37,6 +37,7 @@ function lookup(opts: { selector?: string; timeoutMs?: number; namespaces?: stri
     log,
     metrics,
     timeoutMs: opts.timeoutMs ?? 5000,
+    ...(opts.budgetMs !== undefined && { budgetMs: opts.budgetMs }),
     onOutcome: async (c, f) => void outcomes.push([c, f]),
   });
   return { find, log, metrics, outcomes };
@@ -103,6 +104,14 @@ describe('eksRunnerPods: the runner pods of an instance, from the Kubernetes API
     expect(await find(NODE_INSTANCE, {})).toEqual([]);
     expect(metrics.get('EksPodListingFailed')).toBe(1);
     expect(log.named(CANNOT_LIST)[0]?.error).toBe('timed out after 300 ms');
+  });
+
+  it("a cluster that would outlast the function's time is given up at its budget, and counted", async () => {
+    sim.access = { list: new Set(), hang: true };
+    const { find, log, metrics } = lookup({ timeoutMs: 60_000, budgetMs: 300 });
+    expect(await find(NODE_INSTANCE, {})).toEqual([]);
+    expect(metrics.get('EksPodListingFailed')).toBe(1);
+    expect(log.named(CANNOT_LIST)[0]?.error).toBe('gave up after 300 ms');
   });
 
   it('a cluster whose API cannot even be resolved (DescribeCluster refused) fails alone', async () => {
