@@ -10,6 +10,7 @@ import { openLedger } from '../lib/ledger/ledger.js';
 import { createLog, createMetrics } from '../lib/obs/powertools.js';
 import { sqsRunQueue } from '../lib/queue/open-sqs.js';
 import { ec2Describe } from '../lib/signals/ec2-describe.js';
+import type { EksAccessPorts } from '../lib/signals/eks-access.js';
 import type { Ec2Event } from '../lib/signals/ec2-events.js';
 
 // Parsed once per cold start: a bad setting fails the init, not every event.
@@ -19,9 +20,13 @@ const obs = obsSettings(process.env);
 const log = createLog('reprise-ec2-signal', obs.logLevel);
 const metrics = createMetrics(obs.metricsNamespace, 'reprise-ec2-signal');
 
+// The EKS client is loaded only when clusters are configured: every other stack's cold start stays as it was.
+const eks = settings.eksClusters.length > 0 ? await eksPorts() : undefined;
+
 const record = composeEc2SignalRecorder(settings, {
   ledger: openLedger(new DynamoDBClient({}), env.table),
   describe: ec2Describe(new EC2Client({})),
+  ...(eks && { eks }),
   queue: sqsRunQueue(new SQSClient({}), env.workQueue),
   log,
   metrics,
@@ -36,3 +41,18 @@ export const handler = async (event: Ec2Event): Promise<Ec2SignalOutcome> => {
     if (metrics.metrics.hasStoredMetrics()) metrics.flush();
   }
 };
+
+/** DescribeCluster and the role's token, over one EKS client. */
+async function eksPorts(): Promise<EksAccessPorts> {
+  const [{ EKSClient }, { eksDescribeCluster, eksRoleToken }, { readFile }] = await Promise.all([
+    import('@aws-sdk/client-eks'),
+    import('../lib/signals/eks-describe.js'),
+    import('node:fs/promises'),
+  ]);
+  const client = new EKSClient({});
+  return {
+    describeCluster: eksDescribeCluster(client),
+    roleToken: eksRoleToken(client),
+    readFile: (path) => readFile(path, 'utf8'),
+  };
+}

@@ -27,6 +27,8 @@ export interface RepriseAlarmsProps {
   /** Dead-letter queues by a short name. */
   readonly deadLetterQueues: Record<string, Queue>;
   readonly alarmEmail: string | undefined;
+  /** The EKS clusters the EC2 signal lists runner pods on: with any, their failures raise an alarm. */
+  readonly eksClusters?: readonly string[];
 }
 
 /** The alarm topic and every alarm; each alarm notifies the topic on ALARM and on OK. */
@@ -127,6 +129,15 @@ export class RepriseAlarms extends Construct {
         `More than ${t.sweepFailures} failed reconciler sweeps in 15 minutes: orphaned claims and missed deliveries ` +
         'are not being repaired. See the reconciler log group.',
     });
+    if (props.eksClusters && props.eksClusters.length > 0) {
+      this.add('EksPodListing', metrics.eksPodListingFailures(Duration.minutes(15)), {
+        threshold: 0,
+        description:
+          `The EC2 signal function could not list the runner pods of an interrupted node on ${props.eksClusters.join(', ')} ` +
+          '(unreachable endpoint, role not mapped, 401/403, timeout): those runners fall back to text evidence. ' +
+          'The function log line "cannot list the runner pods" names the cause, and reprise status shows it.',
+      });
+    }
     this.add(
       'QueueAge',
       props.workQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: Stats.MAXIMUM }),

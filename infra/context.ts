@@ -51,6 +51,9 @@ export function propsFromContext(node: Node): { stackName: string; props: Repris
   else if (rateLimit !== undefined || burstLimit !== undefined) {
     props.webhookAccess = WebhookAccess.httpApi({ rateLimit, burstLimit });
   }
+  // A JSON list of clusters (`-c 'eksClusters=[{"name":"runners"}]'`), checked by the setting's parser.
+  const eksClusters = read(node, SETTINGS.eksClusters) as string | undefined;
+  if (eksClusters !== undefined) props.eksClusters = JSON.parse(eksClusters);
   const stackName = (read(node, SETTINGS.stackName) as string | undefined) ?? SETTINGS.stackName.default;
   return { stackName, props: props as RepriseProps };
 }

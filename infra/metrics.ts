@@ -158,6 +158,11 @@ export class RepriseMetrics {
     });
   }
 
+  /** EC2 events whose EKS cluster could not list the runner pods on the node (unreachable, 401/403, timeout). */
+  public eksPodListingFailures(period = Duration.minutes(15)): Metric {
+    return this.metric(HANDLERS.ec2Signal.serviceName, 'EksPodListingFailed', {}, Stats.SUM, period);
+  }
+
   /** Reconciler sweeps that failed in part or whole (the next sweep carries on). */
   public sweepFailures(period = Duration.minutes(15)): Metric {
     return this.metric(HANDLERS.reconciler.serviceName, 'SweepFailed', {}, Stats.SUM, period);

@@ -31,6 +31,7 @@ export function observe(
     workQueue: o.workQueue,
     deadLetterQueues: o.deadLetterQueues,
     alarmEmail: p.alarmEmail,
+    eksClusters: (p.eksClusters ?? []).map((c) => c.name),
   });
   const dashboard = new RepriseDashboard(scope, 'Dashboard', {
     metrics,

@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { compileExtraPatterns } from '../lib/classify/patterns.js';
 import { WebhookAccess } from './webhook-access.js';
 import type { RunnerPreset } from '../lib/config/runner-presets.js';
+import { parseEksClusters } from '../lib/config/eks-clusters.js';
 import { graphqlUrlFor } from '../lib/config/github-settings.js';
 import {
   type FunctionName,
@@ -65,6 +66,28 @@ export interface RepriseAlarmThresholds {
    * @default 1
    */
   readonly sweepFailures?: number;
+}
+
+/** An EKS cluster whose nodes run runner pods (Actions Runner Controller): see docs/signals.md, Kubernetes. */
+export interface RepriseEksCluster {
+  /** The cluster's name: the construct maps the EC2 signal function's role into it with an access entry. */
+  readonly name: string;
+  /**
+   * Label selector of the runner pods.
+   * @default 'app.kubernetes.io/component=runner' - every runner pod of Actions Runner Controller
+   */
+  readonly runnerSelector?: string;
+  /**
+   * The namespaces the runner pods run in: the access entry's view policy is scoped to them.
+   * @default - the whole cluster
+   */
+  readonly namespaces?: readonly string[];
+  /**
+   * Whether the construct maps the role into the cluster with an access entry; `false` for a cluster whose
+   * authentication mode is `CONFIG_MAP`, where the role is mapped in `aws-auth` instead (docs/signals.md).
+   * @default true
+   */
+  readonly accessEntry?: boolean;
 }
 
 /** Properties of the {@link Reprise} construct. */
@@ -254,6 +277,13 @@ export interface RepriseProps {
    */
   readonly runnerPreset?: RunnerPreset;
   /**
+   * EKS clusters whose nodes run runner pods: an EC2 interruption of one of their nodes records a signal under the
+   * name of each runner pod on it. The construct creates an access entry for the EC2 signal function's role in
+   * each, with the read-only `AmazonEKSViewPolicy`, and grants it `eks:DescribeCluster` on them alone.
+   * @default [] - none
+   */
+  readonly eksClusters?: readonly RepriseEksCluster[];
+  /**
    * How long before a job's completion a runner signal still counts for it.
    * @default Duration.minutes(10)
    */
@@ -356,7 +386,7 @@ type TableProps = { readonly [K in SettingName as TopName<K>]?: PropValue<K> };
 type TableAlarms = { readonly [K in SettingName as AlarmName<K>]?: PropValue<K> };
 
 /** Props whose value is a CDK type (an enum of the same values, the endpoint's class) rather than the table's. */
-type CdkTyped = 'logRetention' | 'removalPolicy' | 'webhookAccess';
+type CdkTyped = 'logRetention' | 'removalPolicy' | 'webhookAccess' | 'eksClusters';
 type Misfits<T, I> = {
   [P in keyof T]-?: P extends CdkTyped
     ? never
@@ -462,12 +492,35 @@ export function functionEnvironment(fn: FunctionName, settings: SettingValues): 
   return env;
 }
 
+/**
+ * The clusters as the function's `EKS_CLUSTERS`: a list of objects, checked by the setting's
+ * parser. A deployed cluster is reached through DescribeCluster and the function's role, so an
+ * endpoint, a CA file or a token (which would sit in plain sight in the environment) is refused.
+ */
+function eksClustersSetting(clusters: readonly RepriseEksCluster[] | undefined): string | undefined {
+  if (clusters === undefined || clusters.length === 0) return undefined;
+  for (const c of clusters as unknown as readonly Record<string, unknown>[]) {
+    const local = ['endpoint', 'caFile', 'token'].filter((k) => c[k] !== undefined);
+    if (local.length > 0) {
+      throw new Error(
+        `Reprise: eksClusters: ${local.join(', ')} are for the local runtime only (cluster ${String(c.name)})`,
+      );
+    }
+  }
+  try {
+    return JSON.stringify(parseEksClusters(clusters, 'eksClusters'));
+  } catch (err) {
+    throw new Error(`Reprise: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 export function resolveProps(props: RepriseProps): ResolvedProps {
   const parsed = settingsFromProps(props);
   const githubApiUrl = parsed.githubApiUrl as string;
   const settings: SettingValues = {
     ...parsed,
     githubGraphqlUrl: parsed.githubGraphqlUrl ?? graphqlUrlFor(githubApiUrl),
+    eksClusters: eksClustersSetting(props.eksClusters),
   };
   // Each prop from its setting's value, a time as a Duration: the names and units are the table's.
   const fields: Record<string, unknown> = { alarms: {} };
@@ -476,6 +529,7 @@ export function resolveProps(props: RepriseProps): ResolvedProps {
     if (s.prop !== undefined && !s.custom) setAt(fields, s.prop, asProp(s, settings[name]));
   }
   fields.webhookAccess = props.webhookAccess ?? WebhookAccess.httpApi();
+  fields.eksClusters = settings.eksClusters === undefined ? [] : JSON.parse(settings.eksClusters);
   const resolved = { ...fields, settings } as unknown as ResolvedProps;
   check(/^https:\/\/[^/\s]+/.test(resolved.githubApiUrl), `githubApiUrl must be an https URL, got ${githubApiUrl}`);
   check(resolved.textOnlyMaxAttempts <= resolved.maxAttempts, 'textOnlyMaxAttempts must be in 1..maxAttempts');

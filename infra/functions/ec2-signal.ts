@@ -1,6 +1,7 @@
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { EksRunnerAccess } from '../eks-access.js';
 import { Ec2SignalRules } from '../ec2-signals.js';
 import { RepriseFunction } from '../functions.js';
 import { acknowledge } from '../nag.js';
@@ -15,6 +16,8 @@ export interface Ec2SignalDeps extends FunctionDeps {
 /** Records EC2 interruptions and terminations as runner signals, invoked by its EventBridge rules. */
 export class Ec2SignalFunction extends RepriseFunction {
   public readonly rules: Ec2SignalRules;
+  /** The access entries of the configured EKS clusters, when there are any. */
+  public readonly eksAccess?: EksRunnerAccess;
 
   public constructor(scope: Construct, id: string, deps: Ec2SignalDeps) {
     super(scope, id, {
@@ -41,6 +44,11 @@ export class Ec2SignalFunction extends RepriseFunction {
       'ec2:DescribeInstances supports no resource-level permissions (the Service Authorization Reference lists ' +
         'resource "*" only); the action is read-only and granted to the EC2 signal function alone.',
     );
+    // Lists the runner pods of an interrupted node on the configured EKS clusters.
+    const clusters = deps.props.eksClusters ?? [];
+    if (clusters.length > 0) {
+      this.eksAccess = new EksRunnerAccess(this, 'EksAccess', { role: this.role, clusters });
+    }
     // Beside the function, not inside it: the rules keep the logical ids a deployed stack has.
     this.rules = new Ec2SignalRules(scope, 'Ec2Signals', {
       handler: this.function,

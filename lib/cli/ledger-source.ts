@@ -1,5 +1,6 @@
 import type { RuntimeSettings } from '../config/env.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
+import type { EksListing } from '../ledger/eks-listings.js';
 import type { Pause, PauseRequest, Pauses, PauseScope } from '../ledger/pauses.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
@@ -15,6 +16,8 @@ export interface LedgerSource {
   list(filter: DecisionFilter): Promise<DecisionRecord[]>;
   /** Decisions, re-run outcomes and runner signals since a time, for `reprise report`. */
   facts(sinceMs: number): Promise<ReportFacts>;
+  /** Each EKS cluster's last pod listing by the EC2 signal, for `reprise status`. */
+  eksListings?(): Promise<EksListing[]>;
   /** The operator's pauses (`reprise pause`, `reprise resume`), in force now. */
   readonly pauses: Pick<Pauses, 'list' | 'pause' | 'resume'>;
 }
@@ -63,6 +66,12 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
           'GET',
           `/report-facts?since=${sinceMs}`,
         )) as ReportFacts,
+      eksListings: async () =>
+        (
+          (await localRequest(io, { url: base, dataDir: o.dataDir }, 'GET', '/eks-listings')) as {
+            clusters: EksListing[];
+          }
+        ).clusters,
       pauses: {
         list: async () => ((await localRequest(io, target, 'GET', '/pauses')) as { pauses: Pause[] }).pauses,
         pause: async (r: PauseRequest) =>
@@ -80,6 +89,7 @@ export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerS
     where: `DynamoDB table ${table}`,
     list: async (f) => (await ledger.decisions.list(f)).map(withoutMessage),
     facts: (sinceMs) => ledger.report.facts(sinceMs),
+    eksListings: () => ledger.eksListings.list(),
     pauses: ledger.pauses,
   };
 }

@@ -242,3 +242,32 @@ export async function checkDecisions(source: LedgerSource | undefined, count: nu
   );
   return { name: 'decisions', status: 'ok', detail: `last ${list.length} from ${source.where}:\n${lines.join('\n')}` };
 }
+
+/** The EC2 signal's last pod listing on each EKS cluster: a failure means those runners fall back to text. */
+export async function checkEksListings(source: LedgerSource | undefined): Promise<Check> {
+  const name = 'EKS pods';
+  if (!source?.eksListings) {
+    return { name, status: 'skip', detail: 'pass --stack, --table or --local to show the EKS pod listings' };
+  }
+  const listings = await source.eksListings();
+  if (listings.length === 0) {
+    return { name, status: 'skip', detail: 'no EKS cluster asked yet (none configured, or no interruption since)' };
+  }
+  const failed = listings.filter((l) => !l.ok);
+  const lines = listings.map((l) =>
+    l.ok
+      ? `${l.cluster}: listed the runner pods at ${isoTime(l.at)}`
+      : `the signal function cannot list pods on cluster ${l.cluster}: ${l.cause ?? 'unknown cause'} ` +
+        `(at ${isoTime(l.at)}${l.instanceId ? `, for ${l.instanceId}` : ''})`,
+  );
+  if (failed.length === 0) return { name, status: 'ok', detail: lines.join('\n') };
+  return {
+    name,
+    status: 'fail',
+    detail: lines.join('\n'),
+    fix:
+      'the EC2 signal role needs the cluster access entry with AmazonEKSViewPolicy (created by the construct), or an ' +
+      'aws-auth mapping to a group that may list pods; the endpoint must be reachable from the function ' +
+      '(docs/signals.md, Kubernetes)',
+  };
+}

@@ -19,6 +19,7 @@ import {
   type Check,
   checkDecisions,
   checkDeliveries,
+  checkEksListings,
   checkInstallations,
   checkMergeQueuePermissions,
   checkRateLimit,
@@ -41,6 +42,7 @@ and GITHUB_API_URL for GitHub Enterprise Server. Checks, each OK or what is wron
   decisions       the last decisions recorded in the ledger
   pause           whether re-runs are paused (reprise pause): where, by whom, why, until when
   last signal     the newest runner signal recorded in the last 7 days (a spot drill shows here)
+  EKS pods        whether the EC2 signal could list the runner pods on each EKS cluster
 
 Options:
   --stack NAME       read the webhook URL and the table from the stack outputs
@@ -135,6 +137,7 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
       checks.push(await run(io, 'pause', async () => checkPauses(await source)));
       const now = (io.now ?? Date.now)();
       checks.push(await run(io, 'last signal', async () => checkLastSignal(await source, now)));
+      checks.push(await run(io, 'EKS pods', async () => checkEksListings(await source)));
 
       const failed = checks.filter((c) => c.status === 'fail').length;
       if (v.json) {

@@ -5,6 +5,8 @@ import { createEc2SignalHandler } from '../intake/record-ec2-signal.js';
 import { createSignalIntake } from '../intake/signal-intake.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { DescribeInstance } from '../signals/runner-identities.js';
+import { type EksAccessPorts, eksClusterTargets } from '../signals/eks-access.js';
+import { eksRunnerPods, type PodListingFailure } from '../signals/eks-runner-pods.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunQueue } from '../queue/run-queue.js';
 
@@ -55,18 +57,43 @@ export interface Ec2SignalParts {
   readonly ledger: Ledger;
   /** DescribeInstances, for the tags and the node name that name an instance's runners. */
   readonly describe: DescribeInstance;
+  /** How the configured EKS clusters are reached: DescribeCluster and the role deployed, the given files locally. */
+  readonly eks?: EksAccessPorts;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** The work queue, where early recovery's requests go; none sent when absent. */
   readonly queue?: RunQueue;
 }
 
+/** The EC2 signal's recorder: an EventBridge event in, what it recorded out. */
+export type Ec2SignalRecorder = ReturnType<typeof createEc2SignalHandler>;
+
+/** How long one request to a cluster's API may take. */
+export const KUBE_REQUEST_TIMEOUT_MS = 3000;
+/** How long one cluster may take in all: the records and the answer still fit the function's 10 s. */
+export const KUBE_CLUSTER_BUDGET_MS = 6000;
+
 /** The EventBridge target of the `aws.ec2` rules: records each interruption under its runners' keys. */
 export function composeEc2SignalRecorder(
-  settings: Pick<SignalSettings, 'ttlSeconds' | 'tagKeys'>,
+  settings: Pick<SignalSettings, 'ttlSeconds' | 'tagKeys'> & Partial<Pick<SignalSettings, 'eksClusters'>>,
   parts: Ec2SignalParts,
 ): ReturnType<typeof createEc2SignalHandler> {
+  const clusters = settings.eksClusters ?? [];
+  const runnerPods =
+    clusters.length > 0 && parts.eks
+      ? eksRunnerPods({
+          clusters: eksClusterTargets(clusters, parts.eks),
+          log: parts.log,
+          metrics: parts.metrics,
+          timeoutMs: KUBE_REQUEST_TIMEOUT_MS,
+          budgetMs: KUBE_CLUSTER_BUDGET_MS,
+          // Each cluster's last outcome, for `reprise status`.
+          onOutcome: (cluster: string, failure: PodListingFailure | undefined) =>
+            parts.ledger.eksListings.record(cluster, failure),
+        })
+      : undefined;
   return createEc2SignalHandler({
+    ...(runnerPods && { runnerPods }),
     store: parts.ledger.runnerSignals(settings.ttlSeconds),
     jobs: parts.ledger.runnerJobs(),
     describe: parts.describe,

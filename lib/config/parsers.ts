@@ -153,6 +153,23 @@ export const regexpLines: Parser<string[]> = parser((raw, where) => {
   return patterns;
 });
 
+/**
+ * A JSON list of objects (text or typed), kept as its JSON text, the form an environment holds:
+ * the fields of each entry are checked by the one reader of the setting.
+ */
+export const jsonObjectList: Parser<string> = parser((raw, where) => {
+  let doc: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      doc = JSON.parse(raw);
+    } catch {
+      return fail(where, 'a JSON list of objects', raw);
+    }
+  }
+  const objects = Array.isArray(doc) && doc.every((e) => typeof e === 'object' && e !== null && !Array.isArray(e));
+  return objects ? JSON.stringify(doc) : fail(where, 'a JSON list of objects', raw);
+});
+
 /** An EventBridge bus: its name, or its ARN (a bus of another account). */
 export const eventBus: Parser<string> = parser((raw, where) => {
   const v = typeof raw === 'string' ? raw.trim() : '';

@@ -11,8 +11,9 @@ export const RUNNER_PRESETS = {
   /** Runners are named `runs-on--<instance-id>--<suffix>`. */
   'runs-on': { tagKeys: [], namePatterns: ['^runs-on--(i-[0-9a-f]{8,17})--'] },
   /**
-   * Runners are pods named `<scale-set>-runner-<suffix>`, which EC2 never sees: the pod names
-   * arrive from an agent on the cluster (`POST /signals`) and join by name as they are.
+   * Runners are pods named `<scale-set>-runner-<suffix>`, which EC2 never sees: on EKS the EC2
+   * signal lists the runner pods of the interrupted node (`eksClusters`), elsewhere an agent posts
+   * them (`POST /signals`); either way they join by name as they are.
    */
   'actions-runner-controller': { tagKeys: [], namePatterns: [] },
 } as const satisfies Record<string, RunnerPresetSettings>;

@@ -1,4 +1,17 @@
-import { bool, email, eventBus, int, list, oneOf, percent, regexpLines, retention, text, url } from './parsers.js';
+import {
+  bool,
+  email,
+  eventBus,
+  int,
+  jsonObjectList,
+  list,
+  oneOf,
+  percent,
+  regexpLines,
+  retention,
+  text,
+  url,
+} from './parsers.js';
 import { RUNNER_PRESET_NAMES } from './runner-presets.js';
 import { signalScope } from './signal-scope.js';
 import { def, FUNCTION_NAMES, type FunctionName } from './setting.js';
@@ -541,6 +554,23 @@ export const SETTINGS = {
     values: RUNNER_PRESET_NAMES.join(', '),
     doc: "the runners' provisioner: adds the tag keys and runner-name patterns that join its runners' signals (docs/signals.md, runner presets)",
   }),
+  eksClusters: def({
+    env: 'EKS_CLUSTERS',
+    prop: 'eksClusters',
+    context: 'eksClusters',
+    // A list of objects: the construct reads the prop itself and writes it to the environment as JSON.
+    custom: true,
+    default: undefined,
+    defaultText: 'none',
+    // Each entry is checked by its readers (lib/config/eks-clusters.ts): the EC2 signal and the construct.
+    parse: jsonObjectList,
+    readBy: ['ec2Signal'],
+    local: true,
+    sample: '[{"name":"runners"}]',
+    values:
+      'JSON list of `{ "name", "runnerSelector"?, "namespaces"?, "accessEntry"? }`; locally also `"endpoint"`, `"caFile"`, `"token"`',
+    doc: "EKS clusters whose nodes run runner pods: an EC2 interruption of a node records a signal under each runner pod's name (docs/signals.md, Kubernetes)",
+  }),
   runnerNamePatterns: def({
     env: 'RUNNER_NAME_PATTERNS',
     envSeparator: '\n',
@@ -780,7 +810,7 @@ export const SETTINGS = {
     parse: int(0, 65535),
     readBy: [],
     local: true,
-    doc: 'local operator port (`/decisions`, `/report-facts`, `/replay`), on 127.0.0.1 only, token required',
+    doc: 'local operator port (`/decisions`, `/report-facts`, `/replay`, `/ec2-events`), on 127.0.0.1 only, token required',
   }),
   host: def({
     env: 'HOST',

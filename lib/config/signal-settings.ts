@@ -1,3 +1,4 @@
+import { type EksClusterConfig, parseEksClusters } from './eks-clusters.js';
 import { RUNNER_PRESETS } from './runner-presets.js';
 import type { SignalWindow } from '../model.js';
 import { fromEnv, SETTINGS } from './settings-schema.js';
@@ -19,6 +20,8 @@ export interface SignalSettings {
   readonly tagKeys: readonly string[];
   /** Patterns whose first group, matched on a runner name, is one more key of its signals. */
   readonly namePatterns: readonly string[];
+  /** EKS clusters whose nodes' runner pods are recorded at an interruption (EKS_CLUSTERS). */
+  readonly eksClusters: readonly EksClusterConfig[];
 }
 
 /** The signal intake's settings: what an agent's post is held to. */
@@ -39,8 +42,15 @@ export function signalSettings(env: Env): SignalSettings {
     ttlSeconds: signalTtlSecondsFrom(env),
     tagKeys: runnerTagKeysFrom(env),
     namePatterns: runnerNamePatternsFrom(env),
+    eksClusters: eksClustersFrom(env),
   };
 }
+
+/** The EKS clusters of EKS_CLUSTERS, each entry checked; none when unset. */
+export const eksClustersFrom = (env: Env): EksClusterConfig[] => {
+  const json = fromEnv(env, 'eksClusters');
+  return json === undefined ? [] : parseEksClusters(json, 'EKS_CLUSTERS');
+};
 
 /** The signal intake's settings, apart from the EC2 signal's: neither function reads the other's. */
 export function signalIntakeSettings(env: Env): SignalIntakeSettings {

@@ -5,6 +5,7 @@ import type { DescribeInstance } from '../signals/runner-identities.js';
 import { describeRunnerInstance } from '../signals/runner-identities.js';
 import type { JobOnRunner, RunnerJobs } from '../ledger/runner-jobs.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
+import type { RunnerPodLookup } from '../signals/eks-runner-pods.js';
 import { type RecoveryRequests, requestRecovery } from './request-recovery.js';
 
 /** The one write the signal paths need. */
@@ -18,6 +19,8 @@ export interface Ec2SignalDeps {
   readonly metrics: MetricSink;
   /** Jobs known to run on a runner (from `workflow_job` events), to count what an interruption kills. */
   readonly jobs?: Pick<RunnerJobs, 'runningOn'>;
+  /** The runner pods on the instance's node when it is a node of a configured EKS cluster; never throws. */
+  readonly runnerPods?: RunnerPodLookup;
   /** Where a request to end each such job's run early goes (early recovery); none sent when absent. */
   readonly recovery?: RecoveryRequests;
 }
@@ -44,7 +47,15 @@ export function createEc2SignalHandler(deps: Ec2SignalDeps): (event: Ec2Event) =
       return { recorded: 0, ignored: parsed.ignored };
     }
     const s = parsed.signal;
-    const { keys, placement } = await describeRunnerInstance(s.instanceId, deps);
+    const instance = await describeRunnerInstance(s.instanceId, deps);
+    const { placement } = instance;
+    // A pod's name is its runner's name (Actions Runner Controller): one more key per pod on the node.
+    const pods = deps.runnerPods
+      ? await deps.runnerPods(s.instanceId, {
+          ...(instance.privateDnsName && { privateDnsName: instance.privateDnsName }),
+        })
+      : [];
+    const keys = [...new Set([...instance.keys, ...pods])];
     let recorded = 0;
     for (const runnerKey of keys) {
       const isNew = await deps.store.record({

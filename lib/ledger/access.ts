@@ -47,6 +47,7 @@ const P = {
   cursor: leadingKeyOf(keys.reconcileCursor('n')),
   redelivery: leadingKeyOf(keys.redelivery('g')),
   branchRun: leadingKeyOf(keys.branchRun(1, 1, 1, 'b')),
+  eksListing: leadingKeyOf(keys.eksListing('c')),
   recovery: leadingKeyOf(keys.recoveryEnd(1, 1, 1)),
   pause: leadingKeyOf(keys.pause('*')),
 } as const;
@@ -98,6 +99,8 @@ export const STORE_ACCESS = {
   ],
   /** runner-signals.ts, an EC2 event: `record`. */
   signalRecords: [on(P.runnerSignal, 'PutItem')],
+  /** eks-listings.ts, the EC2 signal's side: `record`. */
+  eksListingWrites: [on(P.eksListing, 'PutItem')],
   /** runner-signals.ts, the worker's side: `forRunner`. */
   signalReads: [on(P.runnerSignal, 'Query')],
   /** run-recoveries.ts, the worker's side: an attempt's end (claim, settle, release, read) and a run's wait. */
@@ -140,7 +143,7 @@ export const FUNCTION_STORES: Readonly<Record<FunctionName, { stores: readonly S
     ],
     scan: false,
   },
-  ec2Signal: { stores: ['signalRecords', 'runnerJobReads'], scan: false },
+  ec2Signal: { stores: ['signalRecords', 'runnerJobReads', 'eksListingWrites'], scan: false },
   // Internet-facing: runner signals and the first-seen times of their posts, and which jobs run on a
   // runner (for early recovery's requests), nothing else.
   signalIntake: { stores: ['signalPosts', 'runnerJobReads'], scan: false },

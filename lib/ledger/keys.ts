@@ -23,6 +23,8 @@ export const TTL = {
   requeue: 35 * DAY,
   /** GitHub re-runs nothing older than 30 days: a branch's newest run is not needed longer. */
   branchRun: 31 * DAY,
+  /** A cluster's last pod listing, for `reprise status`: a week after a cluster was last asked. */
+  eksListing: 7 * DAY,
   /** An early end outlives GitHub's 30-day re-run window, as the attempt it belongs to does. */
   recovery: 35 * DAY,
   /** A run waiting for its healthy jobs to end: no job runs longer than GitHub's 72-hour limit. */
@@ -91,6 +93,9 @@ export const keys = {
   }),
   /** An HMAC signature an agent's post used: a second post under it is a replay. */
   signalSignature: (signature: string): Key => ({ pk: `SIGNALSIG#${signature}`, sk: 'USED' }),
+  /** The last pod listing of one EKS cluster by the EC2 signal: one partition, so status reads all in one Query. */
+  eksListing: (cluster: string): Key => ({ pk: 'EKSLISTING', sk: `CLUSTER#${cluster}` }),
+  eksListings: { pk: 'EKSLISTING' } as KeyRange,
   /** A job in progress on a runner, keyed by runner so an interruption can count its jobs. */
   runnerJob: (runnerKey: string, jobId: number): Key => ({ pk: `RUNNERJOB#${runnerKey}`, sk: `JOB#${jobId}` }),
   runnerJobs: (runnerKey: string): KeyRange => ({ pk: `RUNNERJOB#${runnerKey}` }),

@@ -5,6 +5,7 @@ import { type BranchRuns, TableBranchRuns } from './branch-runs.js';
 import { type RetryBudget, TableRetryBudget } from './budget.js';
 import { type DecisionLog, TableDecisionLog } from './decision-log.js';
 import { type Deliveries, TableDeliveries } from './deliveries.js';
+import { type EksListings, TableEksListings } from './eks-listings.js';
 import { type RerunOutcomes, TableRerunOutcomes } from './outcomes.js';
 import { type Pacing, type PaceLimits, TablePacing } from './pacing.js';
 import { type Pauses, TablePauses } from './pauses.js';
@@ -36,6 +37,8 @@ export interface Ledger {
   readonly branchRuns: BranchRuns;
   /** Jobs waiting for a runner. */
   readonly queuedJobs: QueuedJobs;
+  /** Each EKS cluster's last pod listing by the EC2 signal. */
+  readonly eksListings: EksListings;
   /** Early recovery's ends of run attempts and runs waiting for their healthy jobs. */
   readonly recoveries: RunRecoveries;
   /** The operator's pauses (`reprise pause`), read before every re-run. */
@@ -100,6 +103,7 @@ function storesOn(table: Table, now: () => number): Ledger {
     report: { facts: (sinceMs) => readReportFacts(table, sinceMs) },
     branchRuns: new TableBranchRuns(table, now),
     queuedJobs: new TableQueuedJobs(table, now),
+    eksListings: new TableEksListings(table, now),
     recoveries: new TableRunRecoveries(table, now),
     pauses: new TablePauses(table, now),
     budget: (perHour, repositoryShare) => new TableRetryBudget(table, perHour, now, repositoryShare),

@@ -1,21 +1,25 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2 } from 'aws-lambda';
 import { ShapeError } from '../errors.js';
 import type { Replay } from '../compose/replay.js';
+import type { Ec2SignalRecorder } from '../compose/signals.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { parsePauseScope, type PauseRequest, type PauseScope } from '../ledger/pauses.js';
 import type { RunMessage } from '../model.js';
 import type { Log } from '../obs/types.js';
+import type { Ec2Event } from '../signals/ec2-events.js';
 import { withoutMessage } from '../records.js';
 import { parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
 export interface AdminDeps {
   /** With `pauses`, the routes of `reprise pause` and `reprise resume` are served. */
-  readonly ledger: Pick<Ledger, 'decisions' | 'report'> & Partial<Pick<Ledger, 'pauses'>>;
+  readonly ledger: Pick<Ledger, 'decisions' | 'report'> & Partial<Pick<Ledger, 'pauses' | 'eksListings'>>;
   /** Sends a run attempt for a new decision, the ledger's guard first (lib/compose/replay.ts). */
   readonly replay: Replay;
   /** Moves every dead letter back to the queue, their abandoned records given back (`reprise replay --dead-letters`). */
   readonly redrive?: () => Promise<{ readonly redriven: number; readonly released: number }>;
+  /** The EC2 signal function's recorder: an EventBridge event as AWS delivers it, recorded before the answer. */
+  readonly ec2Events?: Ec2SignalRecorder;
   readonly log: Log;
 }
 
@@ -45,8 +49,10 @@ export function adminRoutes(
 ): Record<
   | 'GET /decisions'
   | 'GET /report-facts'
+  | 'GET /eks-listings'
   | 'POST /replay'
   | 'POST /redrive'
+  | 'POST /ec2-events'
   | 'GET /pauses'
   | 'POST /pause'
   | 'POST /resume',
@@ -75,6 +81,8 @@ export function adminRoutes(
       return reply(200, await deps.ledger.report.facts(since));
     },
 
+    'GET /eks-listings': async () => reply(200, { clusters: (await deps.ledger.eksListings?.list()) ?? [] }),
+
     'POST /replay': async (event) => {
       let message: RunMessage;
       let force: boolean;
@@ -89,6 +97,24 @@ export function adminRoutes(
       const verdict = await deps.replay(message, force);
       if (verdict.kind === 'enqueue') return reply(202, verdict);
       return reply(verdict.kind === 'already_decided' ? 200 : 409, verdict);
+    },
+
+    // The local twin of the EventBridge rules: the same event, the same recorder as the deployed function.
+    'POST /ec2-events': async (event) => {
+      if (!deps.ec2Events) return reply(404, { error: 'this runtime records no EC2 events' });
+      let body: unknown;
+      try {
+        body = JSON.parse(bodyText(event));
+      } catch {
+        return reply(400, { error: 'expected one EventBridge event as JSON' });
+      }
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        return reply(400, {
+          error: 'expected one EventBridge event (a JSON object), as AWS delivers it to the function',
+        });
+      }
+      const outcome = await deps.ec2Events(body as Ec2Event);
+      return reply(200, outcome);
     },
 
     'GET /pauses': async () =>

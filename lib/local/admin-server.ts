@@ -1,5 +1,5 @@
 /**
- * The operator routes (`GET /decisions`, `POST /replay`): on 127.0.0.1 only, on a port of their
+ * The operator routes (`GET /decisions`, `POST /replay`, `POST /ec2-events`): on 127.0.0.1 only, on a port of their
  * own, each behind the admin token. They never share the port a tunnel exposes to GitHub, and
  * still ask for the key: loopback alone does not keep out other local users or a browser page
  * aimed at localhost.
@@ -15,6 +15,7 @@ export interface AdminServerOptions {
   readonly ledger: AdminDeps['ledger'];
   readonly replay: AdminDeps['replay'];
   readonly redrive?: AdminDeps['redrive'];
+  readonly ec2Events?: AdminDeps['ec2Events'];
   readonly log: Log;
   readonly port: number;
   /** The key the routes ask for; read from (or created in) the token file when absent. */
@@ -43,6 +44,7 @@ export async function serveAdmin(opts: AdminServerOptions): Promise<AdminServer>
         replay: opts.replay,
         log: opts.log,
         ...(opts.redrive && { redrive: opts.redrive }),
+        ...(opts.ec2Events && { ec2Events: opts.ec2Events }),
       }),
     ).map(([route, handler]) => [route, requireToken(token, handler)]),
   );

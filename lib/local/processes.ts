@@ -7,7 +7,10 @@
 import { githubAppClient, githubClients, type GitHubTuning } from '../compose/github.js';
 import { composeIntake } from '../compose/intake.js';
 import { composeReconciler, type Reconciler } from '../compose/reconciler.js';
-import { composeSignalIntake } from '../compose/signals.js';
+import { readFile } from 'node:fs/promises';
+import { composeEc2SignalRecorder, composeSignalIntake, type Ec2SignalRecorder } from '../compose/signals.js';
+import { requireLocalAccess } from '../config/eks-clusters.js';
+import type { SignalSettings } from '../config/signal-settings.js';
 import type { ScopedSecret } from '../config/signal-scope.js';
 import { composeWorker, type RunOutcome } from '../compose/worker.js';
 import type { RuntimeSettings } from '../config/env.js';
@@ -30,6 +33,8 @@ export interface LocalParts {
   readonly signalSecrets: readonly ScopedSecret[];
   /** How far an HMAC-signed post's timestamp may be from now, in ms. */
   readonly signalToleranceMs: number;
+  /** The EC2 signal's settings: tag keys and the EKS clusters, each with its endpoint, CA file and token. */
+  readonly ec2Signal?: Pick<SignalSettings, 'tagKeys' | 'eksClusters'>;
   readonly ledger: Ledger;
   readonly queue: EmbeddedFifoQueue;
   /** The run queue on `queue`, as the intake and the reconciler send to it. */
@@ -51,6 +56,8 @@ export interface LocalParts {
 export interface LocalProcesses {
   readonly intake: LambdaHttpHandler;
   readonly signalIntake: LambdaHttpHandler;
+  /** The EC2 signal function's recorder, fed by the operator port's `POST /ec2-events`. */
+  readonly ec2Signal: Ec2SignalRecorder;
   readonly worker: ReturnType<typeof composeWorker>;
   readonly reconciler: Reconciler;
   /** The installation clients the worker and the reconciler share. */
@@ -63,6 +70,9 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
   const client = githubClients(settings, credentials, log, parts.github);
   // The worker defers through the queue's visibility change, as on Lambda.
   const deferring = embeddedQueue(queue, { unitMs: parts.deferUnitMs ?? 1000 });
+  // No AWS here: each cluster gives its endpoint, CA and token, and EC2 tells nothing more than the event.
+  const ec2 = parts.ec2Signal ?? { tagKeys: [], eksClusters: [] };
+  requireLocalAccess(ec2.eksClusters);
   return {
     client,
     intake: composeIntake(settings, {
@@ -73,6 +83,16 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
     signalIntake: composeSignalIntake(
       { ttlSeconds: settings.signalTtlSeconds, toleranceMs: parts.signalToleranceMs },
       { ledger, secrets: async () => parts.signalSecrets, log, metrics, queue: parts.enqueue },
+    ),
+    ec2Signal: composeEc2SignalRecorder(
+      { ttlSeconds: settings.signalTtlSeconds, ...ec2 },
+      {
+        ledger,
+        describe: async () => ({ tags: {} }),
+        eks: { readFile: (path) => readFile(path, 'utf8') },
+        log,
+        metrics,
+      },
     ),
     worker: composeWorker(settings, {
       ...shared,

@@ -8,7 +8,7 @@ import { type Reconciler, startReconcilerTimer } from '../compose/reconciler.js'
 import { DEFAULT_LEASE_MS, type RunOutcome } from '../compose/worker.js';
 import { fromEnv } from '../config/settings-schema.js';
 import { credentialsFromEnv } from '../config/secrets.js';
-import { scopeWarning, signalSecretsFrom, signalToleranceMsFrom } from '../config/signal-settings.js';
+import { scopeWarning, signalSecretsFrom, signalSettings, signalToleranceMsFrom } from '../config/signal-settings.js';
 import { ConfigError } from '../errors.js';
 import { JsonLinesEvents } from '../events/jsonl-file.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
@@ -168,6 +168,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     webhookSecrets,
     signalSecrets,
     signalToleranceMs: signalToleranceMsFrom(opts.env),
+    ec2Signal: signalSettings(opts.env),
     ledger: withTestFaults(ledger, opts.env),
     queue,
     enqueue,
@@ -209,6 +210,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const admin = await serveAdmin({
     ledger,
     replay: composeReplay({ attempts: ledger.attempts, queue: enqueue, log }),
+    ec2Events: processes.ec2Signal,
     redrive: async () => {
       const released = await deadLetters.release((await enqueue.deadLetters()).map((r) => r.body));
       return { redriven: await enqueue.redrive(), released };

@@ -49,7 +49,7 @@ export function identitiesFrom(
 export async function describeRunnerInstance(
   instanceId: string,
   lookup: IdentityLookup,
-): Promise<{ keys: string[]; placement: InstancePlacement }> {
+): Promise<{ keys: string[]; placement: InstancePlacement; privateDnsName?: string }> {
   let facts: InstanceFacts | undefined;
   try {
     facts = await lookup.describe(instanceId);
@@ -67,5 +67,6 @@ export async function describeRunnerInstance(
       ...(facts?.instanceType && { instanceType: facts.instanceType }),
       ...(facts?.availabilityZone && { availabilityZone: facts.availabilityZone }),
     },
+    ...(facts?.privateDnsName && { privateDnsName: facts.privateDnsName }),
   };
 }

@@ -1,3 +1,4 @@
+import type { EksListing } from '../../lib/ledger/eks-listings.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appClient, credentialsFrom } from '../../lib/cli/github.js';
 import type { LedgerSource } from '../../lib/cli/ledger-source.js';
@@ -5,6 +6,7 @@ import {
   type AppFacts,
   checkDecisions,
   checkDeliveries,
+  checkEksListings,
   checkInstallations,
   checkMergeQueuePermissions,
   checkRateLimit,
@@ -258,5 +260,50 @@ describe('status checks: the last decisions', () => {
     });
     expect(s.asked).toEqual([2]);
     expect(await checkDecisions(source([]), 5)).toMatchObject({ detail: 'none recorded yet in DynamoDB table t' });
+  });
+});
+
+describe('status checks: the EKS pod listings', () => {
+  const at = Date.parse('2026-10-02T16:13:05Z');
+  const source = (listings: EksListing[]): LedgerSource => ({
+    where: 'DynamoDB table t',
+    list: async () => [],
+    facts: async () => ({ decisions: [], outcomes: [], signals: [] }),
+    pauses: {
+      list: async () => [],
+      pause: () => Promise.reject(new Error('not paused here')),
+      resume: async () => undefined,
+    },
+    eksListings: async () => listings,
+  });
+
+  it('names the cluster whose pods the signal function cannot list, with the cause and the fix', async () => {
+    const check = await checkEksListings(
+      source([
+        { cluster: 'gpu', at, ok: true },
+        {
+          cluster: 'runners',
+          at,
+          ok: false,
+          cause: '403 pods is forbidden: User "x" cannot list resource "pods"',
+          status: 403,
+          instanceId: 'i-0aaaaaaaaaaaaaaaa',
+        },
+      ]),
+    );
+    expect(check).toMatchObject({
+      name: 'EKS pods',
+      status: 'fail',
+      detail:
+        'gpu: listed the runner pods at 2026-10-02T16:13:05Z\n' +
+        'the signal function cannot list pods on cluster runners: 403 pods is forbidden: User "x" cannot list resource "pods" (at 2026-10-02T16:13:05Z, for i-0aaaaaaaaaaaaaaaa)',
+    });
+    expect(check.fix).toMatch(/access entry with AmazonEKSViewPolicy/);
+  });
+
+  it('is OK when every cluster answered, and skipped with nothing to show', async () => {
+    expect(await checkEksListings(source([{ cluster: 'gpu', at, ok: true }]))).toMatchObject({ status: 'ok' });
+    expect(await checkEksListings(source([]))).toMatchObject({ status: 'skip' });
+    expect(await checkEksListings(undefined)).toMatchObject({ status: 'skip' });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  jsonObjectList,
   bool,
   email,
   eventBus,
@@ -187,5 +188,18 @@ describe('retention', () => {
       /^LOG_RETENTION_DAYS: expected a CloudWatch retention in days \(1, 3, 5, .*9999\), got "2"$/,
     );
     expect(refusal(() => retention('0', 'R'))).toMatch(/expected a whole number ≥ 1/);
+  });
+});
+
+describe('jsonObjectList', () => {
+  it('keeps a JSON list of objects as its JSON text, from text or typed', () => {
+    expect(jsonObjectList(' [{"name":"a"}] ', 'X')).toBe('[{"name":"a"}]');
+    expect(jsonObjectList.typed([{ name: 'a' }], 'X')).toBe('[{"name":"a"}]');
+    expect(jsonObjectList('[]', 'X')).toBe('[]');
+  });
+
+  it.each(['not json', '{"name":"a"}', '["a"]', '[null]', '[[]]', 42])('refuses %j', (raw) => {
+    expect(() => jsonObjectList(raw, 'X')).toThrow(ConfigError);
+    expect(() => jsonObjectList(raw, 'X')).toThrow(/^X: expected a JSON list of objects/);
   });
 });

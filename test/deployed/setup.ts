@@ -93,8 +93,8 @@ export interface Deployment {
   readonly ids: Record<FunctionKey, string>;
   /** Every DynamoDB request each function's bundle sent, through its own recording proxy. */
   readonly tableCalls: Record<FunctionKey, TableCall[]>;
-  /** A new instance of a function: a cold start with the same environment. */
-  coldStart(key: FunctionKey): Promise<LambdaInstance>;
+  /** A new instance of a function: a cold start with the same environment, and `extra` over it when given. */
+  coldStart(key: FunctionKey, extra?: Record<string, string>): Promise<LambdaInstance>;
   putAppSecret(value: string): Promise<void>;
   /** The event source mapping, until the queue has nothing visible. */
   drain(worker?: LambdaInstance): Promise<number>;
@@ -211,8 +211,8 @@ export async function deploy(motoPath: string, context: Record<string, string>):
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
   };
-  const coldStart = (k: FunctionKey) =>
-    LambdaInstance.start(bundleFor(HANDLERS[k].serviceName), processEnv(k), timeouts[k]);
+  const coldStart = (k: FunctionKey, extra: Record<string, string> = {}) =>
+    LambdaInstance.start(bundleFor(HANDLERS[k].serviceName), { ...processEnv(k), ...extra }, timeouts[k]);
   const started: LambdaInstance[] = [];
   const fn = {} as Record<FunctionKey, LambdaInstance>;
   for (const k of Object.keys(ids) as FunctionKey[]) started.push((fn[k] = await coldStart(k)));
@@ -240,8 +240,8 @@ export async function deploy(motoPath: string, context: Record<string, string>):
       FunctionKey,
       TableCall[]
     >,
-    coldStart: async (k) => {
-      const i = await coldStart(k);
+    coldStart: async (k, extra) => {
+      const i = await coldStart(k, extra);
       started.push(i);
       return i;
     },

@@ -210,7 +210,8 @@ describe('grants', () => {
     const grant = tableGrant('ec2Signal');
     expect(grant).toEqual({
       keyed: [
-        { actions: ['PutItem'], leadingKeys: ['RUNNER#*'] },
+        // The signals and each EKS cluster's last pod listing: the same action, one grant.
+        { actions: ['PutItem'], leadingKeys: ['EKSLISTING', 'RUNNER#*'] },
         { actions: ['Query'], leadingKeys: ['RUNNERJOB#*'] },
       ],
       scan: false,

@@ -46,6 +46,8 @@ describe('describeRunnerInstance', () => {
     expect(out).toEqual({
       keys: [ID, 'runner-7', 'ip-10-0-1-23.ec2.internal'],
       placement: { instanceType: 'c7i.large', availabilityZone: 'us-east-1a' },
+      // The node name on EKS, for the runner pods' lookup when the node listing is refused.
+      privateDnsName: 'ip-10-0-1-23.ec2.internal',
     });
     expect(log.lines).toEqual([]);
   });
