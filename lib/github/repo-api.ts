@@ -66,17 +66,7 @@ export class RepoApi {
         run_id: runId,
       }),
     );
-    return {
-      id: Number(data.id),
-      status: data.status ?? 'unknown',
-      conclusion: data.conclusion,
-      runAttempt: data.run_attempt ?? 1,
-      event: data.event,
-      headSha: data.head_sha,
-      headBranch: data.head_branch,
-      workflowId: Number(data.workflow_id),
-      createdAt: data.created_at,
-    };
+    return runFactsOf(data);
   }
 
   /** One job's status (`queued`, `in_progress`, `completed`, …); NotFoundError when GitHub knows no such job. */
@@ -276,3 +266,24 @@ const headRepositoryIdOf = (r: {
   const id = r.head_repository?.id ?? r.head_repository_id;
   return id === undefined ? null : Number(id);
 };
+
+/** The facts a decision reads of a run, from GitHub's record of it (`GET …/runs/{id}`; the client may keep ids as bigint). */
+export const runFactsOf = (
+  data: Pick<
+    RunRecord,
+    'status' | 'conclusion' | 'run_attempt' | 'event' | 'head_sha' | 'head_branch' | 'created_at'
+  > & {
+    readonly id: number | bigint;
+    readonly workflow_id: number | bigint;
+  },
+): RunFacts => ({
+  id: Number(data.id),
+  status: data.status ?? 'unknown',
+  conclusion: data.conclusion,
+  runAttempt: data.run_attempt ?? 1,
+  event: data.event,
+  headSha: data.head_sha,
+  headBranch: data.head_branch,
+  workflowId: Number(data.workflow_id),
+  createdAt: data.created_at,
+});

@@ -12,7 +12,7 @@ import {
   type RecoveryStep,
 } from '../decide/early-recovery.js';
 import { staleCheckApplies, staleReason } from '../decide/decide.js';
-import { RepoApi } from '../github/repo-api.js';
+import { RepoApi, runFactsOf } from '../github/repo-api.js';
 import { describePause } from '../ledger/pauses.js';
 import type { RecoveryRef } from '../ledger/run-recoveries.js';
 import type { JobFacts, RecoveryMessage, RepoConfig } from '../model.js';
@@ -130,17 +130,7 @@ async function staleness(
 ): Promise<string | undefined> {
   const asRun = runMessageOfRecord(msg, record);
   if (!staleCheckApplies(config, asRun)) return undefined;
-  const run = {
-    id: record.id,
-    status: record.status ?? 'unknown',
-    conclusion: record.conclusion,
-    runAttempt: record.run_attempt ?? 1,
-    event: record.event,
-    headSha: record.head_sha,
-    headBranch: record.head_branch,
-    workflowId: record.workflow_id,
-    createdAt: record.created_at,
-  };
+  const run = runFactsOf(record);
   return staleReason(await findStaleness(api, asRun, run, config, ctx.stores.branchRuns), asRun);
 }
 

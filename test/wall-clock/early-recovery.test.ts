@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubSimulator } from '../sim/index.js';
 import type { SimRun } from '../sim/runs.js';
 import { COMPILED_SECRET, type CompiledRuntime, startCompiledRuntime } from '../support/compiled-runtime.js';
-import { INSTALLATION_ID, UNPACED_ENV } from '../support/harness.js';
+import { INSTALLATION_ID } from '../support/harness.js';
 import { announceJobs, deliverLeaseEnds, loseRunner, until } from '../support/lease-runs.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
 
@@ -88,13 +88,13 @@ const rerunPosts = (c: Case) => sim.count('POST', new RegExp(`/actions/(runs/${c
 const reruns = (c: Case) => sim.reruns.filter((r) => r.runId === c.run.id);
 
 beforeAll(async () => {
-  sim = await GitHubSimulator.start();
+  // GitHub's secondary limit on content-generating requests is on, and reprise runs at its default pace.
+  sim = await GitHubSimulator.start({ contentLimit: { limit: 80 } });
   sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
   // Re-running the failed jobs after a force-cancel re-runs the cancelled ones too (docs/design.md, §1).
   sim.rerunFailedJobsIncludesCancelled = true;
   sim.lease.options = { leaseMs: LEASE_MS, cancelTimeoutMs: CANCEL_TIMEOUT_MS };
   rt = await startCompiledRuntime(sim, {
-    ...UNPACED_ENV,
     RETRY_BUDGET_PER_HOUR: '0',
     BREAKER_MIN_OUTCOMES: '0',
     RECONCILE_INTERVAL_SECONDS: '0',
@@ -234,5 +234,10 @@ describe('issue 40 through the compiled runtime: recover before GitHub notices',
     const c = cases.get('dry-run')!;
     expect(cancels(c)).toBe(0);
     expect(rerunPosts(c)).toBe(0);
+  });
+
+  it('GitHub refused nothing past its secondary limit, and every run was re-run at most once', () => {
+    expect(sim.contentLimit).toMatchObject({ refused: 0 });
+    for (const c of cases.values()) expect(reruns(c).length, c.run.repo).toBeLessThanOrEqual(1);
   });
 });
