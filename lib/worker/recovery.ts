@@ -47,8 +47,15 @@ export const recoveryLine = (m: RecoveryMessage): Record<string, unknown> => ({
   trigger: m.trigger,
 });
 
-/** Reads what the recovery decision needs, decides, and acts on the step. */
-export async function runRecovery(msg: RecoveryMessage, ctx: RecoveryContext): Promise<RecoveryResult> {
+/**
+ * Reads what the recovery decision needs, decides, and acts on the step. `lookedAgain` is set on
+ * the one second look after a wait for siblings was written.
+ */
+export async function runRecovery(
+  msg: RecoveryMessage,
+  ctx: RecoveryContext,
+  lookedAgain = false,
+): Promise<RecoveryResult> {
   const { owner, name } = msg.repository;
   const line = recoveryLine(msg);
   const allowList = ctx.settings.repositoryAllowList;
@@ -82,7 +89,7 @@ export async function runRecovery(msg: RecoveryMessage, ctx: RecoveryContext): P
     request: { jobId: msg.jobId, runnerName: msg.runnerName },
     provenGone: gone.provenAt,
   });
-  return act(msg, ref, step, gone.lostAt.get(msg.runnerName), api, ctx, line);
+  return act(msg, ref, step, gone.lostAt.get(msg.runnerName), api, ctx, line, lookedAgain);
 }
 
 async function act(
@@ -93,15 +100,22 @@ async function act(
   api: RepoApi,
   ctx: RecoveryContext,
   line: Record<string, unknown>,
+  lookedAgain: boolean,
 ): Promise<RecoveryResult> {
   switch (step.kind) {
     case 'wait_for_proof':
       ctx.obs.log.info('early recovery waits for the proof', { ...line, reason: step.reason });
       return { kind: 'deferred', untilMs: step.untilMs, reason: step.reason, metric: 'RecoveryWaitsForProof' };
-    case 'wait_for_siblings':
+    case 'wait_for_siblings': {
       // Each sibling's `workflow_job` `completed` finds this and sends the request again.
       await ctx.stores.recoveries.awaitSiblings(msg);
+      // One that ended before the wait was written found none: look once more, and decide again if all ended.
+      const again = lookedAgain ? [] : await api.listAttemptJobs(ref.runId, ref.runAttempt);
+      const ended = (name: string) => again.some((j) => j.name === name && j.status === 'completed');
+      if (!lookedAgain && step.running.every(ended))
+        return runRecovery({ ...msg, trigger: 'sibling_ended' }, ctx, true);
       return done(ctx, line, 'wait_for_siblings', step.reason, api.requests, { running: step.running });
+    }
     case 'leave':
       if (step.outcome !== 'job_ended' && step.outcome !== 'not_proven') {
         await ctx.stores.recoveries.stopWaiting(ref.repoId, ref.runId);

@@ -4,7 +4,7 @@
  * run is current), then the run is ended once with `force-cancel`; its completion is decided as
  * a lost job with an exact signal, never as a person's cancel.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { EarlyRecovery, RecoveryMessage, RunnerSignal, SignalKind } from '../../lib/model.js';
 import { runRecovery } from '../../lib/worker/recovery.js';
 import { MAX_FORCE_CANCEL_CALLS } from '../../lib/worker/end-run.js';
@@ -81,6 +81,23 @@ describe('issue 40: early recovery proves, then ends the run once', () => {
     expect(forceCancels(run)).toBe(1);
     expect(h.sim.run(run.id).job('test')).toMatchObject({ conclusion: 'success' });
     expect(await h.ledger.recoveries.waiting(repoId, run.id)).toBeUndefined();
+  });
+
+  it('last_job: a sibling that ends while the wait is being written (its completion found no wait) is seen by one more look', async () => {
+    const runner = `racing-${++seq}`;
+    const run = runningRun(runner, [{ name: 'test' }]);
+    await signal(runner, 'terminated');
+    const deps = { ...h.deps({ defaults: { earlyRecovery: 'last_job' } }), sleep: noSleep };
+    const store = deps.stores.recoveries;
+    const write = store.awaitSiblings.bind(store);
+    const spy = vi.spyOn(store, 'awaitSiblings').mockImplementation(async (m) => {
+      h.sim.lease.finish(run, 'test');
+      await write(m);
+    });
+    expect(await runRecovery(request(run, runner), deps)).toMatchObject({ kind: 'done', outcome: 'ended' });
+    spy.mockRestore();
+    expect(forceCancels(run)).toBe(1);
+    expect(h.sim.run(run.id).job('test')).toMatchObject({ conclusion: 'success' });
   });
 
   it('now: a healthy sibling running is ended too', async () => {
