@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import tseslint from 'typescript-eslint';
+import { repriseRules } from './test/lint/eslint-rules.mjs';
 
 // Layers point down: pure core ← settings ← adapters ← flows ← compose ← faces. A module may import
 // from its own layer or any layer below it, never from one above.
@@ -92,6 +93,55 @@ const ioModules = [
   'aws-cdk-lib/*',
 ];
 
+// A function of lib/ is read whole: past 60 lines it holds more than one step; name the steps.
+// Being shortened (issue 45): each file leaves this list when its functions fit.
+const longFunctionsBeingSplit = [
+  'lib/backtest/backtest.ts',
+  'lib/classify/classify-job.ts',
+  'lib/cli/backtest-render.ts',
+  'lib/cli/backtest.ts',
+  'lib/cli/explain-run.ts',
+  'lib/cli/report-data.ts',
+  'lib/cli/setup-page.ts',
+  'lib/cli/setup.ts',
+  'lib/cli/status.ts',
+  'lib/config/eks-clusters.ts',
+  'lib/intake/signal-intake.ts',
+  'lib/local/admin-routes.ts',
+  'lib/local/runtime.ts',
+  'lib/reconcile/stuck.ts',
+  'lib/worker/evaluate.ts',
+  'lib/worker/gather-verdicts.ts',
+  'lib/worker/handler.ts',
+  'lib/worker/record-decision.ts',
+];
+// Every export of lib/ says what it is for. Being documented (issue 45): each folder leaves this
+// list when its exports all carry TSDoc.
+const foldersBeingDocumented = [
+  'lib/*.ts',
+  'lib/backtest/**',
+  'lib/classify/**',
+  'lib/cli/**',
+  'lib/compose/**',
+  'lib/config/**',
+  'lib/decide/**',
+  'lib/events/**',
+  'lib/github/**',
+  'lib/http/**',
+  'lib/intake/**',
+  'lib/ledger/**',
+  'lib/local/**',
+  'lib/obs/**',
+  'lib/queue/**',
+  'lib/reconcile/**',
+  'lib/replay/**',
+  'lib/signals/**',
+  'lib/types/**',
+  'lib/util/**',
+  'lib/webhook/**',
+  'lib/worker/**',
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', 'bench/', 'coverage/', 'dist/'] },
   js.configs.recommended,
@@ -151,5 +201,16 @@ export default tseslint.config(
         { patterns: [{ group: ioModules, message: 'the pure core does no I/O: take the fact as an argument' }] },
       ],
     },
+  },
+  {
+    files: ['lib/**/*.ts'],
+    ignores: longFunctionsBeingSplit,
+    rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    files: ['lib/**/*.ts'],
+    ignores: foldersBeingDocumented,
+    plugins: { reprise: repriseRules },
+    rules: { 'reprise/exports-have-tsdoc': 'error' },
   },
 );
