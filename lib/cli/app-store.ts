@@ -30,6 +30,7 @@ export function envFileText(app: NewApp, apiUrl: string): string {
   return `# GitHub App ${app.slug} (${app.htmlUrl}), written by reprise setup\n${lines.join('\n')}\n`;
 }
 
+/** The local runtime's .env with the new App's credentials, mode 0600; an existing file only with --force. */
 export function writeEnvFile(path: string, app: NewApp, apiUrl: string, force: boolean): void {
   try {
     writeFileSync(path, envFileText(app, apiUrl), { mode: 0o600, flag: force ? 'w' : 'wx' });

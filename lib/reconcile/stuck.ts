@@ -15,9 +15,10 @@ import type { EventPublisher, StuckQueuedEvent } from '../events/types.js';
 /** No repository may ask for less: a sweep never reads a configuration for a job younger than this. */
 const MIN_STUCK_AFTER_MS = 60_000;
 const DEFAULT_STUCK_AFTER_MINUTES = 15;
-/** Jobs of one installation a sweep reads at most: a backlog on a label no runner has waits its turn. */
+/** Jobs of one installation a sweep reads at most: a backlog on a label no runner has waits for a later sweep. */
 export const STUCK_JOBS_PER_INSTALLATION = 50;
 
+/** What the stuck-job sweep needs: the queued jobs, GitHub's clients, the settings, the clock and the pace. */
 export interface StuckContext {
   readonly queuedJobs: QueuedJobs;
   readonly attempts: AttemptReader;
@@ -36,6 +37,7 @@ export interface StuckContext {
   readonly perInstallation?: number;
 }
 
+/** What one stuck-job sweep did: jobs reported, cleared, and left to the next sweep by a fault. */
 export interface StuckCounts {
   stuckReported: number;
   stuckCleared: number;
