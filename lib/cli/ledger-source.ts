@@ -22,6 +22,7 @@ export interface LedgerSource {
   readonly pauses: Pick<Pauses, 'list' | 'pause' | 'resume'>;
 }
 
+/** Where the ledger is read from: a table, a stack's table, or a running local runtime. */
 export interface LedgerOptions {
   readonly table?: string | undefined;
   readonly stack?: string | undefined;
@@ -37,6 +38,7 @@ export async function tableName(io: CliIo, o: LedgerOptions): Promise<string | u
   return undefined;
 }
 
+/** The ledger a command reads (decisions, report facts, pauses, EKS listings): a local runtime's or a table; undefined when no flag names one. */
 export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerSource | undefined> {
   if (o.local && (o.table || o.stack)) throw new CliError('use either --local or --table/--stack, not both');
   if (o.local) {

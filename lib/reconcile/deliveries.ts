@@ -18,12 +18,14 @@ export function redeliveryWindowMs(apiUrl: string): number {
  */
 export type { HookDelivery };
 
+/** Where the delivery scan resumes: the next page, and the newest delivery of the pass and of the last whole pass. */
 export interface DeliveryCursor {
   readonly next?: string;
   readonly passTop?: number;
   readonly doneTop?: number;
 }
 
+/** What the redelivery scan needs: the App's client, the ledger's cursor and seen deliveries, the clock. */
 export interface DeliveryContext {
   readonly app: AppClient;
   readonly store: ReconcileStore;
@@ -36,6 +38,7 @@ export interface DeliveryContext {
   readonly perPage: number;
 }
 
+/** What one delivery scan did: pages read, deliveries examined, redelivered and failed. */
 export interface DeliveryCounts {
   pages: number;
   deliveriesExamined: number;
