@@ -34,7 +34,8 @@ export interface RestartParts {
   readonly ledger: Pick<Ledger, 'attempts' | 'reconcile'>;
   /** The bodies of the messages the queue holds after its restore. */
   readonly queuedBodies: () => readonly string[];
-  readonly enqueue: RunQueue;
+  /** Where an attempt the queue holds no message for is sent again. */
+  readonly queue: RunQueue;
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
   readonly owner: string;
@@ -52,7 +53,7 @@ export function recoverAfterRestart(parts: RestartParts): Promise<RestartSummary
     attempts: parts.ledger.attempts,
     client: parts.client,
     graphqlUrl: parts.graphqlUrl,
-    queue: parts.enqueue,
+    queue: parts.queue,
     ...(parts.events && { events: parts.events }),
     log: parts.log,
     metrics: parts.metrics,

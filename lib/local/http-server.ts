@@ -141,3 +141,11 @@ export async function serveRoutes(
   const addr = server.address() as AddressInfo;
   return { server, url: `http://${host}:${addr.port}` };
 }
+
+/** Stops a server, its open connections (keep-alive) closed too, so nothing answers once it resolves. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -19,7 +19,7 @@ export class JournalStore {
     private readonly tableName: string,
     private readonly queue: string,
   ) {
-    // The ledger's table door, on the process's one document client: the journal is a table of its own.
+    // The ledger's table adapter, on the process's one document client: the journal is a table of its own.
     this.table = new Table(client, tableName);
   }
 

@@ -6,6 +6,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { QueueOptions } from '../../../lib/queue/embedded/fifo-queue.js';
 import { QueuePoller } from '../../../lib/queue/embedded/poller.js';
+import { embeddedQueue } from '../../../lib/queue/embedded/queue.js';
 import { bodies, bothWays, setup } from './both-ways.js';
 
 bothWays(() => {
@@ -14,7 +15,10 @@ bothWays(() => {
   function pollerSetup(handler: Handler, opts: Partial<QueueOptions> = {}) {
     const base = setup(opts);
     const errors: unknown[] = [];
-    const poller = new QueuePoller(base.queue, handler, { onError: (e) => errors.push(e), idleDelayMs: 5 });
+    const poller = new QueuePoller(embeddedQueue(base.queue), handler, {
+      onError: (e) => errors.push(e),
+      idleDelayMs: 5,
+    });
     return { ...base, poller, errors };
   }
 
@@ -138,8 +142,8 @@ bothWays(() => {
         for (const g of groups) activeGroups.delete(g);
       };
       const pollers = [
-        new QueuePoller(queue, handler, { concurrency: 4, batchSize: 3, idleDelayMs: 1 }),
-        new QueuePoller(queue, handler, { concurrency: 2, batchSize: 2, idleDelayMs: 1 }),
+        new QueuePoller(embeddedQueue(queue), handler, { concurrency: 4, batchSize: 3, idleDelayMs: 1 }),
+        new QueuePoller(embeddedQueue(queue), handler, { concurrency: 2, batchSize: 2, idleDelayMs: 1 }),
       ];
       pollers.forEach((p) => p.start());
       const groups = ['g0', 'g1', 'g2', 'g3', 'g4'];
@@ -184,7 +188,7 @@ bothWays(() => {
       const { queue } = setup({ maxReceiveCount: 2 });
       const errors: unknown[] = [];
       const poller = new QueuePoller(
-        queue,
+        embeddedQueue(queue),
         async ({ Records }) => {
           const bad = Records.filter((r) => r.body === 'bad');
           // Handed back at once, as the worker's deferral does, rather than after a timeout.
