@@ -2,7 +2,7 @@
  * What a start of the local runtime knows of the ones before it on the same data dir: its boot
  * generation (one more each start, kept in `<dataDir>/boot.json`), which names its claims, so a
  * claim of an earlier generation is known dead at once. The data dir is one process's: LevelDB
- * locks it, so two runtimes cannot share it.
+ * locks it, so two local runtimes cannot share it.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * A fault only a test can cause in the compiled runtime: a message that kills its worker every
+ * A fault only a test can cause in the compiled local runtime: a message that kills its worker every
  * time it is decided, as a message that crashes the process would. Enabled only when NODE_ENV is
  * "test" and REPRISE_TEST_KILL_WORKER_ON_RUN names a run id; otherwise the ledger is returned as
  * it is. The process is SIGKILLed the moment the worker has claimed that run's attempt, so its

@@ -23,7 +23,7 @@ export interface OpenedQueue {
 
 /** What `openRunQueue` takes: the queue's options, where it is kept, and how its contract reads time. */
 export type OpenQueueOptions = Omit<QueueOptions, 'journal'> & {
-  /** Journal the queue to this DynamoDB (the runtime's dynalite on disk); in memory when undefined. */
+  /** Journal the queue to this DynamoDB (the local runtime's dynalite on disk); in memory when undefined. */
   durable: { readonly client: DynamoDBClient } | undefined;
   /** A journal write that failed (the write is tried again by the next flush). */
   onError: (err: unknown) => void;
