@@ -108,7 +108,6 @@ const longFunctionsBeingSplit = [
   'lib/cli/status.ts',
   'lib/config/eks-clusters.ts',
   'lib/intake/signal-intake.ts',
-  'lib/local/admin-routes.ts',
   'lib/reconcile/stuck.ts',
   'lib/worker/evaluate.ts',
   'lib/worker/gather-verdicts.ts',
