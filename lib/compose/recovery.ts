@@ -30,6 +30,7 @@ function queuedAttempts(bodies: readonly string[]): Set<string> {
   return out;
 }
 
+/** What the restart sweep needs: the ledger's claims, what the rebuilt queue holds, and where to send what it does not. */
 export interface RestartParts {
   readonly ledger: Pick<Ledger, 'attempts' | 'reconcile'>;
   /** The bodies of the messages the queue holds after its restore. */
@@ -63,10 +64,12 @@ export function recoverAfterRestart(parts: RestartParts): Promise<RestartSummary
   });
 }
 
+/** What dead-letter handling needs: the ledger's attempts, and how its records are published and timed. */
 export interface DeadLetterParts extends Omit<DeadLetterContext, 'attempts'> {
   readonly ledger: Pick<Ledger, 'attempts'>;
 }
 
+/** What the local runtime does with a dead letter: record it abandoned, and give it back before a redrive. */
 export interface DeadLetterHandling {
   /** A message just moved to the dead-letter queue: its attempt recorded `abandoned`, unless something holds it. */
   abandon(letter: {
@@ -79,6 +82,7 @@ export interface DeadLetterHandling {
   release(bodies: readonly string[]): Promise<number>;
 }
 
+/** Dead-letter handling on the process's ledger, as the local runtime's queue and `POST /redrive` call it. */
 export function composeDeadLetters(parts: DeadLetterParts): DeadLetterHandling {
   const { ledger, ...rest } = parts;
   const ctx: DeadLetterContext = { ...rest, attempts: ledger.attempts };

@@ -8,12 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** This start of the local runtime on a data dir: its generation and the owner its claims carry. */
 export interface Boot {
   readonly generation: number;
   /** The owner this process's claims carry. */
   readonly owner: string;
 }
 
+/** Where a data dir keeps the last boot generation. */
 export const bootFile = (dataDir: string): string => join(dataDir, 'boot.json');
 
 function lastGeneration(file: string): number {

@@ -23,6 +23,7 @@ import type { Log, MetricSink } from '../obs/types.js';
 import type { DeferringQueue, RunQueue } from '../queue/run-queue.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
+/** What the local processes share: settings, credentials, secrets, the ledger, the queue, telemetry and the clock. */
 export interface LocalParts {
   readonly settings: RuntimeSettings;
   readonly credentials: GitHubCredentials;
@@ -51,6 +52,7 @@ export interface LocalParts {
   readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
 }
 
+/** The four processes of the deployed stack, assembled on shared parts, and the GitHub clients they share. */
 export interface LocalProcesses {
   readonly intake: LambdaHttpHandler;
   readonly signalIntake: LambdaHttpHandler;
@@ -62,6 +64,7 @@ export interface LocalProcesses {
   readonly client: (installationId: number | null) => GitHubClients;
 }
 
+/** Assembles each process through lib/compose, exactly as its Lambda function is assembled. */
 export function localProcesses(parts: LocalParts): LocalProcesses {
   const { settings, credentials, ledger, log, metrics, events, now, queue } = parts;
   const shared = { ledger, log, metrics, ...(events && { events }), ...(now && { now }) };

@@ -7,8 +7,10 @@
  */
 import type { Ledger } from '../ledger/ledger.js';
 
+/** The variable naming the run whose worker is killed once it has claimed the attempt. */
 export const KILL_WORKER_ON_RUN = 'REPRISE_TEST_KILL_WORKER_ON_RUN';
 
+/** The ledger with the test fault wired in when NODE_ENV is "test" and the variable is set; otherwise the ledger as it is. */
 export function withTestFaults(ledger: Ledger, env: Readonly<Record<string, string | undefined>>): Ledger {
   if (env.NODE_ENV !== 'test' || !env[KILL_WORKER_ON_RUN]) return ledger;
   const runId = Number(env[KILL_WORKER_ON_RUN]);

@@ -11,6 +11,7 @@ import { createTable, Table } from '../../ledger/table.js';
 /** Past the last use of an item, so it carries an expiry like every item (dynalite keeps them anyway). */
 const KEEP_SECONDS = 14 * 24 * 60 * 60;
 
+/** The journal's table: created when missing, one item per message under the queue's keys. */
 export class JournalStore {
   private readonly table: Table;
 
