@@ -28,6 +28,7 @@ import { closeServer, serveRoutes } from './http-server.js';
 import { type LocalProcesses, localProcesses } from './processes.js';
 import type {
   BaseOptions,
+  GitHubOptions,
   PortOptions,
   QueueOptions,
   Runtime,
@@ -137,8 +138,8 @@ function openQueue(opts: BaseOptions & StoreOptions & QueueOptions & WorkerOptio
   return openRunQueue({
     name: 'reprise-runs.fifo',
     visibilityTimeoutMs: opts.visibilityTimeoutMs ?? 6 * 60_000,
-    ...(opts.maxReceiveCount !== undefined && { maxReceiveCount: opts.maxReceiveCount }),
-    ...(clock && { now: clock }),
+    maxReceiveCount: opts.maxReceiveCount,
+    now: clock,
     durable: opts.dataDir ? stores.dynamo : undefined,
     contract: { unitMs: opts.deferUnitMs ?? 1000 },
     onError: (err) => log.error('queue journal write failed', { error: (err as Error).message }),
@@ -162,16 +163,12 @@ function openQueue(opts: BaseOptions & StoreOptions & QueueOptions & WorkerOptio
 
 /** The four processes of the deployed stack, sharing this process's ledger, queue, clock and GitHub client. */
 function assembleProcesses(
-  opts: RuntimeOptions,
+  opts: BaseOptions & GitHubOptions & WorkerOptions,
   config: Configuration,
   stores: Stores,
   { queue }: OpenedQueue,
 ): LocalProcesses {
-  const github = {
-    ...(opts.retryBaseMs !== undefined && { retryBaseMs: opts.retryBaseMs }),
-    ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
-    ...(opts.writeSpacingMs !== undefined && { writeSpacingMs: opts.writeSpacingMs }),
-  };
+  const { retryBaseMs, requestTimeoutMs, writeSpacingMs } = opts;
   return localProcesses({
     settings: config.settings,
     credentials: config.credentials,
@@ -185,11 +182,12 @@ function assembleProcesses(
     owner: stores.boot.owner,
     log: opts.log,
     metrics: stores.metrics,
-    ...(stores.events && { events: stores.events }),
-    ...(opts.clock && { now: opts.clock }),
-    github,
-    ...(opts.leaseMs !== undefined && { leaseMs: opts.leaseMs }),
-    ...(opts.onOutcome && { onOutcome: opts.onOutcome }),
+    // Each part reads an absent option as its default.
+    events: stores.events,
+    now: opts.clock,
+    github: { retryBaseMs, requestTimeoutMs, writeSpacingMs },
+    leaseMs: opts.leaseMs,
+    onOutcome: opts.onOutcome,
   });
 }
 
@@ -227,9 +225,9 @@ async function servePorts(
     },
     log,
     port: opts.adminPort ?? (opts.port === 0 ? 0 : publicPort + 1),
-    ...(opts.adminToken !== undefined && { token: opts.adminToken }),
-    ...(opts.adminTokenFile !== undefined && { tokenFile: opts.adminTokenFile }),
-    ...(opts.dataDir !== undefined && { dataDir: opts.dataDir }),
+    token: opts.adminToken,
+    tokenFile: opts.adminTokenFile,
+    dataDir: opts.dataDir,
   });
   return {
     url,
