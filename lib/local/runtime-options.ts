@@ -57,7 +57,7 @@ export interface StoreOptions {
 }
 
 /** The embedded queue's semantics, as an SQS queue's attributes set them. */
-export interface QueueOptions {
+export interface LocalQueueOptions {
   readonly visibilityTimeoutMs?: number;
   readonly maxReceiveCount?: number;
   /** The queue's clock (visibility timeouts, deduplication window); tests move it by hand. */
@@ -86,7 +86,12 @@ export interface WorkerOptions {
 }
 
 /** Everything `startRuntime` takes: one flat object, typed by group. */
-export type RuntimeOptions = BaseOptions & PortOptions & StoreOptions & QueueOptions & GitHubOptions & WorkerOptions;
+export type RuntimeOptions = BaseOptions &
+  PortOptions &
+  StoreOptions &
+  LocalQueueOptions &
+  GitHubOptions &
+  WorkerOptions;
 
 /** The running local runtime: its addresses, its parts for tests to read, and how to stop it. */
 export interface Runtime {

@@ -30,7 +30,7 @@ import type {
   BaseOptions,
   GitHubOptions,
   PortOptions,
-  QueueOptions,
+  LocalQueueOptions,
   Runtime,
   RuntimeOptions,
   StoreOptions,
@@ -132,7 +132,7 @@ async function openStores(opts: BaseOptions & PortOptions & StoreOptions & Worke
 type Stores = Awaited<ReturnType<typeof openStores>>;
 
 /** The run queue, journaled beside the ledger on a data dir; a message it dead-letters is recorded abandoned. */
-function openQueue(opts: BaseOptions & StoreOptions & QueueOptions & WorkerOptions, stores: Stores) {
+function openQueue(opts: BaseOptions & StoreOptions & LocalQueueOptions & WorkerOptions, stores: Stores) {
   const { log } = opts;
   const clock = opts.queueClock ?? opts.clock;
   return openRunQueue({
