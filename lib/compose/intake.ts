@@ -7,6 +7,7 @@ import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { RunQueue } from '../queue/run-queue.js';
 
+/** What the intake is assembled from, beside its settings: the process's queue, secrets, ledger and telemetry. */
 export interface IntakeParts {
   /** Where completed red runs go: the worker's queue. */
   readonly queue: RunQueue;

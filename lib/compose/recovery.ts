@@ -30,11 +30,13 @@ function queuedAttempts(bodies: readonly string[]): Set<string> {
   return out;
 }
 
+/** What the restart sweep needs: the ledger's claims, what the rebuilt queue holds, and where to send what it does not. */
 export interface RestartParts {
   readonly ledger: Pick<Ledger, 'attempts' | 'reconcile'>;
   /** The bodies of the messages the queue holds after its restore. */
   readonly queuedBodies: () => readonly string[];
-  readonly enqueue: RunQueue;
+  /** Where an attempt the queue holds no message for is sent again. */
+  readonly queue: RunQueue;
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
   readonly owner: string;
@@ -52,7 +54,7 @@ export function recoverAfterRestart(parts: RestartParts): Promise<RestartSummary
     attempts: parts.ledger.attempts,
     client: parts.client,
     graphqlUrl: parts.graphqlUrl,
-    queue: parts.enqueue,
+    queue: parts.queue,
     ...(parts.events && { events: parts.events }),
     log: parts.log,
     metrics: parts.metrics,
@@ -62,10 +64,12 @@ export function recoverAfterRestart(parts: RestartParts): Promise<RestartSummary
   });
 }
 
+/** What dead-letter handling needs: the ledger's attempts, and how its records are published and timed. */
 export interface DeadLetterParts extends Omit<DeadLetterContext, 'attempts'> {
   readonly ledger: Pick<Ledger, 'attempts'>;
 }
 
+/** What the local runtime does with a dead letter: record it abandoned, and give it back before a redrive. */
 export interface DeadLetterHandling {
   /** A message just moved to the dead-letter queue: its attempt recorded `abandoned`, unless something holds it. */
   abandon(letter: {
@@ -78,6 +82,7 @@ export interface DeadLetterHandling {
   release(bodies: readonly string[]): Promise<number>;
 }
 
+/** Dead-letter handling on the process's ledger, as the local runtime's queue and `POST /redrive` call it. */
 export function composeDeadLetters(parts: DeadLetterParts): DeadLetterHandling {
   const { ledger, ...rest } = parts;
   const ctx: DeadLetterContext = { ...rest, attempts: ledger.attempts };

@@ -17,6 +17,7 @@ import { INLINE_TURN_WAIT_MS } from '../worker/turn.js';
 /** How long a worker's claim on a run attempt lasts before the reconciler may take it back. */
 export const DEFAULT_LEASE_MS = 5 * 60_000;
 
+/** What the worker is assembled from, beside its settings: clients, ledger, claim owner and lease, telemetry. */
 export interface WorkerParts {
   readonly client: (installationId: number | null) => GitHubClients;
   readonly log: Log;

@@ -7,12 +7,7 @@ import type { Log, MetricSink } from '../obs/types.js';
 import type { JobOnRunner, RunnerJobs } from '../ledger/runner-jobs.js';
 import { jobOnRunnerFrom } from '../signals/job-runners.js';
 import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from '../webhook/run-message.js';
-
-/**
- * GitHub's delivery GUIDs are UUIDs. The GUID becomes the queue's deduplication id, so it must
- * fit SQS's rule (1-128 printable ASCII characters) or the enqueue would fail with a 5xx.
- */
-const DELIVERY_GUID = /^[\x21-\x7e]{1,128}$/;
+import { FIFO_ID } from '../queue/sqs-limits.js';
 
 import type { EventPublisher } from '../events/types.js';
 import type { Deliveries } from '../ledger/deliveries.js';
@@ -195,7 +190,8 @@ export function createIntake(deps: IntakeDeps): (req: HttpRequest) => Promise<Ht
     const event = req.headers['x-github-event'];
     const guid = req.headers['x-github-delivery'];
     if (!event || !guid) return answer(400, { error: 'missing X-GitHub-Event or X-GitHub-Delivery header' });
-    if (!DELIVERY_GUID.test(guid)) return answer(400, { error: 'X-GitHub-Delivery is not a delivery GUID' });
+    // The GUID (a UUID) becomes the queue's deduplication id: one SQS would refuse is a 400, not a 5xx.
+    if (!FIFO_ID.test(guid)) return answer(400, { error: 'X-GitHub-Delivery is not a delivery GUID' });
 
     // GitHub sends UTF-8 JSON; anything else is refused before it is decoded or verified.
     if (!isUtf8(req.body)) return answer(400, { error: 'body is not UTF-8' });

@@ -3,7 +3,7 @@
  * template Environment, and what Lambda itself does around them here: the SQS event source
  * mapping (receive, invoke, delete what succeeded) and the HTTP API's event.
  */
-import { recordOf } from '../../lib/queue/sqs/sqs-record.js';
+import { recordOf } from '../support/sqs/sqs-record.js';
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

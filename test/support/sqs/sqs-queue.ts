@@ -1,18 +1,23 @@
 /**
  * The run queue on Amazon SQS FIFO, whole, as the contract suite (test/queue/contract.test.ts) holds
- * it beside the embedded queue; the deployed functions use only its send (`sqsRunQueue`) and its
- * deferral (`sqsDeferringQueue`), since Lambda receives and deletes for them. Each method is one
- * SQS call (the dead-letter view and the redrive a few, in sqs-dead-letters.ts); a refusal rejects
- * as a `QueueRefusedError` (sqs-refusal.ts).
+ * it beside the embedded queue. Test code only: the deployed functions use its send (`sqsRunQueue`)
+ * and its deferral (`sqsDeferringQueue`) from lib/queue/sqs/, since Lambda receives and deletes for
+ * them. Each method is one SQS call (the dead-letter view and the redrive a few, in
+ * sqs-dead-letters.ts); a refusal rejects as a `QueueRefusedError` (lib/queue/sqs/sqs-refusal.ts).
  */
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import type { Queue, ReceivedRecord, SendInput } from '../run-queue.js';
+import type { Queue, ReceivedRecord, SendInput } from '../../../lib/queue/run-queue.js';
 import { peekDeadLetters, redriveDeadLetters } from './sqs-dead-letters.js';
-import { receiveRecords, type SqsSender } from './sqs-receive.js';
-import { sqsDeferringQueue } from './sqs-deferral.js';
-import { refusing } from './sqs-refusal.js';
-import { sendMessage, sqsRunQueue } from './sqs-run-queue.js';
+import { receiveRecords } from './sqs-receive.js';
+import { sqsDeferringQueue } from '../../../lib/queue/sqs/sqs-deferral.js';
+import { refusing } from '../../../lib/queue/sqs/sqs-refusal.js';
+import { sendMessage, type SqsSender, sqsRunQueue } from '../../../lib/queue/sqs/sqs-run-queue.js';
+
+/** The contract, and a raw send (any body, the message id answered) for the suite's refusal and deduplication rows. */
+export interface RawSendQueue extends Queue {
+  sendBody(input: SendInput): Promise<{ messageId: string }>;
+}
 
 export interface SqsQueueOptions {
   readonly sqs: SqsSender;
@@ -25,7 +30,7 @@ export interface SqsQueueOptions {
   readonly deadLetterQueueArn?: string;
 }
 
-export function sqsQueue(opts: SqsQueueOptions): Queue {
+export function sqsQueue(opts: SqsQueueOptions): RawSendQueue {
   const { sqs, queueUrl } = opts;
   const source = { queueArn: opts.queueArn, region: opts.region };
 

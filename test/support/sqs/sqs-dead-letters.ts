@@ -5,9 +5,9 @@
  */
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import type { SendInput } from '../run-queue.js';
+import type { SendInput } from '../../../lib/queue/run-queue.js';
 import { type ReceiveFrom, receiveRecords } from './sqs-receive.js';
-import { refusing } from './sqs-refusal.js';
+import { refusing } from '../../../lib/queue/sqs/sqs-refusal.js';
 
 /** How long a letter being read or moved stays hidden from another reader; a crash leaves it for this long. */
 export const DEAD_LETTER_HOLD_SECONDS = 60;

@@ -1,10 +1,9 @@
 /** One ReceiveMessage call, answered as Lambda-shaped records with every attribute the worker reads. */
-import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { type RecordSource, recordOf } from './sqs-record.js';
-import { refusing } from './sqs-refusal.js';
-
-export type SqsSender = Pick<SQSClient, 'send'>;
+import type { SqsSender } from '../../../lib/queue/sqs/sqs-run-queue.js';
+import { refusing } from '../../../lib/queue/sqs/sqs-refusal.js';
 
 export interface ReceiveFrom {
   readonly sqs: SqsSender;
