@@ -110,9 +110,6 @@ const longFunctionsBeingSplit = [
   'lib/local/admin-routes.ts',
   'lib/local/runtime.ts',
   'lib/reconcile/stuck.ts',
-  'lib/worker/evaluate.ts',
-  'lib/worker/gather-verdicts.ts',
-  'lib/worker/record-decision.ts',
 ];
 // Every export of lib/ says what it is for. Being documented (issue 45): each folder leaves this
 // list when its exports all carry TSDoc.

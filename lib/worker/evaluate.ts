@@ -7,6 +7,7 @@
 import type { RepoConfig } from '../config/repo-config.js';
 import type { DecisionFacts, DecisionStep, FactName } from '../decide/decide.js';
 import { candidateJobs, decide } from '../decide/decide.js';
+import type { BreakerFacts } from '../decide/breaker.js';
 import { runFromLatestJobs } from '../decide/run-from-jobs.js';
 import { configErrorNote } from '../github/repo-config-source.js';
 import type { JobListing } from '../github/job-listing.js';
@@ -146,6 +147,7 @@ interface Noted {
   listingEtag?: string;
 }
 
+/** One fact `decide()` asked for, read from GitHub or the ledger's counters. */
 async function gather(
   what: FactName,
   facts: DecisionFacts,
@@ -170,44 +172,59 @@ async function gather(
       };
     case 'jobs':
       return { ...facts, jobs: await api.listAttemptJobs(msg.runId, msg.runAttempt) };
-    case 'breaker': {
-      if (!deps.breaker) return { ...facts, breaker: { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 0 } };
-      const repository = { id: msg.repository.id, name: `${msg.repository.owner}/${msg.repository.name}` };
-      const { tripped, ...breaker } = await deps.breaker.state(msg.installationId, repository);
-      if (tripped) {
-        const own = breaker.scope?.kind === 'repository';
-        deps.log.warn(`breaker opened: automatic re-runs of this ${own ? 'repository' : 'installation'} pause`, {
-          installation_id: msg.installationId,
-          ...(own && { repository: repository.name }),
-          until: new Date(breaker.openUntil ?? 0).toISOString(),
-          outcomes: breaker.outcomes,
-          lost_again: breaker.lostAgain,
-        });
-        deps.metrics.count('BreakerOpen');
-      }
-      return { ...facts, breaker };
-    }
-    case 'verdicts': {
-      const candidates = candidateJobs(facts.jobs ?? [], msg, config);
-      const endedByReprise = await endedEarly(msg, candidates, deps);
-      const g = await gatherVerdicts(candidates, {
-        ...(endedByReprise && { endedByReprise }),
-        api,
-        ...(deps.signals && { signals: deps.signals }),
-        owner: { login: msg.repository.owner, installationId: msg.installationId },
-        signalWindow: deps.signalWindow,
-        extraPatterns: config.extraPatterns,
-        logHosts: deps.logHosts,
-        logWindowBytes: deps.logWindowBytes,
-        log: deps.log,
-      });
-      noted.verdicts = g.verdicts;
-      noted.unexamined = g.unexamined;
-      const matched = g.verdicts.filter((v) => v.source === 'signal').length;
-      if (matched > 0) deps.metrics.count('SignalMatched', matched);
-      return { ...facts, verdicts: g.verdicts, ...(endedByReprise && { endedByReprise }) };
-    }
+    case 'breaker':
+      return { ...facts, breaker: await readBreaker(msg, deps) };
+    case 'verdicts':
+      return gatherJobVerdicts(facts, api, deps, config, noted);
   }
+}
+
+/** The breaker over the run's repository and installation; one that just opened is logged and counted. */
+async function readBreaker(msg: RunMessage, deps: EvaluationDeps): Promise<BreakerFacts> {
+  if (!deps.breaker) return { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 0 };
+  const repository = { id: msg.repository.id, name: `${msg.repository.owner}/${msg.repository.name}` };
+  const { tripped, ...breaker } = await deps.breaker.state(msg.installationId, repository);
+  if (tripped) {
+    const own = breaker.scope?.kind === 'repository';
+    deps.log.warn(`breaker opened: automatic re-runs of this ${own ? 'repository' : 'installation'} pause`, {
+      installation_id: msg.installationId,
+      ...(own && { repository: repository.name }),
+      until: new Date(breaker.openUntil ?? 0).toISOString(),
+      outcomes: breaker.outcomes,
+      lost_again: breaker.lostAgain,
+    });
+    deps.metrics.count('BreakerOpen');
+  }
+  return breaker;
+}
+
+/** Each candidate job's verdict, from its evidence; the detail is noted beside the facts. */
+async function gatherJobVerdicts(
+  facts: DecisionFacts,
+  api: RepoApi,
+  deps: EvaluationDeps,
+  config: RepoConfig,
+  noted: Noted,
+): Promise<DecisionFacts> {
+  const msg = facts.message;
+  const candidates = candidateJobs(facts.jobs ?? [], msg, config);
+  const endedByReprise = await endedEarly(msg, candidates, deps);
+  const g = await gatherVerdicts(candidates, {
+    ...(endedByReprise && { endedByReprise }),
+    api,
+    ...(deps.signals && { signals: deps.signals }),
+    owner: { login: msg.repository.owner, installationId: msg.installationId },
+    signalWindow: deps.signalWindow,
+    extraPatterns: config.extraPatterns,
+    logHosts: deps.logHosts,
+    logWindowBytes: deps.logWindowBytes,
+    log: deps.log,
+  });
+  noted.verdicts = g.verdicts;
+  noted.unexamined = g.unexamined;
+  const matched = g.verdicts.filter((v) => v.source === 'signal').length;
+  if (matched > 0) deps.metrics.count('SignalMatched', matched);
+  return { ...facts, verdicts: g.verdicts, ...(endedByReprise && { endedByReprise }) };
 }
 
 /** Whether reprise ended this attempt early; read only when a candidate ended cancelled, as such an end leaves them. */
