@@ -11,7 +11,7 @@ import type { WorkerContext } from './context.js';
 import { recoveryLine, runRecovery } from './recovery.js';
 import { type Deferred, duplicateOutcome, type RunOutcome } from './result.js';
 import { runDecision } from './run-decision.js';
-import { expireUnfitWait } from './unfit-wait.js';
+import { expireWaitPastVisibility } from './wait-past-visibility.js';
 import { firstReceiveMs, fitBackoff, planWait, type VisibilityPlan } from './visibility.js';
 
 /** What handling a record needs: the worker's context, how to hide a record, the redrive limit. */
@@ -100,7 +100,7 @@ async function deferWaitingRun(
   const { log, metrics } = deps.obs;
   const plan = planUntil(record, wait.untilMs, deps.clock());
   if (plan.kind === 'cannot_fit') {
-    await expireUnfitWait(message, `${wait.reason}; ${plan.reason}`, deps);
+    await expireWaitPastVisibility(message, `${wait.reason}; ${plan.reason}`, deps);
     return false;
   }
   const line = { ...where, reason: wait.reason, wait_seconds: plan.seconds, receive_count: received };

@@ -13,12 +13,12 @@ import { giveBackUnit, spendsBudget, takeUnit } from './budget-unit.js';
 import { noteCallFailed, pauseForBreaker, releaseClaim, settleUnclaimed } from './claim.js';
 import { decisionLine, type DecisionLine, type WorkerContext } from './context.js';
 import { evaluateAfresh, type Judged } from './evaluate.js';
-import { readKeptFacts, resumeFromKept } from './kept-facts.js';
+import { readCachedFacts, resumeFromCache } from './cached-run-facts.js';
 import { recordDecision, recordOutcome } from './record-decision.js';
 import { act, type Acted, type RerunStep } from './rerun-calls.js';
 import type { Deferred, RunResult } from './result.js';
 import { operatorPause } from './operator-pause.js';
-import { SentFault } from './sent-fault.js';
+import { SentRequestError } from './sent-request-error.js';
 import { takeTurn, waitForTurn } from './turn.js';
 
 /**
@@ -68,8 +68,8 @@ async function beforeTheCall(
   ctx: WorkerContext,
   line: DecisionLine,
 ): Promise<Ahead> {
-  const kept = readKeptFacts(claim.kept);
-  const judged = kept ? await resumeFromKept(msg, kept, api, ctx) : await evaluateAfresh(msg, api, ctx, line);
+  const kept = readCachedFacts(claim.kept);
+  const judged = kept ? await resumeFromCache(msg, kept, api, ctx) : await evaluateAfresh(msg, api, ctx, line);
   // The attempt reports on the re-run before it, from its own verdicts (a resumed turn did so before its wait).
   if (!kept) await recordOutcome(msg, judged.verdicts, ctx, line);
   const { step } = judged;
@@ -106,10 +106,10 @@ async function actOrUndo(
   try {
     return await act(msg, judged, step, api, ctx);
   } catch (err) {
-    const fault = err instanceof SentFault ? err.cause : err;
+    const fault = err instanceof SentRequestError ? err.cause : err;
     // A rate-limited call was turned away before GitHub acted on it, so the claim goes back as
     // well; a re-decision that finds the run at a later attempt answers duplicate.
-    if (!(err instanceof SentFault) || fault instanceof RateLimitedError) {
+    if (!(err instanceof SentRequestError) || fault instanceof RateLimitedError) {
       await releaseClaim(msg, ctx, line);
       await giveBackUnit(msg, ctx, line);
     } else if (err.inFlight) await noteCallFailed(msg, fault, ctx, line);
