@@ -135,7 +135,6 @@ const foldersBeingDocumented = [
   'lib/types/**',
   'lib/util/**',
   'lib/webhook/**',
-  'lib/worker/**',
 ];
 
 export default tseslint.config(

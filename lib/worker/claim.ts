@@ -17,6 +17,7 @@ export interface PriorClaim {
   readonly unsettled: boolean;
 }
 
+/** Why the attempt could not be claimed: already decided, its re-run call unsettled, or being decided by another worker. */
 export function priorClaim(prior: AttemptRecord | undefined): PriorClaim {
   if (prior?.decision) return { reason: `attempt already decided: ${prior.decision}`, unsettled: false };
   if (prior?.callError) {
@@ -38,6 +39,7 @@ export function callFailure(err: unknown): string {
   return clip(said, TEXT_CAPS.error);
 }
 
+/** What settling an unclaimed attempt needs: the log and metrics, and the clock. */
 export type SettleContext = Pick<WorkerContext, 'obs' | 'clock'>;
 
 /**
@@ -83,6 +85,7 @@ function waitedBy(prior: AttemptRecord): string | undefined {
   }
 }
 
+/** What giving a claim back needs: the attempts' store, the log and this worker's owner id. */
 export interface ClaimContext {
   readonly stores: Pick<WorkerStores, 'attempts'>;
   readonly obs: Pick<WorkerContext['obs'], 'log'>;

@@ -19,6 +19,7 @@ import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { RunMessage, SignalWindow } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 
+/** The ledger's stores and the caches a decision reads and writes, each behind its own port. */
 export interface WorkerStores {
   /** Run attempts from claim to decision. */
   readonly attempts: RunAttempts;
@@ -42,11 +43,13 @@ export interface WorkerStores {
   readonly pauses: Pick<Pauses, 'active'>;
 }
 
+/** How a decision reaches GitHub: an installation's clients, and the GraphQL endpoint (GHES or github.com). */
 export interface WorkerGitHub {
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
 }
 
+/** The settings one decision reads, every default already applied. */
 export interface DecisionSettings {
   /** The deployment's defaults, which a repository's file overrides. */
   readonly defaults: RepoConfig;
@@ -69,6 +72,7 @@ export interface DecisionSettings {
   readonly leaseMs: number;
 }
 
+/** Where a decision is told: the log, the metrics and the published events. */
 export interface WorkerObs {
   readonly log: Log;
   readonly metrics: MetricSink;
@@ -76,6 +80,7 @@ export interface WorkerObs {
   readonly events: EventPublisher;
 }
 
+/** Everything a decision takes from its process, resolved once where the process is assembled. */
 export interface WorkerContext {
   readonly stores: WorkerStores;
   readonly github: WorkerGitHub;
@@ -90,6 +95,7 @@ export interface WorkerContext {
 /** The fields every log line of one decision starts with. */
 export type DecisionLine = Readonly<Record<string, unknown>>;
 
+/** The run's fields that start every log line of its decision. */
 export const decisionLine = (msg: RunMessage): DecisionLine => ({
   run_id: msg.runId,
   run_attempt: msg.runAttempt,

@@ -42,6 +42,7 @@ export interface EvaluationDeps {
   readonly recoveries?: Pick<RunRecoveries, 'endOf'>;
 }
 
+/** What evaluating a run found: the step `decide()` reached and the facts and verdicts behind it. */
 export interface Evaluation {
   /** The decision, or the re-run it asks for. */
   readonly step: Exclude<DecisionStep, { kind: 'need' }>;
@@ -88,6 +89,7 @@ export const evaluationDeps = (ctx: EvaluationContext): EvaluationDeps => ({
   metrics: ctx.obs.metrics,
 });
 
+/** What the first look at an attempt reads beyond an evaluation: the repository's file, the allow-list and the defaults. */
 export interface AfreshContext extends EvaluationContext {
   readonly stores: EvaluationContext['stores'] & Pick<WorkerStores, 'repoConfig'>;
   readonly settings: EvaluationContext['settings'] & Pick<DecisionSettings, 'defaults' | 'repositoryAllowList'>;

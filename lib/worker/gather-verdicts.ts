@@ -12,6 +12,7 @@ import { mapBounded } from '../util/bounded.js';
 /** At most this many jobs are worked on at once where per-job calls are needed. */
 export const JOB_CONCURRENCY = 8;
 
+/** Where a job's evidence comes from (GitHub, the signal table) and the limits on reading it. */
 export interface EvidenceSources {
   readonly api: RepoApi;
   readonly signals?: {
@@ -35,6 +36,7 @@ export interface EvidenceSources {
   readonly endedByReprise?: boolean;
 }
 
+/** The candidates' verdicts, and what was left unread once the run was settled. */
 export interface GatheredVerdicts {
   readonly verdicts: JobVerdict[];
   /** Candidates left unexamined because a genuine verdict already settled the run. */

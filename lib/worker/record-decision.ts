@@ -16,12 +16,14 @@ import type { Log } from '../obs/types.js';
 import type { RunOutcome } from './result.js';
 import { reportTurn } from './turn.js';
 
+/** What recording a re-run's outcome needs: the outcomes' store, the outputs and the clock. */
 export interface OutcomeContext {
   readonly stores: Pick<WorkerStores, 'outcomes'>;
   readonly obs: WorkerContext['obs'];
   readonly clock: () => number;
 }
 
+/** What recording a decision needs: the claim to finalise, the pace for its check run, and the outputs. */
 export interface RecordContext extends OutcomeContext {
   readonly stores: Pick<WorkerStores, 'outcomes' | 'attempts' | 'pacing'>;
   readonly owner: string;

@@ -14,6 +14,7 @@ import type { RequeueRef } from '../ledger/requeues.js';
 import type { WorkerContext, WorkerStores } from './context.js';
 import { SentRequestError } from './sent-request-error.js';
 
+/** What putting a pull request back in the merge queue needs: the loop guard's store and the outputs. */
 export interface RequeueContext {
   readonly stores: Pick<WorkerStores, 'requeues'>;
   readonly obs: Pick<WorkerContext['obs'], 'log' | 'metrics'>;

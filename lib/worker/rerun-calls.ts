@@ -18,6 +18,7 @@ import type { Judged } from './evaluate.js';
 import { actOnMergeGroup, type RequeueContext } from './requeue.js';
 import { SentRequestError } from './sent-request-error.js';
 
+/** The re-run `decide()` asked for: its reason, and whether only cancelled jobs are to be re-run. */
 export interface RerunStep {
   readonly reason: string;
   readonly cancelledOnly: boolean;

@@ -27,6 +27,7 @@ export function visibilityLeftSeconds(firstReceive: number, now: number): number
   return Math.max(0, Math.floor((endMs - now) / 1000));
 }
 
+/** A wait planned against SQS's visibility window: deferred for whole seconds, or refused with the reason. */
 export type VisibilityPlan =
   | { readonly kind: 'defer'; readonly seconds: number }
   /** The wait ends past the window: no deferral can bring the message back at its time. */
