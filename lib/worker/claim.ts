@@ -44,8 +44,8 @@ export type SettleContext = Pick<WorkerContext, 'obs' | 'clock'>;
 
 /**
  * An attempt this worker could not claim. Its own waiting message, back early, waits out the
- * rest of its turn; a copy of a waiting attempt is settled, since the waiting message comes
- * back at the turn itself; anything else is a duplicate of a decided or claimed attempt.
+ * rest of its wait for its pace slot; a copy of a waiting attempt is settled, since the waiting
+ * message comes back at the slot itself; anything else is a duplicate of a decided or claimed attempt.
  */
 export async function settleUnclaimed(
   msg: RunMessage,
@@ -76,7 +76,7 @@ export async function settleUnclaimed(
   return { kind: 'duplicate', reason };
 }
 
-/** The delivery whose message waits for the attempt's turn. */
+/** The delivery whose message waits for the attempt's pace slot. */
 function waitedBy(prior: AttemptRecord): string | undefined {
   try {
     return (JSON.parse(prior.message) as Partial<RunMessage>).deliveryId;

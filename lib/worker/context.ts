@@ -59,14 +59,14 @@ export interface DecisionSettings {
   readonly logWindowBytes: number;
   /** When not null, only these `owner/name` repositories are ever re-run. */
   readonly repositoryAllowList: readonly string[] | null;
-  /** How long a run may wait for its re-run turn before it is expired. */
+  /** How long a run may wait for its pace slot before it is expired. */
   readonly maxWaitMs: number;
   /**
-   * While the pace is saturated, how far ahead one repository may hold turns, as a share of
-   * `maxWaitMs` (PACE_REPOSITORY_SHARE_PERCENT); 1 or absent: repositories do not take turns.
+   * While the pace is saturated, how far ahead one repository may hold slots, as a share of
+   * `maxWaitMs` (PACE_REPOSITORY_SHARE_PERCENT); 1 or absent: repositories do not take slots in rotation.
    */
   readonly repositoryShare: number;
-  /** A turn this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
+  /** A pace slot this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
   readonly inlineTurnWaitMs: number;
   /** How long a claim lasts before the reconciler may take it back. */
   readonly leaseMs: number;

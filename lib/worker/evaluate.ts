@@ -34,7 +34,7 @@ export interface EvaluationDeps {
   readonly logWindowBytes: number;
   readonly log: Log;
   readonly metrics: MetricSink;
-  /** The run's latest jobs, already asked for (or, at a turn after a wait, the kept ones when GitHub said nothing changed). */
+  /** The run's latest jobs, already asked for (or, at the pass after a wait, the cached ones when GitHub said nothing changed). */
   readonly latest?: Promise<JobListing>;
   /** The newest run of each branch, as the intake recorded it; a listing answers when absent. */
   readonly branchRuns?: Pick<BranchRuns, 'newest'>;
@@ -51,7 +51,7 @@ export interface Evaluation {
   readonly unexamined: number;
   /**
    * The ETag of the run's latest jobs when the run was read off them and one page held them: the
-   * turn after a wait lists them again on the condition that they changed (a 304 is free).
+   * pass after a wait lists them again on the condition that they changed (a 304 is free).
    */
   readonly listingEtag?: string;
 }
@@ -64,7 +64,7 @@ export interface Judged extends Evaluation {
   readonly configErrorRaw?: string;
   /** What the operator's ceiling lowered in the repository's settings (REPO_MAX_ATTEMPTS_CEILING, REPO_EXTRA_PATTERNS). */
   readonly clamped?: readonly string[];
-  /** GitHub requests made before a wait, when this is the turn after one. */
+  /** GitHub requests made before a wait, when this is the pass after one. */
   readonly priorRequests: number;
 }
 

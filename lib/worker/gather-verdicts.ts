@@ -65,7 +65,7 @@ export async function gatherVerdicts(candidates: readonly JobFacts[], src: Evide
   for (const job of candidates) {
     const ann = annotations.get(job.id);
     if (ann) {
-      // One job's matching at a time, so the intake and other decisions on this process get their turn.
+      // One job's matching at a time, so the intake and other decisions on this process get to run.
       await yieldToEventLoop();
       verdicts.classify(job, ann);
     } else viaRest.push(job);

@@ -27,7 +27,7 @@ export interface OutcomeContext {
 export interface RecordContext extends OutcomeContext {
   readonly stores: Pick<WorkerStores, 'outcomes' | 'attempts' | 'pacing'>;
   readonly owner: string;
-  /** A report's turn is its repository's, within its share of the pace. */
+  /** A report's pace slot is its repository's, within its share of the pace. */
   readonly settings?: Partial<Pick<DecisionSettings, 'maxWaitMs' | 'repositoryShare'>>;
 }
 

@@ -33,7 +33,7 @@ export type VisibilityPlan =
   /** The wait ends past the window: no deferral can bring the message back at its time. */
   | { readonly kind: 'cannot_fit'; readonly reason: string; readonly leftSeconds: number };
 
-/** A wait that must be kept whole (a turn, a pause): deferred if it fits, otherwise refused with a reason. */
+/** A wait that must be kept whole (a pace slot, a pause): deferred if it fits, otherwise refused with a reason. */
 export function planWait(waitSeconds: number, firstReceive: number, now: number): VisibilityPlan {
   const left = visibilityLeftSeconds(firstReceive, now);
   const seconds = Math.max(0, Math.ceil(waitSeconds));
