@@ -6,6 +6,7 @@ import { budgetSpentReason } from '../decide/decide.js';
 import { type Decision, type DecisionKind, isRerunDecision, type RunMessage } from '../model.js';
 import type { DecisionLine, WorkerContext, WorkerStores } from './context.js';
 
+/** What taking and giving back a unit reads: the retry budget's store and the log. */
 export interface BudgetContext {
   readonly stores: Pick<WorkerStores, 'budget'>;
   readonly obs: Pick<WorkerContext['obs'], 'log'>;

@@ -19,6 +19,7 @@ import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { RunMessage, SignalWindow } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 
+/** The ledger's stores and the caches a decision reads and writes, each behind its own port. */
 export interface WorkerStores {
   /** Run attempts from claim to decision. */
   readonly attempts: RunAttempts;
@@ -42,11 +43,13 @@ export interface WorkerStores {
   readonly pauses: Pick<Pauses, 'active'>;
 }
 
+/** How a decision reaches GitHub: an installation's clients, and the GraphQL endpoint (GHES or github.com). */
 export interface WorkerGitHub {
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
 }
 
+/** The settings one decision reads, every default already applied. */
 export interface DecisionSettings {
   /** The deployment's defaults, which a repository's file overrides. */
   readonly defaults: RepoConfig;
@@ -56,19 +59,20 @@ export interface DecisionSettings {
   readonly logWindowBytes: number;
   /** When not null, only these `owner/name` repositories are ever re-run. */
   readonly repositoryAllowList: readonly string[] | null;
-  /** How long a run may wait for its re-run turn before it is expired. */
+  /** How long a run may wait for its pace slot before it is expired. */
   readonly maxWaitMs: number;
   /**
-   * While the pace is saturated, how far ahead one repository may hold turns, as a share of
-   * `maxWaitMs` (PACE_REPOSITORY_SHARE_PERCENT); 1 or absent: repositories do not take turns.
+   * While the pace is saturated, how far ahead one repository may hold slots, as a share of
+   * `maxWaitMs` (PACE_REPOSITORY_SHARE_PERCENT); 1 or absent: repositories do not take slots in rotation.
    */
   readonly repositoryShare: number;
-  /** A turn this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
+  /** A pace slot this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
   readonly inlineTurnWaitMs: number;
   /** How long a claim lasts before the reconciler may take it back. */
   readonly leaseMs: number;
 }
 
+/** Where a decision is told: the log, the metrics and the published events. */
 export interface WorkerObs {
   readonly log: Log;
   readonly metrics: MetricSink;
@@ -76,6 +80,7 @@ export interface WorkerObs {
   readonly events: EventPublisher;
 }
 
+/** Everything a decision takes from its process, resolved once where the process is assembled. */
 export interface WorkerContext {
   readonly stores: WorkerStores;
   readonly github: WorkerGitHub;
@@ -90,6 +95,7 @@ export interface WorkerContext {
 /** The fields every log line of one decision starts with. */
 export type DecisionLine = Readonly<Record<string, unknown>>;
 
+/** The run's fields that start every log line of its decision. */
 export const decisionLine = (msg: RunMessage): DecisionLine => ({
   run_id: msg.runId,
   run_attempt: msg.runAttempt,

@@ -7,6 +7,7 @@
 import type { RepoConfig } from '../config/repo-config.js';
 import type { DecisionFacts, DecisionStep, FactName } from '../decide/decide.js';
 import { candidateJobs, decide } from '../decide/decide.js';
+import type { BreakerFacts } from '../decide/breaker.js';
 import { runFromLatestJobs } from '../decide/run-from-jobs.js';
 import { configErrorNote } from '../github/repo-config-source.js';
 import type { JobListing } from '../github/job-listing.js';
@@ -33,7 +34,7 @@ export interface EvaluationDeps {
   readonly logWindowBytes: number;
   readonly log: Log;
   readonly metrics: MetricSink;
-  /** The run's latest jobs, already asked for (or, at a turn after a wait, the kept ones when GitHub said nothing changed). */
+  /** The run's latest jobs, already asked for (or, at the pass after a wait, the cached ones when GitHub said nothing changed). */
   readonly latest?: Promise<JobListing>;
   /** The newest run of each branch, as the intake recorded it; a listing answers when absent. */
   readonly branchRuns?: Pick<BranchRuns, 'newest'>;
@@ -41,6 +42,7 @@ export interface EvaluationDeps {
   readonly recoveries?: Pick<RunRecoveries, 'endOf'>;
 }
 
+/** What evaluating a run found: the step `decide()` reached and the facts and verdicts behind it. */
 export interface Evaluation {
   /** The decision, or the re-run it asks for. */
   readonly step: Exclude<DecisionStep, { kind: 'need' }>;
@@ -49,7 +51,7 @@ export interface Evaluation {
   readonly unexamined: number;
   /**
    * The ETag of the run's latest jobs when the run was read off them and one page held them: the
-   * turn after a wait lists them again on the condition that they changed (a 304 is free).
+   * pass after a wait lists them again on the condition that they changed (a 304 is free).
    */
   readonly listingEtag?: string;
 }
@@ -62,7 +64,7 @@ export interface Judged extends Evaluation {
   readonly configErrorRaw?: string;
   /** What the operator's ceiling lowered in the repository's settings (REPO_MAX_ATTEMPTS_CEILING, REPO_EXTRA_PATTERNS). */
   readonly clamped?: readonly string[];
-  /** GitHub requests made before a wait, when this is the turn after one. */
+  /** GitHub requests made before a wait, when this is the pass after one. */
   readonly priorRequests: number;
 }
 
@@ -87,6 +89,7 @@ export const evaluationDeps = (ctx: EvaluationContext): EvaluationDeps => ({
   metrics: ctx.obs.metrics,
 });
 
+/** What the first look at an attempt reads beyond an evaluation: the repository's file, the allow-list and the defaults. */
 export interface AfreshContext extends EvaluationContext {
   readonly stores: EvaluationContext['stores'] & Pick<WorkerStores, 'repoConfig'>;
   readonly settings: EvaluationContext['settings'] & Pick<DecisionSettings, 'defaults' | 'repositoryAllowList'>;
@@ -146,6 +149,7 @@ interface Noted {
   listingEtag?: string;
 }
 
+/** One fact `decide()` asked for, read from GitHub or the ledger's counters. */
 async function gather(
   what: FactName,
   facts: DecisionFacts,
@@ -170,44 +174,59 @@ async function gather(
       };
     case 'jobs':
       return { ...facts, jobs: await api.listAttemptJobs(msg.runId, msg.runAttempt) };
-    case 'breaker': {
-      if (!deps.breaker) return { ...facts, breaker: { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 0 } };
-      const repository = { id: msg.repository.id, name: `${msg.repository.owner}/${msg.repository.name}` };
-      const { tripped, ...breaker } = await deps.breaker.state(msg.installationId, repository);
-      if (tripped) {
-        const own = breaker.scope?.kind === 'repository';
-        deps.log.warn(`breaker opened: automatic re-runs of this ${own ? 'repository' : 'installation'} pause`, {
-          installation_id: msg.installationId,
-          ...(own && { repository: repository.name }),
-          until: new Date(breaker.openUntil ?? 0).toISOString(),
-          outcomes: breaker.outcomes,
-          lost_again: breaker.lostAgain,
-        });
-        deps.metrics.count('BreakerOpen');
-      }
-      return { ...facts, breaker };
-    }
-    case 'verdicts': {
-      const candidates = candidateJobs(facts.jobs ?? [], msg, config);
-      const endedByReprise = await endedEarly(msg, candidates, deps);
-      const g = await gatherVerdicts(candidates, {
-        ...(endedByReprise && { endedByReprise }),
-        api,
-        ...(deps.signals && { signals: deps.signals }),
-        owner: { login: msg.repository.owner, installationId: msg.installationId },
-        signalWindow: deps.signalWindow,
-        extraPatterns: config.extraPatterns,
-        logHosts: deps.logHosts,
-        logWindowBytes: deps.logWindowBytes,
-        log: deps.log,
-      });
-      noted.verdicts = g.verdicts;
-      noted.unexamined = g.unexamined;
-      const matched = g.verdicts.filter((v) => v.source === 'signal').length;
-      if (matched > 0) deps.metrics.count('SignalMatched', matched);
-      return { ...facts, verdicts: g.verdicts, ...(endedByReprise && { endedByReprise }) };
-    }
+    case 'breaker':
+      return { ...facts, breaker: await readBreaker(msg, deps) };
+    case 'verdicts':
+      return gatherJobVerdicts(facts, api, deps, config, noted);
   }
+}
+
+/** The breaker over the run's repository and installation; one that just opened is logged and counted. */
+async function readBreaker(msg: RunMessage, deps: EvaluationDeps): Promise<BreakerFacts> {
+  if (!deps.breaker) return { openUntil: null, outcomes: 0, lostAgain: 0, windowMs: 0 };
+  const repository = { id: msg.repository.id, name: `${msg.repository.owner}/${msg.repository.name}` };
+  const { tripped, ...breaker } = await deps.breaker.state(msg.installationId, repository);
+  if (tripped) {
+    const own = breaker.scope?.kind === 'repository';
+    deps.log.warn(`breaker opened: automatic re-runs of this ${own ? 'repository' : 'installation'} pause`, {
+      installation_id: msg.installationId,
+      ...(own && { repository: repository.name }),
+      until: new Date(breaker.openUntil ?? 0).toISOString(),
+      outcomes: breaker.outcomes,
+      lost_again: breaker.lostAgain,
+    });
+    deps.metrics.count('BreakerOpen');
+  }
+  return breaker;
+}
+
+/** Each candidate job's verdict, from its evidence; the detail is noted beside the facts. */
+async function gatherJobVerdicts(
+  facts: DecisionFacts,
+  api: RepoApi,
+  deps: EvaluationDeps,
+  config: RepoConfig,
+  noted: Noted,
+): Promise<DecisionFacts> {
+  const msg = facts.message;
+  const candidates = candidateJobs(facts.jobs ?? [], msg, config);
+  const endedByReprise = await endedEarly(msg, candidates, deps);
+  const g = await gatherVerdicts(candidates, {
+    ...(endedByReprise && { endedByReprise }),
+    api,
+    ...(deps.signals && { signals: deps.signals }),
+    owner: { login: msg.repository.owner, installationId: msg.installationId },
+    signalWindow: deps.signalWindow,
+    extraPatterns: config.extraPatterns,
+    logHosts: deps.logHosts,
+    logWindowBytes: deps.logWindowBytes,
+    log: deps.log,
+  });
+  noted.verdicts = g.verdicts;
+  noted.unexamined = g.unexamined;
+  const matched = g.verdicts.filter((v) => v.source === 'signal').length;
+  if (matched > 0) deps.metrics.count('SignalMatched', matched);
+  return { ...facts, verdicts: g.verdicts, ...(endedByReprise && { endedByReprise }) };
 }
 
 /** Whether reprise ended this attempt early; read only when a candidate ended cancelled, as such an end leaves them. */

@@ -33,6 +33,7 @@ export type RecoveryResult =
     }
   | Deferred;
 
+/** What early recovery reads and writes: GitHub, the signals and branch records, the repository's file and its own store. */
 export type RecoveryContext = Pick<WorkerContext, 'github' | 'obs' | 'clock'> & {
   readonly stores: Pick<WorkerContext['stores'], 'signals' | 'branchRuns' | 'repoConfig' | 'recoveries' | 'pauses'>;
   readonly settings: Pick<WorkerContext['settings'], 'defaults' | 'signalWindow' | 'repositoryAllowList'>;

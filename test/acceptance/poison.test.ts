@@ -5,7 +5,7 @@ import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
-import { transientBackoffSeconds } from '../../lib/worker/handler.js';
+import { transientBackoffSeconds } from '../../lib/worker/record-handler.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { lostRun } from '../support/reconcile-kit.js';
 

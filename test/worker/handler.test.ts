@@ -2,12 +2,12 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TIMEOUTS } from '../../infra/reprise.js';
 import { DECISION_NEED_MS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
-import { PermanentError, ShapeError, TransientError } from '../../lib/errors.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
-import { createWorkerHandler, fifoGroups, permanentFault, transientBackoffSeconds } from '../../lib/worker/handler.js';
+import { createWorkerHandler, fifoGroups } from '../../lib/worker/handler.js';
+import { transientBackoffSeconds } from '../../lib/worker/record-handler.js';
 import { runMessage } from '../support/fixtures.js';
 import { errorLine, TEXT } from '../support/evidence.js';
 import { type Harness, startHarness } from '../support/harness.js';
@@ -215,19 +215,6 @@ describe('the handler’s own rules, on in-memory stores', () => {
     const loose = { ...rs[0]!, messageId: 'loose', attributes: { ...rs[0]!.attributes, MessageGroupId: undefined } };
     const groups = fifoGroups([...rs, loose as unknown as SQSRecord]).map((g) => g.map((r) => r.body));
     expect(groups).toEqual([['a1', 'a2'], ['b1'], ['a1']]);
-  });
-
-  it('a transient fault backs off 10 s after the first receive, doubling, at most 15 minutes', () => {
-    expect([1, 2, 3, 4, 7, 8, 20].map(transientBackoffSeconds)).toEqual([10, 20, 40, 80, 640, 900, 900]);
-  });
-
-  it('only a malformed message or a permanent error is a permanent fault', () => {
-    expect(permanentFault(new ShapeError('runId: expected a number'))).toBe(
-      'malformed message: runId: expected a number',
-    );
-    expect(permanentFault(new PermanentError('installation 7 is not known'))).toBe('installation 7 is not known');
-    expect(permanentFault(new TransientError('502'))).toBeUndefined();
-    expect(permanentFault(new Error('socket hang up'))).toBeUndefined();
   });
 
   it('a malformed message is acknowledged with its reason, counted as poison, never retried', async () => {

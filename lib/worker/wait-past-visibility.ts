@@ -1,9 +1,13 @@
+/**
+ * A wait that cannot fit SQS's visibility window (12 hours from the first receive) decided
+ * `expired` at once, rather than deferred where the queue would refuse it.
+ */
 import { decisionEvent, publishQuietly } from '../events/build.js';
 import type { RunMessage } from '../model.js';
 import { type DecisionSettings, decisionLine, type WorkerContext, type WorkerStores } from './context.js';
 
-/** What deciding a wait that cannot fit needs: the claim and the outputs, nothing of GitHub. */
-export interface UnfitWaitContext {
+/** What expiring a wait past SQS's visibility window needs: the claim and the outputs, nothing of GitHub. */
+export interface WaitPastVisibilityContext {
   readonly stores: Pick<WorkerStores, 'attempts'>;
   readonly settings: Pick<DecisionSettings, 'leaseMs'>;
   readonly obs: WorkerContext['obs'];
@@ -14,10 +18,14 @@ export interface UnfitWaitContext {
 /**
  * A run whose wait ends past SQS's visibility window is decided `expired` with the reason, never
  * left to come back early and spend receives until the dead-letter queue. The attempt is taken
- * whether it is free (a pause released it) or this worker's own wait for a turn; an attempt held
+ * whether it is free (a pause released it) or this worker's own wait for a pace slot; an attempt held
  * or decided by another message is left to that message. Returns whether this call decided it.
  */
-export async function expireUnfitWait(msg: RunMessage, reason: string, ctx: UnfitWaitContext): Promise<boolean> {
+export async function expireWaitPastVisibility(
+  msg: RunMessage,
+  reason: string,
+  ctx: WaitPastVisibilityContext,
+): Promise<boolean> {
   const base = decisionLine(msg);
   const { attempts } = ctx.stores;
   const { log, metrics, events } = ctx.obs;

@@ -5,11 +5,11 @@ import type { JobFacts, JobVerdict, RepoConfig, RunMessage } from '../model.js';
 import { type EvaluationContext, evaluateRun, evaluationDeps, type Judged } from './evaluate.js';
 
 /**
- * What a run that earned a re-run keeps with its waiting attempt, so its turn costs one
- * re-check of the run and the call, not the whole decision again. The patterns are left out:
- * they served the verdicts, which are kept.
+ * The run facts cached with a waiting attempt (a run that earned a re-run and waits for its pace
+ * slot), so the pass that resumes it costs one re-check of the run and the call, not the whole
+ * decision again. The patterns are left out: they served the verdicts, which are cached.
  */
-export interface KeptFacts {
+export interface CachedRunFacts {
   readonly config: RepoConfig;
   /** The configuration error as the reason says it, and as the log line's `config_error`. */
   readonly configError?: string;
@@ -26,16 +26,17 @@ export interface KeptFacts {
 
 const VERSION = 1;
 
-export function keepFacts(k: KeptFacts): string {
+/** The cached facts as the ledger stores them: versioned JSON text, the spent patterns left out. */
+export function encodeCachedFacts(k: CachedRunFacts): string {
   const { extraPatterns: _spent, ...config } = k.config;
   return JSON.stringify({ v: VERSION, ...k, config });
 }
 
-/** The kept facts, or undefined when they cannot be read (another version): the turn then decides afresh. */
-export function readKeptFacts(text: string | undefined): KeptFacts | undefined {
+/** The cached facts, or undefined when they cannot be read (another version): the resumed pass then decides afresh. */
+export function readCachedFacts(text: string | undefined): CachedRunFacts | undefined {
   if (text === undefined) return undefined;
   try {
-    const k = JSON.parse(text) as Partial<KeptFacts> & { v?: unknown };
+    const k = JSON.parse(text) as Partial<CachedRunFacts> & { v?: unknown };
     if (k.v !== VERSION || typeof k.config !== 'object' || k.config === null || !Array.isArray(k.verdicts)) {
       return undefined;
     }
@@ -54,8 +55,8 @@ export function readKeptFacts(text: string | undefined): KeptFacts | undefined {
   }
 }
 
-/** The facts a decision that asks for a re-run keeps while it waits for its turn. */
-export const factsToKeep = (judged: Judged, requestsSoFar: number): KeptFacts => ({
+/** The facts a decision that asks for a re-run caches while it waits for its pace slot. */
+export const factsToCache = (judged: Judged, requestsSoFar: number): CachedRunFacts => ({
   config: judged.config,
   ...(judged.configError && { configError: judged.configError }),
   ...(judged.configErrorRaw && { configErrorRaw: judged.configErrorRaw }),
@@ -67,52 +68,52 @@ export const factsToKeep = (judged: Judged, requestsSoFar: number): KeptFacts =>
 });
 
 /**
- * The turn after a wait: the verdicts and the configuration are the ones kept; the run is read
+ * The pass after a wait: the verdicts and the configuration are the cached ones; the run is read
  * again (one listing: moved on? running again?) and the ledger's budget and breaker afresh. The
- * staleness check ran before the wait and is not repeated. With the first listing's ETag kept,
+ * staleness check ran before the wait and is not repeated. With the first listing's ETag cached,
  * the listing is asked on the condition that it changed: GitHub's 304 (free of rate limit) says
- * nothing did, and the kept jobs stand; a changed listing (a person re-ran the run meanwhile)
+ * nothing did, and the cached jobs stand; a changed listing (a person re-ran the run meanwhile)
  * comes in full and is decided on.
  */
-export async function resumeFromKept(
+export async function resumeFromCache(
   msg: RunMessage,
-  kept: KeptFacts,
+  cached: CachedRunFacts,
   api: RepoApi,
   ctx: EvaluationContext,
 ): Promise<Judged> {
-  const jobs = kept.verdicts.map((v) => v.job);
-  const etag = kept.listingEtag;
+  const jobs = cached.verdicts.map((v) => v.job);
+  const etag = cached.listingEtag;
   const latest = etag && msg.createdAt ? relist(api, msg.runId, etag, jobs) : undefined;
   latest?.catch(() => undefined);
   const ev = await evaluateRun(
     {
       message: msg,
-      config: kept.config,
-      ...(staleCheckApplies(kept.config, msg) && { stale: {} }),
+      config: cached.config,
+      ...(staleCheckApplies(cached.config, msg) && { stale: {} }),
       jobs,
-      verdicts: kept.verdicts,
+      verdicts: cached.verdicts,
     },
     api,
     { ...evaluationDeps(ctx), ...(latest && { latest }) },
   );
   return {
-    config: kept.config,
-    ...(kept.configError && { configError: kept.configError }),
-    ...(kept.configErrorRaw && { configErrorRaw: kept.configErrorRaw }),
-    ...(kept.clamped && { clamped: kept.clamped }),
+    config: cached.config,
+    ...(cached.configError && { configError: cached.configError }),
+    ...(cached.configErrorRaw && { configErrorRaw: cached.configErrorRaw }),
+    ...(cached.clamped && { clamped: cached.clamped }),
     ...ev,
-    unexamined: kept.unexamined,
-    priorRequests: kept.requests,
+    unexamined: cached.unexamined,
+    priorRequests: cached.requests,
   };
 }
 
 /**
- * The run's latest jobs at the turn, asked on the condition that they changed since the listing
- * the decision was made on. Unchanged, that listing stands, and its candidates (the jobs the kept
- * verdicts judged: every failed or cancelled job of the attempt, all completed) answer for the run
+ * The run's latest jobs at the pass after a wait, asked on the condition that they changed since
+ * the listing the decision was made on. Unchanged, that listing stands, and its candidates (the jobs
+ * the cached verdicts judged: every failed or cancelled job of the attempt, all completed) answer for the run
  * as the whole listing did.
  */
-async function relist(api: RepoApi, runId: number, etag: string, kept: JobFacts[]): Promise<JobListing> {
+async function relist(api: RepoApi, runId: number, etag: string, cached: JobFacts[]): Promise<JobListing> {
   const listing = await api.latestJobsIfChanged(runId, etag);
-  return listing.kind === 'unchanged' ? { jobs: kept, etag } : listing;
+  return listing.kind === 'unchanged' ? { jobs: cached, etag } : listing;
 }
