@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { RerunOutcome } from '../lib/model.js';
-import { HANDLERS } from './functions.js';
+import { HANDLERS } from './functions/handlers.js';
 
 /** Every decision kind, as the worker's `decision` dimension spells it. */
 export const DECISIONS = [

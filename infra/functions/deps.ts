@@ -8,7 +8,8 @@ import {
   resourceEnvironment,
   resourcesOf,
 } from '../../lib/config/settings-schema.js';
-import { HANDLERS, type RepriseFunctionProps } from '../functions.js';
+import { HANDLERS } from './handlers.js';
+import { type RepriseFunctionProps } from './reprise-function.js';
 import type { ResolvedProps } from '../props/props-schema.js';
 import { functionEnvironment } from '../props/resolve.js';
 import { grantTableAccess, type Storage } from '../storage.js';

@@ -1,14 +1,13 @@
 import { ConfigError } from '../errors.js';
 import { type FunctionName, FUNCTION_NAMES } from './setting.js';
+import type { Env } from './environment.js';
 
 /**
  * The environment names of the deployed functions that are not settings, declared beside the
  * settings table so the construct that sets them and the functions that read them share one
- * spelling: the stack's resources each function uses, what the construct sets for the runtime,
+ * spelling: the stack's resources each function uses, what the construct sets for each process,
  * and what the platform sets on its own.
  */
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** One resource of the stack a function finds through its environment. */
 export interface ResourceEnv {
@@ -34,8 +33,8 @@ export const RESOURCE_ENV = {
   signalSecret: { env: 'SIGNAL_SECRET_ARN', readBy: ['signalIntake'], doc: 'the signal secret (its ARN)' },
 } as const satisfies Record<string, ResourceEnv>;
 
-/** Set by the construct on every function for its runtime: Powertools' service name, Node's options. */
-export const RUNTIME_ENV = { serviceName: 'POWERTOOLS_SERVICE_NAME', nodeOptions: 'NODE_OPTIONS' } as const;
+/** Set by the construct on every function's Node.js process: Powertools' service name, Node's options. */
+export const FUNCTION_PROCESS_ENV = { serviceName: 'POWERTOOLS_SERVICE_NAME', nodeOptions: 'NODE_OPTIONS' } as const;
 
 /** Set by the platform itself: Lambda's log stream, the CDK CLI's account and region. */
 export const PLATFORM_ENV = {

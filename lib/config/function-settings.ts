@@ -1,13 +1,12 @@
 import type { BreakerSettings } from '../decide/breaker.js';
 import { envOf, fromEnv } from './settings-schema.js';
 import { runnerNamePatternsFrom } from './signal-settings.js';
+import type { Env } from './environment.js';
 
 /*
  * Settings the intake reads besides its secret. Kept apart from `runtimeSettings` so the intake's
  * bundle never pulls in the repository-config parser or the pattern engine.
  */
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** EventBridge's bus when deployed; a JSON-lines file in the local runtime (none when unset). */
 export interface EventSettings {

@@ -1,8 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from './environment.js';
 
 /** How reprise authenticates to GitHub: as an App (JWT, then installation tokens), or with a token for trials. */
 export type GitHubCredentials =

@@ -1,6 +1,7 @@
 import type { Value } from './parsers.js';
 import type { Setting, TimeUnit } from './setting.js';
 import { SETTINGS } from './settings-table.js';
+import type { Env } from './environment.js';
 
 /**
  * The settings schema: the table (settings-table.ts), the value parsers (parsers.ts) and the
@@ -23,8 +24,6 @@ export type SettingValues = { readonly [K in SettingName]: ValueOf<K> | undefine
 export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
 
 export const settingOf = (name: SettingName): Setting => SETTINGS[name] as Setting;
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** A setting's environment variable; throws for a setting that has none. */
 export function envOf(name: SettingName): string {

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RuntimeSettings } from '../config/env.js';
+import type { DeploymentSettings } from '../config/env.js';
 import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
 import { composeDeadLetters, recoverAfterRestart } from '../compose/recovery.js';
 import { composeReplay } from '../compose/replay.js';
@@ -26,8 +26,7 @@ import { type EmbeddedDynamo, startDynamo } from './dynamo.js';
 import { serveRoutes } from './http-server.js';
 import { localProcesses } from './processes.js';
 import { withTestFaults } from './test-faults.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../config/environment.js';
 
 export interface RuntimeOptions {
   readonly env: Env;
@@ -82,7 +81,7 @@ export interface Runtime {
   readonly adminToken: string;
   /** Where the admin token is kept, when it is kept on disk. */
   readonly adminTokenFile?: string;
-  readonly settings: RuntimeSettings;
+  readonly settings: DeploymentSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
   readonly queue: EmbeddedFifoQueue;

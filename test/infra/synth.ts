@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { PROJECT_ROOT } from '../../infra/functions.js';
+import { PROJECT_ROOT } from '../../infra/functions/handlers.js';
 import type { RepriseProps } from '../../infra/props/reprise-props.js';
 import { RepriseStack } from '../../infra/reprise-stack.js';
 
