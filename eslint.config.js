@@ -122,7 +122,6 @@ const foldersBeingDocumented = [
   'lib/classify/**',
   'lib/cli/**',
   'lib/compose/**',
-  'lib/config/**',
   'lib/decide/**',
   'lib/events/**',
   'lib/github/**',

@@ -107,7 +107,7 @@ export interface RepriseProps {
    */
   readonly retryBudgetPerHour?: number;
   /**
-   * When the pace is saturated, how far ahead (percent of `maxWait`) one repository may reserve turns.
+   * When the pace is saturated, how far ahead (percent of `maxWait`) one repository may reserve re-run slots.
    * @default 50
    */
   readonly paceRepositoryShare?: number;
@@ -128,7 +128,7 @@ export interface RepriseProps {
    */
   readonly writeSpacingMs?: number;
   /**
-   * How long a run may wait in the queue for its re-run turn before it is `expired` (1 minute to 12 hours).
+   * How long a run may wait in the queue for its re-run slot before it is `expired` (1 minute to 12 hours).
    * @default Duration.hours(6)
    */
   readonly maxWait?: Duration;

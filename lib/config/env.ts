@@ -22,7 +22,7 @@ export interface ReconcileSettings {
   readonly pagesPerSweep: number;
 }
 
-/** The shared pace of re-runs (and reports) per installation, and how long a run may wait for its turn. */
+/** The shared pace of re-runs (and reports) per installation, and how long a run may wait for its slot. */
 export interface PaceSettings {
   readonly perMinute: number;
   /** 0: no hourly limit. */
@@ -30,7 +30,7 @@ export interface PaceSettings {
   /** Least time between two of an installation's POSTs: the write spacing of each process, and of the slots. */
   readonly spacingMs: number;
   readonly maxWaitMs: number;
-  /** While saturated, how far ahead one repository may hold turns, as a share of `maxWaitMs`. */
+  /** While saturated, how far ahead one repository may reserve slots, as a share of `maxWaitMs`. */
   readonly repositoryShare: number;
 }
 

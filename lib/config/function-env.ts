@@ -17,6 +17,7 @@ export interface ResourceEnv {
   readonly doc: string;
 }
 
+/** Each stack resource a function finds through its environment: the variable, who reads it, what it is. */
 export const RESOURCE_ENV = {
   table: { env: 'TABLE_NAME', readBy: FUNCTION_NAMES, doc: 'the DynamoDB table' },
   workQueue: {
@@ -43,7 +44,9 @@ export const PLATFORM_ENV = {
   cdkRegion: 'CDK_DEFAULT_REGION',
 } as const;
 
+/** A resource of the stack, by its key in {@link RESOURCE_ENV}. */
 export type ResourceName = keyof typeof RESOURCE_ENV;
+/** Every resource name, in the table's order. */
 export const RESOURCE_NAMES = Object.keys(RESOURCE_ENV) as ResourceName[];
 
 /** The resources function `F` reads, as a type. */

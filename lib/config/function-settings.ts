@@ -16,6 +16,7 @@ export interface EventSettings {
   readonly file?: string;
 }
 
+/** Where decision events go: the bus deployed, a JSON-lines file locally. */
 export function eventSettings(env: Env = process.env): EventSettings {
   const file = fromEnv(env, 'eventsFile');
   return { busName: fromEnv(env, 'eventBusName'), ...(file && { file }) };
@@ -41,6 +42,7 @@ export interface IntakeSettings {
   readonly runnerNamePatterns: readonly string[];
 }
 
+/** The webhook intake's settings, read once per cold start. */
 export function intakeSettings(env: Env = process.env): IntakeSettings {
   return {
     breaker: breakerSettings(env),
@@ -57,6 +59,7 @@ export interface ObsSettings {
   readonly metricsNamespace: string;
 }
 
+/** The log level and metrics namespace every function's Powertools reads. */
 export function obsSettings(env: Env = process.env): ObsSettings {
   return { logLevel: env[envOf('logLevel')], metricsNamespace: fromEnv(env, 'metricsNamespace') };
 }

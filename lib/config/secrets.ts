@@ -8,6 +8,7 @@ export type GitHubCredentials =
   | { readonly kind: 'app'; readonly appId: string; readonly privateKey: string }
   | { readonly kind: 'token'; readonly token: string };
 
+/** A GitHub App's id and private key: what the deployed functions always use. */
 export type AppCredentials = Extract<GitHubCredentials, { kind: 'app' }>;
 
 /** `PRIVATE_KEY` may carry `\n` escapes (one-line .env files); `PRIVATE_KEY_PATH` names a PEM file. */

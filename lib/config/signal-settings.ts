@@ -13,6 +13,7 @@ export const DEFAULT_SIGNAL_WINDOW: SignalWindow = {
   afterMs: SETTINGS.signalWindowAfter.default * 1000,
 };
 
+/** What the EC2 signal function reads: how long signals are kept and how runners are named. */
 export interface SignalSettings {
   readonly ttlSeconds: number;
   /** EC2 tag keys whose values name runners. */
