@@ -1,5 +1,5 @@
 import { type JobLine, jobLine } from '../backtest/judge.js';
-import type { RuntimeSettings } from '../config/env.js';
+import type { DeploymentSettings } from '../config/env.js';
 import { candidateJobs, platformErrorsMode } from '../decide/decide.js';
 import { earlyRecoveryMode, recoveryTiming } from '../decide/early-recovery.js';
 import type { GitHubClients } from '../github/client.js';
@@ -50,7 +50,7 @@ export interface Explanation {
 
 export interface ExplainDeps {
   readonly clients: GitHubClients;
-  readonly settings: RuntimeSettings;
+  readonly settings: DeploymentSettings;
   readonly signals?: EvidenceSources['signals'];
   /** Where signals come from, for the report. */
   readonly signalsFrom?: string;

@@ -1,4 +1,4 @@
-import type { RuntimeSettings } from '../config/env.js';
+import type { DeploymentSettings } from '../config/env.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { describePause } from '../ledger/pauses.js';
 import { describeAwsError } from './aws.js';
@@ -49,7 +49,7 @@ const OPTIONS = {
 } as const;
 
 /** What explain reads from the table, on one ledger: the runner signals and the breakers' outcomes. */
-const fromTable = (ledger: Ledger, name: string, settings: RuntimeSettings) => ({
+const fromTable = (ledger: Ledger, name: string, settings: DeploymentSettings) => ({
   signals: tableSignals(ledger, settings),
   signalsFrom: `DynamoDB table ${name}`,
   outcomes: ledger.outcomes(settings.breaker),

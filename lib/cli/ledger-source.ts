@@ -1,4 +1,4 @@
-import type { RuntimeSettings } from '../config/env.js';
+import type { DeploymentSettings } from '../config/env.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
 import type { EksListing } from '../ledger/eks-listings.js';
 import type { Pause, PauseRequest, Pauses, PauseScope } from '../ledger/pauses.js';
@@ -121,5 +121,5 @@ export async function readLedger<T>(
 export const tableLedger = (io: CliIo, table: string): Ledger => openLedger(dynamoClient(io), table);
 
 /** The table's runner signals as the worker reads them: its TTL and runner-name keys. */
-export const tableSignals = (ledger: Ledger, settings: RuntimeSettings): RunnerSignals =>
+export const tableSignals = (ledger: Ledger, settings: DeploymentSettings): RunnerSignals =>
   ledger.runnerSignals(settings.signalTtlSeconds, new RunnerKeys(settings.runnerNamePatterns));

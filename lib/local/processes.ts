@@ -13,7 +13,7 @@ import { requireLocalAccess } from '../config/eks-clusters.js';
 import type { SignalSettings } from '../config/signal-settings.js';
 import type { ScopedSecret } from '../config/signal-scope.js';
 import { composeWorker, type RunOutcome } from '../compose/worker.js';
-import type { RuntimeSettings } from '../config/env.js';
+import type { DeploymentSettings } from '../config/env.js';
 import type { GitHubCredentials } from '../config/secrets.js';
 import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
@@ -25,7 +25,7 @@ import type { LambdaHttpHandler } from './http-server.js';
 
 /** What the local processes share: settings, credentials, secrets, the ledger, the queue, telemetry and the clock. */
 export interface LocalParts {
-  readonly settings: RuntimeSettings;
+  readonly settings: DeploymentSettings;
   readonly credentials: GitHubCredentials;
   /** The webhook secrets, current first. */
   readonly webhookSecrets: readonly string[];

@@ -6,7 +6,8 @@
 import type { Server } from 'node:http';
 import type { Reconciler } from '../compose/reconciler.js';
 import type { RunOutcome } from '../compose/worker.js';
-import type { RuntimeSettings } from '../config/env.js';
+import type { DeploymentSettings } from '../config/env.js';
+import type { Env } from '../config/environment.js';
 import type { JsonLinesEvents } from '../events/jsonl-file.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { QueuedJobs } from '../ledger/queued-jobs.js';
@@ -15,9 +16,6 @@ import type { MemoryMetrics } from '../obs/memory-metrics.js';
 import type { Log } from '../obs/types.js';
 import type { EmbeddedFifoQueue, QueuePoller } from '../queue/open-embedded.js';
 import type { EmbeddedDynamo } from './dynamo.js';
-
-/** The process's environment, as `npm start` reads it (a `.env` file loaded into it). */
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** Where the runtime reads its configuration and writes its logs. */
 export interface BaseOptions {
@@ -102,7 +100,7 @@ export interface Runtime {
   readonly adminToken: string;
   /** Where the admin token is kept, when it is kept on disk. */
   readonly adminTokenFile?: string;
-  readonly settings: RuntimeSettings;
+  readonly settings: DeploymentSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
   /** The embedded queue itself, for tests to read and move; the processes see it only through its contract. */

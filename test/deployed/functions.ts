@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { HANDLERS } from '../../infra/functions.js';
+import { HANDLERS } from '../../infra/functions/handlers.js';
 import { REGION } from './stack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

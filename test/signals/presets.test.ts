@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { propsFromContext } from '../../infra/context.js';
-import { resolveProps } from '../../infra/props.js';
+import { resolveProps } from '../../infra/props/resolve.js';
 import { RUNNER_PRESET_NAMES, type RunnerPreset } from '../../lib/config/runner-presets.js';
 import { DEFAULT_SIGNAL_WINDOW, signalSettings } from '../../lib/config/signal-settings.js';
 import { ConfigError } from '../../lib/errors.js';

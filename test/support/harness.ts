@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { runtimeSettings, type RuntimeSettings } from '../../lib/config/env.js';
+import { runtimeSettings, type DeploymentSettings } from '../../lib/config/env.js';
 import type { RepoConfig } from '../../lib/config/repo-config.js';
 import { createClientFactory } from '../../lib/github/client.js';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
@@ -63,7 +63,7 @@ export type WorkerOverrides = Partial<
 export interface Harness {
   readonly sim: GitHubSimulator;
   /** Parsed from `appEnv` by the runtime's own settings parser. */
-  readonly settings: RuntimeSettings;
+  readonly settings: DeploymentSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
   readonly signals: RunnerSignals;
