@@ -20,7 +20,9 @@ import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
 import { findStaleness } from './staleness.js';
-import type { DecisionLine, DecisionSettings, WorkerContext, WorkerStores } from './context.js';
+import { type DeliveryGap } from '../decide/delivery-gap.js';
+import { isPullRequestEvent } from '../decide/branch-staleness.js';
+import type { DecisionLine, DecisionSettings, WorkerContext, WorkerGitHub, WorkerStores } from './context.js';
 
 /** What evaluating a run reads: no ledger, and nothing that writes to GitHub. */
 export interface EvaluationDeps {
@@ -39,6 +41,11 @@ export interface EvaluationDeps {
   readonly branchRuns?: Pick<BranchRuns, 'newest'>;
   /** Early ends reprise made: a cancel note on an attempt it ended is its own. */
   readonly recoveries?: Pick<RunRecoveries, 'endOf'>;
+  /**
+   * What GitHub's delivery log says since the run started, read beside the job listing: whether
+   * the branch record may call the run current. Absent: the record decides alone.
+   */
+  readonly deliveryGap?: Promise<DeliveryGap>;
 }
 
 export interface Evaluation {
@@ -88,6 +95,7 @@ export const evaluationDeps = (ctx: EvaluationContext): EvaluationDeps => ({
 });
 
 export interface AfreshContext extends EvaluationContext {
+  readonly github?: Pick<WorkerGitHub, 'deliveryLog'>;
   readonly stores: EvaluationContext['stores'] & Pick<WorkerStores, 'repoConfig'>;
   readonly settings: EvaluationContext['settings'] & Pick<DecisionSettings, 'defaults' | 'repositoryAllowList'>;
 }
@@ -105,13 +113,15 @@ export async function evaluateAfresh(
   // The configuration and the run's latest jobs are read at once: one round trip, not two.
   const latest = allowed !== false && msg.createdAt ? api.latestJobs(msg.runId) : undefined;
   latest?.catch(() => undefined);
+  // Beside it, the App's delivery log since the run started, for a branch run the record may judge.
+  const deliveryGap = latest && readsDeliveryLog(msg) ? gapSince(msg, ctx.github?.deliveryLog) : undefined;
   const cfg = await ctx.stores.repoConfig.load(api, msg.repository.owner, msg.repository.name, defaults);
   if (cfg.error)
     ctx.obs.log.error('configuration error; failing closed', { ...line, error: cfg.error, kept: cfg.kept });
   const ev = await evaluateRun(
     { message: msg, config: cfg.config, ...(allowed !== undefined && { repositoryAllowed: allowed }) },
     api,
-    { ...evaluationDeps(ctx), ...(latest && { latest }) },
+    { ...evaluationDeps(ctx), ...(latest && { latest }), ...(deliveryGap && { deliveryGap }) },
   );
   const configError = cfg.error ? configErrorNote(cfg) : undefined;
   if (cfg.clamped) ctx.obs.log.warn('repository settings clamped to the ceiling', { ...line, clamped: cfg.clamped });
@@ -161,8 +171,10 @@ async function gather(
       if (etag) noted.listingEtag = etag;
       return { ...facts, ...read };
     }
-    case 'stale':
-      return { ...facts, stale: await findStaleness(api, msg, facts.run!, config, deps.branchRuns) };
+    case 'stale': {
+      const gap = deps.deliveryGap && { read: deps.deliveryGap, noted: (g: DeliveryGap) => noteGap(g, msg, deps.log) };
+      return { ...facts, stale: await findStaleness(api, msg, facts.run!, config, deps.branchRuns, gap) };
+    }
     case 'budget':
       return {
         ...facts,
@@ -234,4 +246,38 @@ async function readRun(
     if (run) return run.runAttempt === msg.runAttempt ? { run, jobs, ...(etag && { etag }) } : { run };
   }
   return { run: await api.getRun(msg.runId) };
+}
+
+/** A branch run whose record may call it current: one with a number and a start. */
+const readsDeliveryLog = (msg: RunMessage): boolean =>
+  msg.headBranch !== null && msg.runNumber !== undefined && !isPullRequestEvent(msg.event);
+
+function gapSince(msg: RunMessage, read: WorkerGitHub['deliveryLog'] | undefined): Promise<DeliveryGap> {
+  if (!read) return Promise.resolve({ kind: 'no_log' });
+  const scope = {
+    installationId: msg.installationId,
+    repositoryId: msg.repository.id,
+    sinceMs: Date.parse(msg.createdAt!),
+  };
+  // A failed read lists instead: the safe direction.
+  return read(scope).catch((err: Error) => ({ kind: 'unread', reason: err.message }) as const);
+}
+
+function noteGap(gap: DeliveryGap, msg: RunMessage, log: Log): void {
+  const line = {
+    run_id: msg.runId,
+    repository: `${msg.repository.owner}/${msg.repository.name}`,
+    branch: msg.headBranch,
+  };
+  if (gap.kind === 'missed')
+    log.warn('a workflow_run delivery failed since the run started; one listing of the branch decides', {
+      ...line,
+      failed_delivery: gap.guid,
+      status_code: gap.statusCode,
+      delivered_at: gap.deliveredAt,
+    });
+  if (gap.kind === 'unread')
+    log.warn('delivery log not read; one listing of the branch decides', { ...line, error: gap.reason });
+  if (gap.kind === 'no_log')
+    log.info('no delivery log under GITHUB_TOKEN credentials; the branch record decides as before', line);
 }

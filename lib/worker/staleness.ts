@@ -7,6 +7,7 @@ import {
   type SupersededBy,
 } from '../decide/branch-staleness.js';
 import type { StaleFacts } from '../decide/decide.js';
+import { type DeliveryGap, recordMayDecide } from '../decide/delivery-gap.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { WorkflowRunSummary } from '../github/repo-answers.js';
 import type { BranchRuns } from '../ledger/branch-runs.js';
@@ -15,7 +16,8 @@ import type { RepoConfig, RunFacts, RunMessage } from '../model.js';
 /**
  * Looks for reasons a re-run would be wasted. A branch run: a newer run of the same workflow on
  * the branch, from the newest run the intake recorded, or one listing when the record cannot
- * answer. A pull-request run: a newer run of the same workflow for the same head sha or branch,
+ * answer or a delivery may have been lost since the run started (`gap`, GitHub's delivery log,
+ * read beside the job listing; `noted` hears what it said). A pull-request run: a newer run of the same workflow for the same head sha or branch,
  * or a pull request that closed or moved on.
  */
 export async function findStaleness(
@@ -24,9 +26,10 @@ export async function findStaleness(
   run: RunFacts,
   cfg: Pick<RepoConfig, 'staleCheck'>,
   branchRuns?: Pick<BranchRuns, 'newest'>,
+  gap?: BranchGap,
 ): Promise<StaleFacts> {
   const rule = branchRule(cfg, msg);
-  if (rule && msg.headBranch !== null) return branchStaleness(api, msg, run, rule, msg.headBranch, branchRuns);
+  if (rule && msg.headBranch !== null) return branchStaleness(api, msg, run, rule, msg.headBranch, branchRuns, gap);
   const runs = await api.workflowRuns(
     run.workflowId,
     msg.headBranch ? { branch: msg.headBranch } : { headSha: msg.headSha },
@@ -53,12 +56,19 @@ async function branchStaleness(
   rule: SupersededBy,
   branch: string,
   branchRuns: Pick<BranchRuns, 'newest'> | undefined,
+  gap: BranchGap | undefined,
 ): Promise<StaleFacts> {
   const key = { installationId: msg.installationId, repoId: msg.repository.id, workflowId: run.workflowId, branch };
   const recorded = msg.runNumber === undefined ? undefined : await branchRuns?.newest(key);
   const self =
     msg.runNumber === undefined ? undefined : { runId: msg.runId, runNumber: msg.runNumber, headSha: msg.headSha };
   let answer = self ? fromNewestRecorded(self, recorded, rule) : ({ kind: 'list' } as const);
+  // Only `current` can be wrong after a lost delivery: a newer run recorded supersedes either way.
+  if (answer.kind === 'current' && gap) {
+    const said = await gap.read;
+    gap.noted?.(said);
+    if (!recordMayDecide(said)) answer = { kind: 'list' };
+  }
   if (answer.kind === 'list') {
     const listed = await api.workflowRuns(run.workflowId, { branch });
     const own = listed.filter((r) => ownBranchRun(r, msg, branch)).map(asBranchRun);
@@ -67,6 +77,12 @@ async function branchStaleness(
   return answer.kind === 'stale'
     ? { newerRunId: answer.newer.runId, newerOnBranch: { branch, headSha: answer.newer.headSha } }
     : {};
+}
+
+/** What GitHub's delivery log says since the run started (already being read), and who hears it. */
+export interface BranchGap {
+  readonly read: Promise<DeliveryGap>;
+  readonly noted?: (gap: DeliveryGap) => void;
 }
 
 /** A run of the repository's own branch: not a fork's pull request from a branch of that name. */

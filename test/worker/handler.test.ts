@@ -1,4 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
+import { noDeliveryLog } from '../../lib/decide/delivery-gap.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TIMEOUTS } from '../../infra/reprise.js';
 import { DECISION_NEED_MS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
@@ -151,7 +152,9 @@ describe('time-bounded batches', () => {
       };
       const clock = new VirtualClock();
       const { queue, messages } = tenLostRuns(clock, `in-flight-${grouping.replace(' ', '-')}`, grouping);
-      const worker = h.worker({ maxReceiveCount: MAX_RECEIVE_COUNT });
+      // The installation's requests: the App's read of its delivery log beside each job listing is
+      // another door (its JWT, its own limit) and is counted in worker/staleness.test.ts.
+      const worker = h.worker({ maxReceiveCount: MAX_RECEIVE_COUNT, deliveryLog: noDeliveryLog });
       h.sim.latencyMs = 1;
       const res = await worker({ Records: queue.receive(10) });
       expect(res.batchItemFailures).toEqual([]);
@@ -202,7 +205,7 @@ describe('the handler’s own rules, on in-memory stores', () => {
    */
   function faultingWorker(defer: (r: SQSRecord, s: number) => Promise<void>, maxReceiveCount = 5) {
     const w = fakeWorld();
-    const ctx = { ...w.ctx, github: { client: h.client, graphqlUrl: h.sim.graphqlUrl } };
+    const ctx = { ...w.ctx, github: { client: h.client, graphqlUrl: h.sim.graphqlUrl, deliveryLog: noDeliveryLog } };
     return { w, handle: createWorkerHandler({ ...ctx, defer, maxReceiveCount }) };
   }
 
