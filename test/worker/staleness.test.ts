@@ -12,7 +12,7 @@ import type { RunMessage } from '../../lib/model.js';
 import { findStaleness } from '../../lib/worker/staleness.js';
 import { config, runFacts, runMessage } from '../support/fixtures.js';
 import { fakeRepoApi } from '../support/fakes/context.js';
-import { noDeliveryLog } from '../../lib/decide/delivery-gap.js';
+import { type DeliveryGap, noDeliveryLog } from '../../lib/decide/delivery-gap.js';
 
 const h = harnessForFile();
 const NOTHING_RECORDED = { branchRuns: { newest: () => Promise.resolve(undefined) } };
@@ -125,6 +125,19 @@ describe('issue 42 point 7: belief is checked when it may be stale (GitHub’s d
     h.sim.addDelivery({ ...failed, guid: 'made-good', deliveredAt: ago(60_000), repositoryId });
     h.sim.addDelivery({ ...failed, guid: 'made-good', statusCode: 202, redelivery: true, repositoryId });
     expect(await decide(head.id)).toMatchObject({ decision: 'retried' });
+    expect(listings()).toBe(0);
+  });
+
+  it('the log is asked in the decision’s first round trip, beside the job listing: no GitHub answer awaited before it', async () => {
+    const head = lostOn('acme/gap-beside', 'main');
+    const before = h.sim.requests.length;
+    let answeredWhenAsked = -1;
+    const deliveryLog = (): Promise<DeliveryGap> => {
+      answeredWhenAsked = h.sim.requests.slice(before).filter((r) => r.status !== 0).length;
+      return Promise.resolve({ kind: 'none' });
+    };
+    expect(await decide(head.id, { deliveryLog })).toMatchObject({ decision: 'retried' });
+    expect(answeredWhenAsked).toBe(0);
     expect(listings()).toBe(0);
   });
 
