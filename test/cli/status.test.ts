@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { status } from '../../lib/cli/status.js';
 import { appEnv, INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { captureIo, FakeCloudFormation } from './support.js';
+import { MERGE_QUEUE_PERMISSIONS } from '../sim/permissions.js';
 
 const HOOK = 'https://reprise.example.com/webhook';
 const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toISOString();
@@ -63,14 +64,7 @@ describe('reprise status', () => {
     h.sim.addInstallation({
       id: INSTALLATION_ID,
       account: 'acme',
-      permissions: {
-        actions: 'write',
-        checks: 'read',
-        contents: 'write',
-        metadata: 'read',
-        pull_requests: 'write',
-        merge_queues: 'write',
-      },
+      permissions: { ...MERGE_QUEUE_PERMISSIONS },
     });
     const again = captureIo(appEnv(h.sim.url), aws());
     expect(await status(['--webhook-url', HOOK], again)).toBe(0);

@@ -13,6 +13,7 @@ import { exitAnnotation, lostAnnotation, lostJob } from '../support/evidence.js'
 import { INSTALLATION_ID } from '../support/harness.js';
 import { startLocal } from '../support/local.js';
 import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js';
+import { MERGE_QUEUE_PERMISSIONS } from '../sim/permissions.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -105,14 +106,7 @@ async function main(): Promise<void> {
   sim.addInstallation({
     id: INSTALLATION_ID,
     account: 'acme',
-    permissions: {
-      actions: 'write',
-      checks: 'read',
-      contents: 'write',
-      metadata: 'read',
-      pull_requests: 'write',
-      merge_queues: 'write',
-    },
+    permissions: { ...MERGE_QUEUE_PERMISSIONS },
   });
 
   const rows = [['scenario', 'run', 'verdicts', 'decision', 'expected', 'calls on GitHub']];

@@ -168,41 +168,14 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
     const ec2 = new EC2Client(awsConfig(d.moto.url));
     const instanceId = (await ec2.send(new RunInstancesCommand({ ImageId: 'ami-12c6146b', MinCount: 1, MaxCount: 1 })))
       .Instances![0]!.InstanceId!;
-    // The template's rules, put on the default bus with their own patterns; their target is a
-    // queue the test reads and hands to the EC2 signal function, as EventBridge invokes it.
-    const eventBridge = new EventBridgeClient(awsConfig(d.moto.url));
-    const target = await d.queue('test-ec2-signal-target');
-    const ec2FunctionArn = d.stack.resolve({ 'Fn::GetAtt': [d.ids.ec2Signal, 'Arn'] });
-    const rules = Object.entries(d.stack.resources).filter(
-      ([, r]) =>
-        r.Type === 'AWS::Events::Rule' &&
-        (r.Properties?.Targets as { Arn: unknown }[] | undefined)?.some(
-          (t) => d.stack.resolve(t.Arn) === ec2FunctionArn,
-        ),
-    );
-    expect(rules.length).toBeGreaterThan(0);
-    for (const [id, rule] of rules) {
-      await eventBridge.send(
-        new PutRuleCommand({ Name: id, EventPattern: JSON.stringify(rule.Properties!.EventPattern) }),
-      );
-      await eventBridge.send(new PutTargetsCommand({ Rule: id, Targets: [{ Id: 'ec2-signal', Arn: target.arn }] }));
-    }
-    await eventBridge.send(
-      new PutEventsCommand({
-        Entries: [
-          {
-            Source: 'aws.ec2',
-            DetailType: 'EC2 Spot Instance Interruption Warning',
-            Resources: [`arn:aws:ec2:eu-west-1:123456789012:instance/${instanceId}`],
-            Detail: JSON.stringify({ 'instance-id': instanceId, 'instance-action': 'terminate' }),
-          },
-        ],
-      }),
-    );
-    const delivered = await target.take();
-    for (const event of delivered) await d.fn.ec2Signal.invoke(event);
-    const matched = delivered.length;
-    expect(matched).toBe(1);
+    expect(
+      await ec2Events([
+        {
+          detailType: 'EC2 Spot Instance Interruption Warning',
+          detail: { 'instance-id': instanceId, 'instance-action': 'terminate' },
+        },
+      ]),
+    ).toBe(1);
     // No annotation, no log line: only the signal says the runner was lost.
     const { installationId, account } = lostRun('moto-spot-other');
     const run = d.sim.addRun({
@@ -271,24 +244,42 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
     expect(d.sim.rerunTally(run.id)).toMatchObject({ received: 1, accepted: 1 });
   });
 
-  /** EC2 events put on moto's default bus, routed by the template's own rules, handed to the EC2 signal function. */
+  /**
+   * EC2 events put on moto's default bus, routed by the template's own rules (put there with their own
+   * patterns; their target a queue the test reads), handed to the EC2 signal function as EventBridge invokes it.
+   */
   async function ec2Events(entries: { source?: string; detailType: string; detail: Record<string, unknown> }[]) {
     const eventBridge = new EventBridgeClient(awsConfig(d.moto.url));
     const target = await d.queue('test-ec2-signal-target');
     const ec2FunctionArn = d.stack.resolve({ 'Fn::GetAtt': [d.ids.ec2Signal, 'Arn'] });
-    for (const [id, rule] of Object.entries(d.stack.resources)) {
-      const targets = rule.Properties?.Targets as { Arn: unknown }[] | undefined;
-      if (rule.Type !== 'AWS::Events::Rule' || !targets?.some((t) => d.stack.resolve(t.Arn) === ec2FunctionArn))
-        continue;
+    const rules = Object.entries(d.stack.resources).filter(
+      ([, r]) =>
+        r.Type === 'AWS::Events::Rule' &&
+        (r.Properties?.Targets as { Arn: unknown }[] | undefined)?.some(
+          (t) => d.stack.resolve(t.Arn) === ec2FunctionArn,
+        ),
+    );
+    expect(rules.length).toBeGreaterThan(0);
+    for (const [id, rule] of rules) {
       await eventBridge.send(
         new PutRuleCommand({ Name: id, EventPattern: JSON.stringify(rule.Properties!.EventPattern) }),
       );
       await eventBridge.send(new PutTargetsCommand({ Rule: id, Targets: [{ Id: 'ec2-signal', Arn: target.arn }] }));
     }
     for (const e of entries) {
+      const instance = e.detail['instance-id'];
       await eventBridge.send(
         new PutEventsCommand({
-          Entries: [{ Source: e.source ?? 'aws.ec2', DetailType: e.detailType, Detail: JSON.stringify(e.detail) }],
+          Entries: [
+            {
+              Source: e.source ?? 'aws.ec2',
+              DetailType: e.detailType,
+              ...(typeof instance === 'string' && {
+                Resources: [`arn:aws:ec2:eu-west-1:123456789012:instance/${instance}`],
+              }),
+              Detail: JSON.stringify(e.detail),
+            },
+          ],
         }),
       );
     }

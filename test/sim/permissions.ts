@@ -45,3 +45,13 @@ export function withinGrant(
 }
 
 export const NOT_ACCESSIBLE = 'Resource not accessible by integration';
+
+/** What the App asks for when merge queues are on: `enqueuePullRequest` needs these (docs/operations.md). */
+export const MERGE_QUEUE_PERMISSIONS: Readonly<Record<string, string>> = {
+  actions: 'write',
+  checks: 'read',
+  contents: 'write',
+  metadata: 'read',
+  pull_requests: 'write',
+  merge_queues: 'write',
+};

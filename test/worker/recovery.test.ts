@@ -10,6 +10,7 @@ import { runRecovery } from '../../lib/worker/recovery.js';
 import { MAX_FORCE_CANCEL_CALLS } from '../../lib/worker/end-run.js';
 import type { SimRun } from '../sim/runs.js';
 import { harnessForFile, INSTALLATION_ID } from '../support/harness.js';
+import { MERGE_QUEUE_PERMISSIONS } from '../sim/permissions.js';
 
 const h = harnessForFile({ clearFaults: true });
 let seq = 0;
@@ -235,14 +236,7 @@ describe('issue 40: the completion after reprise’s own end', () => {
     h.sim.addInstallation({
       id: QUEUER,
       account: 'queuer',
-      permissions: {
-        actions: 'write',
-        checks: 'read',
-        contents: 'write',
-        metadata: 'read',
-        pull_requests: 'write',
-        merge_queues: 'write',
-      },
+      permissions: { ...MERGE_QUEUE_PERMISSIONS },
     });
     const runner = `queued-${++seq}`;
     const pr = seq;

@@ -5,16 +5,8 @@ import { exitAnnotation, lostJob } from '../support/evidence.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { workflowRunPayload } from '../support/webhooks.js';
 import type { SimMergeGroupSpec } from '../sim/index.js';
+import { MERGE_QUEUE_PERMISSIONS } from '../sim/permissions.js';
 
-/** What the App asks for when merge queues are on: the mutation needs these (docs/operations.md). */
-const MERGE_QUEUE_PERMISSIONS = {
-  actions: 'write',
-  checks: 'read',
-  contents: 'write',
-  metadata: 'read',
-  pull_requests: 'write',
-  merge_queues: 'write',
-};
 const LIMITED_INSTALLATION = 5151;
 
 let h: Harness;
