@@ -24,8 +24,14 @@ export interface GapScope {
   readonly sinceMs: number;
 }
 
-/** What the delivery log says of the time between the run's start and the decision. */
-export type DeliveryGap =
+/**
+ * What the delivery log says of the time between the run's start and the decision, and how many
+ * requests the App made to read it (`appRequests`: its JWT, never the installation's rate limit,
+ * so never among a decision's `requests`).
+ */
+export type DeliveryGap = GapReading & { readonly appRequests?: number };
+
+type GapReading =
   /** No `workflow_run` delivery of the scope failed since the run started: the record decides. */
   | { readonly kind: 'none' }
   /** One failed (and no later attempt of it succeeded): a listing decides. */

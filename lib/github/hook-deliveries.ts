@@ -46,8 +46,10 @@ export async function readDeliveryGap(
 ): Promise<DeliveryGap> {
   const delivered = new Set<string>();
   let cursor: string | undefined;
+  let appRequests = 0;
   try {
     for (let page = 0; page < limits.maxPages; page++) {
+      appRequests++;
       const res = await app.request('GET /app/hook/deliveries', {
         per_page: limits.perPage,
         ...(cursor !== undefined && { cursor }),
@@ -55,13 +57,17 @@ export async function readDeliveryGap(
       const read = readPage(res.data as LoggedDelivery[], scope, delivered);
       if (read.missed) {
         const d = read.missed;
-        return { kind: 'missed', guid: d.guid, statusCode: d.status_code, deliveredAt: d.delivered_at };
+        return { kind: 'missed', guid: d.guid, statusCode: d.status_code, deliveredAt: d.delivered_at, appRequests };
       }
       cursor = nextCursor(res.headers.link);
-      if (read.reachedStart || cursor === undefined) return { kind: 'none' };
+      if (read.reachedStart || cursor === undefined) return { kind: 'none', appRequests };
     }
-    return { kind: 'unread', reason: `the log goes past ${limits.maxPages} pages since the run started` };
+    return {
+      kind: 'unread',
+      reason: `the log goes past ${limits.maxPages} pages since the run started`,
+      appRequests,
+    };
   } catch (err) {
-    return { kind: 'unread', reason: (err as Error).message };
+    return { kind: 'unread', reason: (err as Error).message, appRequests };
   }
 }

@@ -71,6 +71,19 @@ export interface Judged extends Evaluation {
   readonly clamped?: readonly string[];
   /** GitHub requests made before a wait, when this is the turn after one. */
   readonly priorRequests: number;
+  /** The App's requests (its JWT) made before a wait: counted apart, never the installation's. */
+  readonly priorAppRequests?: number;
+  /** The App's read of its delivery log this decision started, beside the job listing. */
+  readonly deliveryGap?: Promise<DeliveryGap>;
+}
+
+/**
+ * The App's requests a decision made (its delivery-log read, and those before a wait): apart from
+ * `requests`, which are the installation's. The read is awaited only here, after the call.
+ */
+export async function appRequestsOf(judged: Pick<Judged, 'priorAppRequests' | 'deliveryGap'>): Promise<number> {
+  const gap = judged.deliveryGap ? await judged.deliveryGap : undefined;
+  return (judged.priorAppRequests ?? 0) + (gap?.appRequests ?? 0);
 }
 
 /** What the worker's evaluation reads: the stores of evidence and counters, no claim. */
@@ -131,6 +144,7 @@ export async function evaluateAfresh(
     ...(cfg.clamped && { clamped: cfg.clamped }),
     ...ev,
     priorRequests: 0,
+    ...(deliveryGap && { deliveryGap }),
   };
 }
 

@@ -20,6 +20,8 @@ export interface KeptFacts {
   readonly unexamined: number;
   /** GitHub requests the decision made before it waited. */
   readonly requests: number;
+  /** The App's requests (its delivery log) the decision made before it waited, counted apart. */
+  readonly appRequests?: number;
   /** The ETag of the run's latest jobs as listed before the wait (a one-page listing's). */
   readonly listingEtag?: string;
 }
@@ -47,6 +49,7 @@ export function readKeptFacts(text: string | undefined): KeptFacts | undefined {
       verdicts: k.verdicts,
       unexamined: typeof k.unexamined === 'number' ? k.unexamined : 0,
       requests: typeof k.requests === 'number' ? k.requests : 0,
+      ...(typeof k.appRequests === 'number' && { appRequests: k.appRequests }),
       ...(typeof k.listingEtag === 'string' && { listingEtag: k.listingEtag }),
     };
   } catch {
@@ -55,7 +58,7 @@ export function readKeptFacts(text: string | undefined): KeptFacts | undefined {
 }
 
 /** The facts a decision that asks for a re-run keeps while it waits for its turn. */
-export const factsToKeep = (judged: Judged, requestsSoFar: number): KeptFacts => ({
+export const factsToKeep = (judged: Judged, requestsSoFar: number, appRequestsSoFar = 0): KeptFacts => ({
   config: judged.config,
   ...(judged.configError && { configError: judged.configError }),
   ...(judged.configErrorRaw && { configErrorRaw: judged.configErrorRaw }),
@@ -63,6 +66,7 @@ export const factsToKeep = (judged: Judged, requestsSoFar: number): KeptFacts =>
   verdicts: judged.verdicts,
   unexamined: judged.unexamined,
   requests: requestsSoFar,
+  ...(appRequestsSoFar > 0 && { appRequests: appRequestsSoFar }),
   ...(judged.listingEtag && { listingEtag: judged.listingEtag }),
 });
 
@@ -103,6 +107,7 @@ export async function resumeFromKept(
     ...ev,
     unexamined: kept.unexamined,
     priorRequests: kept.requests,
+    ...(kept.appRequests !== undefined && { priorAppRequests: kept.appRequests }),
   };
 }
 

@@ -11,7 +11,7 @@ import type { RepoApi } from '../github/repo-api.js';
 import { type Decision, isRerunDecision, type JobVerdict, type RunMessage } from '../model.js';
 import { boundedOutcome } from './bounded-outcome.js';
 import type { DecisionLine, DecisionSettings, WorkerContext, WorkerStores } from './context.js';
-import type { Judged } from './evaluate.js';
+import { appRequestsOf, type Judged } from './evaluate.js';
 import type { RunOutcome } from './result.js';
 import { reportTurn } from './turn.js';
 
@@ -120,6 +120,8 @@ export async function recordDecision(
   }
   // Both halves of a decision that waited for its turn.
   const requests = o.priorRequests + api.requests;
+  // The App's own requests (its delivery log, its JWT) are not the installation's: counted apart.
+  const appRequests = await appRequestsOf(judged);
   const evidence = lostJobEvidence(o.verdicts);
   const now = ctx.clock();
   const timing = recoveryTiming(o.verdicts, now, isRerunDecision(o.decision), judged.facts.endedByReprise === true);
@@ -129,6 +131,7 @@ export async function recordDecision(
     decision: o.decision,
     reason: o.reason,
     requests,
+    ...(appRequests > 0 && { app_requests: appRequests }),
     unexamined: o.unexamined,
     ...(evidence.length > 0 && { evidence }),
     ...(recovery && { recovery }),

@@ -44,9 +44,10 @@ describe('issue 42 point 7: reading the delivery log back to the run’s start (
     for (let i = 0; i < 4; i++) sim.addDelivery({ ...ok, guid: `before-${i}`, deliveredAt: at(-4 + i) });
     for (let i = 0; i < 3; i++) sim.addDelivery({ ...ok, guid: `since-${i}`, deliveredAt: at(1 + i) });
     sim.resetRequests();
-    expect(await readDeliveryGap(app(), scope, { maxPages: 5, perPage: 2 })).toEqual({ kind: 'none' });
-    // Newest first, two a page: the second page reaches the run's start.
+    // Newest first, two a page: the second page reaches the run's start; both pages are the App's requests.
+    expect(await readDeliveryGap(app(), scope, { maxPages: 5, perPage: 2 })).toEqual({ kind: 'none', appRequests: 2 });
     expect(pages()).toBe(2);
+    expect(sim.appRequests.map((r) => r.path)).toEqual(['/app/hook/deliveries', '/app/hook/deliveries']);
   });
 
   it('a failed workflow_run delivery on a later page since the start: missed', async () => {
@@ -60,7 +61,10 @@ describe('issue 42 point 7: reading the delivery log back to the run’s start (
   });
 
   it('a log too long to reach the start within the pages, or one that fails, is unread', async () => {
-    expect(await readDeliveryGap(app(), scope, { maxPages: 1, perPage: 1 })).toMatchObject({ kind: 'unread' });
+    expect(await readDeliveryGap(app(), scope, { maxPages: 1, perPage: 1 })).toMatchObject({
+      kind: 'unread',
+      appRequests: 1,
+    });
     sim.injectFault({ method: 'GET', path: /\/app\/hook\/deliveries$/, status: 500, times: 10 });
     expect(await readDeliveryGap(app(), scope)).toMatchObject({ kind: 'unread' });
     sim.clearFaults();

@@ -74,6 +74,9 @@ describe('time-bounded batches', () => {
     const { queue, messages } = tenLostRuns(clock, 'slow-batch');
     const worker = h.worker({
       client: slowGitHub(h, clock),
+      // The virtual clock is the installation's requests': the App's delivery-log read (real HTTP,
+      // beside the listing) would move it at a moment the machine's load picks.
+      deliveryLog: noDeliveryLog,
       maxReceiveCount: MAX_RECEIVE_COUNT,
       defer: async (record, seconds) => void queue.changeVisibility(record.receiptHandle, seconds * 1000),
     });
@@ -128,7 +131,11 @@ describe('time-bounded batches', () => {
   it('control: the same slow batch decided without the time left runs past the function timeout, where Lambda would lose the whole batch answer', async () => {
     const clock = new VirtualClock();
     const { queue } = tenLostRuns(clock, 'slow-control');
-    const worker = h.worker({ client: slowGitHub(h, clock), maxReceiveCount: MAX_RECEIVE_COUNT });
+    const worker = h.worker({
+      client: slowGitHub(h, clock),
+      deliveryLog: noDeliveryLog,
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    });
     h.sim.latencyMs = SLOW_MS;
     const time = clock.invocation(FUNCTION_TIMEOUT_MS);
     const res = await worker({ Records: queue.receive(10) });
@@ -177,7 +184,11 @@ describe('time-bounded batches', () => {
   it('the first message of a batch is always taken, however little time is left', async () => {
     const clock = new VirtualClock();
     const { queue } = tenLostRuns(clock, 'little-time');
-    const worker = h.worker({ client: slowGitHub(h, clock), maxReceiveCount: MAX_RECEIVE_COUNT });
+    const worker = h.worker({
+      client: slowGitHub(h, clock),
+      deliveryLog: noDeliveryLog,
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    });
     const records = queue.receive(10);
     const res = await worker({ Records: records }, clock.invocation(1_000));
     expect(res.batchItemFailures).toHaveLength(9);
