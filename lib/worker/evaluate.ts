@@ -19,9 +19,8 @@ import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
-import { findStaleness } from './staleness.js';
+import { branchGap, findStaleness, startGapRead } from './staleness.js';
 import { type DeliveryGap } from '../decide/delivery-gap.js';
-import { isPullRequestEvent } from '../decide/branch-staleness.js';
 import type { DecisionLine, DecisionSettings, WorkerContext, WorkerGitHub, WorkerStores } from './context.js';
 
 /** What evaluating a run reads: no ledger, and nothing that writes to GitHub. */
@@ -46,6 +45,8 @@ export interface EvaluationDeps {
    * the branch record may call the run current. Absent: the record decides alone.
    */
   readonly deliveryGap?: Promise<DeliveryGap>;
+  /** `kept` at the turn after a wait: a run the record cannot place keeps the check made before the wait. */
+  readonly unrecorded?: 'list' | 'kept';
 }
 
 export interface Evaluation {
@@ -127,7 +128,7 @@ export async function evaluateAfresh(
   const latest = allowed !== false && msg.createdAt ? api.latestJobs(msg.runId) : undefined;
   latest?.catch(() => undefined);
   // Beside it, the App's delivery log since the run started, for a branch run the record may judge.
-  const deliveryGap = latest && readsDeliveryLog(msg) ? gapSince(msg, ctx.github?.deliveryLog) : undefined;
+  const deliveryGap = latest ? startGapRead(msg, ctx.github?.deliveryLog) : undefined;
   const cfg = await ctx.stores.repoConfig.load(api, msg.repository.owner, msg.repository.name, defaults);
   if (cfg.error)
     ctx.obs.log.error('configuration error; failing closed', { ...line, error: cfg.error, kept: cfg.kept });
@@ -186,7 +187,7 @@ async function gather(
       return { ...facts, ...read };
     }
     case 'stale': {
-      const gap = deps.deliveryGap && { read: deps.deliveryGap, noted: (g: DeliveryGap) => noteGap(g, msg, deps.log) };
+      const gap = deps.deliveryGap && branchGap(deps.deliveryGap, msg, deps.log, deps.unrecorded);
       return { ...facts, stale: await findStaleness(api, msg, facts.run!, config, deps.branchRuns, gap) };
     }
     case 'budget':
@@ -260,38 +261,4 @@ async function readRun(
     if (run) return run.runAttempt === msg.runAttempt ? { run, jobs, ...(etag && { etag }) } : { run };
   }
   return { run: await api.getRun(msg.runId) };
-}
-
-/** A branch run whose record may call it current: one with a number and a start. */
-const readsDeliveryLog = (msg: RunMessage): boolean =>
-  msg.headBranch !== null && msg.runNumber !== undefined && !isPullRequestEvent(msg.event);
-
-function gapSince(msg: RunMessage, read: WorkerGitHub['deliveryLog'] | undefined): Promise<DeliveryGap> {
-  if (!read) return Promise.resolve({ kind: 'no_log' });
-  const scope = {
-    installationId: msg.installationId,
-    repositoryId: msg.repository.id,
-    sinceMs: Date.parse(msg.createdAt!),
-  };
-  // A failed read lists instead: the safe direction.
-  return read(scope).catch((err: Error) => ({ kind: 'unread', reason: err.message }) as const);
-}
-
-function noteGap(gap: DeliveryGap, msg: RunMessage, log: Log): void {
-  const line = {
-    run_id: msg.runId,
-    repository: `${msg.repository.owner}/${msg.repository.name}`,
-    branch: msg.headBranch,
-  };
-  if (gap.kind === 'missed')
-    log.warn('a workflow_run delivery failed since the run started; one listing of the branch decides', {
-      ...line,
-      failed_delivery: gap.guid,
-      status_code: gap.statusCode,
-      delivered_at: gap.deliveredAt,
-    });
-  if (gap.kind === 'unread')
-    log.warn('delivery log not read; one listing of the branch decides', { ...line, error: gap.reason });
-  if (gap.kind === 'no_log')
-    log.info('no delivery log under GITHUB_TOKEN credentials; the branch record decides as before', line);
 }

@@ -1,8 +1,11 @@
+import { branchRule } from '../decide/branch-staleness.js';
 import { staleCheckApplies } from '../decide/decide.js';
 import type { JobListing } from '../github/job-listing.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { JobFacts, JobVerdict, RepoConfig, RunMessage } from '../model.js';
+import type { WorkerGitHub } from './context.js';
 import { type EvaluationContext, evaluateRun, evaluationDeps, type Judged } from './evaluate.js';
+import { startGapRead } from './staleness.js';
 
 /**
  * What a run that earned a re-run keeps with its waiting attempt, so its turn costs one
@@ -72,8 +75,13 @@ export const factsToKeep = (judged: Judged, requestsSoFar: number, appRequestsSo
 
 /**
  * The turn after a wait: the verdicts and the configuration are the ones kept; the run is read
- * again (one listing: moved on? running again?) and the ledger's budget and breaker afresh. The
- * staleness check ran before the wait and is not repeated. With the first listing's ETag kept,
+ * again (one listing: moved on? running again?) and the ledger's budget and breaker afresh. A
+ * branch run is checked for staleness again at no cost to the installation: the intake's record
+ * of the branch (a newer run recorded during the wait makes it stale) and, when the record still
+ * names it current, the App's delivery log since the run started, read beside the listing (a
+ * failure there lets one listing decide). A run the record cannot place, and a pull request's
+ * run, keep the check made before the wait: listing again would cost the installation a
+ * request on every turn. With the first listing's ETag kept,
  * the listing is asked on the condition that it changed: GitHub's 304 (free of rate limit) says
  * nothing did, and the kept jobs stand; a changed listing (a person re-ran the run meanwhile)
  * comes in full and is decided on.
@@ -82,22 +90,24 @@ export async function resumeFromKept(
   msg: RunMessage,
   kept: KeptFacts,
   api: RepoApi,
-  ctx: EvaluationContext,
+  ctx: EvaluationContext & { readonly github?: Pick<WorkerGitHub, 'deliveryLog'> },
 ): Promise<Judged> {
   const jobs = kept.verdicts.map((v) => v.job);
   const etag = kept.listingEtag;
   const latest = etag && msg.createdAt ? relist(api, msg.runId, etag, jobs) : undefined;
   latest?.catch(() => undefined);
+  const again = branchRule(kept.config, msg) !== undefined && ctx.stores.branchRuns !== undefined;
+  const deliveryGap = again ? startGapRead(msg, ctx.github?.deliveryLog) : undefined;
   const ev = await evaluateRun(
     {
       message: msg,
       config: kept.config,
-      ...(staleCheckApplies(kept.config, msg) && { stale: {} }),
+      ...(staleCheckApplies(kept.config, msg) && !deliveryGap && { stale: {} }),
       jobs,
       verdicts: kept.verdicts,
     },
     api,
-    { ...evaluationDeps(ctx), ...(latest && { latest }) },
+    { ...evaluationDeps(ctx), ...(latest && { latest }), ...(deliveryGap && { deliveryGap, unrecorded: 'kept' }) },
   );
   return {
     config: kept.config,
@@ -108,6 +118,7 @@ export async function resumeFromKept(
     unexamined: kept.unexamined,
     priorRequests: kept.requests,
     ...(kept.appRequests !== undefined && { priorAppRequests: kept.appRequests }),
+    ...(deliveryGap && { deliveryGap }),
   };
 }
 
