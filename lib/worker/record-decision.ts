@@ -132,6 +132,8 @@ export async function recordDecision(
     reason: o.reason,
     requests,
     ...(appRequests > 0 && { app_requests: appRequests }),
+    // Which source decided a branch run's currency: the record (its delivery log clean) or a listing.
+    ...(judged.facts.stale?.decidedBy && { stale_check: judged.facts.stale.decidedBy }),
     unexamined: o.unexamined,
     ...(evidence.length > 0 && { evidence }),
     ...(recovery && { recovery }),

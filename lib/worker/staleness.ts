@@ -66,6 +66,7 @@ async function branchStaleness(
   const self =
     msg.runNumber === undefined ? undefined : { runId: msg.runId, runNumber: msg.runNumber, headSha: msg.headSha };
   let answer = self ? fromNewestRecorded(self, recorded, rule) : ({ kind: 'list' } as const);
+  let decidedBy: 'record' | 'listing' = 'record';
   // At the turn after a wait, a run the record cannot place keeps the listing's answer from before the wait.
   if (answer.kind === 'list' && gap?.unrecorded === 'kept') {
     gap.stood?.();
@@ -78,13 +79,14 @@ async function branchStaleness(
     if (!recordMayDecide(said)) answer = { kind: 'list' };
   }
   if (answer.kind === 'list') {
+    decidedBy = 'listing';
     const listed = await api.workflowRuns(run.workflowId, { branch });
     const own = listed.filter((r) => ownBranchRun(r, msg, branch)).map(asBranchRun);
     answer = fromListed(self ?? sinceCreated(msg, run, listed), own, rule);
   }
   return answer.kind === 'stale'
-    ? { newerRunId: answer.newer.runId, newerOnBranch: { branch, headSha: answer.newer.headSha } }
-    : {};
+    ? { newerRunId: answer.newer.runId, newerOnBranch: { branch, headSha: answer.newer.headSha }, decidedBy }
+    : { decidedBy };
 }
 
 /** What GitHub's delivery log says since the run started (already being read), and who hears it. */

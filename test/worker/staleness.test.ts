@@ -106,7 +106,8 @@ describe('issue 42 point 7: belief is checked when it may be stale (GitHub’s d
     });
     const before = logReads();
     const line = await decide(older.id);
-    expect(line).toMatchObject({ decision: 'stale' });
+    // The decision line says which source decided: the listing, the record set aside.
+    expect(line).toMatchObject({ decision: 'stale', stale_check: 'listing', app_requests: 1 });
     expect(String(line?.reason)).toContain(`newer run ${newer.id}`);
     expect(listings()).toBe(1);
     expect(logReads() - before).toBe(1);
@@ -124,7 +125,7 @@ describe('issue 42 point 7: belief is checked when it may be stale (GitHub’s d
     h.sim.addDelivery({ ...failed, guid: 'other-repo', repositoryId: repositoryId + 1000 });
     h.sim.addDelivery({ ...failed, guid: 'made-good', deliveredAt: ago(60_000), repositoryId });
     h.sim.addDelivery({ ...failed, guid: 'made-good', statusCode: 202, redelivery: true, repositoryId });
-    expect(await decide(head.id)).toMatchObject({ decision: 'retried' });
+    expect(await decide(head.id)).toMatchObject({ decision: 'retried', stale_check: 'record', app_requests: 1 });
     expect(listings()).toBe(0);
   });
 
@@ -240,14 +241,18 @@ describe('finding staleness: the reads each kind of run needs', () => {
         cfg,
         recorded({ runId: 9300, runNumber: 41, headSha: OTHER }),
       );
-      expect(stale).toEqual({ newerRunId: 9300, newerOnBranch: { branch: 'main', headSha: OTHER } });
+      expect(stale).toEqual({
+        newerRunId: 9300,
+        newerOnBranch: { branch: 'main', headSha: OTHER },
+        decidedBy: 'record',
+      });
       expect(api.readsSent).toEqual([]);
     });
 
     it('the record naming this run answers current with no listing', async () => {
       const api = fakeRepoApi({});
       const own = recorded({ runId: msg.runId, runNumber: 40, headSha: SHA });
-      expect(await findStaleness(api, msg, runFacts(), cfg, own)).toEqual({});
+      expect(await findStaleness(api, msg, runFacts(), cfg, own)).toEqual({ decidedBy: 'record' });
       expect(api.readsSent).toEqual([]);
     });
 
@@ -258,19 +263,20 @@ describe('finding staleness: the reads each kind of run needs', () => {
           summary({ id: 9401, runNumber: 46, headRepositoryId: 99 }),
         ],
       });
-      expect(await findStaleness(api, msg, runFacts(), cfg, recorded(undefined))).toEqual({});
+      expect(await findStaleness(api, msg, runFacts(), cfg, recorded(undefined))).toEqual({ decidedBy: 'listing' });
       expect(api.readsSent).toEqual(['workflowRuns']);
 
       const own = fakeRepoApi({ workflowRuns: async () => [summary({ id: 9402, runNumber: 47 })] });
       expect(await findStaleness(own, msg, runFacts(), cfg, recorded(undefined))).toEqual({
         newerRunId: 9402,
         newerOnBranch: { branch: 'main', headSha: OTHER },
+        decidedBy: 'listing',
       });
     });
 
     it('a newer run of the same commit is a re-trigger, not a reason', async () => {
       const api = fakeRepoApi({ workflowRuns: async () => [summary({ id: 9500, runNumber: 48, headSha: SHA })] });
-      expect(await findStaleness(api, msg, runFacts(), cfg, recorded(undefined))).toEqual({});
+      expect(await findStaleness(api, msg, runFacts(), cfg, recorded(undefined))).toEqual({ decidedBy: 'listing' });
     });
   });
 });
