@@ -94,6 +94,13 @@ const worthReading = (run: ListedRun): boolean => failedAttempt(run.latest) || r
 
 class Stopped extends Error {}
 
+/**
+ * Which source decided whether a run was current: the history's listing. The worker's sources at
+ * the time (the intake's record of the branch, checked against GitHub's delivery log) are not kept.
+ */
+export const STALENESS_SOURCE =
+  "staleness judged from the history's listing of the runs (a newer run of the same workflow created before the attempt ended); the intake's record and GitHub's delivery log of that time are not kept";
+
 export async function backtest(input: BacktestInput, deps: BacktestDeps): Promise<BacktestResult> {
   const notes: string[] = [];
   const attempts: ExaminedAttempt[] = [];
@@ -148,6 +155,7 @@ export async function backtest(input: BacktestInput, deps: BacktestDeps): Promis
     const n = attempts.filter((a) => a.judgement.evidenceGone).length;
     notes.push(`${n} attempt(s) judged without some job's log or annotations: GitHub no longer keeps them`);
   }
+  if (attempts.length > 0) notes.push(STALENESS_SOURCE);
   return {
     repositories: input.repositories.length,
     runsListed,

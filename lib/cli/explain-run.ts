@@ -45,6 +45,8 @@ export interface Explanation {
   readonly mergeQueue?: string;
   /** With an exact signal for a lost job: when it was lost and how long the job took to end after it. */
   readonly recovery?: string;
+  /** For a branch run checked for staleness: which source decided whether it is current. */
+  readonly staleness?: string;
   readonly notes: readonly string[];
 }
 
@@ -151,6 +153,7 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
   let reason: string;
   let jobs: readonly JobFacts[] | undefined;
   let verdicts: readonly JobVerdict[] | undefined;
+  let staleness: string | undefined;
   if (live.status === 'completed' && live.conclusion !== 'failure' && live.conclusion !== 'cancelled') {
     decision = 'ignored';
     reason = `the run concluded ${live.conclusion}; the intake acts only on failure or cancelled`;
@@ -165,6 +168,7 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
     ({ decision, reason } = ev.step);
     jobs = ev.facts.jobs;
     verdicts = ev.facts.verdicts;
+    staleness = stalenessSource(ev.facts.stale?.decidedBy);
   }
   const verdictsDecided = verdicts !== undefined;
   if (live.status === 'completed') {
@@ -198,6 +202,7 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
   return {
     ...base,
     ...(recovery && { recovery }),
+    ...(staleness && { staleness }),
     decision,
     reason,
     wouldRerun,
@@ -207,4 +212,15 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
     requests: api.requests,
     ...recorded,
   };
+}
+
+/**
+ * Which source decided a branch run's currency. Explain reads neither the intake's record nor the
+ * App's delivery log, so its answer is a listing's, where the worker's may be the record's.
+ */
+function stalenessSource(by: 'record' | 'listing' | undefined): string | undefined {
+  if (by === 'listing')
+    return "one listing of the branch's runs decided whether the run is current (explain reads neither the intake's record nor GitHub's delivery log; the worker lists only when the record cannot place the run or a workflow_run delivery failed since it started)";
+  if (by === 'record') return "the intake's record of the branch decided whether the run is current";
+  return undefined;
 }

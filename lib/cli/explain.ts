@@ -94,6 +94,7 @@ function printExplanation(io: CliIo, x: Explained): void {
   }
   if (x.mergeQueue) println(out, `Merge queue: ${x.mergeQueue}`);
   if (x.recovery) println(out, `Recovery: ${x.recovery}`);
+  if (x.staleness) println(out, `Staleness: ${x.staleness}`);
   const origin =
     x.configOrigin === 'defaults' ? 'defaults (no .github/reprise.yml)' : `${x.configOrigin}/.github/reprise.yml`;
   println(out, `Config:   ${origin}${x.configError ? ` (error: ${x.configError}; defaults used)` : ''}`);

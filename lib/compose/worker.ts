@@ -1,8 +1,10 @@
 import type { SQSRecord } from 'aws-lambda';
+import { noDeliveryLog } from '../decide/delivery-gap.js';
 import type { WorkerSettings } from '../config/env.js';
 import { NO_EVENTS } from '../events/build.js';
 import type { EventPublisher } from '../events/types.js';
-import type { GitHubClients } from '../github/client.js';
+import type { AppClient, GitHubClients } from '../github/client.js';
+import { readDeliveryGap } from '../github/hook-deliveries.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
@@ -20,6 +22,8 @@ export const DEFAULT_LEASE_MS = 5 * 60_000;
 /** What the worker is assembled from, beside its settings: clients, ledger, claim owner and lease, telemetry. */
 export interface WorkerParts {
   readonly client: (installationId: number | null) => GitHubClients;
+  /** The App's own client, for its webhook's delivery log; none under GITHUB_TOKEN. */
+  readonly appClient?: AppClient;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Identifies this worker's claims. */
@@ -60,7 +64,14 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       pauses: ledger.pauses,
       repoConfig: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
     },
-    github: { client: parts.client, graphqlUrl: settings.graphqlUrl },
+    github: {
+      client: parts.client,
+      graphqlUrl: settings.graphqlUrl,
+      deliveryLog: (scope) => {
+        const app = parts.appClient;
+        return app ? readDeliveryGap(app, scope) : noDeliveryLog();
+      },
+    },
     settings: {
       defaults: settings.defaults,
       signalWindow: settings.signalWindow,

@@ -69,6 +69,8 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
   const { settings, credentials, ledger, log, metrics, events, now, queue } = parts;
   const shared = { ledger, log, metrics, ...(events && { events }), ...(now && { now }) };
   const client = githubClients(settings, credentials, log, parts.github);
+  // One App client (its JWT) for the worker's delivery-log reads and the reconciler's sweeps.
+  const appClient = githubAppClient(settings, credentials, log, parts.github);
   // No AWS here: each cluster gives its endpoint, CA and token, and EC2 tells nothing more than the event.
   const ec2 = parts.ec2Signal ?? { tagKeys: [], eksClusters: [] };
   requireLocalAccess(ec2.eksClusters);
@@ -96,6 +98,7 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
     worker: composeWorker(settings, {
       ...shared,
       client,
+      ...(appClient && { appClient }),
       owner: parts.owner,
       ...(parts.leaseMs !== undefined && { leaseMs: parts.leaseMs }),
       maxReceiveCount: parts.maxReceiveCount,
@@ -107,7 +110,7 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
       ...shared,
       queue,
       client,
-      appClient: githubAppClient(settings, credentials, log, parts.github),
+      appClient,
     }),
   };
 }

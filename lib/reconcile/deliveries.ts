@@ -2,7 +2,7 @@ import type { AppClient } from '../github/client.js';
 import type { Deliveries } from '../ledger/deliveries.js';
 import type { ReconcileStore } from '../ledger/reconcile-store.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
+import { deliverySucceeded, type HookDelivery, nextCursor } from '../github/hook-deliveries.js';
 
 const DAY_MS = 86_400_000;
 
@@ -50,12 +50,7 @@ const CURSOR = 'deliveries';
 /** GitHub's own reading: status 0 is a timeout, 4xx and 5xx are failures. */
 const succeeded = deliverySucceeded;
 
-/** The `cursor` of the `rel="next"` link, if any. */
-export function nextCursor(link: string | undefined): string | undefined {
-  const next = link?.split(',').find((part) => /rel="next"/.test(part));
-  const url = next ? /<([^>]+)>/.exec(next)?.[1] : undefined;
-  return url ? (new URL(url).searchParams.get('cursor') ?? undefined) : undefined;
-}
+export { nextCursor };
 
 type Redelivery = 'redelivered' | 'skipped' | 'retry_later';
 

@@ -6,6 +6,7 @@
 import type { RepoConfig } from '../config/repo-config.js';
 import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
+import type { DeliveryGap, GapScope } from '../decide/delivery-gap.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { RetryBudget } from '../ledger/budget.js';
@@ -47,6 +48,8 @@ export interface WorkerStores {
 export interface WorkerGitHub {
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
+  /** Reads the App's webhook delivery log since a run started; `no_log` under GITHUB_TOKEN (no App, no log). */
+  readonly deliveryLog: (scope: GapScope) => Promise<DeliveryGap>;
 }
 
 /** The settings one decision reads, every default already applied. */

@@ -20,8 +20,9 @@ import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { EvidenceSources } from './gather-verdicts.js';
 import { gatherVerdicts } from './gather-verdicts.js';
-import { findStaleness } from './staleness.js';
-import type { DecisionLine, DecisionSettings, WorkerContext, WorkerStores } from './context.js';
+import { branchGap, findStaleness, startGapRead } from './staleness.js';
+import { type DeliveryGap } from '../decide/delivery-gap.js';
+import type { DecisionLine, DecisionSettings, WorkerContext, WorkerGitHub, WorkerStores } from './context.js';
 
 /** What evaluating a run reads: no ledger, and nothing that writes to GitHub. */
 export interface EvaluationDeps {
@@ -40,6 +41,13 @@ export interface EvaluationDeps {
   readonly branchRuns?: Pick<BranchRuns, 'newest'>;
   /** Early ends reprise made: a cancel note on an attempt it ended is its own. */
   readonly recoveries?: Pick<RunRecoveries, 'endOf'>;
+  /**
+   * What GitHub's delivery log says since the run started, read beside the job listing: whether
+   * the branch record may call the run current. Absent: the record decides alone.
+   */
+  readonly deliveryGap?: Promise<DeliveryGap>;
+  /** `kept` at the turn after a wait: a run the record cannot place keeps the check made before the wait. */
+  readonly unrecorded?: 'list' | 'kept';
 }
 
 /** What evaluating a run found: the step `decide()` reached and the facts and verdicts behind it. */
@@ -66,6 +74,19 @@ export interface Judged extends Evaluation {
   readonly clamped?: readonly string[];
   /** GitHub requests made before a wait, when this is the pass after one. */
   readonly priorRequests: number;
+  /** The App's requests (its JWT) made before a wait: counted apart, never the installation's. */
+  readonly priorAppRequests?: number;
+  /** The App's read of its delivery log this decision started, beside the job listing. */
+  readonly deliveryGap?: Promise<DeliveryGap>;
+}
+
+/**
+ * The App's requests a decision made (its delivery-log read, and those before a wait): apart from
+ * `requests`, which are the installation's. The read is awaited only here, after the call.
+ */
+export async function appRequestsOf(judged: Pick<Judged, 'priorAppRequests' | 'deliveryGap'>): Promise<number> {
+  const gap = judged.deliveryGap ? await judged.deliveryGap : undefined;
+  return (judged.priorAppRequests ?? 0) + (gap?.appRequests ?? 0);
 }
 
 /** What the worker's evaluation reads: the stores of evidence and counters, no claim. */
@@ -91,6 +112,7 @@ export const evaluationDeps = (ctx: EvaluationContext): EvaluationDeps => ({
 
 /** What the first look at an attempt reads beyond an evaluation: the repository's file, the allow-list and the defaults. */
 export interface AfreshContext extends EvaluationContext {
+  readonly github?: Pick<WorkerGitHub, 'deliveryLog'>;
   readonly stores: EvaluationContext['stores'] & Pick<WorkerStores, 'repoConfig'>;
   readonly settings: EvaluationContext['settings'] & Pick<DecisionSettings, 'defaults' | 'repositoryAllowList'>;
 }
@@ -108,13 +130,15 @@ export async function evaluateAfresh(
   // The configuration and the run's latest jobs are read at once: one round trip, not two.
   const latest = allowed !== false && msg.createdAt ? api.latestJobs(msg.runId) : undefined;
   latest?.catch(() => undefined);
+  // Beside it, the App's delivery log since the run started, for a branch run the record may judge.
+  const deliveryGap = latest ? startGapRead(msg, ctx.github?.deliveryLog) : undefined;
   const cfg = await ctx.stores.repoConfig.load(api, msg.repository.owner, msg.repository.name, defaults);
   if (cfg.error)
     ctx.obs.log.error('configuration error; failing closed', { ...line, error: cfg.error, kept: cfg.kept });
   const ev = await evaluateRun(
     { message: msg, config: cfg.config, ...(allowed !== undefined && { repositoryAllowed: allowed }) },
     api,
-    { ...evaluationDeps(ctx), ...(latest && { latest }) },
+    { ...evaluationDeps(ctx), ...(latest && { latest }), ...(deliveryGap && { deliveryGap }) },
   );
   const configError = cfg.error ? configErrorNote(cfg) : undefined;
   if (cfg.clamped) ctx.obs.log.warn('repository settings clamped to the ceiling', { ...line, clamped: cfg.clamped });
@@ -124,6 +148,7 @@ export async function evaluateAfresh(
     ...(cfg.clamped && { clamped: cfg.clamped }),
     ...ev,
     priorRequests: 0,
+    ...(deliveryGap && { deliveryGap }),
   };
 }
 
@@ -165,8 +190,10 @@ async function gather(
       if (etag) noted.listingEtag = etag;
       return { ...facts, ...read };
     }
-    case 'stale':
-      return { ...facts, stale: await findStaleness(api, msg, facts.run!, config, deps.branchRuns) };
+    case 'stale': {
+      const gap = deps.deliveryGap && branchGap(deps.deliveryGap, msg, deps.log, deps.unrecorded);
+      return { ...facts, stale: await findStaleness(api, msg, facts.run!, config, deps.branchRuns, gap) };
+    }
     case 'budget':
       return {
         ...facts,

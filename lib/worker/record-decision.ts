@@ -11,7 +11,7 @@ import type { RepoApi } from '../github/repo-api.js';
 import { type Decision, isRerunDecision, type JobVerdict, type RunMessage } from '../model.js';
 import { boundedOutcome } from './bounded-outcome.js';
 import type { DecisionLine, DecisionSettings, WorkerContext, WorkerStores } from './context.js';
-import type { Judged } from './evaluate.js';
+import { appRequestsOf, type Judged } from './evaluate.js';
 import type { Log } from '../obs/types.js';
 import type { RunOutcome } from './result.js';
 import { reportTurn } from './turn.js';
@@ -98,10 +98,12 @@ export async function recordDecision(
   }
   // Both halves of a decision that waited for its pace slot.
   const requests = o.priorRequests + api.requests;
+  // The App's own requests (its delivery log, its JWT) are not the installation's: counted apart.
+  const counted = { requests, appRequests: await appRequestsOf(judged) };
   const now = ctx.clock();
   const timing = recoveryTiming(o.verdicts, now, isRerunDecision(o.decision), judged.facts.endedByReprise === true);
   const recovery = timing && recoveryFields(timing);
-  const decisionLog = logDecision(o, base, requests, recovery, ctx);
+  const decisionLog = logDecision(o, base, counted, judged.facts.stale?.decidedBy, recovery, ctx);
   const kept = await ctx.stores.attempts.finalise(msg, ctx.owner, o.decision, o.reason, {
     requests,
     // The workflow and each job's own times: `reprise report` counts the minutes lost from them.
@@ -182,7 +184,8 @@ async function reportWhenPaceAllows(
 function logDecision(
   o: Recorded,
   base: LineBase,
-  requests: number,
+  counted: { readonly requests: number; readonly appRequests: number },
+  staleCheck: string | undefined,
   recovery: ReturnType<typeof recoveryFields> | undefined,
   ctx: RecordContext,
 ): Record<string, unknown> {
@@ -192,7 +195,10 @@ function logDecision(
     ...base,
     decision: o.decision,
     reason: o.reason,
-    requests,
+    requests: counted.requests,
+    ...(counted.appRequests > 0 && { app_requests: counted.appRequests }),
+    // Which source decided a branch run's currency: the record (its delivery log clean) or a listing.
+    ...(staleCheck && { stale_check: staleCheck }),
     unexamined: o.unexamined,
     ...(evidence.length > 0 && { evidence }),
     ...(recovery && { recovery }),

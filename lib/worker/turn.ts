@@ -4,7 +4,7 @@ import { TransientError } from '../errors.js';
 import { isLate, type TurnReservation } from '../ledger/pacing.js';
 import type { RunMessage } from '../model.js';
 import type { DecisionSettings, WorkerContext, WorkerStores } from './context.js';
-import type { Judged } from './evaluate.js';
+import { appRequestsOf, type Judged } from './evaluate.js';
 import { factsToCache, encodeCachedFacts } from './cached-run-facts.js';
 import type { Deferred } from './result.js';
 
@@ -124,7 +124,7 @@ export async function waitForTurn(
   turn: { readonly until: number; readonly waitingSince: number; readonly unreserved?: boolean },
   ctx: WaitContext,
 ): Promise<Deferred> {
-  const kept = encodeCachedFacts(factsToCache(judged, requestsSoFar));
+  const kept = encodeCachedFacts(factsToCache(judged, requestsSoFar, await appRequestsOf(judged)));
   const { attempts } = ctx.stores;
   const waited = await attempts.wait(
     msg,

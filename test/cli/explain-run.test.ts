@@ -108,6 +108,16 @@ describe("explainRun: the worker's evaluation of a live run, dry_run forced", ()
     expect(reruns()).toEqual([]);
   });
 
+  it('issue 42 point 7: explain says which source decided a branch run’s currency: one listing, as it reads neither the intake’s record nor the delivery log', async () => {
+    const run = h.sim.addRun({ repo: 'acme/branchy', headBranch: 'main', jobs: [lostJob('test', 'runner-19')] });
+    h.sim.resetRequests();
+    const x = await explained(run.id);
+    expect(x.decision).toBe('dry_run');
+    expect(x.staleness).toMatch(/^one listing of the branch's runs decided whether the run is current/);
+    expect(h.sim.count('GET', /\/actions\/workflows\/\d+\/runs$/)).toBe(1);
+    expect(h.sim.appRequests.filter((r) => r.path === '/app/hook/deliveries')).toEqual([]);
+  });
+
   it('dry_run in the repository file: the decision is dry_run but not a re-run the worker would make', async () => {
     const run = h.sim.addRun({ repo: 'acme/dry', jobs: [lostJob('test', 'runner-18')] });
     const x = await explained(run.id);

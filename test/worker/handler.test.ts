@@ -1,4 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
+import { noDeliveryLog } from '../../lib/decide/delivery-gap.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TIMEOUTS } from '../../infra/reprise.js';
 import { DECISION_NEED_MS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
@@ -73,6 +74,9 @@ describe('time-bounded batches', () => {
     const { queue, messages } = tenLostRuns(clock, 'slow-batch');
     const worker = h.worker({
       client: slowGitHub(h, clock),
+      // The virtual clock is the installation's requests': the App's delivery-log read (real HTTP,
+      // beside the listing) would move it at a moment the machine's load picks.
+      deliveryLog: noDeliveryLog,
       maxReceiveCount: MAX_RECEIVE_COUNT,
       defer: async (record, seconds) => void queue.changeVisibility(record.receiptHandle, seconds * 1000),
     });
@@ -127,7 +131,11 @@ describe('time-bounded batches', () => {
   it('control: the same slow batch decided without the time left runs past the function timeout, where Lambda would lose the whole batch answer', async () => {
     const clock = new VirtualClock();
     const { queue } = tenLostRuns(clock, 'slow-control');
-    const worker = h.worker({ client: slowGitHub(h, clock), maxReceiveCount: MAX_RECEIVE_COUNT });
+    const worker = h.worker({
+      client: slowGitHub(h, clock),
+      deliveryLog: noDeliveryLog,
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    });
     h.sim.latencyMs = SLOW_MS;
     const time = clock.invocation(FUNCTION_TIMEOUT_MS);
     const res = await worker({ Records: queue.receive(10) });
@@ -151,7 +159,9 @@ describe('time-bounded batches', () => {
       };
       const clock = new VirtualClock();
       const { queue, messages } = tenLostRuns(clock, `in-flight-${grouping.replace(' ', '-')}`, grouping);
-      const worker = h.worker({ maxReceiveCount: MAX_RECEIVE_COUNT });
+      // The installation's requests: the App's read of its delivery log beside each job listing is
+      // another door (its JWT, its own limit) and is counted in worker/staleness.test.ts.
+      const worker = h.worker({ maxReceiveCount: MAX_RECEIVE_COUNT, deliveryLog: noDeliveryLog });
       h.sim.latencyMs = 1;
       const res = await worker({ Records: queue.receive(10) });
       expect(res.batchItemFailures).toEqual([]);
@@ -174,7 +184,11 @@ describe('time-bounded batches', () => {
   it('the first message of a batch is always taken, however little time is left', async () => {
     const clock = new VirtualClock();
     const { queue } = tenLostRuns(clock, 'little-time');
-    const worker = h.worker({ client: slowGitHub(h, clock), maxReceiveCount: MAX_RECEIVE_COUNT });
+    const worker = h.worker({
+      client: slowGitHub(h, clock),
+      deliveryLog: noDeliveryLog,
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    });
     const records = queue.receive(10);
     const res = await worker({ Records: records }, clock.invocation(1_000));
     expect(res.batchItemFailures).toHaveLength(9);
@@ -202,7 +216,7 @@ describe('the handler’s own rules, on in-memory stores', () => {
    */
   function faultingWorker(defer: (r: SQSRecord, s: number) => Promise<void>, maxReceiveCount = 5) {
     const w = fakeWorld();
-    const ctx = { ...w.ctx, github: { client: h.client, graphqlUrl: h.sim.graphqlUrl } };
+    const ctx = { ...w.ctx, github: { client: h.client, graphqlUrl: h.sim.graphqlUrl, deliveryLog: noDeliveryLog } };
     return { w, handle: createWorkerHandler({ ...ctx, defer, maxReceiveCount }) };
   }
 
