@@ -140,3 +140,10 @@ export interface BranchRunKey {
 export type DecisionRecord = Omit<AttemptRecord, 'message'>;
 
 export const withoutMessage = ({ message: _m, ...rest }: AttemptRecord): DecisionRecord => rest;
+
+/**
+ * The key of one run attempt, `<repository id>#<run id>#<run attempt>`: what the retry budget
+ * spends a unit under, what the outcome log's time index sorts by, what a queued message matches.
+ */
+export const attemptKey = (repoId: number, runId: number, runAttempt: number): string =>
+  `${repoId}#${runId}#${runAttempt}`;
