@@ -39,6 +39,18 @@ const zones = [
       message: `${layer} never imports a layer above it`,
     })),
   ),
+  // The ledger stores what the signal paths found, under the keys their callers derive: neither
+  // adapter leans on the other (a store takes keys, not the policy that makes them).
+  {
+    target: './lib/ledger',
+    from: './lib/signals',
+    message: 'the ledger takes runner keys from its caller: no import from lib/signals',
+  },
+  {
+    target: './lib/signals',
+    from: './lib/ledger',
+    message: 'signals read the ledger through the records (lib/records.ts): no import from lib/ledger',
+  },
   // Faces stand side by side: the CLI and the local runtime share code through the layers below.
   { target: './lib/cli', from: ['./lib/local', './functions', './infra'], message: 'faces do not import each other' },
   { target: './lib/local', from: ['./lib/cli', './functions', './infra'], message: 'faces do not import each other' },

@@ -2,7 +2,8 @@
  * The ledger's records as the layers pass them around: run attempts, outcomes, queued jobs and
  * the facts a report reads. Plain data, so the core may name them; nothing here does I/O.
  */
-import type { DecisionKind, RerunOutcome, SignalKind } from './model.js';
+import type { BranchRun } from './decide/branch-staleness.js';
+import type { DecisionKind, RerunOutcome, RunnerSignal, SignalKind } from './model.js';
 
 /**
  * Where a run attempt stands in the ledger: claimed by a worker, waiting for its re-run turn
@@ -105,6 +106,14 @@ export interface ReportFacts {
   readonly signals: readonly SignalFact[];
 }
 
+/**
+ * A runner signal as the store reads it back: with the scope an agent's secret posted it under
+ * (the owners it may count for); EC2 signals carry none and count for every installation.
+ */
+export interface RecordedSignal extends RunnerSignal {
+  readonly scope?: readonly string[];
+}
+
 /** A job waiting for a runner, as its `workflow_job.queued` event named it. */
 export interface QueuedJob {
   readonly installationId: number | null;
@@ -129,6 +138,24 @@ export interface QueuedJobRecord extends QueuedJob {
 }
 
 /** Where the newest run of a workflow on a branch is recorded: one item per key. */
+/** A job on the runner it runs on, from a `workflow_job` event: what an interruption warning counts. */
+export interface JobOnRunner {
+  readonly jobId: number;
+  readonly runId: number;
+  readonly runnerName: string;
+  /** `owner/name`. */
+  readonly repository: string;
+  /** The repository's id and the App installation: what a request to end the run early names. Absent on older records. */
+  readonly repositoryId?: number;
+  readonly installationId?: number | null;
+}
+
+/** The branch run a `workflow_run` event (requested, in_progress, completed) reports. */
+export interface ReportedBranchRun {
+  readonly key: BranchRunKey;
+  readonly run: BranchRun;
+}
+
 export interface BranchRunKey {
   readonly installationId: number | null;
   readonly repoId: number;

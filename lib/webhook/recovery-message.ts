@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { ShapeError } from '../errors.js';
 import type { QueueMessage, RecoveryMessage, RunMessage } from '../model.js';
 import type { RunRecord } from '../github/repo-answers.js';
-import { parseRunMessage, runMessageFromPayload } from './run-message.js';
+import { parseRunMessage } from './run-message.js';
+import { runMessageFromPayload } from './workflow-run.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -18,6 +18,10 @@ describe('lint: the path of one decision, intake to re-run', () => {
     );
   });
 
+  it('crosses fewer modules than before issue 45 (50 crossings: the workflow_run payload was read by two modules)', () => {
+    expect(pathFigures(DECISION_PATH).crossings).toBeLessThan(50);
+  });
+
   it('counts a call and its return as two crossings', () => {
     expect(pathFigures(DECISION_PATH).crossings).toBe(2 * DECISION_PATH.length);
   });

@@ -35,10 +35,10 @@ const INTAKE: readonly Step[] = [
     fn: 'createIntake',
     via: 'lib/compose/intake.ts',
   },
-  { from: 'lib/intake/webhook-intake.ts', to: 'lib/webhook/branch-run.ts', fn: 'branchRunFrom' },
-  { from: 'lib/webhook/branch-run.ts', to: 'lib/decide/branch-staleness.ts', fn: 'isBranchEvent' },
+  // The payload is read once, for the branch run, the outcome of a re-run and the queue message.
+  { from: 'lib/intake/webhook-intake.ts', to: 'lib/webhook/workflow-run.ts', fn: 'readWorkflowRun' },
+  { from: 'lib/webhook/workflow-run.ts', to: 'lib/decide/branch-staleness.ts', fn: 'isBranchEvent' },
   { from: 'lib/intake/webhook-intake.ts', to: 'lib/ledger/branch-runs.ts', fn: 'record' },
-  { from: 'lib/intake/webhook-intake.ts', to: 'lib/webhook/run-message.ts', fn: 'runMessageFromPayload' },
   { from: 'lib/intake/webhook-intake.ts', to: 'lib/ledger/deliveries.ts', fn: 'isSeen' },
   { from: 'lib/intake/webhook-intake.ts', to: 'lib/webhook/run-message.ts', fn: 'messageGroupId' },
   {
