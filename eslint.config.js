@@ -118,7 +118,6 @@ const longFunctionsBeingSplit = [
   'lib/cli/setup.ts',
   'lib/cli/status.ts',
   'lib/config/eks-clusters.ts',
-  'lib/intake/signal-intake.ts',
   'lib/local/admin-routes.ts',
   'lib/local/runtime.ts',
   'lib/reconcile/stuck.ts',

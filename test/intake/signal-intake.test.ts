@@ -10,8 +10,8 @@ import {
   parseSignalPost,
   recordedKind,
   RETRY_HORIZON_MS,
-  signalSignature,
 } from '../../lib/intake/signal-intake.js';
+import { signalSignature } from '../../lib/intake/signal-auth.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { freshTable } from '../signals/fixtures.js';
 
