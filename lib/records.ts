@@ -39,6 +39,7 @@ export interface AttemptRecord {
   readonly callError?: string;
 }
 
+/** What a claim on a run attempt came to: claimed (a waiting attempt taken over keeps its slot), or not, with the record in the way. */
 export type ClaimResult =
   /** With `slotAt`: the claim took over a waiting attempt, which keeps the re-run slot it reserved. */
   | {
@@ -53,6 +54,7 @@ export type ClaimResult =
 /** What became of a run attempt re-run by reprise once the reconciler looked at the next attempt. */
 export type FollowUp = 'delivered' | 'enqueued' | 'completed' | 'superseded' | 'expired';
 
+/** Which decisions a listing asks for: by repository, decision and time. */
 export interface DecisionFilter {
   readonly repository?: string;
   readonly sinceMs?: number;
@@ -156,6 +158,7 @@ export interface ReportedBranchRun {
   readonly run: BranchRun;
 }
 
+/** One branch of one workflow in one repository: where the newest run of the branch is kept. */
 export interface BranchRunKey {
   readonly installationId: number | null;
   readonly repoId: number;
@@ -166,6 +169,7 @@ export interface BranchRunKey {
 /** A ledger record as listings show it (`reprise decisions`, the local runtime's operator routes): without the stored message. */
 export type DecisionRecord = Omit<AttemptRecord, 'message'>;
 
+/** A decided attempt as listings show it: without the queue message it was decided from. */
 export const withoutMessage = ({ message: _m, ...rest }: AttemptRecord): DecisionRecord => rest;
 
 /**

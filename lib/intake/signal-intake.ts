@@ -11,18 +11,25 @@ import { type RecoveryRequests, requestRecovery } from './request-recovery.js';
 import { authorizeSignal, DEFAULT_TIMESTAMP_TOLERANCE_MS, type SignalAuth } from './signal-auth.js';
 import { scopeWarning } from '../config/signal-settings.js';
 
+/** The largest `POST /signals` body read; a larger one is refused (413) before it is parsed. */
 export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
+/** The most runner names one post may carry. */
 export const MAX_RUNNERS = 100;
+/** The longest runner name or instance id a post may carry. */
 export const MAX_NAME_LENGTH = 256;
+/** The longest free-text reason a post may carry. */
 export const MAX_REASON_LENGTH = 1024;
 /** A post without `time` that repeats an event id within this horizon is a retry and keeps the first time. */
 export const RETRY_HORIZON_MS = 15 * 60_000;
 /** An agent's clock may run ahead a little; a time further out is a mistake. */
 const MAX_CLOCK_AHEAD_MS = 60 * 60_000;
 const WRITE_CONCURRENCY = 10;
+/** The `source` of a signal an agent posted (as opposed to EC2's `aws.ec2`). */
 export const AGENT_SIGNAL_SOURCE = 'agent';
 
+/** The kinds an agent may post; `node-termination` is recorded as `external` (see `recordedKind`). */
 export const AGENT_KINDS = ['spot-interruption', 'terminated', 'external', 'node-termination', 'rebalance'] as const;
+/** One kind an agent may post. */
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
 /**
@@ -44,6 +51,7 @@ export interface SignalPost {
   readonly time?: string;
 }
 
+/** A post checked field by field: the post, or the status and the field at fault. */
 export type SignalPostParse =
   { readonly post: SignalPost } | { readonly status: 400 | 413; readonly field: string; readonly error: string };
 
@@ -119,6 +127,7 @@ export function derivedEventId(post: SignalPost): string {
 /** Where signal records go, the first receipt of a post that carries no time, and the signatures used. */
 export type SignalIntakeStore = Pick<RunnerSignals, 'record' | 'firstSeen'> & Partial<Pick<RunnerSignals, 'firstUse'>>;
 
+/** What `POST /signals` needs: its secrets, the signal store, the jobs on a runner and where recovery requests go. */
 export interface SignalIntakeDeps {
   /** The current secret first, then the previous one during a rotation; a plain string speaks for every installation. */
   readonly secrets: () => Promise<readonly (string | ScopedSecret)[]>;

@@ -27,6 +27,7 @@ import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import { recoveryDeduplicationId, recoveryGroupId } from '../webhook/recovery-message.js';
 
+/** What `POST /webhook` needs: its secrets, the queue and the stores each delivery may write. */
 export interface IntakeDeps {
   /** The current webhook secret first, then the previous one during a rotation. */
   readonly secrets: () => Promise<readonly string[]>;

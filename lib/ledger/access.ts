@@ -121,6 +121,7 @@ export const STORE_ACCESS = {
   ],
 } as const satisfies Record<string, readonly KeyGrant[]>;
 
+/** A store of the ledger, by the name the grants table gives it. */
 export type StoreName = keyof typeof STORE_ACCESS;
 
 /** The stores each function's compose opens (lib/compose/*.ts), and whether it scans. */

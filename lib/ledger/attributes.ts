@@ -63,6 +63,7 @@ export const ATTR = {
   since: 'since',
 } as const;
 
+/** The name of an attribute the ledger writes or reads in an expression. */
 export type AttributeName = keyof typeof ATTR;
 
 /**

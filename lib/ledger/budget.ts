@@ -3,6 +3,7 @@ import { keys, TTL, ttlFrom } from './keys.js';
 import type { Table } from './table.js';
 import { type VersionedItems, versionedItemsOf } from './versioned.js';
 
+/** How much of its hourly retry budget an installation has spent, and the limit. */
 export interface BudgetUsage {
   readonly limit: number;
   readonly used: number;
