@@ -156,7 +156,7 @@ export type DecisionKind =
   /** A merge-group run lost to infrastructure: its pull request was put back in the merge queue. */
   | 'requeued'
   | 'duplicate'
-  /** The run waited for its turn past `max_wait` and was left alone. */
+  /** The run waited for its re-run slot past `max_wait` and was left alone. */
   | 'expired'
   /** The local runtime stopped twice while deciding it: left alone rather than decided forever. */
   | 'abandoned'

@@ -6,7 +6,7 @@ import type { BranchRun } from './decide/branch-staleness.js';
 import type { DecisionKind, RerunOutcome, RunnerSignal, SignalKind } from './model.js';
 
 /**
- * Where a run attempt stands in the ledger: claimed by a worker, waiting for its re-run turn
+ * Where a run attempt stands in the ledger: claimed by a worker, waiting for its re-run slot
  * (its message hidden until then), or decided.
  */
 export type AttemptState = 'claimed' | 'waiting' | 'decided';
@@ -29,11 +29,11 @@ export interface AttemptRecord {
   readonly details?: Record<string, unknown>;
   /** While waiting: the reserved re-run slot (epoch ms). */
   readonly slotAt?: number;
-  /** When the attempt first had to wait for its turn (epoch ms); kept across the wait. */
+  /** When the attempt first had to wait for its slot (epoch ms); kept across the wait. */
   readonly waitingSince?: number;
   /** While waiting: `slotAt` is when to ask the pace again (its repository held its share), not a reserved slot. */
   readonly unreserved?: boolean;
-  /** While waiting: the facts gathered before the wait (JSON), so the turn need not gather them again. */
+  /** While waiting: the facts gathered before the wait (JSON), so the next pass need not gather them again. */
   readonly kept?: string;
   /** Set on a claim whose re-run call failed with no answer to tell whether GitHub acted. */
   readonly callError?: string;
