@@ -101,7 +101,7 @@ export const STORE_ACCESS = {
   signalRecords: [on(P.runnerSignal, 'PutItem')],
   /** eks-listings.ts, the EC2 signal's side: `record`. */
   eksListingWrites: [on(P.eksListing, 'PutItem')],
-  /** runner-signals.ts, the worker's side: `forRunner`. */
+  /** runner-signals.ts, the worker's side: `around` (through `signals/runner-lookup.ts`). */
   signalReads: [on(P.runnerSignal, 'Query')],
   /** run-recoveries.ts, the worker's side: an attempt's end (claim, settle, release, read) and a run's wait. */
   recoveries: [on(P.recovery, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem')],
