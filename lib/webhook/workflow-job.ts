@@ -3,8 +3,7 @@
  * on its runner as the runner-jobs record holds it, each with the reason it is not there.
  */
 import type { JobOnRunner, QueuedJob } from '../records.js';
-
-type Obj = Record<string, unknown>;
+import type { Obj } from './fields.js';
 
 /** What a `workflow_job` delivery says, each part read from the payload or the reason it is not there. */
 export interface WorkflowJobDelivery {
