@@ -39,6 +39,18 @@ const zones = [
       message: `${layer} never imports a layer above it`,
     })),
   ),
+  // The ledger stores what the signal paths found, under the keys their callers derive: neither
+  // adapter leans on the other (a store takes keys, not the policy that makes them).
+  {
+    target: './lib/ledger',
+    from: './lib/signals',
+    message: 'the ledger takes runner keys from its caller: no import from lib/signals',
+  },
+  {
+    target: './lib/signals',
+    from: './lib/ledger',
+    message: 'signals read the ledger through the records (lib/records.ts): no import from lib/ledger',
+  },
   // Faces stand side by side: the CLI and the local runtime share code through the layers below.
   { target: './lib/cli', from: ['./lib/local', './functions', './infra'], message: 'faces do not import each other' },
   { target: './lib/local', from: ['./lib/cli', './functions', './infra'], message: 'faces do not import each other' },
@@ -103,22 +115,16 @@ const longFunctionsBeingSplit = [
   'lib/cli/backtest.ts',
   'lib/cli/explain-run.ts',
   'lib/cli/report-data.ts',
-  'lib/intake/signal-intake.ts',
 ];
 // Every export of lib/ says what it is for. Being documented (issue 45): each folder leaves this
 // list when its exports all carry TSDoc.
 const foldersBeingDocumented = [
-  'lib/*.ts',
   'lib/backtest/**',
   'lib/classify/**',
   'lib/cli/**',
   'lib/decide/**',
   'lib/events/**',
-  'lib/intake/**',
-  'lib/ledger/**',
   'lib/replay/**',
-  'lib/signals/**',
-  'lib/webhook/**',
 ];
 
 export default tseslint.config(
@@ -188,7 +194,8 @@ export default tseslint.config(
   },
   {
     files: ['lib/**/*.ts'],
-    ignores: foldersBeingDocumented,
+    // The pace code is being changed elsewhere; its TSDoc comes with that change.
+    ignores: [...foldersBeingDocumented, 'lib/ledger/pacing*.ts'],
     plugins: { reprise: repriseRules },
     rules: { 'reprise/exports-have-tsdoc': 'error' },
   },

@@ -2,8 +2,8 @@ import type { DeploymentSettings } from '../config/env.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
 import type { EksListing } from '../ledger/eks-listings.js';
 import type { Pause, PauseRequest, Pauses, PauseScope } from '../ledger/pauses.js';
-import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
+import { type RunnerSignalLookup, runnerSignalLookup } from '../signals/runner-lookup.js';
 import type { DecisionFilter, ReportFacts } from '../records.js';
 import { describeAwsError, dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo, UsageError, withProgress } from './io.js';
@@ -121,5 +121,5 @@ export async function readLedger<T>(
 export const tableLedger = (io: CliIo, table: string): Ledger => openLedger(dynamoClient(io), table);
 
 /** The table's runner signals as the worker reads them: its TTL and runner-name keys. */
-export const tableSignals = (ledger: Ledger, settings: DeploymentSettings): RunnerSignals =>
-  ledger.runnerSignals(settings.signalTtlSeconds, new RunnerKeys(settings.runnerNamePatterns));
+export const tableSignals = (ledger: Ledger, settings: DeploymentSettings): RunnerSignalLookup =>
+  runnerSignalLookup(ledger.runnerSignals(settings.signalTtlSeconds), new RunnerKeys(settings.runnerNamePatterns));

@@ -30,7 +30,8 @@ export function composeIntake(settings: IntakeSettings, parts: IntakeParts): Ret
     createIntake({
       secrets: parts.secrets,
       deliveries: ledger.deliveries,
-      jobs: ledger.runnerJobs(new RunnerKeys(settings.runnerNamePatterns)),
+      jobs: ledger.runnerJobs(),
+      runnerKeys: new RunnerKeys(settings.runnerNamePatterns),
       queuedJobs: ledger.queuedJobs,
       outcomes: ledger.outcomes(settings.breaker),
       branchRuns: ledger.branchRuns,

@@ -9,20 +9,19 @@ import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
+import { attemptKey } from '../records.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { RunQueue } from '../queue/run-queue.js';
 import { type RestartSummary, sweepAfterRestart } from '../reconcile/restart.js';
 import { abandonDeadLetter, type DeadLetterContext, releaseDeadLettered } from '../replay/dead-letters.js';
-
-const attemptKey = (m: Pick<RunMessage, 'repository' | 'runId' | 'runAttempt'>): string =>
-  `${m.repository.id}#${m.runId}#${m.runAttempt}`;
 
 /** The attempts the queue holds a message for (bodies that are not run messages are skipped). */
 function queuedAttempts(bodies: readonly string[]): Set<string> {
   const out = new Set<string>();
   for (const body of bodies) {
     try {
-      out.add(attemptKey(JSON.parse(body) as RunMessage));
+      const m = JSON.parse(body) as RunMessage;
+      out.add(attemptKey(m.repository.id, m.runId, m.runAttempt));
     } catch {
       // Not a run message: nothing to match.
     }
@@ -60,7 +59,7 @@ export function recoverAfterRestart(parts: RestartParts): Promise<RestartSummary
     metrics: parts.metrics,
     now: parts.now,
     owner: parts.owner,
-    queued: (msg) => queued.has(attemptKey(msg)),
+    queued: (msg) => queued.has(attemptKey(msg.repository.id, msg.runId, msg.runAttempt)),
   });
 }
 

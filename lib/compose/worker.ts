@@ -10,6 +10,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
+import { runnerSignalLookup } from '../signals/runner-lookup.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import type { WorkerContext } from '../worker/context.js';
@@ -58,7 +59,7 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       budget: ledger.budget(settings.retryBudgetPerHour, settings.pace.repositoryShare),
       pacing: ledger.pacing(settings.pace),
       outcomes: ledger.outcomes(settings.breaker),
-      signals: parts.signals ?? ledger.runnerSignals(settings.signalTtlSeconds, runnerKeys),
+      signals: runnerSignalLookup(parts.signals ?? ledger.runnerSignals(settings.signalTtlSeconds), runnerKeys),
       branchRuns: ledger.branchRuns,
       recoveries: ledger.recoveries,
       pauses: ledger.pauses,

@@ -15,7 +15,7 @@ import type { Pacing } from '../ledger/pacing.js';
 import type { Pauses } from '../ledger/pauses.js';
 import type { Requeues } from '../ledger/requeues.js';
 import type { RunAttempts } from '../ledger/run-attempts.js';
-import type { RunnerSignals } from '../ledger/runner-signals.js';
+import type { RunnerSignalLookup } from '../signals/runner-lookup.js';
 import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { RunMessage, SignalWindow } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
@@ -33,7 +33,7 @@ export interface WorkerStores {
   /** Where the outcome of each re-run attempt is recorded, and the breaker those outcomes drive. */
   readonly outcomes: RerunOutcomes;
   /** Interruption records of runners, looked up around each job's completion. */
-  readonly signals: Pick<RunnerSignals, 'forRunner'>;
+  readonly signals: RunnerSignalLookup;
   /** The newest run of each workflow on each branch, as the intake recorded it. */
   readonly branchRuns: Pick<BranchRuns, 'newest'>;
   /** Each repository's `.github/reprise.yml`, with its absence remembered a while. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runnerSignalLookup } from '../../lib/signals/runner-lookup.js';
 import { explain } from '../../lib/cli/explain.js';
 import { explainRun } from '../../lib/cli/explain-run.js';
 import { readLiveRun } from '../../lib/cli/run-lookup.js';
@@ -64,7 +65,7 @@ describe("explainRun: the worker's evaluation of a live run, dry_run forced", ()
       settings: { ...h.settings, ...over.settings },
       ...(over.outcomes && {
         outcomes: h.ledger.outcomes(h.settings.breaker),
-        signals: h.signals,
+        signals: runnerSignalLookup(h.signals),
         signalsFrom: `DynamoDB table ${TABLE}`,
       }),
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobOnRunner } from '../../lib/ledger/runner-jobs.js';
+import type { JobOnRunner } from '../../lib/records.js';
 import type { QueueMessage, SignalKind } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { recoveryRequestFor, requestRecovery } from '../../lib/intake/request-recovery.js';

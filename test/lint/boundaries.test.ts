@@ -38,6 +38,18 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       "import { runDecision } from '../worker/run-decision.js';",
       'import-x/no-restricted-paths',
     ],
+    [
+      'ledger → signals (adapters side by side)',
+      'lib/ledger/probe.ts',
+      "import { RunnerKeys } from '../signals/runner-keys.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'signals → ledger (adapters side by side)',
+      'lib/signals/probe.ts',
+      "import type { RunnerJobs } from '../ledger/runner-jobs.js';",
+      'import-x/no-restricted-paths',
+    ],
     ['flow → face', 'lib/worker/probe.ts', "import { main } from '../cli/main.js';", 'import-x/no-restricted-paths'],
     [
       'flow → compose',

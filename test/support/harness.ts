@@ -10,8 +10,8 @@ import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { RunnerSignals } from '../../lib/ledger/runner-signals.js';
-import { branchRunFrom } from '../../lib/webhook/branch-run.js';
-import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
+import { branchRunFrom, runMessageFromPayload } from '../../lib/webhook/workflow-run.js';
+import { messageGroupId } from '../../lib/webhook/run-message.js';
 import { workerContext } from '../../lib/compose/worker.js';
 import type { GitHubClients } from '../../lib/github/client.js';
 import type {

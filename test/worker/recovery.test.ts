@@ -11,7 +11,7 @@ import { MAX_FORCE_CANCEL_CALLS } from '../../lib/worker/end-run.js';
 import type { SimRun } from '../sim/runs.js';
 import { harnessForFile, INSTALLATION_ID } from '../support/harness.js';
 import { MERGE_QUEUE_PERMISSIONS } from '../sim/permissions.js';
-import { branchRunFrom } from '../../lib/webhook/branch-run.js';
+import { branchRunFrom } from '../../lib/webhook/workflow-run.js';
 import { workflowRunPayload } from '../support/webhooks.js';
 
 const h = harnessForFile({ clearFaults: true });

@@ -9,7 +9,7 @@ import { createClientFactory } from '../../lib/github/client.js';
 import { RepoConfigSource } from '../../lib/github/repo-config-source.js';
 import type { RunMessage } from '../../lib/model.js';
 import { runDecision } from '../../lib/worker/run-decision.js';
-import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
+import { runMessageFromPayload } from '../../lib/webhook/workflow-run.js';
 import { GitHubSimulator, simAppPrivateKey } from '../sim/index.js';
 import { lostJob, TEXT } from '../support/evidence.js';
 import { fakeWorld, type WorldOptions } from '../support/fakes/context.js';

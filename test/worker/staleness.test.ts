@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { lostJob } from '../support/evidence.js';
-import { branchRunFrom } from '../../lib/webhook/branch-run.js';
+import { branchRunFrom } from '../../lib/webhook/workflow-run.js';
 import { harnessForFile, INSTALLATION_ID } from '../support/harness.js';
 import { workflowRunPayload } from '../support/webhooks.js';
 import type { WorkflowRunSummary } from '../../lib/github/repo-answers.js';
