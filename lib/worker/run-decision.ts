@@ -7,6 +7,7 @@
  */
 import { RateLimitedError } from '../errors.js';
 import { RepoApi } from '../github/repo-api.js';
+import { describePause } from '../ledger/pauses.js';
 import type { Decision, RunMessage } from '../model.js';
 import type { ClaimResult } from '../records.js';
 import { giveBackUnit, spendsBudget, takeUnit } from './budget-unit.js';
@@ -17,7 +18,6 @@ import { readCachedFacts, resumeFromCache } from './cached-run-facts.js';
 import { recordDecision, recordOutcome } from './record-decision.js';
 import { act, type Acted, type RerunStep } from './rerun-calls.js';
 import type { Deferred, RunResult } from './result.js';
-import { operatorPause } from './operator-pause.js';
 import { SentRequestError } from './sent-request-error.js';
 import { takeTurn, waitForTurn } from './turn.js';
 
@@ -125,4 +125,22 @@ async function undoOnFault<T>(undo: () => Promise<void>, step: () => Promise<T>)
     await undo();
     throw err;
   }
+}
+
+/**
+ * The `paused` decision for a run that would be re-run while the operator's pause holds its
+ * repository, or undefined. The reason says who paused, why and until when, and how to send
+ * the run again once resumed.
+ */
+export async function operatorPause(
+  msg: RunMessage,
+  ctx: Pick<WorkerContext, 'stores'>,
+): Promise<Decision | undefined> {
+  const pause = await ctx.stores.pauses.active(msg.repository.owner, msg.repository.name);
+  if (!pause) return undefined;
+  const ref = `${msg.repository.owner}/${msg.repository.name}#${msg.runId}@${msg.runAttempt}`;
+  return {
+    decision: 'paused',
+    reason: `would re-run, but ${describePause(pause)} (after "reprise resume", "reprise replay ${ref}" sends it again)`,
+  };
 }

@@ -53,15 +53,15 @@ const INTAKE: readonly Step[] = [
 /** The worker: the queued message, decided and re-run. */
 const WORKER: readonly Step[] = [
   { from: 'functions/worker.ts', to: 'lib/worker/handler.ts', fn: 'createWorkerHandler', via: 'lib/compose/worker.ts' },
-  { from: 'lib/worker/handler.ts', to: 'lib/webhook/recovery-message.ts', fn: 'parseQueueMessage' },
-  { from: 'lib/worker/handler.ts', to: 'lib/worker/run-decision.ts', fn: 'runDecision' },
+  { from: 'lib/worker/handler.ts', to: 'lib/worker/record-handler.ts', fn: 'handleRecord' },
+  { from: 'lib/worker/record-handler.ts', to: 'lib/webhook/recovery-message.ts', fn: 'parseQueueMessage' },
+  { from: 'lib/worker/record-handler.ts', to: 'lib/worker/run-decision.ts', fn: 'runDecision' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/ledger/run-attempts.ts', fn: 'claim', via: 'lib/worker/context.ts' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/worker/evaluate.ts', fn: 'evaluateAfresh' },
   { from: 'lib/worker/evaluate.ts', to: 'lib/github/repo-config-source.ts', fn: 'load' },
   { from: 'lib/worker/evaluate.ts', to: 'lib/decide/decide.ts', fn: 'decide' },
   { from: 'lib/worker/evaluate.ts', to: 'lib/worker/gather-verdicts.ts', fn: 'gatherVerdicts' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/worker/record-decision.ts', fn: 'recordOutcome' },
-  { from: 'lib/worker/run-decision.ts', to: 'lib/worker/operator-pause.ts', fn: 'operatorPause' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/worker/turn.ts', fn: 'takeTurn' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/worker/budget-unit.ts', fn: 'takeUnit' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/worker/rerun-calls.ts', fn: 'act' },

@@ -2,13 +2,15 @@
  * The orchestrator over in-memory stores, GitHub being the simulator: what a fault undoes at
  * each point of a decision (the claim, the budget unit), and the three kinds of result.
  */
+import type { Pause } from '../../lib/ledger/pauses.js';
+import { runMessage } from '../support/fixtures.js';
 import { noDeliveryLog } from '../../lib/decide/delivery-gap.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../lib/errors.js';
 import { createClientFactory } from '../../lib/github/client.js';
 import { RepoConfigSource } from '../../lib/github/repo-config-source.js';
 import type { RunMessage } from '../../lib/model.js';
-import { runDecision } from '../../lib/worker/run-decision.js';
+import { operatorPause, runDecision } from '../../lib/worker/run-decision.js';
 import { runMessageFromPayload } from '../../lib/webhook/workflow-run.js';
 import { GitHubSimulator, simAppPrivateKey } from '../sim/index.js';
 import { lostJob, TEXT } from '../support/evidence.js';
@@ -228,5 +230,36 @@ describe('a decision over in-memory stores', () => {
     });
     const msg = runMessageFromPayload(workflowRunPayload(sim, run.id, INSTALLATION), `delivery-${seq}`);
     expect(await runDecision(msg, w.ctx)).toMatchObject({ outcome: { decision: 'genuine_failure' } });
+  });
+});
+
+const held: Pause = { scope: 'acme', by: 'ops@box', reason: 'drill', since: '2026-12-05T10:00:00.000Z', until: null };
+const ctx = (pause: Pause | undefined, asked: string[] = []) => ({
+  stores: {
+    pauses: {
+      active: async (owner: string, name: string) => {
+        asked.push(`${owner}/${name}`);
+        return pause;
+      },
+    },
+  },
+});
+
+describe('the operator’s pause before a re-run', () => {
+  it('no pause holds the repository: no decision, the re-run goes ahead', async () => {
+    const asked: string[] = [];
+    const msg = runMessage();
+    expect(await operatorPause(msg, ctx(undefined, asked) as never)).toBeUndefined();
+    expect(asked).toEqual([`${msg.repository.owner}/${msg.repository.name}`]);
+  });
+
+  it('a pause holds it: decided paused, the reason names who, why, until when, and the replay command', async () => {
+    const msg = runMessage({ runId: 77, runAttempt: 2 });
+    const d = await operatorPause(msg, ctx(held) as never);
+    expect(d?.decision).toBe('paused');
+    expect(d?.reason).toBe(
+      `would re-run, but acme paused by ops@box since 2026-12-05T10:00:00.000Z, until resumed: drill ` +
+        `(after "reprise resume", "reprise replay ${msg.repository.owner}/${msg.repository.name}#77@2" sends it again)`,
+    );
   });
 });
