@@ -15,7 +15,7 @@ import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import type { WorkerContext } from '../worker/context.js';
 import type { RunOutcome } from '../worker/result.js';
-import { INLINE_TURN_WAIT_MS } from '../worker/turn.js';
+import { INLINE_SLOT_WAIT_MS } from '../worker/pace-slot.js';
 
 /** How long a worker's claim on a run attempt lasts before the reconciler may take it back. */
 export const DEFAULT_LEASE_MS = 5 * 60_000;
@@ -81,8 +81,8 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       repositoryAllowList: settings.repositoryAllowList ?? null,
       maxWaitMs: settings.pace.maxWaitMs,
       repositoryShare: settings.pace.repositoryShare,
-      // A hand-moved clock cannot be slept on: its turns are all deferrals.
-      inlineTurnWaitMs: now ? 0 : INLINE_TURN_WAIT_MS,
+      // A hand-moved clock cannot be slept on: its slots are all deferrals.
+      inlineSlotWaitMs: now ? 0 : INLINE_SLOT_WAIT_MS,
       leaseMs: parts.leaseMs ?? DEFAULT_LEASE_MS,
     },
     obs: { log: parts.log, metrics: parts.metrics, events: parts.events ?? NO_EVENTS },

@@ -16,26 +16,26 @@ export interface Pacing {
    */
   reserve(installationId: number | null, latest?: number): Promise<number | undefined>;
   /**
-   * A re-run's turn when repositories take turns: as `reserve`, but while the installation's
+   * A re-run's slot when repositories take turns: as `reserve`, but while the installation's
    * slots run further ahead than `share.aheadMs`, a repository that already holds a slot
    * there gets none now and is told when to ask again (the slot it would get, less `aheadMs`).
    * A pace without it treats every repository as one.
    */
-  reserveTurn?(installationId: number | null, latest: number, share: RepositoryShare): Promise<TurnReservation>;
+  reserveWithinShare?(installationId: number | null, latest: number, share: RepositoryShare): Promise<ShareReservation>;
 }
 
-/** How far ahead one repository may hold the installation's turns while others may wait. */
+/** How far ahead one repository may hold the installation's slots while others may wait. */
 export interface RepositoryShare {
   /** The repository (its id), as the pace item records each slot's owner. */
   readonly repository: number;
   readonly aheadMs: number;
 }
 
-export type TurnReservation =
+export type ShareReservation =
   | { readonly slotAt: number }
   /** No slot within `latest`: the run is expired. */
   | { readonly full: true }
-  /** The repository holds its share of the turns ahead: it asks again at this time, reserving nothing now. */
+  /** The repository holds its share of the slots ahead: it asks again at this time, reserving nothing now. */
   | { readonly askAgainAt: number };
 
 const MINUTE_MS = 60_000;
@@ -103,7 +103,7 @@ export class TablePacing implements Pacing {
     return 'slotAt' in got ? got.slotAt : undefined;
   }
 
-  reserveTurn(installationId: number | null, latest: number, share: RepositoryShare): Promise<TurnReservation> {
+  reserveWithinShare(installationId: number | null, latest: number, share: RepositoryShare): Promise<ShareReservation> {
     return this.reserveNow(installationId, latest, share);
   }
 
@@ -111,9 +111,9 @@ export class TablePacing implements Pacing {
     installationId: number | null,
     latest?: number,
     share?: RepositoryShare,
-  ): Promise<TurnReservation> {
+  ): Promise<ShareReservation> {
     // A lost race (another worker reserved meanwhile) reads its slot and takes the next one.
-    return this.paces.change<PaceItem, TurnReservation>(
+    return this.paces.change<PaceItem, ShareReservation>(
       keys.pacing(installationId),
       (item) => {
         const now = this.now();
@@ -122,9 +122,9 @@ export class TablePacing implements Pacing {
         const owners = item?.owners?.length === held.length ? item.owners : held.map(() => 0);
         const at = this.nextSlot(held, now);
         // A slot free now is always taken: the caller's `latest` was counted on its clock before
-        // this read, and a turn that is here already cannot be too late.
+        // this read, and a slot that is here already cannot be too late.
         if (latest !== undefined && at > Math.max(latest, now)) return { result: { full: true } };
-        // Repositories take turns: one that holds a turn ahead does not take another beyond its
+        // Repositories take turns: one that holds a slot ahead does not take another beyond its
         // share while others may come, so a burst cannot fill the pace up to a neighbour's max wait.
         if (share && at > now + share.aheadMs && held.some((t, i) => t > now && owners[i] === share.repository)) {
           return { result: { askAgainAt: Math.max(at - share.aheadMs, now + 1_000) } };

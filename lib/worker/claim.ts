@@ -8,7 +8,7 @@ import type { RunMessage } from '../model.js';
 import { clip, TEXT_CAPS } from '../util/clip.js';
 import type { DecisionLine, WorkerContext, WorkerStores } from './context.js';
 import type { Deferred, Duplicate } from './result.js';
-import { turnWait } from './turn.js';
+import { paceSlotWait } from './pace-slot.js';
 
 /** What a message finds when its run attempt is already claimed, in the words its log line gives. */
 export interface PriorClaim {
@@ -57,7 +57,7 @@ export async function settleUnclaimed(
   const now = ctx.clock();
   let reason: string;
   if (prior?.state === 'waiting' && (prior.slotAt ?? 0) > now) {
-    if (waitedBy(prior) === msg.deliveryId) return turnWait(prior.slotAt!, now, prior.unreserved === true);
+    if (waitedBy(prior) === msg.deliveryId) return paceSlotWait(prior.slotAt!, now, prior.unreserved === true);
     reason = `attempt waits for its re-run turn at ${new Date(prior.slotAt!).toISOString()} under another delivery`;
   } else {
     const settled = priorClaim(prior);

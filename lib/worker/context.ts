@@ -70,7 +70,7 @@ export interface DecisionSettings {
    */
   readonly repositoryShare: number;
   /** A pace slot this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
-  readonly inlineTurnWaitMs: number;
+  readonly inlineSlotWaitMs: number;
   /** How long a claim lasts before the reconciler may take it back. */
   readonly leaseMs: number;
 }

@@ -14,7 +14,7 @@ import type { DecisionLine, DecisionSettings, WorkerContext, WorkerStores } from
 import { appRequestsOf, type Judged } from './evaluate.js';
 import type { Log } from '../obs/types.js';
 import type { RunOutcome } from './result.js';
-import { reportTurn } from './turn.js';
+import { reportPaceSlot } from './pace-slot.js';
 
 /** What recording a re-run's outcome needs: the outcomes' store, the outputs and the clock. */
 export interface OutcomeContext {
@@ -166,7 +166,7 @@ async function reportWhenPaceAllows(
   base: LineBase,
 ): Promise<void> {
   const { log, metrics } = ctx.obs;
-  const go = await reportTurn(msg.installationId, ctx, msg.repository.id).catch((e: Error) => {
+  const go = await reportPaceSlot(msg.installationId, ctx, msg.repository.id).catch((e: Error) => {
     log.warn('could not reserve a turn for the check run', { ...base, error: e.message });
     return false;
   });

@@ -19,7 +19,7 @@ import { recordDecision, recordOutcome } from './record-decision.js';
 import { act, type Acted, type RerunStep } from './rerun-calls.js';
 import type { Deferred, RunResult } from './result.js';
 import { SentRequestError } from './sent-request-error.js';
-import { takeTurn, waitForTurn } from './turn.js';
+import { takePaceSlot, waitForPaceSlot } from './pace-slot.js';
 
 /**
  * Decides one run attempt: claim it, gather only the facts the decision asks for, re-run at
@@ -79,9 +79,9 @@ async function beforeTheCall(
   const paused = await operatorPause(msg, ctx);
   if (paused) return { kind: 'final', judged, decided: paused };
 
-  const slot = await takeTurn(msg.installationId, claim, ctx, msg.repository.id);
+  const slot = await takePaceSlot(msg.installationId, claim, ctx, msg.repository.id);
   // Once the wait is written the attempt is its waiting message's: nothing after it can fault.
-  if (slot.kind === 'wait') return waitForTurn(msg, judged, judged.priorRequests + api.requests, slot, ctx);
+  if (slot.kind === 'wait') return waitForPaceSlot(msg, judged, judged.priorRequests + api.requests, slot, ctx);
   if (slot.kind === 'final') return { kind: 'final', judged, decided: slot };
 
   const unit = await takeUnit(msg, ctx);

@@ -8,7 +8,7 @@ import { composeWorker, DEFAULT_LEASE_MS, workerContext, type WorkerProcessParts
 import type { RepriseEvent } from '../../lib/events/types.js';
 import type { RunMessage } from '../../lib/model.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
-import { INLINE_TURN_WAIT_MS } from '../../lib/worker/turn.js';
+import { INLINE_SLOT_WAIT_MS } from '../../lib/worker/pace-slot.js';
 import { lostJob } from '../support/evidence.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
@@ -81,7 +81,7 @@ describe('workerContext: every default applied once', () => {
   it('on the process clock: the default lease, in-process turn waits, no events, no allow-list, the pace’s max wait', () => {
     const ctx = workerContext(h.settings, parts('worker-d'));
     expect(ctx.settings.leaseMs).toBe(DEFAULT_LEASE_MS);
-    expect(ctx.settings.inlineTurnWaitMs).toBe(INLINE_TURN_WAIT_MS);
+    expect(ctx.settings.inlineSlotWaitMs).toBe(INLINE_SLOT_WAIT_MS);
     expect(ctx.settings.repositoryAllowList).toBeNull();
     expect(ctx.settings.maxWaitMs).toBe(h.settings.pace.maxWaitMs);
     expect(ctx.settings.defaults).toEqual(h.settings.defaults);
@@ -95,7 +95,7 @@ describe('workerContext: every default applied once', () => {
     const now = () => 1_000;
     const ctx = workerContext(h.settings, parts('worker-e', { now, leaseMs: 60_000 }));
     expect(ctx.clock).toBe(now);
-    expect(ctx.settings.inlineTurnWaitMs).toBe(0);
+    expect(ctx.settings.inlineSlotWaitMs).toBe(0);
     expect(ctx.settings.leaseMs).toBe(60_000);
   });
 });

@@ -120,7 +120,7 @@ const WORK: Record<FunctionName, (l: Ledger) => Promise<unknown>> = {
     await l.budget(2).giveBack(7, 'k');
     await l.budget(2).usage(7);
     await l.pacing(PACE).reserve(7);
-    await l.pacing(PACE).reserveTurn(7, T + 60_000, { repository: 9, aheadMs: 30_000 });
+    await l.pacing(PACE).reserveWithinShare(7, T + 60_000, { repository: 9, aheadMs: 30_000 });
     await l.outcomes(BREAKER).state(7, { id: 9, name: 'acme/web' });
     await l.outcomes(BREAKER).look(7, { id: 9, name: 'acme/web' });
     await l.runnerSignals(3600).around([job.runnerName], null, window);

@@ -36,7 +36,7 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
     const share = (repository: number) => ({ repository, aheadMs: 30_000 });
     // Repository 1 bursts: turns at 0, 10, 20 and 30 s fit its share; the fifth asks again.
     const burst = [];
-    for (let i = 0; i < 5; i++) burst.push(await pace.reserveTurn(31, latest(), share(1)));
+    for (let i = 0; i < 5; i++) burst.push(await pace.reserveWithinShare(31, latest(), share(1)));
     expect(burst).toEqual([
       { slotAt: now },
       { slotAt: now + 10_000 },
@@ -45,22 +45,22 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
       { askAgainAt: now + 10_000 },
     ]);
     // Repository 2 holds nothing ahead: it takes the next turn, within its wait.
-    expect(await pace.reserveTurn(31, latest(), share(2))).toEqual({ slotAt: now + 40_000 });
+    expect(await pace.reserveWithinShare(31, latest(), share(2))).toEqual({ slotAt: now + 40_000 });
     // And a second run of it asks again too: no repository fills the pace alone.
-    expect(await pace.reserveTurn(31, latest(), share(2))).toEqual({ askAgainAt: now + 20_000 });
+    expect(await pace.reserveWithinShare(31, latest(), share(2))).toEqual({ askAgainAt: now + 20_000 });
     // Asking again at its time, repository 1 finds the neighbour's turn ahead: its share still full.
     t = now + 10_000;
-    expect(await pace.reserveTurn(31, latest(), share(1))).toEqual({ askAgainAt: now + 20_000 });
+    expect(await pace.reserveWithinShare(31, latest(), share(1))).toEqual({ askAgainAt: now + 20_000 });
     // When its turns ahead are within the share again, it gets the next.
     t = now + 20_000;
-    expect(await pace.reserveTurn(31, latest(), share(1))).toEqual({ slotAt: now + 50_000 });
+    expect(await pace.reserveWithinShare(31, latest(), share(1))).toEqual({ slotAt: now + 50_000 });
     // A slot past `latest` is none: the run is expired, not told to ask again.
-    expect(await pace.reserveTurn(31, t + 1_000, share(3))).toEqual({ full: true });
+    expect(await pace.reserveWithinShare(31, t + 1_000, share(3))).toEqual({ full: true });
   });
 
   it('reserve (reports, the stuck sweep) takes the next slot whatever the repositories hold', async () => {
     const pace = ledger.pacing(limits(80, 0, 10_000));
-    for (let i = 0; i < 4; i++) await pace.reserveTurn(32, now + MINUTE, { repository: 1, aheadMs: 30_000 });
+    for (let i = 0; i < 4; i++) await pace.reserveWithinShare(32, now + MINUTE, { repository: 1, aheadMs: 30_000 });
     expect(await pace.reserve(32)).toBe(now + 40_000);
   });
 

@@ -62,7 +62,7 @@ const WORKER: readonly Step[] = [
   { from: 'lib/worker/evaluate.ts', to: 'lib/decide/decide.ts', fn: 'decide' },
   { from: 'lib/worker/evaluate.ts', to: 'lib/worker/gather-verdicts.ts', fn: 'gatherVerdicts' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/worker/record-decision.ts', fn: 'recordOutcome' },
-  { from: 'lib/worker/run-decision.ts', to: 'lib/worker/turn.ts', fn: 'takeTurn' },
+  { from: 'lib/worker/run-decision.ts', to: 'lib/worker/pace-slot.ts', fn: 'takePaceSlot' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/worker/budget-unit.ts', fn: 'takeUnit' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/worker/rerun-calls.ts', fn: 'act' },
   { from: 'lib/worker/rerun-calls.ts', to: 'lib/github/repo-api.ts', fn: 'rerunFailedJobs' },

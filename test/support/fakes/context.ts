@@ -87,7 +87,7 @@ export function fakeWorld(o: WorldOptions = {}): FakeWorld {
       // Repositories do not take turns unless a test asks for it.
       repositoryShare: 1,
       // The clock is moved by hand: nothing is slept on unless a test asks for it.
-      inlineTurnWaitMs: 0,
+      inlineSlotWaitMs: 0,
       leaseMs: 60_000,
       ...settings,
     },

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type TurnStep, turnStep } from '../decide/decide.js';
 import { TransientError } from '../errors.js';
-import { isLate, type TurnReservation } from '../ledger/pacing.js';
+import { isLate, type ShareReservation } from '../ledger/pacing.js';
 import type { RunMessage } from '../model.js';
 import type { DecisionSettings, WorkerContext, WorkerStores } from './context.js';
 import { appRequestsOf, type Judged } from './evaluate.js';
@@ -9,22 +9,22 @@ import { factsToCache, encodeCachedFacts } from './cached-run-facts.js';
 import type { Deferred } from './result.js';
 
 /**
- * A turn this close is waited for in-process: the queue hides a message in whole seconds, so a
+ * A slot this close is waited for in-process: the queue hides a message in whole seconds, so a
  * shorter deferral would cost a receive and a second of visibility for a wait of less.
  */
-export const INLINE_TURN_WAIT_MS = 1_000;
+export const INLINE_SLOT_WAIT_MS = 1_000;
 
 /** What taking a pace slot needs: the pace, how long a run may wait, the metrics and the clock. */
-export interface TurnContext {
+export interface PaceSlotContext {
   readonly stores: Pick<WorkerStores, 'pacing'>;
-  readonly settings: Pick<DecisionSettings, 'maxWaitMs' | 'inlineTurnWaitMs'> &
+  readonly settings: Pick<DecisionSettings, 'maxWaitMs' | 'inlineSlotWaitMs'> &
     Partial<Pick<DecisionSettings, 'repositoryShare'>>;
   readonly obs: Pick<WorkerContext['obs'], 'metrics'>;
   readonly clock: () => number;
 }
 
-/** A turn already reserved by the waiting attempt, if any. */
-export interface KeptTurn {
+/** A slot already reserved by the waiting attempt, if any. */
+export interface ReservedSlot {
   readonly slotAt?: number;
   readonly waitingSince?: number;
   /** The wait was for a time to ask again, not for a reserved slot. */
@@ -32,28 +32,28 @@ export interface KeptTurn {
 }
 
 /** Where the run stands in its installation's pace: go now, final (expired), or wait until a time. */
-export type Turn =
+export type PaceSlot =
   | Exclude<TurnStep, { kind: 'wait' }>
   /**
    * Not yet: the attempt waits for `until`, counted from `waitingSince`: the slot it reserved, or
-   * (`unreserved`) when to ask again, its repository holding its share of the turns ahead.
+   * (`unreserved`) when to ask again, its repository holding its share of the slots ahead.
    */
   | { readonly kind: 'wait'; readonly until: number; readonly waitingSince: number; readonly unreserved?: boolean };
 
 /**
- * The run's turn in its installation's pace: the slot it kept while waiting, or a new one when
- * it has none or came back later than the allowance (a late turn that went at once would burst
- * past GitHub's window together with the others that came back late). A turn within
- * `inlineTurnWaitMs` is waited for here; a later one is a wait the caller turns into a deferral
- * (`waitForTurn`). A run with no slot free within `maxWaitMs` of when it started waiting is expired.
+ * The run's slot in its installation's pace: the slot it kept while waiting, or a new one when
+ * it has none or came back later than the allowance (a late slot that went at once would burst
+ * past GitHub's window together with the others that came back late). A slot within
+ * `inlineSlotWaitMs` is waited for here; a later one is a wait the caller turns into a deferral
+ * (`waitForPaceSlot`). A run with no slot free within `maxWaitMs` of when it started waiting is expired.
  */
-export async function takeTurn(
+export async function takePaceSlot(
   installationId: number | null,
-  kept: KeptTurn,
-  ctx: TurnContext,
+  kept: ReservedSlot,
+  ctx: PaceSlotContext,
   repository?: number,
-): Promise<Turn> {
-  const { maxWaitMs, inlineTurnWaitMs } = ctx.settings;
+): Promise<PaceSlot> {
+  const { maxWaitMs, inlineSlotWaitMs } = ctx.settings;
   const waitingSince = kept.waitingSince ?? ctx.clock();
   let slotAt = kept.unreserved ? undefined : kept.slotAt;
   if (slotAt !== undefined && isLate(slotAt, ctx.clock())) {
@@ -61,7 +61,7 @@ export async function takeTurn(
     slotAt = undefined;
   }
   if (slotAt === undefined) {
-    const got = await reserveTurn(installationId, waitingSince + maxWaitMs, ctx, repository);
+    const got = await reserveWithinShare(installationId, waitingSince + maxWaitMs, ctx, repository);
     if ('askAgainAt' in got) {
       ctx.obs.metrics.count('RepositoryTurnShare');
       return { kind: 'wait', until: got.askAgainAt, waitingSince, unreserved: true };
@@ -69,34 +69,34 @@ export async function takeTurn(
     slotAt = 'slotAt' in got ? got.slotAt : undefined;
   }
   const now = ctx.clock();
-  const turn = turnStep({ slotAt, now, waitingSince, maxWaitMs });
-  if (turn.kind === 'final') ctx.obs.metrics.count('Expired');
-  if (turn.kind !== 'wait') return turn;
-  if (turn.until - now <= inlineTurnWaitMs) {
-    await sleep(turn.until - now);
+  const step = turnStep({ slotAt, now, waitingSince, maxWaitMs });
+  if (step.kind === 'final') ctx.obs.metrics.count('Expired');
+  if (step.kind !== 'wait') return step;
+  if (step.until - now <= inlineSlotWaitMs) {
+    await sleep(step.until - now);
     return { kind: 'go' };
   }
-  return { kind: 'wait', until: turn.until, waitingSince };
+  return { kind: 'wait', until: step.until, waitingSince };
 }
 
-/** The pace's turn for the run, taking turns across repositories when the pace can and a share is set. */
-async function reserveTurn(
+/** The pace's slot for the run, taking turns across repositories when the pace can and a share is set. */
+async function reserveWithinShare(
   installationId: number | null,
   latest: number,
-  ctx: TurnContext,
+  ctx: PaceSlotContext,
   repository: number | undefined,
-): Promise<TurnReservation> {
+): Promise<ShareReservation> {
   const { pacing } = ctx.stores;
   const share = ctx.settings.repositoryShare;
-  if (pacing.reserveTurn && repository !== undefined && share !== undefined && share < 1) {
-    return pacing.reserveTurn(installationId, latest, { repository, aheadMs: share * ctx.settings.maxWaitMs });
+  if (pacing.reserveWithinShare && repository !== undefined && share !== undefined && share < 1) {
+    return pacing.reserveWithinShare(installationId, latest, { repository, aheadMs: share * ctx.settings.maxWaitMs });
   }
   const slotAt = await pacing.reserve(installationId, latest);
   return slotAt === undefined ? { full: true } : { slotAt };
 }
 
-/** A wait for the re-run turn at `untilMs`, in the words of the log line. */
-export const turnWait = (untilMs: number, now: number, unreserved = false): Deferred => ({
+/** A wait for the re-run slot at `untilMs`, in the words of the log line. */
+export const paceSlotWait = (untilMs: number, now: number, unreserved = false): Deferred => ({
   kind: 'deferred',
   untilMs,
   reason: unreserved
@@ -114,14 +114,14 @@ export interface WaitContext {
 }
 
 /**
- * Turns the claim into a wait for the slot, keeping what the turn will need (the facts and the
+ * Turns the claim into a wait for the slot, keeping what the slot will need (the facts and the
  * requests made so far), and answers the deferral. A claim lost meanwhile is a fault.
  */
-export async function waitForTurn(
+export async function waitForPaceSlot(
   msg: RunMessage,
   judged: Judged,
   requestsSoFar: number,
-  turn: { readonly until: number; readonly waitingSince: number; readonly unreserved?: boolean },
+  slot: { readonly until: number; readonly waitingSince: number; readonly unreserved?: boolean },
   ctx: WaitContext,
 ): Promise<Deferred> {
   const kept = encodeCachedFacts(factsToCache(judged, requestsSoFar, await appRequestsOf(judged)));
@@ -129,16 +129,16 @@ export async function waitForTurn(
   const waited = await attempts.wait(
     msg,
     ctx.owner,
-    turn.until,
-    turn.waitingSince,
+    slot.until,
+    slot.waitingSince,
     ctx.settings.leaseMs,
     kept,
-    turn.unreserved,
+    slot.unreserved,
   );
   if (!waited) {
     throw new TransientError('the claim was lost before the run could wait for its turn');
   }
-  return turnWait(turn.until, ctx.clock(), turn.unreserved);
+  return paceSlotWait(slot.until, ctx.clock(), slot.unreserved);
 }
 
 /** A report waits in-process for its slot at most this long. */
@@ -146,12 +146,12 @@ const REPORT_MAX_WAIT_MS = 1_000;
 
 /**
  * With the pace, a report takes a slot only when one is free within a slot's spacing (and a
- * second): when re-runs of the installation are waiting for their turn, the report yields and
+ * second): when re-runs of the installation are waiting for their slot, the report yields and
  * is skipped. With repositories taking turns, the report's slot is its repository's, inside its
- * share: a repository holding its share of the turns ahead skips its report rather than take a
- * turn from another's re-run.
+ * share: a repository holding its share of the slots ahead skips its report rather than take a
+ * slot from another's re-run.
  */
-export async function reportTurn(
+export async function reportPaceSlot(
   installationId: number | null,
   ctx: {
     readonly stores: Pick<WorkerStores, 'pacing'>;
@@ -165,8 +165,8 @@ export async function reportTurn(
   const share = ctx.settings?.repositoryShare;
   const maxWaitMs = ctx.settings?.maxWaitMs;
   let slot: number | undefined;
-  if (pacing.reserveTurn && repository !== undefined && share !== undefined && share < 1 && maxWaitMs) {
-    const got = await pacing.reserveTurn(installationId, latest, { repository, aheadMs: share * maxWaitMs });
+  if (pacing.reserveWithinShare && repository !== undefined && share !== undefined && share < 1 && maxWaitMs) {
+    const got = await pacing.reserveWithinShare(installationId, latest, { repository, aheadMs: share * maxWaitMs });
     slot = 'slotAt' in got ? got.slotAt : undefined;
   } else {
     slot = await pacing.reserve(installationId, latest);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TransientError } from '../../lib/errors.js';
 import { LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
-import { reportTurn, takeTurn, waitForTurn } from '../../lib/worker/turn.js';
-import type { Pacing, RepositoryShare, TurnReservation } from '../../lib/ledger/pacing.js';
+import { reportPaceSlot, takePaceSlot, waitForPaceSlot } from '../../lib/worker/pace-slot.js';
+import type { Pacing, RepositoryShare, ShareReservation } from '../../lib/ledger/pacing.js';
 import { readCachedFacts } from '../../lib/worker/cached-run-facts.js';
 import type { Judged } from '../../lib/worker/evaluate.js';
 import { config, failedJob, jobVerdict, runMessage } from '../support/fixtures.js';
@@ -26,31 +26,31 @@ const judged = (over: Partial<Judged> = {}): Judged => {
 describe('the turn: the installation’s pace slot', () => {
   it('a slot free now is a go, and reserves that slot', async () => {
     const w = fakeWorld({ spacingMs: 5_000 });
-    expect(await takeTurn(INSTALLATION, {}, w.ctx)).toEqual({ kind: 'go' });
+    expect(await takePaceSlot(INSTALLATION, {}, w.ctx)).toEqual({ kind: 'go' });
     expect(w.pacing.slots.get(INSTALLATION)).toEqual([w.clock.now()]);
   });
 
   it('a slot within the in-process allowance is waited for here, then is a go', async () => {
-    const w = fakeWorld({ spacingMs: 40, inlineTurnWaitMs: 1_000 });
-    await takeTurn(INSTALLATION, {}, w.ctx);
+    const w = fakeWorld({ spacingMs: 40, inlineSlotWaitMs: 1_000 });
+    await takePaceSlot(INSTALLATION, {}, w.ctx);
     const started = performance.now();
-    expect(await takeTurn(INSTALLATION, {}, w.ctx)).toEqual({ kind: 'go' });
+    expect(await takePaceSlot(INSTALLATION, {}, w.ctx)).toEqual({ kind: 'go' });
     // The clock the pace keeps stands still; the wait is a real one of the slot's distance.
     expect(performance.now() - started).toBeGreaterThanOrEqual(35);
     expect(w.pacing.slots.get(INSTALLATION)).toEqual([w.clock.now(), w.clock.now() + 40]);
   });
 
   it('a later slot is a wait until it, counted from when the run began waiting', async () => {
-    const w = fakeWorld({ spacingMs: 5_000, inlineTurnWaitMs: 1_000 });
-    await takeTurn(INSTALLATION, {}, w.ctx);
-    const turn = await takeTurn(INSTALLATION, {}, w.ctx);
+    const w = fakeWorld({ spacingMs: 5_000, inlineSlotWaitMs: 1_000 });
+    await takePaceSlot(INSTALLATION, {}, w.ctx);
+    const turn = await takePaceSlot(INSTALLATION, {}, w.ctx);
     expect(turn).toEqual({ kind: 'wait', until: w.clock.now() + 5_000, waitingSince: w.clock.now() });
   });
 
   it('a kept slot that came back within the late allowance goes without a new reservation', async () => {
     const w = fakeWorld();
     const slotAt = w.clock.now() - LATE_ALLOWANCE_MS;
-    expect(await takeTurn(INSTALLATION, { slotAt, waitingSince: slotAt - 60_000 }, w.ctx)).toEqual({ kind: 'go' });
+    expect(await takePaceSlot(INSTALLATION, { slotAt, waitingSince: slotAt - 60_000 }, w.ctx)).toEqual({ kind: 'go' });
     expect(w.pacing.slots.get(INSTALLATION)).toBeUndefined();
     expect(w.metrics.get('LateTurn')).toBe(0);
   });
@@ -60,7 +60,7 @@ describe('the turn: the installation’s pace slot', () => {
     // Another run holds the slot free now: the late turn queues behind it instead of going at once.
     await w.pacing.reserve(INSTALLATION);
     const slotAt = w.clock.now() - LATE_ALLOWANCE_MS - 1;
-    const turn = await takeTurn(INSTALLATION, { slotAt, waitingSince: slotAt - 60_000 }, w.ctx);
+    const turn = await takePaceSlot(INSTALLATION, { slotAt, waitingSince: slotAt - 60_000 }, w.ctx);
     expect(w.metrics.get('LateTurn')).toBe(1);
     expect(turn).toEqual({ kind: 'wait', until: w.clock.now() + 5_000, waitingSince: slotAt - 60_000 });
   });
@@ -68,7 +68,7 @@ describe('the turn: the installation’s pace slot', () => {
   it('no slot free within max_wait of when the run began waiting: expired, nothing reserved', async () => {
     const w = fakeWorld({ spacingMs: 5_000, maxWaitMs: 4_000 });
     await w.pacing.reserve(INSTALLATION);
-    const turn = await takeTurn(INSTALLATION, {}, w.ctx);
+    const turn = await takePaceSlot(INSTALLATION, {}, w.ctx);
     expect(turn).toMatchObject({ kind: 'final', decision: 'expired', reason: expect.stringMatching(/max_wait/) });
     expect(w.metrics.get('Expired')).toBe(1);
     expect(w.pacing.slots.get(INSTALLATION)).toHaveLength(1);
@@ -82,7 +82,7 @@ describe('waiting for the turn: the claim becomes a wait that keeps the facts', 
     await w.attempts.claim(msg, w.ctx.owner, w.ctx.settings.leaseMs);
     const until = w.clock.now() + 12_300;
     const j = judged({ configError: 'reprise.yml: bad', priorRequests: 1 });
-    const deferred = await waitForTurn(msg, j, 3, { until, waitingSince: w.clock.now() }, w.ctx);
+    const deferred = await waitForPaceSlot(msg, j, 3, { until, waitingSince: w.clock.now() }, w.ctx);
     expect(deferred).toEqual({
       kind: 'deferred',
       untilMs: until,
@@ -100,19 +100,19 @@ describe('waiting for the turn: the claim becomes a wait that keeps the facts', 
     const msg = runMessage();
     await w.attempts.claim(msg, 'worker-b', 60_000);
     const turn = { until: w.clock.now() + 5_000, waitingSince: w.clock.now() };
-    await expect(waitForTurn(msg, judged(), 0, turn, w.ctx)).rejects.toBeInstanceOf(TransientError);
+    await expect(waitForPaceSlot(msg, judged(), 0, turn, w.ctx)).rejects.toBeInstanceOf(TransientError);
     expect(w.attempts.of(msg)).toMatchObject({ state: 'claimed', owner: 'worker-b' });
     expect(w.attempts.count('wait', true)).toBe(0);
   });
 });
 
 describe('a check-run report takes its turn inside its repository’s share', () => {
-  const pacing = (answer: TurnReservation) => {
+  const pacing = (answer: ShareReservation) => {
     const asked: RepositoryShare[] = [];
     const p: Pacing = {
       spacingMs: 0,
       reserve: async () => 0,
-      reserveTurn: async (_i, _l, share) => {
+      reserveWithinShare: async (_i, _l, share) => {
         asked.push(share);
         return answer;
       },
@@ -123,13 +123,13 @@ describe('a check-run report takes its turn inside its repository’s share', ()
 
   it('its repository holding its share of the turns ahead: the report is skipped, no turn taken from another', async () => {
     const { p, asked } = pacing({ askAgainAt: 5_000 });
-    expect(await reportTurn(1, { stores: { pacing: p }, clock: () => 0, settings }, 7)).toBe(false);
+    expect(await reportPaceSlot(1, { stores: { pacing: p }, clock: () => 0, settings }, 7)).toBe(false);
     expect(asked).toEqual([{ repository: 7, aheadMs: 30_000 }]);
   });
 
   it('within its share: the report goes on its repository’s turn', async () => {
     const { p, asked } = pacing({ slotAt: 0 });
-    expect(await reportTurn(1, { stores: { pacing: p }, clock: () => 0, settings }, 7)).toBe(true);
+    expect(await reportPaceSlot(1, { stores: { pacing: p }, clock: () => 0, settings }, 7)).toBe(true);
     expect(asked.map((a) => a.repository)).toEqual([7]);
   });
 });
