@@ -6,7 +6,7 @@
 import type { RepoConfig } from '../config/repo-config.js';
 import { candidateJobs, type StaleFacts } from '../decide/decide.js';
 import type { RepoApi } from '../github/repo-api.js';
-import type { DecisionKind, JobFacts, JobVerdict, RunFacts, RunMessage } from '../model.js';
+import type { DecisionKind, EvidenceFamily, JobFacts, JobVerdict, RunFacts, RunMessage } from '../model.js';
 import { type EvaluationDeps, evaluateRun } from '../worker/evaluate.js';
 import { gatherVerdicts } from '../worker/gather-verdicts.js';
 import type { AttemptRecord, ListedRun } from './history.js';
@@ -19,7 +19,12 @@ export interface JobLine {
   /** null when the job is not a candidate (it passed, or is ignored by configuration). */
   readonly verdict: string | null;
   readonly source: string | null;
+  /** The text shown for the verdict (display only: `family` and `pattern` are its data). */
   readonly evidence: string | null;
+  /** The evidence family that decided the verdict; null or absent without one (a cache of an older version). */
+  readonly family?: EvidenceFamily | null;
+  /** The name of the pattern that matched, when one did. */
+  readonly pattern?: string | null;
 }
 
 export interface JudgedJob extends JobLine {
@@ -35,6 +40,8 @@ export const jobLine = (j: JobFacts, v: JobVerdict | undefined): JobLine => ({
   verdict: v?.verdict ?? null,
   source: v?.source ?? null,
   evidence: v?.evidence ?? null,
+  family: v?.family ?? null,
+  pattern: v?.pattern ?? null,
 });
 
 export interface Judgement {
@@ -100,7 +107,8 @@ const minutesOf = (j: JobFacts): number | null => {
   return Number.isFinite(start) && Number.isFinite(end) && end >= start ? (end - start) / 60_000 : null;
 };
 
-const gone = (v: JobVerdict): boolean => v.source === 'unreadable' || /\blog missing\b/.test(v.evidence);
+/** GitHub no longer shows the job's evidence: its annotations, or its log (retention). */
+const gone = (v: JobVerdict): boolean => v.source === 'unreadable' || v.logUnavailable === 'missing';
 
 export async function judgeAttempt(
   run: ListedRun,

@@ -1,4 +1,5 @@
 /** The backtest's figures: counts per class, time saved, and what the page's charts draw. Pure. */
+import type { JobLine } from './judge.js';
 import { type BacktestClass, CLASSES, type ExaminedAttempt } from './compare.js';
 
 export interface Tally {
@@ -46,11 +47,14 @@ function tally(names: readonly string[], top = 8): Tally[] {
     .slice(0, top);
 }
 
-/** What kind of evidence decided an infra verdict: the signal, or the pattern's name and where it was read. */
-export function evidenceFamily(source: string | null, evidence: string | null): string {
-  if (source === 'signal') return 'exact signal';
-  const pattern = /pattern (\S+)/.exec(evidence ?? '')?.[1];
-  return pattern ? `${pattern} (${source ?? 'text'})` : (source ?? 'unknown');
+/**
+ * What kind of evidence decided an infra verdict: the signal, or the runner-loss pattern's name and
+ * where it was read; other families by where they were read. Read from the verdict's fields: a line
+ * without them (a cache of an older version) counts by its source alone.
+ */
+export function evidenceFamily(j: Pick<JobLine, 'source' | 'family' | 'pattern'>): string {
+  if (j.source === 'signal') return 'exact signal';
+  return j.family === 'runner-loss' && j.pattern ? `${j.pattern} (${j.source ?? 'text'})` : (j.source ?? 'unknown');
 }
 
 function median(xs: readonly number[]): number | null {
@@ -101,11 +105,7 @@ export function summarize(attempts: readonly ExaminedAttempt[], sinceMs: number,
     delays,
     topRepositories: tally(would.map((a) => a.repository)),
     topWorkflows: tally(would.map((a) => `${a.repository} · ${a.workflow}`)),
-    evidence: tally(
-      would.flatMap((a) =>
-        a.judgement.jobs.filter((j) => j.verdict === 'infra').map((j) => evidenceFamily(j.source, j.evidence)),
-      ),
-    ),
+    evidence: tally(would.flatMap((a) => a.judgement.jobs.filter((j) => j.verdict === 'infra').map(evidenceFamily))),
   };
 }
 

@@ -30,6 +30,8 @@ export interface DecisionEvent extends EventBase {
   readonly lost_jobs: readonly string[];
   /** How the lost jobs were judged lost, each family once: `platform` for GitHub's own failures. */
   readonly lost_job_evidence: readonly EvidenceSource[];
+  /** The patterns that judged the lost jobs lost, each once; absent when no pattern did (an exact signal). */
+  readonly lost_job_patterns?: readonly string[];
   /** The run stays red and reprise will not re-run it. */
   readonly final_failure: boolean;
   /** With an exact signal for a lost job: the time to recovery, counted from the loss. */
