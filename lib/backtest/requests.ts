@@ -95,3 +95,20 @@ export class RequestMeter {
     return this.inner(input, init);
   };
 }
+
+/** Thrown where the request budget ends the backtest: it returns what it examined so far. */
+export class Stopped extends Error {}
+
+/** A spent request budget ends the backtest where it is; any other fault is the caller's. */
+export async function guardWith<T>(refused: (() => number) | undefined, work: () => Promise<T>): Promise<T> {
+  const before = refused?.() ?? 0;
+  let value: T;
+  try {
+    value = await work();
+  } catch (err) {
+    if (isBudgetSpent(err)) throw new Stopped();
+    throw err;
+  }
+  if ((refused?.() ?? 0) !== before) throw new Stopped();
+  return value;
+}
