@@ -113,13 +113,9 @@ const longFunctionsBeingSplit = [
 // list when its exports all carry TSDoc.
 const foldersBeingDocumented = [
   'lib/*.ts',
-  'lib/backtest/**',
-  'lib/classify/**',
   'lib/cli/**',
   'lib/compose/**',
   'lib/config/**',
-  'lib/decide/**',
-  'lib/events/**',
   'lib/github/**',
   'lib/http/**',
   'lib/intake/**',
@@ -128,7 +124,6 @@ const foldersBeingDocumented = [
   'lib/obs/**',
   'lib/queue/**',
   'lib/reconcile/**',
-  'lib/replay/**',
   'lib/signals/**',
   'lib/types/**',
   'lib/util/**',
@@ -203,7 +198,8 @@ export default tseslint.config(
   },
   {
     files: ['lib/**/*.ts'],
-    ignores: foldersBeingDocumented,
+    // branch-staleness.ts is being changed by the staleness work (issue 42); it is documented after it lands.
+    ignores: [...foldersBeingDocumented, 'lib/decide/branch-staleness.ts'],
     plugins: { reprise: repriseRules },
     rules: { 'reprise/exports-have-tsdoc': 'error' },
   },

@@ -30,12 +30,14 @@ export interface BacktestCache {
   keep(key: string, v: { attempt?: AttemptRecord; judgement?: Judgement }): Promise<void>;
 }
 
+/** No cache: every attempt is read and judged afresh (no `--cache FILE`). */
 export const noCache: BacktestCache = {
   attempt: () => undefined,
   judgement: () => undefined,
   keep: async () => undefined,
 };
 
+/** What a backtest reads with: GitHub, the repository configuration, the worker's evaluation, a cache and a budget. */
 export interface BacktestDeps {
   readonly clients: GitHubClients;
   readonly installationId: number | null;
@@ -59,6 +61,7 @@ export interface BacktestDeps {
   readonly progress?: (done: number, total: number) => void;
 }
 
+/** What to backtest: which repositories, since when, which workflows. */
 export interface BacktestInput {
   readonly repositories: readonly RepoName[];
   readonly sinceMs: number;
@@ -66,6 +69,7 @@ export interface BacktestInput {
   readonly workflows: readonly string[];
 }
 
+/** What a backtest found: every failed attempt examined, and how far it got before any budget stopped it. */
 export interface BacktestResult {
   readonly repositories: number;
   readonly runsListed: number;

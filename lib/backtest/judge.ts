@@ -27,6 +27,7 @@ export interface JobLine {
   readonly pattern?: string | null;
 }
 
+/** A job's line in a backtest: its verdict, with the minutes it ran (what a re-run of failed jobs keeps). */
 export interface JudgedJob extends JobLine {
   /** The job's running time in this attempt, in minutes; null without times. */
   readonly minutes: number | null;
@@ -44,6 +45,7 @@ export const jobLine = (j: JobFacts, v: JobVerdict | undefined): JobLine => ({
   pattern: v?.pattern ?? null,
 });
 
+/** What the worker would have decided for a past attempt, with every job's verdict: what the cache keeps. */
 export interface Judgement {
   readonly decision: DecisionKind;
   readonly reason: string;
@@ -54,6 +56,7 @@ export interface Judgement {
   readonly evidenceGone: boolean;
 }
 
+/** What judging a past attempt reads with: the repository's API, its configuration and the worker's evaluation. */
 export interface JudgeContext {
   readonly api: RepoApi;
   readonly config: RepoConfig;
@@ -110,6 +113,10 @@ const minutesOf = (j: JobFacts): number | null => {
 /** GitHub no longer shows the job's evidence: its annotations, or its log (retention). */
 const gone = (v: JobVerdict): boolean => v.source === 'unreadable' || v.logUnavailable === 'missing';
 
+/**
+ * Judges one failed attempt of the past as the worker would have when it completed: its own
+ * evaluation and decision, dry_run forced, over the run as of that attempt.
+ */
 export async function judgeAttempt(
   run: ListedRun,
   a: AttemptRecord,

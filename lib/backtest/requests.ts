@@ -16,8 +16,10 @@ export const REQUEST_KINDS = [
   'configuration',
   'other',
 ] as const;
+/** One of REQUEST_KINDS: what a request to GitHub was for, in the report's count of them. */
 export type RequestKind = (typeof REQUEST_KINDS)[number];
 
+/** The refusal of the request past `--max-requests`: nothing was sent; the backtest stops where it is. */
 export class RequestBudgetSpent extends Error {
   override name = 'RequestBudgetSpent';
   constructor(readonly max: number) {
@@ -45,11 +47,16 @@ const KINDS: readonly [RegExp, RequestKind][] = [
   [/\/contents\//, 'configuration'],
 ];
 
+/** What a request was for, from its URL's path; `other` when no kind matches. */
 export function kindOf(url: string): RequestKind {
   const path = new URL(url).pathname.replace(/\/+$/, '');
   return KINDS.find(([re]) => re.test(path))?.[1] ?? 'other';
 }
 
+/**
+ * A fetch that counts every request by kind and refuses the one past the budget: the backtest's
+ * only way to GitHub, so the budget is never exceeded.
+ */
 export class RequestMeter {
   private readonly counts = new Map<RequestKind, number>();
   private sent = 0;

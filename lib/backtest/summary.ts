@@ -2,11 +2,13 @@
 import type { JobLine } from './judge.js';
 import { type BacktestClass, CLASSES, type ExaminedAttempt } from './compare.js';
 
+/** A name and how many times it was seen, for the report's top lists. */
 export interface Tally {
   readonly name: string;
   readonly count: number;
 }
 
+/** A backtest's figures: attempts by class, re-runs by people and bots, waits saved, minutes kept, top lists. */
 export interface BacktestSummary {
   readonly classes: Readonly<Record<BacktestClass, number>>;
   /** Attempts reprise would have re-run (agreed re-runs and reprise only). */
@@ -64,6 +66,7 @@ function median(xs: readonly number[]): number | null {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
+/** The figures of a backtest from its examined attempts, over the period from `sinceMs` to `untilMs`. */
 export function summarize(attempts: readonly ExaminedAttempt[], sinceMs: number, untilMs: number): BacktestSummary {
   const classes = Object.fromEntries(CLASSES.map((c) => [c, 0])) as Record<BacktestClass, number>;
   for (const a of attempts) classes[a.class]++;

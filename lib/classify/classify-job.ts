@@ -26,6 +26,7 @@ export type AnnotationEvidence =
 /** `##[error]` lines from the job log's head and tail, or why there are none. */
 export type LogEvidence = { readonly errors: readonly string[] } | 'missing' | 'unreadable';
 
+/** Everything the classifier reads of one job: its runner's signals, its annotations and, once asked for, its log. */
 export interface JobEvidence {
   readonly signals: readonly RunnerSignal[];
   readonly annotations: AnnotationEvidence;
@@ -35,6 +36,7 @@ export interface JobEvidence {
   readonly endedByReprise?: boolean;
 }
 
+/** A job's verdict, or `need_log`: the classifier cannot settle it without the job's log. */
 export type Classification = { readonly kind: 'verdict'; readonly verdict: JobVerdict } | { readonly kind: 'need_log' };
 
 /** What one family found: where it was read, the text shown for it, and its data. */

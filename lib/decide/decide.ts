@@ -12,6 +12,7 @@ export interface StaleFacts {
   readonly pullRequestMovedOn?: number;
 }
 
+/** The installation's retry budget for the hour, and the repository's share of it when there are shares. */
 export interface BudgetFacts {
   readonly limit: number;
   readonly used: number;
@@ -36,6 +37,7 @@ export interface DecisionFacts {
   readonly endedByReprise?: boolean;
 }
 
+/** The decision's answer: final, a fact it needs first, a wait, or a re-run to make. */
 export type DecisionStep =
   | { readonly kind: 'final'; readonly decision: DecisionKind; readonly reason: string }
   | { readonly kind: 'need'; readonly what: FactName }
@@ -49,6 +51,7 @@ export type DecisionStep =
       readonly evidence: 'exact' | 'text';
     };
 
+/** The facts the decision asks for, one at a time, in the order it needs them. */
 export type FactName = 'run' | 'stale' | 'budget' | 'jobs' | 'verdicts' | 'breaker';
 
 const final = (decision: DecisionKind, reason: string): DecisionStep => ({ kind: 'final', decision, reason });

@@ -75,6 +75,7 @@ export const recoveryFields = (t: RecoveryTiming): NonNullable<DecisionEvent['re
   waited_for_github_seconds: t.secondsWaitedForGitHub,
 });
 
+/** The event of a re-run attempt's outcome: how the attempt reprise started ended. */
 export const outcomeEvent = (ref: AttemptRef, outcome: RerunOutcome, nowMs: number): RerunOutcomeEvent => ({
   version: 1,
   kind: 'rerun_outcome',

@@ -16,6 +16,7 @@ interface EventBase {
   readonly run_attempt: number;
 }
 
+/** One per decision: what reprise decided for a run attempt, and the jobs it judged lost. */
 export interface DecisionEvent extends EventBase {
   readonly kind: 'decision';
   readonly decision: DecisionKind;
@@ -43,11 +44,13 @@ export interface DecisionEvent extends EventBase {
   };
 }
 
+/** One per re-run attempt reprise started: how it ended. */
 export interface RerunOutcomeEvent extends EventBase {
   readonly kind: 'rerun_outcome';
   readonly outcome: RerunOutcome;
 }
 
+/** A job queued past the threshold without a runner: a fleet that does not pick it up. */
 export interface StuckQueuedEvent extends EventBase {
   readonly kind: 'stuck_queued';
   readonly job_id: number;
@@ -62,6 +65,7 @@ export interface StuckQueuedEvent extends EventBase {
   readonly reason: string;
 }
 
+/** Any event reprise publishes. */
 export type RepriseEvent = DecisionEvent | RerunOutcomeEvent | StuckQueuedEvent;
 
 /** Where events go: EventBridge when deployed, a JSON-lines file locally. */

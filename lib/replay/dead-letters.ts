@@ -15,6 +15,7 @@ import { parseRunMessage } from '../webhook/run-message.js';
 /** How the reason of an attempt abandoned by the dead-letter queue begins; `reprise report` counts them. */
 export const DEAD_LETTERED = 'abandoned: dead-lettered';
 
+/** What settling dead-lettered messages needs: the run-attempt claims, the clock, events, logs and metrics. */
 export interface DeadLetterContext {
   readonly attempts: Pick<RunAttempts, 'claim' | 'finalise' | 'get' | 'forceRelease'>;
   /** The owner this process's claims carry. */
