@@ -21,6 +21,7 @@ export interface BacktestReport {
   readonly attempts: readonly ExaminedAttempt[];
 }
 
+/** Each class as the text and the HTML report name it. */
 export const CLASS_LABELS: Readonly<Record<BacktestClass, string>> = {
   agreed_rerun: 'agreed re-run',
   reprise_only: 'reprise only',

@@ -16,6 +16,7 @@ import { type EvaluationDeps, evaluateRun } from '../worker/evaluate.js';
 import { previewMergeGroup } from '../worker/requeue.js';
 import type { LiveRun } from './run-lookup.js';
 
+/** What `reprise explain` says of a run: every job with its verdict, the decision and its reason, and what the table adds. */
 export interface Explanation {
   readonly repository: string;
   readonly runId: number;
@@ -48,6 +49,7 @@ export interface Explanation {
   readonly notes: readonly string[];
 }
 
+/** What explaining a run reads with: GitHub, the settings, and the table's signals and outcomes when one is named. */
 export interface ExplainDeps {
   readonly clients: GitHubClients;
   readonly settings: RuntimeSettings;

@@ -5,8 +5,10 @@ import { type RecoveryFigures, recoveryFigures } from './report-recovery.js';
 
 /** The GitHub-hosted Linux 2-core rate, in USD: a yardstick when the fleet's own rate is not given. */
 export const DEFAULT_PRICE_PER_MINUTE = 0.008;
+/** How many repositories and workflows the report's top lists show unless `--top` says. */
 export const DEFAULT_TOP = 10;
 
+/** The report's period, the price of a runner minute, and the length of its top lists. */
 export interface ReportOptions {
   readonly sinceMs: number;
   readonly untilMs: number;
@@ -14,20 +16,25 @@ export interface ReportOptions {
   readonly top: number;
 }
 
+/** How a re-run attempt ended, or `pending` while it has not. */
 export type OutcomeShare = RerunOutcome | 'pending';
+/** Every outcome share, in the order the report shows them. */
 export const OUTCOME_SHARES: readonly OutcomeShare[] = [...RERUN_OUTCOMES, 'pending'];
 
+/** A name and how many times it was counted. */
 export interface Count {
   readonly name: string;
   readonly count: number;
 }
 
+/** What one repository or workflow lost: minutes and jobs. */
 export interface Loss {
   readonly name: string;
   readonly minutes: number;
   readonly jobs: number;
 }
 
+/** The figures of `reprise report` for a period, as its text, HTML and JSON show them. */
 export interface Report {
   readonly period: { readonly since: string; readonly until: string; readonly bucket: 'hour' | 'day' | 'week' };
   /** Run attempts decided, and how. */
@@ -83,6 +90,7 @@ interface JobDetail {
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+/** The name a count takes when the record does not say (a workflow, an evidence source). */
 export const UNKNOWN = 'unknown';
 
 /** A lost job's own minutes, or undefined when its times were not recorded. */

@@ -87,9 +87,11 @@ const indent = (s: string): string =>
 const countRow = (c: Count): string[] => [c.name, String(c.count)];
 const lossRow = (l: Loss): string[] => [l.name, String(l.minutes), String(l.jobs)];
 
+/** Text made safe inside HTML: workflow and repository names are whatever their owners wrote. */
 export const esc = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+/** The colour of each outcome share in the report's charts. */
 export const OUTCOME_COLOURS: Readonly<Record<OutcomeShare, string>> = {
   recovered: '#2da44e',
   lost_again: '#d4762c',
@@ -144,9 +146,11 @@ export function barChart(
 
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
+/** An accessible SVG chart of the given size, titled for screen readers. */
 export const svg = (w: number, h: number, title: string, body: string, kind?: Frame['kind']): string =>
   `<svg role="img" aria-label="${esc(title)}"${kind ? ` class="${kind}"` : ''} viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" xmlns="http://www.w3.org/2000/svg">${body}</svg>`;
 
+/** A titled section of the HTML report. */
 export const section = (title: string, body: string): string => `<section><h2>${esc(title)}</h2>${body}</section>`;
 
 /** Minutes lost per hour, day or week of the period: one column each. */
@@ -210,9 +214,11 @@ function outcomesChart(r: Report): string {
   return section(title, `${svg(WIDTH, 34, title, parts.join(''))}<ul class="legend">${legend}</ul>`);
 }
 
+/** One headline figure of the HTML report, with its label and an optional note. */
 export const card = (label: string, value: string, note = ''): string =>
   `<div class="card"><div class="big">${esc(value)}</div><div>${esc(label)}</div>${note && `<div class="muted">${esc(note)}</div>`}</div>`;
 
+/** The HTML reports' style sheet, shared by the report and the backtest. */
 export const STYLE = `
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#f6f8fa;margin:0;padding:24px}
 main{max-width:980px;margin:0 auto}
