@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../lib/cli/report-data.js';
-import { barChart, card, esc, page, reportHtml, reportText, section, svg } from '../../lib/cli/report-render.js';
+import { page } from '../../lib/cli/report-page.js';
+import { barChart, card, esc, reportHtml, reportText, section, svg } from '../../lib/cli/report-render.js';
 
 /** A week's report as summarise builds it. */
 const report = (over: Partial<Report> = {}): Report => ({
