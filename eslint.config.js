@@ -39,6 +39,18 @@ const zones = [
       message: `${layer} never imports a layer above it`,
     })),
   ),
+  // The ledger stores what the signal paths found, under the keys their callers derive: neither
+  // adapter leans on the other (a store takes keys, not the policy that makes them).
+  {
+    target: './lib/ledger',
+    from: './lib/signals',
+    message: 'the ledger takes runner keys from its caller: no import from lib/signals',
+  },
+  {
+    target: './lib/signals',
+    from: './lib/ledger',
+    message: 'signals read the ledger through the records (lib/records.ts): no import from lib/ledger',
+  },
   // Faces stand side by side: the CLI and the local runtime share code through the layers below.
   { target: './lib/cli', from: ['./lib/local', './functions', './infra'], message: 'faces do not import each other' },
   { target: './lib/local', from: ['./lib/cli', './functions', './infra'], message: 'faces do not import each other' },
@@ -51,12 +63,13 @@ const zones = [
     from: layers.flows.map((f) => `./${f}`),
     message: 'the local runtime only composes: take the flow from lib/compose',
   },
-  // The run queue's implementations stay behind their doors (lib/queue/open-embedded.ts, open-sqs.ts):
-  // outside lib/queue/ a caller names the contract (run-queue.ts) or a door, never an implementation's file.
+  // The run queue's implementations stay behind their entry points (lib/queue/open-embedded.ts, open-sqs.ts):
+  // outside lib/queue/ a caller names the contract (run-queue.ts) or an entry point, never an implementation's
+  // file. What only tests use of SQS (the whole queue, its receive, its dead letters) lives in test/support/sqs/.
   {
     target: ['./lib/!(queue)/**', './lib/*.ts', './functions/**', './infra/**'],
     from: ['./lib/queue/embedded', './lib/queue/sqs'],
-    message: 'reach the queue through its door: lib/queue/open-embedded.ts or lib/queue/open-sqs.ts',
+    message: 'reach the queue through its entry point: lib/queue/open-embedded.ts or lib/queue/open-sqs.ts',
   },
   // The deployed functions run on SQS: the embedded queue is the local runtime's.
   {
@@ -95,41 +108,10 @@ const ioModules = [
 
 // A function of lib/ is read whole: past 60 lines it holds more than one step; name the steps.
 // Being shortened (issue 45): each file leaves this list when its functions fit.
-const longFunctionsBeingSplit = [
-  'lib/cli/setup-page.ts',
-  'lib/cli/setup.ts',
-  'lib/cli/status.ts',
-  'lib/config/eks-clusters.ts',
-  'lib/intake/signal-intake.ts',
-  'lib/local/admin-routes.ts',
-  'lib/local/runtime.ts',
-  'lib/reconcile/stuck.ts',
-  'lib/worker/evaluate.ts',
-  'lib/worker/gather-verdicts.ts',
-  'lib/worker/handler.ts',
-  'lib/worker/record-decision.ts',
-];
+const longFunctionsBeingSplit = [];
 // Every export of lib/ says what it is for. Being documented (issue 45): each folder leaves this
 // list when its exports all carry TSDoc.
-const foldersBeingDocumented = [
-  'lib/*.ts',
-  'lib/cli/**',
-  'lib/compose/**',
-  'lib/config/**',
-  'lib/github/**',
-  'lib/http/**',
-  'lib/intake/**',
-  'lib/ledger/**',
-  'lib/local/**',
-  'lib/obs/**',
-  'lib/queue/**',
-  'lib/reconcile/**',
-  'lib/signals/**',
-  'lib/types/**',
-  'lib/util/**',
-  'lib/webhook/**',
-  'lib/worker/**',
-];
+const foldersBeingDocumented = ['lib/cli/**'];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', 'bench/', 'coverage/', 'dist/'] },
@@ -153,7 +135,7 @@ export default tseslint.config(
   {
     // One owner per resource: only lib/ledger/ talks to the table (the local runtime creates it,
     // the CLI builds the client); everyone else passes a client through, by type. The local
-    // queue's journal is a table of its own, owned by its store, on the ledger's table door.
+    // queue's journal is a table of its own, owned by its store, on the ledger's table adapter.
     files: ['lib/**/*.ts'],
     ignores: ['lib/ledger/**', 'lib/local/dynamo.ts', 'lib/cli/aws.ts', 'lib/queue/embedded/journal-store.ts'],
     rules: {
@@ -198,8 +180,8 @@ export default tseslint.config(
   },
   {
     files: ['lib/**/*.ts'],
-    // branch-staleness.ts is being changed by the staleness work (issue 42); it is documented after it lands.
-    ignores: [...foldersBeingDocumented, 'lib/decide/branch-staleness.ts'],
+    // The pace code and branch-staleness.ts are being changed elsewhere (issue 42); their TSDoc comes with that change.
+    ignores: [...foldersBeingDocumented, 'lib/ledger/pacing*.ts', 'lib/decide/branch-staleness.ts'],
     plugins: { reprise: repriseRules },
     rules: { 'reprise/exports-have-tsdoc': 'error' },
   },

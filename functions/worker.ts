@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { githubClients } from '../lib/compose/github.js';
+import { githubAppClient, githubClients } from '../lib/compose/github.js';
 import { composeWorker } from '../lib/compose/worker.js';
 import { workerSettings } from '../lib/config/env.js';
 import { PLATFORM_ENV, resourcesFromEnv } from '../lib/config/function-env.js';
@@ -39,16 +39,20 @@ const defer = (record: SQSRecord, seconds: number): Promise<void> => queue.chang
 const worker = rebuiltOnRotation(
   async (fresh) =>
     (await getSecret<string>(env.githubAppSecret, { maxAge: 300, ...(fresh && { forceFetch: true }) })) ?? '',
-  (secret) =>
-    composeWorker(settings, {
+  (secret) => {
+    const credentials = parseAppSecret(secret, 'GitHub App secret');
+    const appClient = githubAppClient(settings, credentials, log);
+    return composeWorker(settings, {
       ledger,
-      client: githubClients(settings, parseAppSecret(secret, 'GitHub App secret'), log, { rateLimitMetrics: metrics }),
+      client: githubClients(settings, credentials, log, { rateLimitMetrics: metrics }),
+      ...(appClient && { appClient }),
       log,
       metrics,
       owner,
       events,
       defer,
-    }),
+    });
+  },
 );
 
 /** A missing or malformed App secret holds the batch in the queue, alarmed, instead of failing it. */

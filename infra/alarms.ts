@@ -16,7 +16,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RepriseMetrics } from './metrics.js';
 import { acknowledge } from './nag.js';
-import type { RepriseAlarmThresholds } from './props.js';
+import type { RepriseAlarmThresholds } from './props/nested-props.js';
 
 export interface RepriseAlarmsProps {
   readonly metrics: RepriseMetrics;

@@ -7,7 +7,8 @@ import {
   settingOf,
   type Value,
 } from '../lib/config/settings-schema.js';
-import { asProp, type RepriseProps, setAt } from './props.js';
+import type { RepriseProps } from './props/reprise-props.js';
+import { asProp, setAt } from './props/resolve.js';
 import { WebhookAccess } from './webhook-access.js';
 
 /**

@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { RepriseEksCluster } from './props.js';
+import type { RepriseEksCluster } from './props/nested-props.js';
 
 /**
  * The narrowest access policy EKS offers that lists pods: read-only, no Secrets. EKS access

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { RerunOutcome } from '../lib/model.js';
-import { HANDLERS } from './functions.js';
+import { HANDLERS } from './functions/handlers.js';
 
 /** Every decision kind, as the worker's `decision` dimension spells it. */
 export const DECISIONS = [
@@ -80,7 +80,7 @@ export class RepriseMetrics {
     return this.metric(HANDLERS.worker.serviceName, 'Expired', {}, Stats.SUM, period);
   }
 
-  /** Runs sent back to the queue to wait for their re-run turn in the installation's pace. */
+  /** Runs sent back to the queue to wait for their re-run slot in the installation's pace. */
   public rerunWaiting(period = Duration.minutes(5)): Metric {
     return this.metric(HANDLERS.worker.serviceName, 'RerunWaiting', {}, Stats.SUM, period);
   }

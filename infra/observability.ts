@@ -6,7 +6,7 @@ import type { Construct } from 'constructs';
 import { RepriseAlarms } from './alarms.js';
 import { RepriseDashboard } from './dashboard.js';
 import { RepriseMetrics } from './metrics.js';
-import type { ResolvedProps } from './props.js';
+import type { ResolvedProps } from './props/props-schema.js';
 
 export interface ObservedProps {
   readonly props: ResolvedProps;

@@ -24,11 +24,11 @@ export interface WorkQueuesProps {
   /** The worker's timeout: the visibility timeout is six times it, as Lambda recommends for SQS sources. */
   readonly workerTimeout: Duration;
   readonly maxReceiveCount: number;
-  /** How long a run may wait in the queue for its re-run turn: the queue keeps messages far longer. */
+  /** How long a run may wait in the queue for its re-run slot: the queue keeps messages far longer. */
   readonly maxWait: Duration;
 }
 
-/** The work queue's retention: a message waiting for its turn must never age out. */
+/** The work queue's retention: a message waiting for its slot must never age out. */
 export const WORK_QUEUE_RETENTION = Duration.days(4);
 
 /** The FIFO work queue (group: repository and run; dedup: delivery) and its FIFO dead-letter queue. */

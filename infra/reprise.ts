@@ -16,12 +16,14 @@ import { TIMEOUTS } from './functions/timeouts.js';
 import { WorkerFunction } from './functions/worker.js';
 import { observe } from './observability.js';
 import { addStackOutputs } from './outputs.js';
-import { resolveProps, type RepriseProps } from './props.js';
+import type { RepriseProps } from './props/reprise-props.js';
+import { resolveProps } from './props/resolve.js';
 import { signalDeadLetterQueue, WorkQueues } from './queues.js';
 import { SpotDrill } from './spot-drill.js';
 import { Storage } from './storage.js';
 
-export { type RepriseAlarmThresholds, type RepriseProps } from './props.js';
+export type { RepriseAlarmThresholds } from './props/nested-props.js';
+export type { RepriseProps } from './props/reprise-props.js';
 export { WebhookAccess, type FunctionUrlAccessOptions, type HttpApiAccessOptions } from './webhook-access.js';
 export { TIMEOUTS } from './functions/timeouts.js';
 

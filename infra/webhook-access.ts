@@ -57,7 +57,7 @@ export interface HttpApiAccessOptions {
   readonly burstLimit?: number;
   /**
    * Steady-state request rate (per second) of `POST /signals`, a throttle of its own: a flood of
-   * unsigned posts there (each answered 401) never takes the webhook route's turns.
+   * unsigned posts there (each answered 401) never takes the webhook route's capacity.
    * @default 10
    */
   readonly signalsRateLimit?: number;

@@ -42,9 +42,11 @@ export interface RecoveryMessage {
 /** What the work queue carries: a completed run attempt to decide, or a run to end early. */
 export type QueueMessage = RunMessage | RecoveryMessage;
 
+/** True for a request to end a run early, false for a completed run's message. */
 export const isRecoveryMessage = (m: QueueMessage): m is RecoveryMessage =>
   (m as { kind?: unknown }).kind === 'recovery';
 
+/** A job's conclusion as GitHub reports it; null while it runs. */
 export type JobConclusion =
   'success' | 'failure' | 'cancelled' | 'skipped' | 'neutral' | 'timed_out' | 'action_required' | null;
 
@@ -65,6 +67,7 @@ export interface JobFacts {
   readonly runAttempt: number;
 }
 
+/** A check-run annotation of a job: evidence the classifier reads beside the log. */
 export interface Annotation {
   readonly level: string;
   readonly title: string | null;
@@ -84,6 +87,7 @@ export interface RunFacts {
   readonly createdAt: string;
 }
 
+/** What an exact signal says happened to a runner's machine. */
 export type SignalKind = 'spot-interruption' | 'rebalance' | 'terminated' | 'external';
 
 /** A runner-keyed record that says the machine under a runner went away. */
@@ -109,6 +113,7 @@ export type RerunAnswer =
   | { readonly call: RerunCall; readonly accepted: true }
   | { readonly call: RerunCall; readonly accepted: false; readonly refusal: string };
 
+/** What the classifier says of one job: lost to infrastructure, a genuine failure, not known, or vetoed. */
 export type Verdict = 'infra' | 'genuine' | 'inconclusive' | 'vetoed';
 /** `platform`: GitHub's own platform failure (a hosted runner not provisioned, an internal error), text only. */
 /**
@@ -125,6 +130,7 @@ export type EvidenceSource =
 export type EvidenceFamily =
   'veto' | 'exit-code' | 'failure-text' | 'signal' | 'runner-loss' | 'platform' | 'state-change' | 'none';
 
+/** One job's verdict with the evidence behind it. */
 export interface JobVerdict {
   readonly job: JobFacts;
   readonly verdict: Verdict;
@@ -145,6 +151,7 @@ export interface JobVerdict {
   readonly lostAt?: string;
 }
 
+/** What the worker decided for a run attempt: re-run, leave, wait, or why not. */
 export type DecisionKind =
   | 'ignored'
   | 'run_incomplete'
@@ -162,7 +169,7 @@ export type DecisionKind =
   /** A merge-group run lost to infrastructure: its pull request was put back in the merge queue. */
   | 'requeued'
   | 'duplicate'
-  /** The run waited for its turn past `max_wait` and was left alone. */
+  /** The run waited for its re-run slot past `max_wait` and was left alone. */
   | 'expired'
   /** The local runtime stopped twice while deciding it: left alone rather than decided forever. */
   | 'abandoned'
@@ -172,6 +179,7 @@ export type DecisionKind =
 /** The decisions that re-ran something on GitHub: deciding such an attempt again could re-run it twice. */
 export const RERUN_DECISIONS = ['retried', 'retried_all'] as const satisfies readonly DecisionKind[];
 
+/** True for a decision that re-ran jobs (the failed ones or all). */
 export const isRerunDecision = (decision: string | undefined): boolean =>
   (RERUN_DECISIONS as readonly (string | undefined)[]).includes(decision);
 
@@ -181,6 +189,7 @@ export const isRerunDecision = (decision: string | undefined): boolean =>
  */
 export type RerunOutcome = 'recovered' | 'lost_again' | 'failed' | 'cancelled';
 
+/** Every re-run outcome, in the order reports list them. */
 export const RERUN_OUTCOMES = [
   'recovered',
   'lost_again',
@@ -188,6 +197,7 @@ export const RERUN_OUTCOMES = [
   'cancelled',
 ] as const satisfies readonly RerunOutcome[];
 
+/** A decision and the reason it gives, as the ledger records it and events publish it. */
 export interface Decision {
   readonly decision: DecisionKind;
   readonly reason: string;

@@ -4,7 +4,7 @@
  * construct does not install the command's runtime, and the command still works from the package.
  */
 import { build } from 'esbuild';
-import { BUNDLE, PROJECT_ROOT } from '../functions.js';
+import { BUNDLE, PROJECT_ROOT } from '../functions/handlers.js';
 
 /** Where lib/cli/bin.mjs imports the command from, in a checkout and in the package alike. */
 export const CLI_BUNDLE = `${PROJECT_ROOT}dist/cli/reprise.mjs`;

@@ -6,7 +6,7 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
-import { BUNDLE, HANDLERS, PREBUILT_DIR, PROJECT_ROOT, prebuiltName } from '../functions.js';
+import { BUNDLE, HANDLERS, PREBUILT_DIR, PROJECT_ROOT, prebuiltName } from '../functions/handlers.js';
 import { buildCli } from './build-cli.js';
 import { ownSourceMap } from './own-source-map.js';
 

@@ -8,8 +8,10 @@ import {
   resourceEnvironment,
   resourcesOf,
 } from '../../lib/config/settings-schema.js';
-import { HANDLERS, type RepriseFunctionProps } from '../functions.js';
-import { functionEnvironment, type ResolvedProps } from '../props.js';
+import { HANDLERS } from './handlers.js';
+import { type RepriseFunctionProps } from './reprise-function.js';
+import type { ResolvedProps } from '../props/props-schema.js';
+import { functionEnvironment } from '../props/resolve.js';
 import { grantTableAccess, type Storage } from '../storage.js';
 
 /** What the functions of the construct are built from: its props and the resources they share. */

@@ -3,7 +3,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { EksRunnerAccess } from '../eks-access.js';
 import { Ec2SignalRules } from '../ec2-signals.js';
-import { RepriseFunction } from '../functions.js';
+import { RepriseFunction } from './reprise-function.js';
 import { acknowledge } from '../nag.js';
 import { commonProps, type FunctionDeps, grantResources } from './deps.js';
 import { TIMEOUTS } from './timeouts.js';

@@ -1,5 +1,5 @@
 import type { Construct } from 'constructs';
-import { RepriseFunction } from '../functions.js';
+import { RepriseFunction } from './reprise-function.js';
 import { commonProps, type FunctionDeps, grantResources } from './deps.js';
 import { TIMEOUTS } from './timeouts.js';
 

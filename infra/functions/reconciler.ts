@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Construct } from 'constructs';
-import { RepriseFunction } from '../functions.js';
+import { RepriseFunction } from './reprise-function.js';
 import { acknowledge } from '../nag.js';
 import { commonProps, type FunctionDeps, grantResources } from './deps.js';
 import { TIMEOUTS } from './timeouts.js';

@@ -1,6 +1,6 @@
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { RepriseFunction } from '../functions.js';
+import { RepriseFunction } from './reprise-function.js';
 import { acknowledge } from '../nag.js';
 import { commonProps, type FunctionDeps, grantResources } from './deps.js';
 import { TIMEOUTS } from './timeouts.js';

@@ -103,6 +103,13 @@ interface Listing {
   readonly all: ListedRun[];
 }
 
+/**
+ * Which source decided whether a run was current: the history's listing. The worker's sources at
+ * the time (the intake's record of the branch, checked against GitHub's delivery log) are not kept.
+ */
+export const STALENESS_SOURCE =
+  "staleness judged from the history's listing of the runs (a newer run of the same workflow created before the attempt ended); the intake's record and GitHub's delivery log of that time are not kept";
+
 /** One backtest as it goes: what it has examined and counted, and the notes it has for the reader. */
 class BacktestPass {
   readonly notes: string[] = [];
@@ -247,6 +254,7 @@ class BacktestPass {
     if (gone > 0) {
       this.notes.push(`${gone} attempt(s) judged without some job's log or annotations: GitHub no longer keeps them`);
     }
+    if (this.attempts.length > 0) this.notes.push(STALENESS_SOURCE);
     return {
       repositories: this.input.repositories.length,
       runsListed: this.runsListed,

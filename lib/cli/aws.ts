@@ -16,6 +16,7 @@ export type { StackOutputName } from '../config/stack-outputs.js';
 const cloudFormation = (io: CliIo): CommandSender => io.aws?.cloudFormation ?? new CloudFormationClient({});
 const secretsManager = (io: CliIo): CommandSender => io.aws?.secretsManager ?? new SecretsManagerClient({});
 const sqs = (io: CliIo): CommandSender => io.aws?.sqs ?? new SQSClient({});
+/** The DynamoDB client the ledger commands read through (a test's fake when it passes one). */
 export const dynamoClient = (io: CliIo): DynamoDBClient => io.aws?.dynamodb ?? new DynamoDBClient({});
 
 /** The outputs of the `Reprise` construct in a stack (`DescribeStacks`), by name, wherever it sits. */
@@ -43,6 +44,7 @@ export async function stackOutputs(io: CliIo, stackName: string): Promise<Map<St
   return found.outputs;
 }
 
+/** One output of the stack, or an error that says the stack lacks the construct or is not fully deployed. */
 export function requireOutput(outputs: Map<StackOutputName, string>, key: StackOutputName, stackName: string): string {
   const v = outputs.get(key);
   if (!v) {
@@ -53,11 +55,11 @@ export function requireOutput(outputs: Map<StackOutputName, string>, key: StackO
   return v;
 }
 
+/** Writes a secret's value (`PutSecretValue`): how `reprise setup` stores the App's credentials in the stack. */
 export async function putSecret(io: CliIo, secretId: string, value: string): Promise<void> {
   await secretsManager(io).send(new PutSecretValueCommand({ SecretId: secretId, SecretString: value }));
 }
 
-/** Sends a run message as the intake does: grouped by run, deduplicated by its delivery id. */
 /** The deployed run queue, as the intake sends to it. */
 export const runQueue = (io: CliIo, queueUrl: string): RunQueue => sqsRunQueue(sqs(io), queueUrl);
 

@@ -48,6 +48,7 @@ const OPTIONS = {
   limit: { type: 'string' },
 } as const;
 
+/** `reprise decisions`: the last decisions recorded in the ledger, newest first. */
 export async function decisions(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
     'decisions',

@@ -1,5 +1,5 @@
 import { type JobLine, jobLine } from '../backtest/judge.js';
-import type { RuntimeSettings } from '../config/env.js';
+import type { DeploymentSettings } from '../config/env.js';
 import { candidateJobs, platformErrorsMode } from '../decide/decide.js';
 import { earlyRecoveryMode, recoveryTiming } from '../decide/early-recovery.js';
 import type { GitHubClients } from '../github/client.js';
@@ -46,13 +46,15 @@ export interface Explanation {
   readonly mergeQueue?: string;
   /** With an exact signal for a lost job: when it was lost and how long the job took to end after it. */
   readonly recovery?: string;
+  /** For a branch run checked for staleness: which source decided whether it is current. */
+  readonly staleness?: string;
   readonly notes: readonly string[];
 }
 
 /** What explaining a run reads with: GitHub, the settings, and the table's signals and outcomes when one is named. */
 export interface ExplainDeps {
   readonly clients: GitHubClients;
-  readonly settings: RuntimeSettings;
+  readonly settings: DeploymentSettings;
   readonly signals?: EvidenceSources['signals'];
   /** Where signals come from, for the report. */
   readonly signalsFrom?: string;
@@ -141,7 +143,13 @@ async function decideRun(
   live: LiveRun,
   deps: ExplainDeps,
   p: Prepared,
-): Promise<{ decision: DecisionKind; reason: string; jobs?: readonly JobFacts[]; verdicts?: readonly JobVerdict[] }> {
+): Promise<{
+  decision: DecisionKind;
+  reason: string;
+  jobs?: readonly JobFacts[];
+  verdicts?: readonly JobVerdict[];
+  staleness?: string;
+}> {
   const msg = live.message;
   if (live.status === 'completed' && live.conclusion !== 'failure' && live.conclusion !== 'cancelled') {
     return {
@@ -157,7 +165,14 @@ async function decideRun(
     p.evalDeps,
   );
   if (ev.step.kind !== 'final') throw new Error('dry_run is forced, yet the decision asked for a re-run');
-  return { decision: ev.step.decision, reason: ev.step.reason, jobs: ev.facts.jobs, verdicts: ev.facts.verdicts };
+  const staleness = stalenessSource(ev.facts.stale?.decidedBy);
+  return {
+    decision: ev.step.decision,
+    reason: ev.step.reason,
+    jobs: ev.facts.jobs,
+    verdicts: ev.facts.verdicts,
+    ...(staleness && { staleness }),
+  };
 }
 
 /** Every job of a completed attempt with its verdict, judged here when the decision settled before the jobs. */
@@ -200,7 +215,7 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
   const msg = live.message;
   const notes: string[] = [];
   const p = await prepare(live, deps, notes);
-  const { decision, reason, ...decided } = await decideRun(live, deps, p);
+  const { decision, reason, staleness, ...decided } = await decideRun(live, deps, p);
   const { jobs, verdicts } = await judgeAll(live, p, decided);
   const byId = new Map((verdicts ?? []).map((v) => [v.job.id, v]));
   // GitHub's own platform failures are their own evidence family, with their own setting.
@@ -227,6 +242,7 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
     signals: deps.signals ? `read from ${deps.signalsFrom}` : 'not consulted (pass --table or --stack)',
     notes,
     ...(recovery && { recovery }),
+    ...(staleness && { staleness }),
     decision,
     reason,
     wouldRerun,
@@ -236,4 +252,15 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
     requests: p.api.requests,
     ...recorded,
   };
+}
+
+/**
+ * Which source decided a branch run's currency. Explain reads neither the intake's record nor the
+ * App's delivery log, so its answer is a listing's, where the worker's may be the record's.
+ */
+function stalenessSource(by: 'record' | 'listing' | undefined): string | undefined {
+  if (by === 'listing')
+    return "one listing of the branch's runs decided whether the run is current (explain reads neither the intake's record nor GitHub's delivery log; the worker lists only when the record cannot place the run or a workflow_run delivery failed since it started)";
+  if (by === 'record') return "the intake's record of the branch decided whether the run is current";
+  return undefined;
 }

@@ -1,4 +1,4 @@
-import type { RuntimeSettings } from '../config/env.js';
+import type { DeploymentSettings } from '../config/env.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { describePause } from '../ledger/pauses.js';
 import { describeAwsError } from './aws.js';
@@ -49,7 +49,7 @@ const OPTIONS = {
 } as const;
 
 /** What explain reads from the table, on one ledger: the runner signals and the breakers' outcomes. */
-const fromTable = (ledger: Ledger, name: string, settings: RuntimeSettings) => ({
+const fromTable = (ledger: Ledger, name: string, settings: DeploymentSettings) => ({
   signals: tableSignals(ledger, settings),
   signalsFrom: `DynamoDB table ${name}`,
   outcomes: ledger.outcomes(settings.breaker),
@@ -94,6 +94,7 @@ function printExplanation(io: CliIo, x: Explained): void {
   }
   if (x.mergeQueue) println(out, `Merge queue: ${x.mergeQueue}`);
   if (x.recovery) println(out, `Recovery: ${x.recovery}`);
+  if (x.staleness) println(out, `Staleness: ${x.staleness}`);
   const origin =
     x.configOrigin === 'defaults' ? 'defaults (no .github/reprise.yml)' : `${x.configOrigin}/.github/reprise.yml`;
   println(out, `Config:   ${origin}${x.configError ? ` (error: ${x.configError}; defaults used)` : ''}`);

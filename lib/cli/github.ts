@@ -1,13 +1,12 @@
-import { runtimeSettings, type RuntimeSettings } from '../config/env.js';
+import { runtimeSettings, type DeploymentSettings } from '../config/env.js';
 import { credentialsFromEnv, type AppCredentials, type GitHubCredentials } from '../config/secrets.js';
 import { ConfigError, RequestTimeoutError } from '../errors.js';
 import { type AppClient, createAppClient, createClientFactory, type GitHubClients } from '../github/client.js';
 import type { Log } from '../obs/types.js';
 import { CliError, type CliIo, println } from './io.js';
+import type { Env } from '../config/environment.js';
 
 export type { AppClient };
-
-type Env = CliIo['env'];
 
 /** A setting the CLI cannot use is the user's to fix: one line, no stack. */
 function asCliError<T>(read: () => T): T {
@@ -20,7 +19,7 @@ function asCliError<T>(read: () => T): T {
 }
 
 /** Settings from the environment, as `npm start` and the functions read them. */
-export function settingsFrom(env: Env): RuntimeSettings {
+export function settingsFrom(env: Env): DeploymentSettings {
   return asCliError(() => runtimeSettings(env));
 }
 
@@ -47,7 +46,7 @@ export function requireCredentialSafeUrl(url: string, name: string): void {
  * The settings of a command that calls GitHub: both GitHub URLs checked before any credential
  * is used, and the host said first (on stderr with --json, so the JSON stays clean).
  */
-export function githubSettings(io: CliIo, json: boolean | undefined): RuntimeSettings {
+export function githubSettings(io: CliIo, json: boolean | undefined): DeploymentSettings {
   const settings = settingsFrom(io.env);
   requireCredentialSafeUrl(settings.apiUrl, 'GITHUB_API_URL');
   requireCredentialSafeUrl(settings.graphqlUrl, 'GITHUB_GRAPHQL_URL');
@@ -84,7 +83,7 @@ export function appClient(apiUrl: string, creds: AppCredentials, io: CliIo): App
 
 /** The worker's own client factory, so the CLI reads GitHub exactly as a decision does. */
 export function workerClients(
-  settings: RuntimeSettings,
+  settings: DeploymentSettings,
   creds: GitHubCredentials,
   log: Log = quietLog,
 ): (installationId: number | null) => GitHubClients {

@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { stripControls } from '../util/inert-text.js';
 
+/** Where a command writes its output: stdout, stderr, or a test's buffer. */
 export interface Writer {
   write(chunk: string): unknown;
 }
@@ -32,6 +33,7 @@ export interface CliIo {
   readonly dotenv?: string;
 }
 
+/** One `reprise` command: its arguments and streams in, its exit code out. */
 export type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 
 /** An ordinary failure: printed as one clear message, exit code 1 (2 for usage). */
@@ -45,6 +47,7 @@ export class CliError extends Error {
   }
 }
 
+/** A command used wrongly (a missing or bad flag): exit code 2, with a pointer to its help. */
 export class UsageError extends CliError {
   override name = 'UsageError';
   constructor(message: string) {
@@ -57,6 +60,7 @@ export const println = (w: Writer, line = ''): void => {
   w.write(`${stripControls(line)}\n`);
 };
 
+/** Prints a command's result as indented JSON, for `--json`. */
 export const printJson = (io: CliIo, value: unknown): void => println(io.stdout, JSON.stringify(value, null, 2));
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -188,5 +192,6 @@ export function parseCount(value: string | undefined, name: string, fallback: nu
   return n;
 }
 
+/** A time for a person to read, to the second (`—` when unknown). */
 export const isoTime = (ms: number | undefined): string =>
   ms === undefined ? '—' : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -1,9 +1,9 @@
-import type { RuntimeSettings } from '../config/env.js';
+import type { DeploymentSettings } from '../config/env.js';
 import { type Ledger, openLedger } from '../ledger/ledger.js';
 import type { EksListing } from '../ledger/eks-listings.js';
 import type { Pause, PauseRequest, Pauses, PauseScope } from '../ledger/pauses.js';
-import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
+import { type RunnerSignalLookup, runnerSignalLookup } from '../signals/runner-lookup.js';
 import type { DecisionFilter, ReportFacts } from '../records.js';
 import { describeAwsError, dynamoClient, requireOutput, stackOutputs } from './aws.js';
 import { CliError, type CliIo, UsageError, withProgress } from './io.js';
@@ -22,6 +22,7 @@ export interface LedgerSource {
   readonly pauses: Pick<Pauses, 'list' | 'pause' | 'resume'>;
 }
 
+/** Where the ledger is read from: a table, a stack's table, or a running local runtime. */
 export interface LedgerOptions {
   readonly table?: string | undefined;
   readonly stack?: string | undefined;
@@ -37,6 +38,7 @@ export async function tableName(io: CliIo, o: LedgerOptions): Promise<string | u
   return undefined;
 }
 
+/** The ledger a command reads (decisions, report facts, pauses, EKS listings): a local runtime's or a table; undefined when no flag names one. */
 export async function ledgerSource(io: CliIo, o: LedgerOptions): Promise<LedgerSource | undefined> {
   if (o.local && (o.table || o.stack)) throw new CliError('use either --local or --table/--stack, not both');
   if (o.local) {
@@ -119,5 +121,5 @@ export async function readLedger<T>(
 export const tableLedger = (io: CliIo, table: string): Ledger => openLedger(dynamoClient(io), table);
 
 /** The table's runner signals as the worker reads them: its TTL and runner-name keys. */
-export const tableSignals = (ledger: Ledger, settings: RuntimeSettings): RunnerSignals =>
-  ledger.runnerSignals(settings.signalTtlSeconds, new RunnerKeys(settings.runnerNamePatterns));
+export const tableSignals = (ledger: Ledger, settings: DeploymentSettings): RunnerSignalLookup =>
+  runnerSignalLookup(ledger.runnerSignals(settings.signalTtlSeconds), new RunnerKeys(settings.runnerNamePatterns));

@@ -11,6 +11,7 @@ import { report } from './report.js';
 import { setup } from './setup.js';
 import { status } from './status.js';
 
+/** Every `reprise` command by the name typed after `reprise`. */
 export const COMMANDS: Readonly<Record<string, Command>> = {
   setup,
   status,
@@ -80,6 +81,7 @@ export function processIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, env: { ...process.env }, ...(dotenv && { dotenv }) };
 }
 
+/** Runs the command line of this process and sets its exit code: the `reprise` binary's entry point. */
 export async function runProcess(): Promise<void> {
   process.exitCode = await main(process.argv.slice(2), processIo());
 }

@@ -17,6 +17,7 @@ export interface ManifestOptions {
   readonly mergeQueue?: boolean;
 }
 
+/** The GitHub App manifest, as GitHub's manifest flow reads it (snake_case, GitHub's own field names). */
 export interface AppManifest {
   readonly name: string;
   readonly url: string;
@@ -56,11 +57,13 @@ export const MERGE_QUEUE_PERMISSIONS: Readonly<Record<string, 'write'>> = {
   merge_queues: 'write',
 };
 
+/** The permissions the App asks for: the least the settings need, and the merge queue's when asked. */
 export const manifestPermissions = (o: Pick<ManifestOptions, 'report' | 'mergeQueue'>) => ({
   ...appPermissions(o.report),
   ...(o.mergeQueue === true && MERGE_QUEUE_PERMISSIONS),
 });
 
+/** The manifest `reprise setup` posts to GitHub: name, webhook, callback, events and permissions. */
 export function buildManifest(o: ManifestOptions): AppManifest {
   return {
     name: o.name,
@@ -106,6 +109,7 @@ command stores the App's id, private key and webhook secret.</p>
   );
 }
 
+/** A small HTML page that tells the browser how the setup went (escaped text only). */
 export function resultPage(title: string, lines: readonly string[]): string {
   return page(title, `<h1>${escapeHtml(title)}</h1>${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('')}`);
 }

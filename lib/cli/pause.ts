@@ -87,6 +87,7 @@ const sourceOptions = (io: CliIo, v: { stack?: string; table?: string; local?: s
   dataDir: v['data-dir'],
 });
 
+/** `reprise pause`: stops re-runs now, everywhere, for one account or one repository, until resumed or for a while. */
 export async function pause(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
     'pause',
@@ -130,6 +131,7 @@ async function heldBack(s: LedgerSource, scope: PauseScope, sinceMs: number): Pr
   return list.filter((d) => d.decision === 'paused' && inScope(d.repository));
 }
 
+/** `reprise resume`: lifts a pause set by `reprise pause`. */
 export async function resume(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
     'resume',

@@ -222,6 +222,7 @@ async function redriveDeadLetters(
   };
 }
 
+/** `reprise replay`: sends a webhook delivery or a run attempt through reprise again, behind the ledger's guard. */
 export async function replay(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
     'replay',

@@ -14,6 +14,7 @@ export interface RunRef {
 
 const REPO = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/;
 
+/** Reads `owner/repo#run_id[@attempt]` (or `owner/repo run_id`) into the run a command is about. */
 export function parseRunRef(positionals: readonly string[], attemptFlag?: string): RunRef {
   let repoPart: string | undefined;
   let runPart: string | undefined;

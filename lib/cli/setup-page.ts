@@ -13,6 +13,7 @@ import { resultPage } from './manifest.js';
 
 const FLOW_COOKIE = 'reprise_setup';
 
+/** Compares two secrets in constant time: a wrong cookie takes as long to refuse as a near miss. */
 export const sameSecret = (a: string, b: string): boolean =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
@@ -24,6 +25,7 @@ const cookieValue = (header: string | undefined, name: string): string =>
     .find((c) => c.startsWith(`${name}=`))
     ?.slice(name.length + 1) ?? '';
 
+/** Answers with an HTML page that is never cached and never sends its address on as a Referer. */
 export const send = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void => {
   res
     .writeHead(status, {
@@ -36,6 +38,7 @@ export const send = (res: ServerResponse, status: number, html: string, headers:
     .end(html);
 };
 
+/** The running setup page: its address, the HTML it serves once the manifest is built, and its shutdown. */
 export interface SetupPage {
   /** `http://127.0.0.1:PORT/<flow>/`; its callback is `${pageUrl}callback`. */
   readonly pageUrl: string;
@@ -44,61 +47,95 @@ export interface SetupPage {
   close(): Promise<void>;
 }
 
+/** One setup flow's secrets and state: its random path and cookie, the page, and where it listens. */
+interface Flow {
+  readonly path: string;
+  readonly cookie: string;
+  opened: boolean;
+  host: string;
+  html: string;
+}
+
+/** The page itself: served to the first browser that opens it, and again only to that browser. */
+function servePage(flow: Flow, ours: boolean, res: ServerResponse): void {
+  if (flow.opened && !ours) {
+    return send(
+      res,
+      403,
+      resultPage('Opened elsewhere', [
+        'This setup page was opened in another browser; finish there, or run reprise setup again.',
+      ]),
+    );
+  }
+  flow.opened = true;
+  send(res, 200, flow.html, {
+    'set-cookie': `${FLOW_COOKIE}=${flow.cookie}; Path=${flow.path}; HttpOnly; SameSite=Lax`,
+  });
+}
+
+/** GitHub's callback, taken only from the browser that opened the page. */
+function serveCallback(
+  io: CliIo,
+  ours: boolean,
+  url: URL,
+  res: ServerResponse,
+  onCallback: (url: URL, res: ServerResponse) => void,
+): void {
+  if (!ours) {
+    println(io.stderr, 'Refused a callback from a browser that did not open this setup page.');
+    return send(
+      res,
+      403,
+      resultPage('Refused', [
+        'This callback did not come from the browser that opened the setup page. Open the page reprise setup printed in that browser, and let GitHub send you back there.',
+      ]),
+    );
+  }
+  onCallback(url, res);
+}
+
+/** Routes one request of the flow: the host checked first, then the page, its callback, or 404. */
+function flowRequests(
+  flow: Flow,
+  io: CliIo,
+  onCallback: (url: URL, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (req.headers.host !== flow.host) {
+      return send(res, 421, resultPage('Wrong host', ['This page answers only at the address reprise setup printed.']));
+    }
+    const url = new URL(req.url ?? '/', `http://${flow.host}`);
+    const ours = sameSecret(cookieValue(req.headers.cookie, FLOW_COOKIE), flow.cookie);
+    if (req.method === 'GET' && url.pathname === flow.path) return servePage(flow, ours, res);
+    if (req.method === 'GET' && url.pathname === `${flow.path}callback`) {
+      return serveCallback(io, ours, url, res, onCallback);
+    }
+    send(res, 404, resultPage('Not found', ['Open the address reprise setup printed.']));
+  };
+}
+
 /** Listens on 127.0.0.1:`port` (0: a free one); `onCallback` gets the callback of the flow's own browser. */
 export async function serveSetupPage(
   io: CliIo,
   port: number,
   onCallback: (url: URL, res: ServerResponse) => void,
 ): Promise<SetupPage> {
-  const flowPath = `/${randomBytes(16).toString('hex')}/`;
-  const flowCookie = randomBytes(20).toString('hex');
-  let opened = false;
-  let host = '';
-  let html = '';
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.headers.host !== host) {
-      return send(res, 421, resultPage('Wrong host', ['This page answers only at the address reprise setup printed.']));
-    }
-    const url = new URL(req.url ?? '/', `http://${host}`);
-    const ours = sameSecret(cookieValue(req.headers.cookie, FLOW_COOKIE), flowCookie);
-    if (req.method === 'GET' && url.pathname === flowPath) {
-      if (opened && !ours) {
-        return send(
-          res,
-          403,
-          resultPage('Opened elsewhere', [
-            'This setup page was opened in another browser; finish there, or run reprise setup again.',
-          ]),
-        );
-      }
-      opened = true;
-      return send(res, 200, html, {
-        'set-cookie': `${FLOW_COOKIE}=${flowCookie}; Path=${flowPath}; HttpOnly; SameSite=Lax`,
-      });
-    }
-    if (req.method === 'GET' && url.pathname === `${flowPath}callback`) {
-      if (!ours) {
-        println(io.stderr, 'Refused a callback from a browser that did not open this setup page.');
-        return send(
-          res,
-          403,
-          resultPage('Refused', [
-            'This callback did not come from the browser that opened the setup page. Open the page reprise setup printed in that browser, and let GitHub send you back there.',
-          ]),
-        );
-      }
-      return onCallback(url, res);
-    }
-    send(res, 404, resultPage('Not found', ['Open the address reprise setup printed.']));
-  });
+  const flow: Flow = {
+    path: `/${randomBytes(16).toString('hex')}/`,
+    cookie: randomBytes(20).toString('hex'),
+    opened: false,
+    host: '',
+    html: '',
+  };
+  const server = createServer(flowRequests(flow, io, onCallback));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
   });
-  host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  flow.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    pageUrl: `http://${host}${flowPath}`,
-    setHtml: (h) => (html = h),
+    pageUrl: `http://${flow.host}${flow.path}`,
+    setHtml: (h) => (flow.html = h),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { checkEnvFileWritable, type NewApp, storeInStack, writeEnvFile } from './app-store.js';
+import { checkEnvFileWritable, exchangeManifestCode, type NewApp, storeInStack, writeEnvFile } from './app-store.js';
 import { describeAwsError, requireOutput, stackOutputs, type StackOutputName } from './aws.js';
 import { announceGitHub, requireCredentialSafeUrl } from './github.js';
 import { CliError, type CliIo, parseCommand, printJson, println, runCommand, UsageError } from './io.js';
@@ -93,32 +93,177 @@ export function githubUrls(o: { githubUrl?: string; apiUrl?: string; envApiUrl?:
   return { webUrl: apiUrl.endsWith('/api/v3') ? apiUrl.slice(0, -'/api/v3'.length) : new URL(apiUrl).origin, apiUrl };
 }
 
-/** `POST /app-manifests/{code}/conversions`: the code is good once, for an hour. */
-async function exchangeCode(io: CliIo, apiUrl: string, code: string): Promise<NewApp> {
-  const url = `${apiUrl}/app-manifests/${encodeURIComponent(code)}/conversions`;
-  let res: Response;
-  try {
-    res = await (io.fetch ?? fetch)(url, {
-      method: 'POST',
-      headers: { accept: 'application/vnd.github+json', 'user-agent': 'reprise-cli' },
-    });
-  } catch (err) {
-    throw new CliError(`cannot reach GitHub: POST ${url} failed (${(err as Error).message})`);
-  }
-  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  if (res.status !== 201) {
-    throw new CliError(`GitHub refused the code: POST ${url} answered ${res.status} ${String(body.message ?? '')}`);
-  }
-  const { id, slug, name, html_url: htmlUrl, pem, webhook_secret: webhookSecret } = body;
-  if (typeof id !== 'number' || typeof pem !== 'string' || typeof htmlUrl !== 'string') {
-    throw new CliError(`POST ${url} answered without the App's id, html_url or private key`);
-  }
-  if (typeof webhookSecret !== 'string' || webhookSecret === '') {
-    throw new CliError('GitHub created the App without a webhook secret; set one in its settings, then store it');
-  }
-  return { id, slug: String(slug ?? ''), name: String(name ?? slug ?? ''), htmlUrl, pem, webhookSecret };
+type SetupFlags = ReturnType<typeof parseCommand<typeof OPTIONS>>['values'];
+
+/** What the flags ask for, checked before anything is read or served. */
+interface SetupRequest {
+  readonly v: SetupFlags;
+  readonly port: number;
+  readonly timeoutMs: number;
+  readonly webUrl: string;
+  readonly apiUrl: string;
 }
 
+/** The flags, each checked: where to store, the page's port, the wait, GitHub's URLs. */
+function setupRequest(argv: readonly string[], io: CliIo): SetupRequest {
+  const { values: v } = parseCommand('setup', argv, OPTIONS);
+  if (!v.stack === !v.dotenv) throw new UsageError('pass either --stack NAME or --dotenv PATH');
+  if (v['merge-queue'] && v['no-merge-queue']) throw new UsageError('pass --merge-queue or --no-merge-queue, not both');
+  if (v.report !== undefined && v.report !== 'check_run' && v.report !== 'log') {
+    throw new UsageError(`--report: expected check_run or log, got "${v.report}"`);
+  }
+  const port = Number(v.port ?? 0);
+  const timeoutMs = Number(v.timeout ?? 900) * 1000;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: got "${v.port}"`);
+  if (!(timeoutMs > 0)) throw new UsageError(`--timeout: expected seconds, got "${v.timeout}"`);
+  const { webUrl, apiUrl } = githubUrls({
+    ...(v['github-url'] && { githubUrl: v['github-url'] }),
+    ...(v['api-url'] && { apiUrl: v['api-url'] }),
+    ...(io.env.GITHUB_API_URL && { envApiUrl: io.env.GITHUB_API_URL }),
+  });
+  return { v, port, timeoutMs, webUrl, apiUrl };
+}
+
+/** Where the credentials go, checked before GitHub creates an App: the stack's outputs or a writable .env. */
+async function storageTarget(
+  io: CliIo,
+  v: SetupFlags,
+): Promise<{ outputs: Map<StackOutputName, string> | undefined; webhookUrl: string }> {
+  let outputs: Map<StackOutputName, string> | undefined;
+  if (v.stack) {
+    outputs = await stackOutputs(io, v.stack);
+    requireOutput(outputs, 'GitHubAppSecretName', v.stack);
+    requireOutput(outputs, 'WebhookSecretName', v.stack);
+  } else checkEnvFileWritable(v.dotenv!, v.force === true);
+  const webhookUrl =
+    v['webhook-url'] ?? (outputs && v.stack ? requireOutput(outputs, 'WebhookUrl', v.stack) : undefined);
+  if (!webhookUrl) throw new UsageError('--webhook-url is required with --dotenv (GitHub must reach it)');
+  httpUrl(webhookUrl, '--webhook-url');
+  return { outputs, webhookUrl };
+}
+
+/** The new App's credentials, in the stack's secrets or the .env file; a failure says how to recover the App. */
+async function storeCredentials(
+  io: CliIo,
+  req: SetupRequest,
+  outputs: Map<StackOutputName, string> | undefined,
+  app: NewApp,
+): Promise<Record<string, string>> {
+  const { v, apiUrl } = req;
+  try {
+    return v.stack
+      ? { stack: v.stack, ...(await storeInStack(io, v.stack, outputs!, app)) }
+      : (writeEnvFile(v.dotenv!, app, apiUrl, v.force === true), { envFile: v.dotenv! });
+  } catch (err) {
+    const why = err instanceof CliError ? err.message : (describeAwsError(err) ?? (err as Error).message);
+    throw new CliError(
+      `App ${app.id} (${app.htmlUrl}) was created but its credentials could not be stored: ${why}. ` +
+        'Generate a new private key in the App settings and store it by hand, or delete the App and run setup again.',
+    );
+  }
+}
+
+/** The App created and where its credentials went, or why the flow ended without it. */
+type SetupOutcome = { app: NewApp; stored: Record<string, string> } | Error;
+
+/**
+ * GitHub's redirect back: a code under this flow's state is exchanged once for the App, whose
+ * credentials are stored; any other callback is refused.
+ */
+function appCallback(
+  io: CliIo,
+  req: SetupRequest,
+  flow: { readonly state: string; pageUrl: string; readonly outputs: Map<StackOutputName, string> | undefined },
+  finish: (outcome: SetupOutcome) => void,
+): (url: URL, res: ServerResponse) => Promise<void> {
+  let exchanging = false;
+  return async (url, res) => {
+    const code = url.searchParams.get('code');
+    const got = url.searchParams.get('state') ?? '';
+    if (!code || !sameSecret(got, flow.state)) {
+      println(io.stderr, 'Refused a callback whose state does not match this setup.');
+      send(res, 400, resultPage('Refused', ['The state does not match this setup.', `Start again at ${flow.pageUrl}`]));
+      return;
+    }
+    if (exchanging) {
+      send(res, 409, resultPage('Already done', ['This setup has already received its code.']));
+      return;
+    }
+    exchanging = true;
+    try {
+      const app = await exchangeManifestCode(io, req.apiUrl, code);
+      const stored = await storeCredentials(io, req, flow.outputs, app);
+      send(
+        res,
+        200,
+        resultPage(`GitHub App ${app.name} created`, [
+          `Credentials stored in ${stored.envFile ?? `the secrets of stack ${stored.stack}`}.`,
+          `Now install it on your repositories: ${app.htmlUrl}/installations/new`,
+        ]),
+      );
+      finish({ app, stored });
+    } catch (err) {
+      send(res, 502, resultPage('Setup failed', [(err as Error).message]));
+      finish(err as Error);
+    }
+  };
+}
+
+/** Serves the manifest page, tells the terminal where it is, and waits for the callback or the timeout. */
+async function runManifestFlow(
+  io: CliIo,
+  req: SetupRequest,
+  target: { outputs: Map<StackOutputName, string> | undefined; webhookUrl: string },
+): Promise<SetupOutcome> {
+  const { v, webUrl, timeoutMs } = req;
+  const flow = { state: randomBytes(20).toString('hex'), pageUrl: '', outputs: target.outputs };
+  let finish!: (r: SetupOutcome) => void;
+  const done = new Promise<SetupOutcome>((r) => (finish = r));
+  const onCallback = appCallback(io, req, flow, finish);
+  const page = await serveSetupPage(io, req.port, (url, res) => {
+    void onCallback(url, res).catch((err: Error) => finish(err));
+  });
+  flow.pageUrl = page.pageUrl;
+  const manifest = buildManifest({
+    name: v.name ?? 'reprise',
+    homepageUrl: v['homepage-url'] ?? webUrl,
+    webhookUrl: target.webhookUrl,
+    redirectUrl: `${flow.pageUrl}callback`,
+    report: v.report === 'check_run' ? 'check_run' : 'log',
+    // merge_queue: requeue is the default, so its permissions are asked for unless declined.
+    mergeQueue: v['no-merge-queue'] !== true,
+  });
+  page.setHtml(manifestPage(newAppUrl(webUrl, flow.state, v.org), manifest));
+  println(io.stderr, `Open ${flow.pageUrl} in a browser on this machine and press the button to create the App`);
+  println(io.stderr, `on ${v.org ? `the organisation ${v.org}` : 'your account'} at ${webUrl}. Waiting for GitHub…`);
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    done,
+    new Promise<Error>((r) => {
+      timer = setTimeout(() => r(new CliError(`no answer from GitHub within ${timeoutMs / 1000} s`)), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  await page.close();
+  return outcome;
+}
+
+/** The App and where its credentials went, as JSON or as lines for a person. */
+function printCreated(io: CliIo, json: boolean, created: Exclude<SetupOutcome, Error>, webhookUrl: string): void {
+  const { app, stored } = created;
+  const installUrl = `${app.htmlUrl}/installations/new`;
+  if (json) {
+    printJson(io, { app: { id: app.id, slug: app.slug, name: app.name, htmlUrl: app.htmlUrl }, installUrl, stored });
+    return;
+  }
+  println(io.stdout, `GitHub App ${app.name} (id ${app.id}) created: ${app.htmlUrl}`);
+  if (stored.envFile) println(io.stdout, `Credentials written to ${stored.envFile} (mode 0600).`);
+  else println(io.stdout, `Credentials stored in ${stored.appSecret} and ${stored.webhookSecret}.`);
+  println(io.stdout, `Webhook URL: ${webhookUrl}`);
+  println(io.stdout, `Install it: ${installUrl}`);
+}
+
+/** `reprise setup`: registers the GitHub App with the manifest flow and stores its credentials, never printing them. */
 export async function setup(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
     'setup',
@@ -126,130 +271,13 @@ export async function setup(argv: readonly string[], io: CliIo): Promise<number>
     argv,
     io,
     async () => {
-      const { values: v } = parseCommand('setup', argv, OPTIONS);
-      if (!v.stack === !v.dotenv) throw new UsageError('pass either --stack NAME or --dotenv PATH');
-      if (v['merge-queue'] && v['no-merge-queue'])
-        throw new UsageError('pass --merge-queue or --no-merge-queue, not both');
-      if (v.report !== undefined && v.report !== 'check_run' && v.report !== 'log') {
-        throw new UsageError(`--report: expected check_run or log, got "${v.report}"`);
-      }
-      const port = Number(v.port ?? 0);
-      const timeoutMs = Number(v.timeout ?? 900) * 1000;
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: got "${v.port}"`);
-      if (!(timeoutMs > 0)) throw new UsageError(`--timeout: expected seconds, got "${v.timeout}"`);
-      const { webUrl, apiUrl } = githubUrls({
-        ...(v['github-url'] && { githubUrl: v['github-url'] }),
-        ...(v['api-url'] && { apiUrl: v['api-url'] }),
-        ...(io.env.GITHUB_API_URL && { envApiUrl: io.env.GITHUB_API_URL }),
-      });
-
+      const req = setupRequest(argv, io);
       // Everything that can fail is checked before GitHub creates an App.
-      let outputs: Map<StackOutputName, string> | undefined;
-      if (v.stack) {
-        outputs = await stackOutputs(io, v.stack);
-        requireOutput(outputs, 'GitHubAppSecretName', v.stack);
-        requireOutput(outputs, 'WebhookSecretName', v.stack);
-      } else checkEnvFileWritable(v.dotenv!, v.force === true);
-      const webhookUrl =
-        v['webhook-url'] ?? (outputs && v.stack ? requireOutput(outputs, 'WebhookUrl', v.stack) : undefined);
-      if (!webhookUrl) throw new UsageError('--webhook-url is required with --dotenv (GitHub must reach it)');
-      httpUrl(webhookUrl, '--webhook-url');
-      announceGitHub(io, v.json === true, apiUrl);
-
-      const state = randomBytes(20).toString('hex');
-      let finish!: (r: { app: NewApp; stored: Record<string, string> } | Error) => void;
-      const done = new Promise<{ app: NewApp; stored: Record<string, string> } | Error>((r) => (finish = r));
-      let exchanging = false;
-      let pageUrl = '';
-
-      const onCallback = async (url: URL, res: ServerResponse): Promise<void> => {
-        const code = url.searchParams.get('code');
-        const got = url.searchParams.get('state') ?? '';
-        if (!code || !sameSecret(got, state)) {
-          println(io.stderr, 'Refused a callback whose state does not match this setup.');
-          send(res, 400, resultPage('Refused', ['The state does not match this setup.', `Start again at ${pageUrl}`]));
-          return;
-        }
-        if (exchanging) {
-          send(res, 409, resultPage('Already done', ['This setup has already received its code.']));
-          return;
-        }
-        exchanging = true;
-        try {
-          const app = await exchangeCode(io, apiUrl, code);
-          let stored: Record<string, string>;
-          try {
-            stored = v.stack
-              ? { stack: v.stack, ...(await storeInStack(io, v.stack, outputs!, app)) }
-              : (writeEnvFile(v.dotenv!, app, apiUrl, v.force === true), { envFile: v.dotenv! });
-          } catch (err) {
-            const why = err instanceof CliError ? err.message : (describeAwsError(err) ?? (err as Error).message);
-            throw new CliError(
-              `App ${app.id} (${app.htmlUrl}) was created but its credentials could not be stored: ${why}. ` +
-                'Generate a new private key in the App settings and store it by hand, or delete the App and run setup again.',
-            );
-          }
-          send(
-            res,
-            200,
-            resultPage(`GitHub App ${app.name} created`, [
-              `Credentials stored in ${stored.envFile ?? `the secrets of stack ${stored.stack}`}.`,
-              `Now install it on your repositories: ${app.htmlUrl}/installations/new`,
-            ]),
-          );
-          finish({ app, stored });
-        } catch (err) {
-          send(res, 502, resultPage('Setup failed', [(err as Error).message]));
-          finish(err as Error);
-        }
-      };
-
-      const page = await serveSetupPage(io, port, (url, res) => {
-        void onCallback(url, res).catch((err: Error) => finish(err));
-      });
-      pageUrl = page.pageUrl;
-      const manifest = buildManifest({
-        name: v.name ?? 'reprise',
-        homepageUrl: v['homepage-url'] ?? webUrl,
-        webhookUrl,
-        redirectUrl: `${pageUrl}callback`,
-        report: v.report === 'check_run' ? 'check_run' : 'log',
-        // merge_queue: requeue is the default, so its permissions are asked for unless declined.
-        mergeQueue: v['no-merge-queue'] !== true,
-      });
-      page.setHtml(manifestPage(newAppUrl(webUrl, state, v.org), manifest));
-      println(io.stderr, `Open ${pageUrl} in a browser on this machine and press the button to create the App`);
-      println(
-        io.stderr,
-        `on ${v.org ? `the organisation ${v.org}` : 'your account'} at ${webUrl}. Waiting for GitHub…`,
-      );
-
-      let timer: NodeJS.Timeout | undefined;
-      const outcome = await Promise.race([
-        done,
-        new Promise<Error>((r) => {
-          timer = setTimeout(() => r(new CliError(`no answer from GitHub within ${timeoutMs / 1000} s`)), timeoutMs);
-        }),
-      ]);
-      clearTimeout(timer);
-      await page.close();
+      const target = await storageTarget(io, req.v);
+      announceGitHub(io, req.v.json === true, req.apiUrl);
+      const outcome = await runManifestFlow(io, req, target);
       if (outcome instanceof Error) throw outcome;
-
-      const { app, stored } = outcome;
-      const installUrl = `${app.htmlUrl}/installations/new`;
-      if (v.json) {
-        printJson(io, {
-          app: { id: app.id, slug: app.slug, name: app.name, htmlUrl: app.htmlUrl },
-          installUrl,
-          stored,
-        });
-        return 0;
-      }
-      println(io.stdout, `GitHub App ${app.name} (id ${app.id}) created: ${app.htmlUrl}`);
-      if (stored.envFile) println(io.stdout, `Credentials written to ${stored.envFile} (mode 0600).`);
-      else println(io.stdout, `Credentials stored in ${stored.appSecret} and ${stored.webhookSecret}.`);
-      println(io.stdout, `Webhook URL: ${webhookUrl}`);
-      println(io.stdout, `Install it: ${installUrl}`);
+      printCreated(io, req.v.json === true, outcome, target.webhookUrl);
       return 0;
     },
     describeAwsError,

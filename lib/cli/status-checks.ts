@@ -5,6 +5,7 @@ import type { LedgerSource } from './ledger-source.js';
 import { appPermissions, MERGE_QUEUE_PERMISSIONS } from './manifest.js';
 import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
 
+/** One line of `reprise status`: what was checked, how it went, and the fix when it did not. */
 export interface Check {
   readonly name: string;
   readonly status: 'ok' | 'fail' | 'warn' | 'skip';
@@ -13,6 +14,7 @@ export interface Check {
   readonly fix?: string;
 }
 
+/** The App as `GET /app` describes it, and where its settings are edited. */
 export interface AppFacts {
   readonly id: number;
   readonly slug: string;
@@ -29,6 +31,7 @@ export const RATE_LIMIT_INSTALLATIONS = 5;
 
 const trim = (u: string): string => u.replace(/\/+$/, '');
 
+/** Whether the App's webhook URL is the deployed one and sends JSON. */
 export async function checkWebhook(app: AppClient, facts: AppFacts, expected: string | undefined): Promise<Check> {
   const { data } = await app.request('GET /app/hook/config');
   const url = data.url ?? '';
@@ -78,6 +81,7 @@ interface Installation {
 
 const RANK: Record<string, number> = { read: 1, write: 2 };
 
+/** Every installation of the App (`GET /app/installations`, all pages). */
 export async function listInstallations(app: AppClient): Promise<Installation[]> {
   return (await app.paginate('GET /app/installations', { per_page: 100 })) as unknown as Installation[];
 }
@@ -204,6 +208,7 @@ export async function checkDeliveries(app: AppClient, now = Date.now()): Promise
   };
 }
 
+/** Requests left this hour for each installation, read through its token; a failure when one runs low. */
 export async function checkRateLimit(
   installations: readonly Installation[],
   clients: (installationId: number) => GitHubClients,
@@ -231,6 +236,7 @@ export async function checkRateLimit(
   return { name: 'rate limit', status: 'ok', detail: `requests left this hour: ${parts.join(', ')}${more}` };
 }
 
+/** The last `count` decisions in the ledger, one line each; skipped when no ledger is named. */
 export async function checkDecisions(source: LedgerSource | undefined, count: number): Promise<Check> {
   if (!source) {
     return { name: 'decisions', status: 'skip', detail: 'pass --stack, --table or --local to show the last decisions' };

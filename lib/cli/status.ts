@@ -83,6 +83,80 @@ async function run(io: CliIo, name: string, fn: () => Promise<Check>): Promise<C
   }
 }
 
+type StatusFlags = ReturnType<typeof parseCommand<typeof OPTIONS>>['values'];
+type AppClient = ReturnType<typeof appClient>;
+
+/** The App itself (`GET /app`), read first: if GitHub refuses the credentials, nothing else can be checked. */
+async function readApp(io: CliIo, app: AppClient): Promise<AppFacts> {
+  const { data: me } = await withProgress(io, 'reading the App', () => app.request('GET /app'));
+  if (!me) throw new CliError('GET /app answered without an App');
+  const owner = me.owner as { login?: string; type?: string } | null;
+  const origin = new URL(me.html_url).origin;
+  return {
+    id: me.id,
+    slug: me.slug ?? '',
+    name: me.name,
+    htmlUrl: me.html_url,
+    settingsUrl: `${origin}${owner?.type === 'Organization' ? `/organizations/${owner.login}` : ''}/settings/apps/${me.slug}`,
+  };
+}
+
+/** What GitHub says: the webhook URL, the installations and their permissions, the deliveries, the rate limit. */
+async function githubChecks(
+  io: CliIo,
+  app: AppClient,
+  facts: AppFacts,
+  o: { expectedHook: string | undefined; report: 'log' | 'check_run'; clients: () => ReturnType<typeof workerClients> },
+): Promise<Check[]> {
+  const checks: Check[] = [];
+  checks.push(await run(io, 'webhook URL', () => checkWebhook(app, facts, o.expectedHook)));
+  let installations: Awaited<ReturnType<typeof listInstallations>> = [];
+  checks.push(
+    await run(io, 'installations', async () => {
+      installations = await listInstallations(app);
+      return checkInstallations(installations, facts, o.report);
+    }),
+  );
+  checks.push(await run(io, 'merge queue', async () => checkMergeQueuePermissions(installations)));
+  checks.push(await run(io, 'deliveries', () => checkDeliveries(app)));
+  const clients = o.clients();
+  checks.push(await run(io, 'rate limit', () => checkRateLimit(installations, clients)));
+  return checks;
+}
+
+/** What the ledger says: the last decisions, a pause, the last signal, the EKS listings. */
+async function ledgerChecks(
+  io: CliIo,
+  v: StatusFlags,
+  outputs: Awaited<ReturnType<typeof stackOutputs>> | undefined,
+  count: number,
+): Promise<Check[]> {
+  const local = localUrl(io.env, v.local);
+  const table = v.table ?? (local ? undefined : outputs?.get('TableName'));
+  const source = ledgerSource(io, { table, local, dataDir: v['data-dir'] });
+  source.catch(() => undefined);
+  const checks: Check[] = [];
+  checks.push(await run(io, 'decisions', async () => checkDecisions(await source, count)));
+  checks.push(await run(io, 'pause', async () => checkPauses(await source)));
+  const now = (io.now ?? Date.now)();
+  checks.push(await run(io, 'last signal', async () => checkLastSignal(await source, now)));
+  checks.push(await run(io, 'EKS pods', async () => checkEksListings(await source)));
+  return checks;
+}
+
+/** Each check on its line (OK, FAIL, WARN, SKIP), its further lines indented, then its fix. */
+function printChecks(io: CliIo, apiUrl: string, facts: AppFacts, checks: readonly Check[], failed: number): void {
+  println(io.stdout, `reprise status: App ${facts.name} (id ${facts.id}) at ${apiUrl}`);
+  for (const c of checks) {
+    const [first, ...rest] = c.detail.split('\n');
+    println(io.stdout, `${LABEL[c.status].padEnd(5)} ${c.name.padEnd(14)} ${first}`);
+    for (const line of rest) println(io.stdout, `${' '.repeat(21)}${line}`);
+    if (c.fix) println(io.stdout, `${' '.repeat(6)}fix: ${c.fix}`);
+  }
+  println(io.stdout, failed === 0 ? 'All checks passed.' : `${failed} check(s) failed.`);
+}
+
+/** `reprise status`: checks that the GitHub App and the deployment work together, each check with its fix. */
 export async function status(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
     'status',
@@ -100,58 +174,17 @@ export async function status(argv: readonly string[], io: CliIo): Promise<number
       const creds = credentialsFrom(io.env, false);
       if (creds.kind !== 'app') throw new CliError('status needs App credentials');
       const app = appClient(settings.apiUrl, creds, io);
-
-      // The credentials first: if GitHub refuses them, nothing else can be checked.
-      const { data: me } = await withProgress(io, 'reading the App', () => app.request('GET /app'));
-      if (!me) throw new CliError('GET /app answered without an App');
-      const owner = me.owner as { login?: string; type?: string } | null;
-      const origin = new URL(me.html_url).origin;
-      const facts: AppFacts = {
-        id: me.id,
-        slug: me.slug ?? '',
-        name: me.name,
-        htmlUrl: me.html_url,
-        settingsUrl: `${origin}${owner?.type === 'Organization' ? `/organizations/${owner.login}` : ''}/settings/apps/${me.slug}`,
-      };
-
+      const facts = await readApp(io, app);
       const outputs = v.stack ? await stackOutputs(io, v.stack) : undefined;
       const expectedHook = v['webhook-url'] ?? outputs?.get('WebhookUrl');
-      const checks: Check[] = [];
-      checks.push(await run(io, 'webhook URL', () => checkWebhook(app, facts, expectedHook)));
-      let installations: Awaited<ReturnType<typeof listInstallations>> = [];
-      checks.push(
-        await run(io, 'installations', async () => {
-          installations = await listInstallations(app);
-          return checkInstallations(installations, facts, report);
-        }),
-      );
-      checks.push(await run(io, 'merge queue', async () => checkMergeQueuePermissions(installations)));
-      checks.push(await run(io, 'deliveries', () => checkDeliveries(app)));
-      const clients = workerClients(settings, creds);
-      checks.push(await run(io, 'rate limit', () => checkRateLimit(installations, clients)));
-      const local = localUrl(io.env, v.local);
-      const table = v.table ?? (local ? undefined : outputs?.get('TableName'));
-      const source = ledgerSource(io, { table, local, dataDir: v['data-dir'] });
-      source.catch(() => undefined);
-      checks.push(await run(io, 'decisions', async () => checkDecisions(await source, count)));
-      checks.push(await run(io, 'pause', async () => checkPauses(await source)));
-      const now = (io.now ?? Date.now)();
-      checks.push(await run(io, 'last signal', async () => checkLastSignal(await source, now)));
-      checks.push(await run(io, 'EKS pods', async () => checkEksListings(await source)));
-
+      const clients = () => workerClients(settings, creds);
+      const checks = [
+        ...(await githubChecks(io, app, facts, { expectedHook, report, clients })),
+        ...(await ledgerChecks(io, v, outputs, count)),
+      ];
       const failed = checks.filter((c) => c.status === 'fail').length;
-      if (v.json) {
-        printJson(io, { app: facts, ok: failed === 0, checks });
-        return failed === 0 ? 0 : 1;
-      }
-      println(io.stdout, `reprise status: App ${facts.name} (id ${facts.id}) at ${settings.apiUrl}`);
-      for (const c of checks) {
-        const [first, ...rest] = c.detail.split('\n');
-        println(io.stdout, `${LABEL[c.status].padEnd(5)} ${c.name.padEnd(14)} ${first}`);
-        for (const line of rest) println(io.stdout, `${' '.repeat(21)}${line}`);
-        if (c.fix) println(io.stdout, `${' '.repeat(6)}fix: ${c.fix}`);
-      }
-      println(io.stdout, failed === 0 ? 'All checks passed.' : `${failed} check(s) failed.`);
+      if (v.json) printJson(io, { app: facts, ok: failed === 0, checks });
+      else printChecks(io, settings.apiUrl, facts, checks, failed);
       return failed === 0 ? 0 : 1;
     },
     describe,

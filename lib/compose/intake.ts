@@ -7,6 +7,7 @@ import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
 import type { RunQueue } from '../queue/run-queue.js';
 
+/** What the intake is assembled from, beside its settings: the process's queue, secrets, ledger and telemetry. */
 export interface IntakeParts {
   /** Where completed red runs go: the worker's queue. */
   readonly queue: RunQueue;
@@ -29,7 +30,8 @@ export function composeIntake(settings: IntakeSettings, parts: IntakeParts): Ret
     createIntake({
       secrets: parts.secrets,
       deliveries: ledger.deliveries,
-      jobs: ledger.runnerJobs(new RunnerKeys(settings.runnerNamePatterns)),
+      jobs: ledger.runnerJobs(),
+      runnerKeys: new RunnerKeys(settings.runnerNamePatterns),
       queuedJobs: ledger.queuedJobs,
       outcomes: ledger.outcomes(settings.breaker),
       branchRuns: ledger.branchRuns,

@@ -7,6 +7,7 @@ import { limitsFrom, Reconciler } from '../reconcile/reconciler.js';
 import { startSweepTimer, type SweepTimer } from '../reconcile/timer.js';
 import type { RunQueue } from '../queue/run-queue.js';
 
+/** What the reconciler is assembled from, beside its settings: the queue it sends to, the GitHub clients it reads with, the ledger. */
 export interface ReconcilerParts {
   /** The worker's queue, where released and recovered run attempts go. */
   readonly queue: RunQueue;

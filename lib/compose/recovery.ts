@@ -9,20 +9,19 @@ import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
+import { attemptKey } from '../records.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { RunQueue } from '../queue/run-queue.js';
 import { type RestartSummary, sweepAfterRestart } from '../reconcile/restart.js';
 import { abandonDeadLetter, type DeadLetterContext, releaseDeadLettered } from '../replay/dead-letters.js';
-
-const attemptKey = (m: Pick<RunMessage, 'repository' | 'runId' | 'runAttempt'>): string =>
-  `${m.repository.id}#${m.runId}#${m.runAttempt}`;
 
 /** The attempts the queue holds a message for (bodies that are not run messages are skipped). */
 function queuedAttempts(bodies: readonly string[]): Set<string> {
   const out = new Set<string>();
   for (const body of bodies) {
     try {
-      out.add(attemptKey(JSON.parse(body) as RunMessage));
+      const m = JSON.parse(body) as RunMessage;
+      out.add(attemptKey(m.repository.id, m.runId, m.runAttempt));
     } catch {
       // Not a run message: nothing to match.
     }
@@ -30,11 +29,13 @@ function queuedAttempts(bodies: readonly string[]): Set<string> {
   return out;
 }
 
+/** What the restart sweep needs: the ledger's claims, what the rebuilt queue holds, and where to send what it does not. */
 export interface RestartParts {
   readonly ledger: Pick<Ledger, 'attempts' | 'reconcile'>;
   /** The bodies of the messages the queue holds after its restore. */
   readonly queuedBodies: () => readonly string[];
-  readonly enqueue: RunQueue;
+  /** Where an attempt the queue holds no message for is sent again. */
+  readonly queue: RunQueue;
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
   readonly owner: string;
@@ -52,20 +53,22 @@ export function recoverAfterRestart(parts: RestartParts): Promise<RestartSummary
     attempts: parts.ledger.attempts,
     client: parts.client,
     graphqlUrl: parts.graphqlUrl,
-    queue: parts.enqueue,
+    queue: parts.queue,
     ...(parts.events && { events: parts.events }),
     log: parts.log,
     metrics: parts.metrics,
     now: parts.now,
     owner: parts.owner,
-    queued: (msg) => queued.has(attemptKey(msg)),
+    queued: (msg) => queued.has(attemptKey(msg.repository.id, msg.runId, msg.runAttempt)),
   });
 }
 
+/** What dead-letter handling needs: the ledger's attempts, and how its records are published and timed. */
 export interface DeadLetterParts extends Omit<DeadLetterContext, 'attempts'> {
   readonly ledger: Pick<Ledger, 'attempts'>;
 }
 
+/** What the local runtime does with a dead letter: record it abandoned, and give it back before a redrive. */
 export interface DeadLetterHandling {
   /** A message just moved to the dead-letter queue: its attempt recorded `abandoned`, unless something holds it. */
   abandon(letter: {
@@ -78,6 +81,7 @@ export interface DeadLetterHandling {
   release(bodies: readonly string[]): Promise<number>;
 }
 
+/** Dead-letter handling on the process's ledger, as the local runtime's queue and `POST /redrive` call it. */
 export function composeDeadLetters(parts: DeadLetterParts): DeadLetterHandling {
   const { ledger, ...rest } = parts;
   const ctx: DeadLetterContext = { ...rest, attempts: ledger.attempts };

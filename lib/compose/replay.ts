@@ -5,6 +5,7 @@ import type { RunQueue } from '../queue/run-queue.js';
 import { replayGuard, type ReplayVerdict } from '../replay/replay-guard.js';
 import { messageGroupId } from '../webhook/run-message.js';
 
+/** What a replay is assembled from: the ledger's guard, the queue it sends to, where it logs. */
 export interface ReplayParts {
   readonly attempts: Pick<RunAttempts, 'get' | 'forceRelease'>;
   /** The worker's queue: a replay is sent as the intake sends a delivery. */

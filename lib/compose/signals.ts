@@ -15,6 +15,7 @@ import type { RunQueue } from '../queue/run-queue.js';
  * bundles never pull in the GitHub client or the YAML parser.
  */
 
+/** What `POST /signals` is assembled from: the ledger, the scoped secrets, telemetry and the queue for early recovery. */
 export interface SignalIntakeParts {
   /** The process's ledger: the signal store comes from it. */
   readonly ledger: Ledger;
@@ -52,6 +53,7 @@ const recoveryParts = (parts: { ledger: Ledger; queue?: RunQueue; log: Log; metr
       }
     : {};
 
+/** What the EC2 signal recorder is assembled from: the ledger, how instances and EKS clusters are read, the queue. */
 export interface Ec2SignalParts {
   /** The process's ledger: the signal and job stores come from it. */
   readonly ledger: Ledger;

@@ -1,13 +1,16 @@
 import type { SQSRecord } from 'aws-lambda';
+import { noDeliveryLog } from '../decide/delivery-gap.js';
 import type { WorkerSettings } from '../config/env.js';
 import { NO_EVENTS } from '../events/build.js';
 import type { EventPublisher } from '../events/types.js';
-import type { GitHubClients } from '../github/client.js';
+import type { AppClient, GitHubClients } from '../github/client.js';
+import { readDeliveryGap } from '../github/hook-deliveries.js';
 import { RepoConfigSource } from '../github/repo-config-source.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { RunnerKeys } from '../signals/runner-keys.js';
+import { runnerSignalLookup } from '../signals/runner-lookup.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
 import { createWorkerHandler } from '../worker/handler.js';
 import type { WorkerContext } from '../worker/context.js';
@@ -17,8 +20,11 @@ import { INLINE_TURN_WAIT_MS } from '../worker/turn.js';
 /** How long a worker's claim on a run attempt lasts before the reconciler may take it back. */
 export const DEFAULT_LEASE_MS = 5 * 60_000;
 
+/** What the worker is assembled from, beside its settings: clients, ledger, claim owner and lease, telemetry. */
 export interface WorkerParts {
   readonly client: (installationId: number | null) => GitHubClients;
+  /** The App's own client, for its webhook's delivery log; none under GITHUB_TOKEN. */
+  readonly appClient?: AppClient;
   readonly log: Log;
   readonly metrics: MetricSink;
   /** Identifies this worker's claims. */
@@ -53,13 +59,20 @@ export function workerContext(settings: WorkerSettings, parts: WorkerParts): Wor
       budget: ledger.budget(settings.retryBudgetPerHour, settings.pace.repositoryShare),
       pacing: ledger.pacing(settings.pace),
       outcomes: ledger.outcomes(settings.breaker),
-      signals: parts.signals ?? ledger.runnerSignals(settings.signalTtlSeconds, runnerKeys),
+      signals: runnerSignalLookup(parts.signals ?? ledger.runnerSignals(settings.signalTtlSeconds), runnerKeys),
       branchRuns: ledger.branchRuns,
       recoveries: ledger.recoveries,
       pauses: ledger.pauses,
       repoConfig: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
     },
-    github: { client: parts.client, graphqlUrl: settings.graphqlUrl },
+    github: {
+      client: parts.client,
+      graphqlUrl: settings.graphqlUrl,
+      deliveryLog: (scope) => {
+        const app = parts.appClient;
+        return app ? readDeliveryGap(app, scope) : noDeliveryLog();
+      },
+    },
     settings: {
       defaults: settings.defaults,
       signalWindow: settings.signalWindow,

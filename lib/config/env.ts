@@ -10,8 +10,7 @@ import { DEFAULT_LOG_WINDOW_BYTES, graphqlUrlFor, logHostsFor } from './github-s
 import type { RepoConfig } from './repo-config.js';
 import { applyConfig, BUILT_IN_DEFAULTS } from './repo-config.js';
 import { runnerNamePatternsFrom, runnerTagKeysFrom, signalTtlSecondsFrom } from './signal-settings.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from './environment.js';
 
 /** The reconciler's cadence and bounds. */
 export interface ReconcileSettings {
@@ -23,7 +22,7 @@ export interface ReconcileSettings {
   readonly pagesPerSweep: number;
 }
 
-/** The shared pace of re-runs (and reports) per installation, and how long a run may wait for its turn. */
+/** The shared pace of re-runs (and reports) per installation, and how long a run may wait for its slot. */
 export interface PaceSettings {
   readonly perMinute: number;
   /** 0: no hourly limit. */
@@ -31,12 +30,15 @@ export interface PaceSettings {
   /** Least time between two of an installation's POSTs: the write spacing of each process, and of the slots. */
   readonly spacingMs: number;
   readonly maxWaitMs: number;
-  /** While saturated, how far ahead one repository may hold turns, as a share of `maxWaitMs`. */
+  /** While saturated, how far ahead one repository may reserve slots, as a share of `maxWaitMs`. */
   readonly repositoryShare: number;
 }
 
-/** Settings of the deployment, parsed and validated once per cold start. */
-export interface RuntimeSettings {
+/**
+ * Every setting of the deployment's processes, parsed and validated once per cold start: each
+ * function reads its part (WorkerSettings, ReconcilerSettings), the local runtime and the CLI all of it.
+ */
+export interface DeploymentSettings {
   readonly apiUrl: string;
   readonly graphqlUrl: string;
   readonly defaults: RepoConfig;
@@ -83,10 +85,13 @@ function decisionDefaults(env: Env): RepoConfig {
 }
 
 /** What the worker reads: every setting of a decision, and nothing of the reconciler or the EC2 signals. */
-export type WorkerSettings = Omit<RuntimeSettings, 'runnerTagKeys' | 'reconcile'>;
+export type WorkerSettings = Omit<DeploymentSettings, 'runnerTagKeys' | 'reconcile'>;
 
 /** What the deployed reconciler reads: where GitHub is, the decision defaults, the pace, the breaker, its bounds. */
-export type ReconcilerSettings = Pick<RuntimeSettings, 'apiUrl' | 'graphqlUrl' | 'defaults' | 'breaker' | 'events'> & {
+export type ReconcilerSettings = Pick<
+  DeploymentSettings,
+  'apiUrl' | 'graphqlUrl' | 'defaults' | 'breaker' | 'events'
+> & {
   readonly pace: Pick<PaceSettings, 'perMinute' | 'perHour' | 'spacingMs'>;
   readonly reconcile: ReconcileSettings;
 };
@@ -156,7 +161,7 @@ export function reconcilerSettings(env: Env = process.env): ReconcilerSettings {
 }
 
 /** The local runtime's settings: one process runs every part, so it reads them all. */
-export function runtimeSettings(env: Env = process.env): RuntimeSettings {
+export function runtimeSettings(env: Env = process.env): DeploymentSettings {
   return {
     ...workerSettings(env),
     runnerTagKeys: runnerTagKeysFrom(env),

@@ -1,14 +1,13 @@
 import { ConfigError } from '../errors.js';
 import { type FunctionName, FUNCTION_NAMES } from './setting.js';
+import type { Env } from './environment.js';
 
 /**
  * The environment names of the deployed functions that are not settings, declared beside the
  * settings table so the construct that sets them and the functions that read them share one
- * spelling: the stack's resources each function uses, what the construct sets for the runtime,
+ * spelling: the stack's resources each function uses, what the construct sets for each process,
  * and what the platform sets on its own.
  */
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** One resource of the stack a function finds through its environment. */
 export interface ResourceEnv {
@@ -18,6 +17,7 @@ export interface ResourceEnv {
   readonly doc: string;
 }
 
+/** Each stack resource a function finds through its environment: the variable, who reads it, what it is. */
 export const RESOURCE_ENV = {
   table: { env: 'TABLE_NAME', readBy: FUNCTION_NAMES, doc: 'the DynamoDB table' },
   workQueue: {
@@ -34,8 +34,8 @@ export const RESOURCE_ENV = {
   signalSecret: { env: 'SIGNAL_SECRET_ARN', readBy: ['signalIntake'], doc: 'the signal secret (its ARN)' },
 } as const satisfies Record<string, ResourceEnv>;
 
-/** Set by the construct on every function for its runtime: Powertools' service name, Node's options. */
-export const RUNTIME_ENV = { serviceName: 'POWERTOOLS_SERVICE_NAME', nodeOptions: 'NODE_OPTIONS' } as const;
+/** Set by the construct on every function's Node.js process: Powertools' service name, Node's options. */
+export const FUNCTION_PROCESS_ENV = { serviceName: 'POWERTOOLS_SERVICE_NAME', nodeOptions: 'NODE_OPTIONS' } as const;
 
 /** Set by the platform itself: Lambda's log stream, the CDK CLI's account and region. */
 export const PLATFORM_ENV = {
@@ -44,7 +44,9 @@ export const PLATFORM_ENV = {
   cdkRegion: 'CDK_DEFAULT_REGION',
 } as const;
 
+/** A resource of the stack, by its key in {@link RESOURCE_ENV}. */
 export type ResourceName = keyof typeof RESOURCE_ENV;
+/** Every resource name, in the table's order. */
 export const RESOURCE_NAMES = Object.keys(RESOURCE_ENV) as ResourceName[];
 
 /** The resources function `F` reads, as a type. */

@@ -1,13 +1,12 @@
 import type { BreakerSettings } from '../decide/breaker.js';
 import { envOf, fromEnv } from './settings-schema.js';
 import { runnerNamePatternsFrom } from './signal-settings.js';
+import type { Env } from './environment.js';
 
 /*
  * Settings the intake reads besides its secret. Kept apart from `runtimeSettings` so the intake's
  * bundle never pulls in the repository-config parser or the pattern engine.
  */
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** EventBridge's bus when deployed; a JSON-lines file in the local runtime (none when unset). */
 export interface EventSettings {
@@ -17,6 +16,7 @@ export interface EventSettings {
   readonly file?: string;
 }
 
+/** Where decision events go: the bus deployed, a JSON-lines file locally. */
 export function eventSettings(env: Env = process.env): EventSettings {
   const file = fromEnv(env, 'eventsFile');
   return { busName: fromEnv(env, 'eventBusName'), ...(file && { file }) };
@@ -42,6 +42,7 @@ export interface IntakeSettings {
   readonly runnerNamePatterns: readonly string[];
 }
 
+/** The webhook intake's settings, read once per cold start. */
 export function intakeSettings(env: Env = process.env): IntakeSettings {
   return {
     breaker: breakerSettings(env),
@@ -58,6 +59,7 @@ export interface ObsSettings {
   readonly metricsNamespace: string;
 }
 
+/** The log level and metrics namespace every function's Powertools reads. */
 export function obsSettings(env: Env = process.env): ObsSettings {
   return { logLevel: env[envOf('logLevel')], metricsNamespace: fromEnv(env, 'metricsNamespace') };
 }

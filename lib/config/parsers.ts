@@ -8,6 +8,7 @@ import { ConfigError } from '../errors.js';
 
 export type Value = number | boolean | string | readonly string[];
 
+/** Reads one setting's value, from text or typed, and throws a ConfigError naming `where` when it is wrong. */
 export interface Parser<V extends Value> {
   /** Text or typed: a string from the environment, or a typed value. */
   (raw: unknown, where: string): V;
@@ -17,6 +18,7 @@ export interface Parser<V extends Value> {
 
 const show = (raw: unknown): string => (typeof raw === 'string' ? JSON.stringify(raw) : String(JSON.stringify(raw)));
 
+/** Throws the one error every parser throws: where, what was expected, what was given. */
 export const fail = (where: string, expected: string, raw: unknown): never => {
   throw new ConfigError(`${where}: expected ${expected}, got ${show(raw)}`);
 };
@@ -48,6 +50,7 @@ export const percent: Parser<number> = parser((raw, where) => {
   return n;
 });
 
+/** `true`/`false`; from text also `1`/`0` and `yes`/`no`. */
 export const bool: Parser<boolean> = parser(
   (raw, where) => {
     if (typeof raw === 'boolean') return raw;
@@ -59,6 +62,7 @@ export const bool: Parser<boolean> = parser(
   (raw, where) => (typeof raw === 'boolean' ? raw : fail(where, 'true or false', raw)),
 );
 
+/** How {@link oneOf} reads its text: a normalization, and the values a typed boolean stands for. */
 export interface OneOfOptions<T extends string> {
   readonly normalize?: (s: string) => string;
   /** The values a typed `false` and `true` stand for (a YAML file's `stale_check: false`). */
@@ -84,6 +88,7 @@ export function oneOf<T extends string>(values: readonly T[], opts: OneOfOptions
   );
 }
 
+/** What {@link list} checks: each item's form, a non-empty list, a block of lines. */
 export interface ListOptions {
   readonly item?: { readonly test: RegExp; readonly what: string };
   /** An empty list is refused. */
@@ -135,6 +140,7 @@ export const url: Parser<string> = parser((raw, where) => {
   return raw.trim().replace(/\/+$/, '');
 });
 
+/** Any non-empty text, trimmed. */
 export const text: Parser<string> = parser((raw, where) => {
   if (typeof raw !== 'string' || raw.trim() === '') return fail(where, 'a non-empty text', raw);
   return raw.trim();
@@ -179,6 +185,7 @@ export const eventBus: Parser<string> = parser((raw, where) => {
   return v;
 });
 
+/** An e-mail address (one `@`, no spaces), trimmed. */
 export const email: Parser<string> = parser((raw, where) => {
   if (typeof raw !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(raw.trim())) return fail(where, 'an e-mail address', raw);
   return raw.trim();
@@ -189,6 +196,7 @@ export const LOG_RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653, 9999,
 ] as const;
 
+/** A log retention CloudWatch Logs accepts, in days. */
 export const retention: Parser<number> = parser((raw, where) => {
   const n = int(1)(raw, where);
   if (!(LOG_RETENTION_DAYS as readonly number[]).includes(n)) {

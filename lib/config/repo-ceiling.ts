@@ -11,6 +11,7 @@ export interface RepoCeiling {
 /** No cap: what a file says stands. */
 export const NO_CEILING: RepoCeiling = { maxAttempts: 50, extraPatterns: true };
 
+/** A repository's config after the deployment's ceiling, with what the ceiling lowered. */
 export interface Clamped {
   readonly config: RepoConfig;
   /** Each value the ceiling lowered, in words the decision's reason carries; empty when none. */

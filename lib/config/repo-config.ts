@@ -13,6 +13,7 @@ export const CONFIG_PATH = '.github/reprise.yml';
 /** A repository file larger than this is refused unread: its parse would cost every installation's decisions. */
 export const REPO_CONFIG_MAX_BYTES = 64 * 1024;
 
+/** A repository file read: the config in force, and what was wrong with the file. */
 export interface ParsedRepoConfig {
   readonly config: RepoConfig;
   /** What is wrong with the file; the config then keeps only what narrows re-runs. */

@@ -34,6 +34,7 @@ const fieldsMatch: [Same<Fields, Exclude<keyof RepoConfig, 'disabledReason'>>, S
 ];
 void fieldsMatch;
 
+/** The settings a repository file may set: those with a repository key. */
 export const REPO_SETTING_NAMES = SETTING_NAMES.filter((n): n is RepoSettingName => settingOf(n).repoKey !== undefined);
 
 /** The `RepoConfig` field a setting fills. */

@@ -18,6 +18,7 @@ export const RUNNER_PRESETS = {
   'actions-runner-controller': { tagKeys: [], namePatterns: [] },
 } as const satisfies Record<string, RunnerPresetSettings>;
 
+/** What a preset fills in: the tag keys and runner-name patterns that join its runners' signals to their jobs. */
 export interface RunnerPresetSettings {
   /** EC2 tag keys whose values are runner names. */
   readonly tagKeys: readonly string[];
@@ -28,4 +29,5 @@ export interface RunnerPresetSettings {
 /** A provisioner reprise knows the naming of. */
 export type RunnerPreset = keyof typeof RUNNER_PRESETS;
 
+/** Every preset's name, as the `runnerPreset` prop and `RUNNER_PRESET` take it. */
 export const RUNNER_PRESET_NAMES = Object.keys(RUNNER_PRESETS) as RunnerPreset[];

@@ -1,14 +1,14 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from './environment.js';
 
 /** How reprise authenticates to GitHub: as an App (JWT, then installation tokens), or with a token for trials. */
 export type GitHubCredentials =
   | { readonly kind: 'app'; readonly appId: string; readonly privateKey: string }
   | { readonly kind: 'token'; readonly token: string };
 
+/** A GitHub App's id and private key: what the deployed functions always use. */
 export type AppCredentials = Extract<GitHubCredentials, { kind: 'app' }>;
 
 /** `PRIVATE_KEY` may carry `\n` escapes (one-line .env files); `PRIVATE_KEY_PATH` names a PEM file. */

@@ -4,8 +4,10 @@ import type { Parser, Value } from './parsers.js';
 
 /** The deployed functions, by the name the construct gives them. */
 export type FunctionName = 'worker' | 'reconciler' | 'intake' | 'signalIntake' | 'ec2Signal';
+/** Every deployed function, by the name the construct gives it. */
 export const FUNCTION_NAMES: readonly FunctionName[] = ['worker', 'reconciler', 'intake', 'signalIntake', 'ec2Signal'];
 
+/** The unit a time setting is kept in; its prop is then a `Duration`. */
 export type TimeUnit = 'seconds' | 'minutes' | 'hours';
 
 /**
@@ -28,6 +30,7 @@ export type FailClosedRule =
   | { readonly keeps: Value }
   | 'none';
 
+/** One row of the settings table: where it is set, its default and parser, and who reads it. */
 export interface Setting<V extends Value = Value> {
   /** Environment variable the functions and the local runtime read. */
   readonly env?: string;

@@ -6,6 +6,7 @@ import { contextDefaultText, defaultText, type Setting, SETTING_NAMES, settingOf
  */
 
 export type Row = readonly string[];
+/** One Markdown table of the docs: its header and rows, as text. */
 export interface Table {
   readonly header: Row;
   readonly rows: readonly Row[];
@@ -68,7 +69,9 @@ export function repositoryTable(): Table {
   return { header: ['key', 'values', 'default', 'deployment default', 'meaning'], rows };
 }
 
+/** The generated tables, by the name their markers in the docs carry. */
 export const TABLES = { environment: environmentTable, context: contextTable, repository: repositoryTable } as const;
+/** A generated table's name (`<!-- settings:NAME -->`). */
 export type TableName = keyof typeof TABLES;
 
 /** Markdown of a table (prettier aligns it afterwards). */

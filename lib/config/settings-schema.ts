@@ -1,10 +1,11 @@
 import type { Value } from './parsers.js';
 import type { Setting, TimeUnit } from './setting.js';
 import { SETTINGS } from './settings-table.js';
+import type { Env } from './environment.js';
 
 /**
  * The settings schema: the table (settings-table.ts), the value parsers (parsers.ts) and the
- * readers every face shares: one setting from the environment, its environment text, its default
+ * readers every entry point shares: one setting from the environment, its environment text, its default
  * as the docs show it.
  */
 
@@ -13,18 +14,20 @@ export { FUNCTION_NAMES, type FunctionName, type Setting, type TimeUnit } from '
 export { MAX_ATTEMPTS_LIMIT, SETTINGS } from './settings-table.js';
 export * from './function-env.js';
 
+/** A setting's name: a key of the settings table. */
 export type SettingName = keyof typeof SETTINGS;
+/** The type of value a setting's parser yields. */
 export type ValueOf<K extends SettingName> = (typeof SETTINGS)[K] extends Setting<infer V> ? V : never;
 /** What reading a setting yields: its value, or its default when unset (undefined when it has none). */
 export type ReadOf<K extends SettingName> = ValueOf<K> | (typeof SETTINGS)[K]['default'];
 /** Every setting's value (undefined: unset, and no default). */
 export type SettingValues = { readonly [K in SettingName]: ValueOf<K> | undefined };
 
+/** Every setting's name, in the table's order. */
 export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
 
+/** One setting's row, widened to {@link Setting} for generic readers. */
 export const settingOf = (name: SettingName): Setting => SETTINGS[name] as Setting;
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** A setting's environment variable; throws for a setting that has none. */
 export function envOf(name: SettingName): string {

@@ -5,8 +5,7 @@ import { fromEnv, SETTINGS } from './settings-schema.js';
 import { ConfigError } from '../errors.js';
 import { parseRotatingSecret } from './secrets.js';
 import { parseScopedSecrets, type ScopedSecret, scopeGroup, type SignalScope } from './signal-scope.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from './environment.js';
 
 /** The signal window when none is configured (SIGNAL_WINDOW_BEFORE_SECONDS, SIGNAL_WINDOW_AFTER_SECONDS). */
 export const DEFAULT_SIGNAL_WINDOW: SignalWindow = {
@@ -14,6 +13,7 @@ export const DEFAULT_SIGNAL_WINDOW: SignalWindow = {
   afterMs: SETTINGS.signalWindowAfter.default * 1000,
 };
 
+/** What the EC2 signal function reads: how long signals are kept and how runners are named. */
 export interface SignalSettings {
   readonly ttlSeconds: number;
   /** EC2 tag keys whose values name runners. */

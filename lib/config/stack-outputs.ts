@@ -16,8 +16,10 @@ export const STACK_OUTPUTS = {
   AlarmTopicArn: 'SNS topic every alarm notifies',
 } as const;
 
+/** An output's name, the tag its description carries. */
 export type StackOutputName = keyof typeof STACK_OUTPUTS;
 
+/** Every output's name, in the table's order. */
 export const STACK_OUTPUT_NAMES = Object.keys(STACK_OUTPUTS) as readonly StackOutputName[];
 
 /** The description of the construct's output `name`: what it holds, then the tag the command looks for. */

@@ -8,6 +8,11 @@ export interface StaleFacts {
   readonly newerRunId?: number;
   /** Set when a newer run of the branch superseded a branch run: the newer run's commit. */
   readonly newerOnBranch?: { readonly branch: string; readonly headSha: string };
+  /**
+   * Which source decided a branch run's currency: the intake's record (with GitHub's delivery log
+   * clean since the run started, where there is one) or one listing of the branch's runs.
+   */
+  readonly decidedBy?: 'record' | 'listing';
   readonly pullRequestClosed?: number;
   readonly pullRequestMovedOn?: number;
 }

@@ -18,6 +18,7 @@ export type GitHubClient = InstanceType<typeof RepriseOctokit>;
 
 /** The App's own client (a JWT) for the `/app` endpoints: no throttling queue, a short retry on 5xx. */
 const AppOctokit = Octokit.plugin(requestTimeout, paginateRest, retry);
+/** The App's own client (a JWT), for the `/app` endpoints. */
 export type AppClient = InstanceType<typeof AppOctokit>;
 
 /** REST calls, and GraphQL on its own client so a read query does not queue behind re-run POSTs. */
@@ -48,6 +49,7 @@ interface CommonOptions extends TimeoutOptions {
   readonly fetch?: typeof fetch;
 }
 
+/** How installation clients are built: credentials, rate-limit waits and the spacing of writes. */
 export interface ClientOptions extends CommonOptions {
   readonly credentials: GitHubCredentials;
   /** Waits up to this long in-process for a rate limit; longer waits go back to the queue. */
@@ -58,6 +60,7 @@ export interface ClientOptions extends CommonOptions {
   readonly writeSpacingMs?: number;
 }
 
+/** How the App's own client is built: the App's id and private key. */
 export interface AppClientOptions extends CommonOptions {
   readonly credentials: AppCredentials;
 }

@@ -11,6 +11,7 @@ async function throwIfTransient(res: Response, jobId: number): Promise<void> {
   throw new LogHostError(`log host answered ${res.status} for job ${jobId}`);
 }
 
+/** Whether a log's redirect host is allowed: an exact name, or `*.suffix` for any host under it. */
 export function hostAllowed(host: string, allow: readonly string[]): boolean {
   const h = host.toLowerCase();
   return allow.some((p) => {
@@ -77,6 +78,7 @@ async function headAndTail(
   return { head: Buffer.concat(head), tail, total };
 }
 
+/** Which hosts a log may be read from, how much of it, and where faults are logged. */
 export interface JobLogOptions {
   readonly allowHosts: readonly string[];
   readonly windowBytes: number;

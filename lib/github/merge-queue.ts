@@ -15,6 +15,7 @@ export const MERGE_GROUP_QUERY = `query($owner: String!, $name: String!, $number
   }
 }`;
 
+/** Puts a pull request back in its merge queue, only if its head is still the one that was tested. */
 export const ENQUEUE_MUTATION = `mutation($id: ID!, $head: GitObjectID!) {
   enqueuePullRequest(input: { pullRequestId: $id, expectedHeadOid: $head }) {
     mergeQueueEntry { id }
@@ -33,6 +34,7 @@ interface RawPull {
   isInMergeQueue: boolean;
 }
 
+/** The pull request behind a merge-group run (its id, state, head, whether it is still queued) and the group commit's parents. */
 export async function readMergeGroup(
   api: RepoApi,
   repo: { readonly owner: string; readonly name: string },
@@ -56,6 +58,7 @@ export async function readMergeGroup(
   return { pull, parents: nodes ? nodes.map((n) => n.oid) : null, ...(error && !pull && { error }) };
 }
 
+/** `enqueuePullRequest`: the pull request back in its merge queue, or GitHub's reason for refusing. */
 export async function enqueuePullRequest(
   api: RepoApi,
   pullRequestId: string,

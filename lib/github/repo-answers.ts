@@ -42,6 +42,7 @@ export interface WorkflowRunSummary {
   readonly headRepositoryId: number | null;
 }
 
+/** A check run reprise creates on a commit to report a decision (`report: check_run`). */
 export interface CheckRunReport {
   readonly name: string;
   readonly headSha: string;

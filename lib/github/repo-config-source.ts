@@ -15,6 +15,7 @@ interface Cached {
   parsed?: { readonly defaults: RepoConfig; readonly result: ParsedRepoConfig };
 }
 
+/** A repository's settings, where they came from, and what was kept when its file was broken. */
 export interface ConfigResult {
   readonly config: RepoConfig;
   /** Where it came from: the repository, the owner's `.github` repository, or the defaults. */
@@ -55,7 +56,7 @@ export class RepoConfigSource {
     private readonly ceiling: RepoCeiling = NO_CEILING,
   ) {}
 
-  /** `api` is the door to `owner/repo`; the owner's `.github` repository is read through it too. */
+  /** `api` is the adapter for `owner/repo`; the owner's `.github` repository is read through it too. */
   async load(api: RepoApi, owner: string, repo: string, defaults: RepoConfig): Promise<ConfigResult> {
     for (const r of [repo, '.github']) {
       const cached = await this.read(api, owner, r);

@@ -1,6 +1,7 @@
 import type { FileRead } from './repo-answers.js';
 import { type RepoRequests, statusOf } from './repo-requests.js';
 
+/** How a repository file is read: which repository, the ETag held, and the largest size decoded. */
 export interface FileReadOptions {
   /** Another repository of the same owner (the owner's `.github`); this one when absent. */
   readonly repo?: string;

@@ -18,6 +18,7 @@ export interface RepoRequests {
   ) => AsyncIterable<{ data: unknown; headers: Record<string, string | number | undefined> }>;
 }
 
+/** The counted REST, GraphQL and paginated calls of one repository, each request told to `count`. */
 export function repoRequests(
   clients: GitHubClients,
   repo: { readonly owner: string; readonly repo: string; readonly graphqlUrl: string },
@@ -42,6 +43,7 @@ export function repoRequests(
   };
 }
 
+/** The parts of a failed Octokit request that are read: its status and GitHub's message. */
 export interface HttpFault {
   readonly status?: number;
   readonly message?: string;

@@ -8,6 +8,7 @@ export interface RequestTimeout {
   readonly signal: (ms: number) => AbortSignal;
 }
 
+/** How long a GitHub request may take, and what ends it (tests pass a clock's signal). */
 export interface TimeoutOptions {
   /** How long one request may take; GITHUB_REQUEST_TIMEOUT_MS when absent. */
   readonly requestTimeoutMs?: number;
@@ -15,6 +16,7 @@ export interface TimeoutOptions {
   readonly timeoutSignal?: (ms: number) => AbortSignal;
 }
 
+/** The timeout of every request, from the options or GITHUB_REQUEST_TIMEOUT_MS. */
 export const timeoutOf = (opts: TimeoutOptions): RequestTimeout => ({
   ms: opts.requestTimeoutMs ?? GITHUB_REQUEST_TIMEOUT_MS,
   signal: opts.timeoutSignal ?? ((ms) => AbortSignal.timeout(ms)),

@@ -7,7 +7,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, LambdaFunctionURL
  */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 
-/** A request as the handlers see it, whatever front door it came through. */
+/** A request as the handlers see it, whatever entry point it came through (API Gateway or a function URL). */
 export interface HttpRequest {
   readonly method: string;
   readonly path: string;
@@ -17,6 +17,7 @@ export interface HttpRequest {
   readonly body: Buffer;
 }
 
+/** A handler's answer: a status and a JSON body. */
 export interface HttpAnswer {
   readonly status: number;
   readonly body: Record<string, unknown>;
@@ -25,6 +26,7 @@ export interface HttpAnswer {
 /** API Gateway HTTP API (payload v2) and Lambda function URL events share this shape. */
 export type HttpEvent = APIGatewayProxyEventV2 | LambdaFunctionURLEvent;
 
+/** The request a handler reads, from the Lambda HTTP event: lower-case headers, the body's bytes (base64 decoded). */
 export function fromLambdaEvent(event: HttpEvent): HttpRequest {
   const headers: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(event.headers ?? {})) headers[k.toLowerCase()] = v;
@@ -37,6 +39,7 @@ export function fromLambdaEvent(event: HttpEvent): HttpRequest {
   };
 }
 
+/** The Lambda HTTP result of a handler's answer, as JSON. */
 export function toLambdaResult(answer: HttpAnswer): APIGatewayProxyResultV2 {
   return {
     statusCode: answer.status,

@@ -3,7 +3,8 @@ import type { Ec2Event } from '../signals/ec2-events.js';
 import { parseEc2Event } from '../signals/ec2-events.js';
 import type { DescribeInstance } from '../signals/runner-identities.js';
 import { describeRunnerInstance } from '../signals/runner-identities.js';
-import type { JobOnRunner, RunnerJobs } from '../ledger/runner-jobs.js';
+import type { RunnerJobs } from '../ledger/runner-jobs.js';
+import type { JobOnRunner } from '../records.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
 import type { RunnerPodLookup } from '../signals/eks-runner-pods.js';
 import { type RecoveryRequests, requestRecovery } from './request-recovery.js';
@@ -11,6 +12,7 @@ import { type RecoveryRequests, requestRecovery } from './request-recovery.js';
 /** The one write the signal paths need. */
 export type SignalRecorder = Pick<RunnerSignals, 'record'>;
 
+/** What the EC2 signal recorder writes to and reads from: the signal store, DescribeInstances, the jobs on a runner. */
 export interface Ec2SignalDeps {
   readonly store: SignalRecorder;
   readonly describe: DescribeInstance;
@@ -25,12 +27,14 @@ export interface Ec2SignalDeps {
   readonly recovery?: RecoveryRequests;
 }
 
+/** What one EC2 event came to: the signal recorded, or why it was not. */
 export interface Ec2SignalOutcome {
   /** New records written; 0 for a repeated delivery. */
   readonly recorded: number;
   readonly ignored?: string;
 }
 
+/** The `source` of a signal recorded from an EC2 event on EventBridge (EventBridge's own name for it). */
 export const EC2_SIGNAL_SOURCE = 'aws.ec2';
 
 /**

@@ -5,7 +5,7 @@
  * cancels and re-runs. A request is sent whether or not the record was new, so a retried event
  * whose first enqueue failed still reaches the worker; the deduplication id keeps it once.
  */
-import type { JobOnRunner } from '../ledger/runner-jobs.js';
+import type { JobOnRunner } from '../records.js';
 import type { RecoveryMessage, SignalKind } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import type { RunQueue } from '../queue/run-queue.js';

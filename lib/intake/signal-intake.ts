@@ -1,27 +1,35 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { HttpAnswer, HttpRequest } from '../http/lambda-http.js';
 import type { SignalKind } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 import { mapBounded } from '../util/bounded.js';
 import { parseInstant } from '../util/iso-time.js';
 import type { RunnerSignals } from '../ledger/runner-signals.js';
-import { ANY_OWNER, type ScopedSecret } from '../config/signal-scope.js';
+import type { ScopedSecret, SignalScope } from '../config/signal-scope.js';
 import type { RunnerJobs } from '../ledger/runner-jobs.js';
 import { type RecoveryRequests, requestRecovery } from './request-recovery.js';
+import { authorizeSignal, DEFAULT_TIMESTAMP_TOLERANCE_MS, type SignalAuth } from './signal-auth.js';
 import { scopeWarning } from '../config/signal-settings.js';
 
+/** The largest `POST /signals` body read; a larger one is refused (413) before it is parsed. */
 export const MAX_SIGNAL_BODY_BYTES = 64 * 1024;
+/** The most runner names one post may carry. */
 export const MAX_RUNNERS = 100;
+/** The longest runner name or instance id a post may carry. */
 export const MAX_NAME_LENGTH = 256;
+/** The longest free-text reason a post may carry. */
 export const MAX_REASON_LENGTH = 1024;
 /** A post without `time` that repeats an event id within this horizon is a retry and keeps the first time. */
 export const RETRY_HORIZON_MS = 15 * 60_000;
 /** An agent's clock may run ahead a little; a time further out is a mistake. */
 const MAX_CLOCK_AHEAD_MS = 60 * 60_000;
 const WRITE_CONCURRENCY = 10;
+/** The `source` of a signal an agent posted (as opposed to EC2's `aws.ec2`). */
 export const AGENT_SIGNAL_SOURCE = 'agent';
 
+/** The kinds an agent may post; `node-termination` is recorded as `external` (see `recordedKind`). */
 export const AGENT_KINDS = ['spot-interruption', 'terminated', 'external', 'node-termination', 'rebalance'] as const;
+/** One kind an agent may post. */
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
 /**
@@ -43,6 +51,7 @@ export interface SignalPost {
   readonly time?: string;
 }
 
+/** A post checked field by field: the post, or the status and the field at fault. */
 export type SignalPostParse =
   { readonly post: SignalPost } | { readonly status: 400 | 413; readonly field: string; readonly error: string };
 
@@ -115,66 +124,10 @@ export function derivedEventId(post: SignalPost): string {
   return `sha256-${createHash('sha256').update(content).digest('hex').slice(0, 32)}`;
 }
 
-// Digests have one length, so timingSafeEqual never throws and the length never leaks.
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-const sameSecret = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
-
-/** How far an HMAC post's timestamp may be from the intake's clock when none is configured. */
-export const DEFAULT_TIMESTAMP_TOLERANCE_MS = 300_000;
-
-/** The HMAC a post carries: over `<timestamp>.<raw body>`, keyed with the secret. */
-export const signalSignature = (secret: string, timestamp: string, body: Buffer | string): string =>
-  `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
-
-/** Who the post speaks as: the secret that signed it (with its scope), and how. */
-export type SignalAuth =
-  | { readonly secret: ScopedSecret; readonly via: 'bearer' }
-  | { readonly secret: ScopedSecret; readonly via: 'hmac'; readonly signature: string; readonly timestampMs: number }
-  | { readonly refused: string };
-
-const asScoped = (s: string | ScopedSecret): ScopedSecret =>
-  typeof s === 'string' ? { secret: s, scope: ANY_OWNER } : s;
-
-/**
- * Which secret the bearer token or the HMAC matches. An HMAC signs `X-Reprise-Timestamp` (Unix
- * seconds) with the body, and counts only within `toleranceMs` of `nowMs`: a captured body
- * cannot be posted again later. (Replays within the window are the caller's to refuse.)
- */
-export function authorizeSignal(
-  secrets: readonly (string | ScopedSecret)[],
-  headers: HttpRequest['headers'],
-  body: Buffer,
-  nowMs: number,
-  toleranceMs: number = DEFAULT_TIMESTAMP_TOLERANCE_MS,
-): SignalAuth {
-  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(headers.authorization ?? '')?.[1];
-  const signature = headers['x-reprise-signature-256']?.trim().toLowerCase();
-  const timestamp = headers['x-reprise-timestamp']?.trim();
-  const wrong = { refused: 'missing or wrong bearer token or X-Reprise-Signature-256' };
-  for (const s of secrets.map(asScoped)) {
-    if (!s.secret) continue;
-    if (bearer !== undefined && sameSecret(bearer, s.secret)) return { secret: s, via: 'bearer' };
-  }
-  if (signature === undefined) return wrong;
-  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) {
-    return { refused: 'X-Reprise-Timestamp missing or not Unix seconds: an HMAC signs `<timestamp>.<body>`' };
-  }
-  const signer = secrets
-    .map(asScoped)
-    .find((s) => s.secret && sameSecret(signature, signalSignature(s.secret, timestamp, body)));
-  if (!signer) return wrong;
-  const timestampMs = Number(timestamp) * 1000;
-  if (Math.abs(nowMs - timestampMs) > toleranceMs) {
-    return {
-      refused: `X-Reprise-Timestamp ${timestamp} is more than ${Math.round(toleranceMs / 1000)} s from now: sign the post afresh`,
-    };
-  }
-  return { secret: signer, via: 'hmac', signature, timestampMs };
-}
-
 /** Where signal records go, the first receipt of a post that carries no time, and the signatures used. */
 export type SignalIntakeStore = Pick<RunnerSignals, 'record' | 'firstSeen'> & Partial<Pick<RunnerSignals, 'firstUse'>>;
 
+/** What `POST /signals` needs: its secrets, the signal store, the jobs on a runner and where recovery requests go. */
 export interface SignalIntakeDeps {
   /** The current secret first, then the previous one during a rotation; a plain string speaks for every installation. */
   readonly secrets: () => Promise<readonly (string | ScopedSecret)[]>;
@@ -192,6 +145,124 @@ export interface SignalIntakeDeps {
 
 const answer = (status: number, body: Record<string, unknown>): HttpAnswer => ({ status, body });
 
+type Secrets = readonly (string | ScopedSecret)[];
+type Authorized = Exclude<SignalAuth, { readonly refused: string }>;
+
+/** The secrets that can sign a post, or the 503 that says the intake cannot check one. */
+async function usableSecrets(deps: SignalIntakeDeps): Promise<Secrets | HttpAnswer> {
+  let secrets: Secrets;
+  try {
+    secrets = (await deps.secrets()).filter((x) => (typeof x === 'string' ? x : x.secret));
+  } catch (err) {
+    deps.log.error('signal secret unavailable', { error: (err as Error).message });
+    return answer(503, { error: 'signal secret unavailable' });
+  }
+  if (secrets.length === 0) {
+    deps.log.error('no signal secret configured; refusing POST /signals');
+    return answer(503, { error: 'signal intake not configured' });
+  }
+  return secrets;
+}
+
+/** The secret the post speaks as, or the 401 that refuses it (counted, and logged without the credentials). */
+function authorized(
+  deps: SignalIntakeDeps,
+  secrets: Secrets,
+  req: HttpRequest,
+  nowMs: number,
+): Authorized | HttpAnswer {
+  const auth = authorizeSignal(
+    secrets,
+    req.headers,
+    req.body,
+    nowMs,
+    deps.toleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS,
+  );
+  if (!('refused' in auth)) return auth;
+  deps.metrics.count('SignalAuthFailure');
+  deps.log.warn('signal post rejected: bad or missing credentials', {
+    error: auth.refused,
+    has_authorization: req.headers.authorization !== undefined,
+    has_signature: req.headers['x-reprise-signature-256'] !== undefined,
+    has_timestamp: req.headers['x-reprise-timestamp'] !== undefined,
+  });
+  return answer(401, { error: auth.refused });
+}
+
+/** The post, or the 400 (413) that names the field at fault. */
+function parsedPost(deps: SignalIntakeDeps, req: HttpRequest, nowMs: number): SignalPost | HttpAnswer {
+  let body: unknown;
+  try {
+    body = JSON.parse(req.body.toString('utf8'));
+  } catch {
+    return answer(400, { error: 'body is not JSON', field: 'body' });
+  }
+  const parsed = parseSignalPost(body, nowMs);
+  if (!('status' in parsed)) return parsed.post;
+  deps.log.warn('signal post refused', { field: parsed.field, error: parsed.error });
+  return answer(parsed.status, { error: `${parsed.field}: ${parsed.error}`, field: parsed.field });
+}
+
+/** A signature counts once: the same signed body posted again within the window is a replay (409). */
+async function replayRefusal(deps: SignalIntakeDeps, auth: Authorized): Promise<HttpAnswer | undefined> {
+  if (auth.via !== 'hmac' || !deps.store.firstUse) return undefined;
+  const tolerance = deps.toleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
+  if (await deps.store.firstUse(auth.signature, auth.timestampMs + tolerance)) return undefined;
+  deps.metrics.count('SignalReplayRefused');
+  deps.log.warn('signal post refused: replayed signature', { timestamp: auth.timestampMs / 1000 });
+  return answer(409, { error: 'this signature was already used: sign each post afresh', field: 'signature' });
+}
+
+/**
+ * Records the post under each runner key it names, in the secret's scope, and asks for the early
+ * recovery of the jobs running there; answers the record's event id and time.
+ */
+async function recordPost(
+  deps: SignalIntakeDeps,
+  post: SignalPost,
+  scope: SignalScope,
+  nowMs: number,
+): Promise<HttpAnswer> {
+  const kind = recordedKind(post.kind);
+  const eventId = post.eventId ?? derivedEventId(post);
+  // One ISO form, as the store keeps it, so the answer names the record's time.
+  const eventTime = post.time
+    ? new Date(post.time).toISOString()
+    : await deps.store.firstSeen(eventId, nowMs, RETRY_HORIZON_MS, scope);
+  const reason = kind === post.kind ? post.reason : [post.kind, post.reason].filter(Boolean).join(': ');
+  const keys = [...new Set([...post.runners, ...(post.instanceId ? [post.instanceId] : [])])];
+
+  const { results } = await mapBounded(keys, WRITE_CONCURRENCY, (runnerKey) =>
+    deps.store.record({
+      runnerKey,
+      kind,
+      eventTime,
+      eventId,
+      source: AGENT_SIGNAL_SOURCE,
+      scope,
+      ...(post.instanceId && { instanceId: post.instanceId }),
+      ...(reason && { reason }),
+    }),
+  );
+  const recorded = results.filter(Boolean).length;
+  for (let i = 0; i < recorded; i++) deps.metrics.count('SignalRecorded', 1, { name: 'kind', value: kind });
+  // The worker proves each request against the signals the scope lets count for the job's owner.
+  if (deps.jobs) await requestRecovery(await deps.jobs.runningOn(keys), { kind, eventId }, deps.recovery);
+  deps.log.info('agent signal recorded', {
+    kind,
+    agent_kind: post.kind,
+    event_id: eventId,
+    event_time: eventTime,
+    instance_id: post.instanceId,
+    runners: keys.length,
+    scope: scope.join(','),
+    recorded,
+  });
+  return answer(202, { recorded, event_id: eventId, event_time: eventTime });
+}
+
+const isAnswer = (x: object): x is HttpAnswer => 'status' in x && 'body' in x;
+
 /**
  * `POST /signals`: runner-loss reports from agents outside EC2 events (Node Termination
  * Handler, a Karpenter hook, a runner's shutdown hook). Everything is validated before the
@@ -205,95 +276,22 @@ export function createSignalIntake(deps: SignalIntakeDeps): (req: HttpRequest) =
     if (req.body.length > MAX_SIGNAL_BODY_BYTES) {
       return answer(413, { error: `body over ${MAX_SIGNAL_BODY_BYTES} bytes`, field: 'body' });
     }
-    let secrets: readonly (string | ScopedSecret)[];
-    try {
-      secrets = (await deps.secrets()).filter((x) => (typeof x === 'string' ? x : x.secret));
-    } catch (err) {
-      deps.log.error('signal secret unavailable', { error: (err as Error).message });
-      return answer(503, { error: 'signal secret unavailable' });
-    }
-    if (secrets.length === 0) {
-      deps.log.error('no signal secret configured; refusing POST /signals');
-      return answer(503, { error: 'signal intake not configured' });
-    }
-    const tolerance = deps.toleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
-    const auth = authorizeSignal(secrets, req.headers, req.body, now(), tolerance);
-    if ('refused' in auth) {
-      deps.metrics.count('SignalAuthFailure');
-      deps.log.warn('signal post rejected: bad or missing credentials', {
-        error: auth.refused,
-        has_authorization: req.headers.authorization !== undefined,
-        has_signature: req.headers['x-reprise-signature-256'] !== undefined,
-        has_timestamp: req.headers['x-reprise-timestamp'] !== undefined,
-      });
-      return answer(401, { error: auth.refused });
-    }
-
-    let body: unknown;
-    try {
-      body = JSON.parse(req.body.toString('utf8'));
-    } catch {
-      return answer(400, { error: 'body is not JSON', field: 'body' });
-    }
+    const secrets = await usableSecrets(deps);
+    if (!Array.isArray(secrets)) return secrets as HttpAnswer;
+    const auth = authorized(deps, secrets, req, now());
+    if (isAnswer(auth)) return auth;
     const nowMs = now();
-    const parsed = parseSignalPost(body, nowMs);
-    if ('status' in parsed) {
-      deps.log.warn('signal post refused', { field: parsed.field, error: parsed.error });
-      return answer(parsed.status, { error: `${parsed.field}: ${parsed.error}`, field: parsed.field });
-    }
+    const post = parsedPost(deps, req, nowMs);
+    if (isAnswer(post)) return post;
+    const replay = await replayRefusal(deps, auth);
+    if (replay) return replay;
 
-    // A signature counts once: the same signed body posted again within the window is a replay.
-    if (auth.via === 'hmac' && deps.store.firstUse) {
-      const first = await deps.store.firstUse(auth.signature, auth.timestampMs + tolerance);
-      if (!first) {
-        deps.metrics.count('SignalReplayRefused');
-        deps.log.warn('signal post refused: replayed signature', { timestamp: auth.timestampMs / 1000 });
-        return answer(409, { error: 'this signature was already used: sign each post afresh', field: 'signature' });
-      }
-    }
-
-    const post = parsed.post;
     const scope = auth.secret.scope;
     const warning = scopeWarning(scope);
     if (warning && !warned.has(warning)) {
       warned.add(warning);
       deps.log.warn(warning);
     }
-    const kind = recordedKind(post.kind);
-    const eventId = post.eventId ?? derivedEventId(post);
-    // One ISO form, as the store keeps it, so the answer names the record's time.
-    const eventTime = post.time
-      ? new Date(post.time).toISOString()
-      : await deps.store.firstSeen(eventId, nowMs, RETRY_HORIZON_MS, scope);
-    const reason = kind === post.kind ? post.reason : [post.kind, post.reason].filter(Boolean).join(': ');
-    const keys = [...new Set([...post.runners, ...(post.instanceId ? [post.instanceId] : [])])];
-
-    const { results } = await mapBounded(keys, WRITE_CONCURRENCY, (runnerKey) =>
-      deps.store.record({
-        runnerKey,
-        kind,
-        eventTime,
-        eventId,
-        source: AGENT_SIGNAL_SOURCE,
-        scope,
-        ...(post.instanceId && { instanceId: post.instanceId }),
-        ...(reason && { reason }),
-      }),
-    );
-    const recorded = results.filter(Boolean).length;
-    for (let i = 0; i < recorded; i++) deps.metrics.count('SignalRecorded', 1, { name: 'kind', value: kind });
-    // The worker proves each request against the signals the scope lets count for the job's owner.
-    if (deps.jobs) await requestRecovery(await deps.jobs.runningOn(keys), { kind, eventId }, deps.recovery);
-    deps.log.info('agent signal recorded', {
-      kind,
-      agent_kind: post.kind,
-      event_id: eventId,
-      event_time: eventTime,
-      instance_id: post.instanceId,
-      runners: keys.length,
-      scope: scope.join(','),
-      recorded,
-    });
-    return answer(202, { recorded, event_id: eventId, event_time: eventTime });
+    return recordPost(deps, post, scope, nowMs);
   };
 }

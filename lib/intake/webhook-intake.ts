@@ -2,17 +2,15 @@ import { verifyWithFallback } from '@octokit/webhooks-methods';
 import { isUtf8 } from 'node:buffer';
 import { ShapeError } from '../errors.js';
 import { type HttpAnswer, type HttpRequest, MAX_BODY_BYTES } from '../http/lambda-http.js';
-import type { RunMessage } from '../model.js';
+import type { AttemptRef } from '../records.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import type { JobOnRunner, RunnerJobs } from '../ledger/runner-jobs.js';
-import { jobOnRunnerFrom } from '../signals/job-runners.js';
-import { completedAttemptFrom, messageGroupId, runMessageFromPayload } from '../webhook/run-message.js';
-
-/**
- * GitHub's delivery GUIDs are UUIDs. The GUID becomes the queue's deduplication id, so it must
- * fit SQS's rule (1-128 printable ASCII characters) or the enqueue would fail with a 5xx.
- */
-const DELIVERY_GUID = /^[\x21-\x7e]{1,128}$/;
+import type { RunnerJobs } from '../ledger/runner-jobs.js';
+import type { JobOnRunner, ReportedBranchRun } from '../records.js';
+import { RunnerKeys } from '../signals/runner-keys.js';
+import { messageGroupId } from '../webhook/run-message.js';
+import { readWorkflowJob } from '../webhook/workflow-job.js';
+import { readWorkflowRun, type WorkflowRunDelivery } from '../webhook/workflow-run.js';
+import { FIFO_ID } from '../queue/sqs-limits.js';
 
 import type { EventPublisher } from '../events/types.js';
 import type { Deliveries } from '../ledger/deliveries.js';
@@ -20,12 +18,11 @@ import type { QueuedJobs } from '../ledger/queued-jobs.js';
 import type { RerunOutcomeLog } from '../ledger/outcomes.js';
 import type { RunQueue } from '../queue/run-queue.js';
 import { outcomeEvent, publishQuietly } from '../events/build.js';
-import { queuedJobFrom } from '../webhook/queued-job.js';
 import type { BranchRuns } from '../ledger/branch-runs.js';
-import { branchRunFrom } from '../webhook/branch-run.js';
 import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import { recoveryDeduplicationId, recoveryGroupId } from '../webhook/recovery-message.js';
 
+/** What `POST /webhook` needs: its secrets, the queue and the stores each delivery may write. */
 export interface IntakeDeps {
   /** The current webhook secret first, then the previous one during a rotation. */
   readonly secrets: () => Promise<readonly string[]>;
@@ -35,6 +32,8 @@ export interface IntakeDeps {
   readonly metrics: MetricSink;
   /** Records which job runs on which runner, from `workflow_job` events (optional). */
   readonly jobs?: Pick<RunnerJobs, 'started' | 'finished'>;
+  /** The keys a job's runner is recorded under, from its name (RUNNER_NAME_PATTERNS); the instance id alone when absent. */
+  readonly runnerKeys?: RunnerKeys;
   /** Records jobs waiting for a runner (`queued`) and forgets them (`in_progress`, `completed`), for the stuck-queued sweep. */
   readonly queuedJobs?: Pick<QueuedJobs, 'queued' | 'clear'>;
   /** Records green completions of re-runs reprise made (`recovered`); green runs are ignored without it. */
@@ -65,40 +64,12 @@ export async function signatureMatches(
   return (await verifyWithFallback(current, body, signature, previous)) === true;
 }
 
-/** Why a delivery is not enqueued, or undefined when it is a completed red run. */
-export function ignoreReason(event: string, payload: Record<string, unknown>): string | undefined {
-  if (event !== 'workflow_run') return `ignored: event ${event}`;
-  if (payload.action !== 'completed') return `ignored: action ${String(payload.action)}`;
-  const run = payload.workflow_run as Record<string, unknown> | undefined;
-  const conclusion = run?.conclusion;
-  if (conclusion !== 'failure' && conclusion !== 'cancelled') return `ignored: conclusion ${String(conclusion)}`;
-  return undefined;
-}
-
-/** A green completion of a later attempt: it may be a re-run reprise made, and then it recovered. */
-const isGreenRerun = (event: string, payload: Record<string, unknown>): boolean => {
-  const run = payload.workflow_run as Record<string, unknown> | undefined;
-  return (
-    event === 'workflow_run' &&
-    payload.action === 'completed' &&
-    run?.conclusion === 'success' &&
-    typeof run.run_attempt === 'number' &&
-    run.run_attempt > 1
-  );
-};
-
 /**
  * Records a recovered re-run straight in the ledger: no decision, no GitHub call, no queue.
  * The write is once per attempt, so a redelivery changes nothing.
  */
-async function recordRecovered(deps: IntakeDeps, payload: Record<string, unknown>, guid: string): Promise<HttpAnswer> {
-  let attempt;
-  try {
-    attempt = completedAttemptFrom(payload);
-  } catch (err) {
-    if (err instanceof ShapeError) return answer(400, { error: `not a workflow_run payload: ${err.message}` });
-    throw err;
-  }
+async function recordRecovered(deps: IntakeDeps, attempt: AttemptRef | ShapeError, guid: string): Promise<HttpAnswer> {
+  if (attempt instanceof ShapeError) return answer(400, { error: `not a workflow_run payload: ${attempt.message}` });
   const result = await deps.outcomes!.recordIfRerun(attempt, 'recovered');
   if (result === 'not_a_rerun') return answer(202, { ok: true, reason: 'ignored: not a re-run by reprise' });
   if (result === 'recorded') {
@@ -124,9 +95,10 @@ async function recordRecovered(deps: IntakeDeps, payload: Record<string, unknown
  */
 async function recordJob(deps: IntakeDeps, payload: Record<string, unknown>): Promise<HttpAnswer> {
   const action = payload.action;
+  const read = readWorkflowJob(payload);
   const waiting = deps.queuedJobs;
   if (waiting && (action === 'queued' || action === 'in_progress' || action === 'completed')) {
-    const q = queuedJobFrom(payload);
+    const q = typeof read === 'string' ? read : read.queued;
     if (typeof q === 'string') return answer(400, { error: q });
     if (action === 'queued') {
       await waiting.queued(q);
@@ -137,13 +109,14 @@ async function recordJob(deps: IntakeDeps, payload: Record<string, unknown>): Pr
   const jobs = deps.jobs;
   if (!jobs || (action !== 'in_progress' && action !== 'completed'))
     return answer(202, { ok: true, reason: `ignored: action ${String(action)}` });
-  const job = jobOnRunnerFrom(payload);
+  const job = typeof read === 'string' ? read : read.onRunner;
   if (typeof job === 'string') {
     return job === 'no runner assigned yet'
       ? answer(202, { ok: true, reason: `ignored: ${job}` })
       : answer(400, { error: job });
   }
-  await (action === 'in_progress' ? jobs.started(job) : jobs.finished(job));
+  const runnerKeys = (deps.runnerKeys ?? new RunnerKeys()).for(job.runnerName);
+  await (action === 'in_progress' ? jobs.started(job, runnerKeys) : jobs.finished(job, runnerKeys));
   if (action === 'completed') await askAgainIfWaiting(deps, job);
   return answer(202, { ok: true, reason: action === 'in_progress' ? 'job recorded on its runner' : 'job finished' });
 }
@@ -170,8 +143,7 @@ async function askAgainIfWaiting(deps: IntakeDeps, job: JobOnRunner): Promise<vo
  * conclusion: nothing is enqueued for it. A failed write is logged and the delivery goes on: the
  * worker then lists the branch's runs instead.
  */
-async function recordBranchRun(deps: IntakeDeps, payload: Record<string, unknown>, guid: string): Promise<void> {
-  const found = branchRunFrom(payload);
+async function recordBranchRun(deps: IntakeDeps, found: ReportedBranchRun | string, guid: string): Promise<void> {
   if (!deps.branchRuns || typeof found === 'string') return;
   try {
     await deps.branchRuns.record(found.key, found.run);
@@ -195,7 +167,8 @@ export function createIntake(deps: IntakeDeps): (req: HttpRequest) => Promise<Ht
     const event = req.headers['x-github-event'];
     const guid = req.headers['x-github-delivery'];
     if (!event || !guid) return answer(400, { error: 'missing X-GitHub-Event or X-GitHub-Delivery header' });
-    if (!DELIVERY_GUID.test(guid)) return answer(400, { error: 'X-GitHub-Delivery is not a delivery GUID' });
+    // The GUID (a UUID) becomes the queue's deduplication id: one SQS would refuse is a 400, not a 5xx.
+    if (!FIFO_ID.test(guid)) return answer(400, { error: 'X-GitHub-Delivery is not a delivery GUID' });
 
     // GitHub sends UTF-8 JSON; anything else is refused before it is decoded or verified.
     if (!isUtf8(req.body)) return answer(400, { error: 'body is not UTF-8' });
@@ -219,37 +192,39 @@ export function createIntake(deps: IntakeDeps): (req: HttpRequest) => Promise<Ht
       return recordJob(deps, payload as Record<string, unknown>);
     }
 
-    if (event === 'workflow_run') await recordBranchRun(deps, payload as Record<string, unknown>, guid);
-    if (deps.outcomes && isGreenRerun(event, payload as Record<string, unknown>)) {
-      return recordRecovered(deps, payload as Record<string, unknown>, guid);
-    }
-    const ignored = ignoreReason(event, payload as Record<string, unknown>);
-    if (ignored) return answer(202, { ok: true, reason: ignored });
-
-    let message: RunMessage;
-    try {
-      message = runMessageFromPayload(payload, guid);
-    } catch (err) {
-      if (err instanceof ShapeError) return answer(400, { error: `not a workflow_run payload: ${err.message}` });
-      throw err;
-    }
-    if (await deps.deliveries.isSeen(guid)) {
-      deps.log.info('duplicate delivery', { delivery: guid, run_id: message.runId });
-      return answer(200, { ok: true, reason: 'duplicate' });
-    }
-    await deps.queue.send(message, messageGroupId(message), guid);
-    try {
-      await deps.deliveries.markSeen(guid, event);
-    } catch (err) {
-      // Already enqueued; the queue's and the ledger's dedupe keep a repeat harmless.
-      deps.log.warn('could not record delivery as seen', { delivery: guid, error: (err as Error).message });
-    }
-    deps.log.info('enqueued', {
-      delivery: guid,
-      run_id: message.runId,
-      run_attempt: message.runAttempt,
-      repository: `${message.repository.owner}/${message.repository.name}`,
-    });
-    return answer(202, { ok: true, reason: 'enqueued', run_id: message.runId, run_attempt: message.runAttempt });
+    if (event !== 'workflow_run') return answer(202, { ok: true, reason: `ignored: event ${event}` });
+    return enqueueRun(deps, readWorkflowRun(payload as Record<string, unknown>, guid), guid);
   };
+}
+
+/**
+ * A `workflow_run` delivery: its branch run recorded, a green re-run's outcome recorded, a
+ * completed red run enqueued once.
+ */
+async function enqueueRun(deps: IntakeDeps, run: WorkflowRunDelivery, guid: string): Promise<HttpAnswer> {
+  await recordBranchRun(deps, run.branchRun, guid);
+  if (deps.outcomes && run.greenRerun) return recordRecovered(deps, run.attempt, guid);
+  if (run.ignored) return answer(202, { ok: true, reason: run.ignored });
+  const message = run.message;
+  if (message instanceof ShapeError) {
+    return answer(400, { error: `not a workflow_run payload: ${message.message}` });
+  }
+  if (await deps.deliveries.isSeen(guid)) {
+    deps.log.info('duplicate delivery', { delivery: guid, run_id: message.runId });
+    return answer(200, { ok: true, reason: 'duplicate' });
+  }
+  await deps.queue.send(message, messageGroupId(message), guid);
+  try {
+    await deps.deliveries.markSeen(guid, 'workflow_run');
+  } catch (err) {
+    // Already enqueued; the queue's and the ledger's dedupe keep a repeat harmless.
+    deps.log.warn('could not record delivery as seen', { delivery: guid, error: (err as Error).message });
+  }
+  deps.log.info('enqueued', {
+    delivery: guid,
+    run_id: message.runId,
+    run_attempt: message.runAttempt,
+    repository: `${message.repository.owner}/${message.repository.name}`,
+  });
+  return answer(202, { ok: true, reason: 'enqueued', run_id: message.runId, run_attempt: message.runAttempt });
 }

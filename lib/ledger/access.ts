@@ -101,7 +101,7 @@ export const STORE_ACCESS = {
   signalRecords: [on(P.runnerSignal, 'PutItem')],
   /** eks-listings.ts, the EC2 signal's side: `record`. */
   eksListingWrites: [on(P.eksListing, 'PutItem')],
-  /** runner-signals.ts, the worker's side: `forRunner`. */
+  /** runner-signals.ts, the worker's side: `around` (through `signals/runner-lookup.ts`). */
   signalReads: [on(P.runnerSignal, 'Query')],
   /** run-recoveries.ts, the worker's side: an attempt's end (claim, settle, release, read) and a run's wait. */
   recoveries: [on(P.recovery, 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem')],
@@ -121,6 +121,7 @@ export const STORE_ACCESS = {
   ],
 } as const satisfies Record<string, readonly KeyGrant[]>;
 
+/** A store of the ledger, by the name the grants table gives it. */
 export type StoreName = keyof typeof STORE_ACCESS;
 
 /** The stores each function's compose opens (lib/compose/*.ts), and whether it scans. */

@@ -9,7 +9,9 @@ import { type StoredAttempt, STATE } from './attributes.js';
 import { type Key, keys } from './keys.js';
 import type { Expression, Table } from './table.js';
 
+/** The item key of a message's run attempt. */
 export const keyOf = (msg: RunMessage): Key => keys.runAttempt(msg.repository.id, msg.runId, msg.runAttempt);
+/** The item key a stored attempt was read under, to write it back conditionally. */
 export const storedKey = (rec: StoredAttempt): Key => ({ pk: rec.pk, sk: rec.sk });
 
 /** `decision IN (:rerun0, :rerun1)`: the re-run decisions, as an expression. */

@@ -63,11 +63,12 @@ export const ATTR = {
   since: 'since',
 } as const;
 
+/** The name of an attribute the ledger writes or reads in an expression. */
 export type AttributeName = keyof typeof ATTR;
 
 /**
- * A run attempt is claimed by one worker, may wait for its re-run turn (then any worker takes
- * it over once the turn came), then is decided; a decided attempt is never claimed again.
+ * A run attempt is claimed by one worker, may wait for its re-run slot (then any worker takes
+ * it over once the slot came), then is decided; a decided attempt is never claimed again.
  */
 export const STATE = { claimed: 'claimed', waiting: 'waiting', decided: 'decided' } as const satisfies Record<
   string,

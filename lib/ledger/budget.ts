@@ -3,6 +3,7 @@ import { keys, TTL, ttlFrom } from './keys.js';
 import type { Table } from './table.js';
 import { type VersionedItems, versionedItemsOf } from './versioned.js';
 
+/** How much of its hourly retry budget an installation has spent, and the limit. */
 export interface BudgetUsage {
   readonly limit: number;
   readonly used: number;
@@ -18,13 +19,13 @@ export interface RetryBudget {
   /** The installation's usage, and the repository's part when `repositoryId` is given. */
   usage(installationId: number | null, repositoryId?: number): Promise<BudgetUsage>;
   /**
-   * Takes one unit of the rolling hour for `runKey` (`<repository id>#…`), atomically across
+   * Takes one unit of the rolling hour for `attemptKey` (`<repository id>#…`), atomically across
    * workers, just before its re-run call; none is taken when the hour's units are spent, or its
    * repository's share of them.
    */
-  take(installationId: number | null, runKey: string): Promise<BudgetTake>;
-  /** Gives back the unit `runKey` took, when its call was not made or re-ran nothing. */
-  giveBack(installationId: number | null, runKey: string): Promise<void>;
+  take(installationId: number | null, attemptKey: string): Promise<BudgetTake>;
+  /** Gives back the unit `attemptKey` took, when its call was not made or re-ran nothing. */
+  giveBack(installationId: number | null, attemptKey: string): Promise<void>;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -42,7 +43,7 @@ interface WindowItem {
 }
 
 /** The repository a unit was taken for: the first part of its run key. */
-const repositoryOf = (runKey: string): string => runKey.split('#')[0] ?? '';
+const repositoryOf = (attemptKey: string): string => attemptKey.split('#')[0] ?? '';
 
 /**
  * The per-installation retry budget: at most `limitPerHour` re-runs in any rolling hour,
@@ -88,15 +89,15 @@ export class TableRetryBudget implements RetryBudget {
     };
   }
 
-  async take(installationId: number | null, runKey: string): Promise<BudgetTake> {
+  async take(installationId: number | null, attemptKey: string): Promise<BudgetTake> {
     if (this.limitPerHour === 0) return { taken: true };
     return this.update<BudgetTake>(installationId, (live, now) => {
-      if (live.some((s) => s.k === runKey)) return { result: { taken: true } };
-      const repository = this.repositoryUsage(live, repositoryOf(runKey));
+      if (live.some((s) => s.k === attemptKey)) return { result: { taken: true } };
+      const repository = this.repositoryUsage(live, repositoryOf(attemptKey));
       if (live.length >= this.limitPerHour || repository.used >= repository.limit) {
         return { result: { taken: false, limit: this.limitPerHour, used: live.length, repository } };
       }
-      return { result: { taken: true }, spends: [...live, { k: runKey, at: now }] };
+      return { result: { taken: true }, spends: [...live, { k: attemptKey, at: now }] };
     });
   }
 
@@ -104,11 +105,11 @@ export class TableRetryBudget implements RetryBudget {
     return { limit: this.repositoryLimit, used: live.filter((s) => repositoryOf(s.k) === repository).length };
   }
 
-  async giveBack(installationId: number | null, runKey: string): Promise<void> {
+  async giveBack(installationId: number | null, attemptKey: string): Promise<void> {
     if (this.limitPerHour === 0) return;
     await this.update<undefined>(installationId, (live) =>
-      live.some((s) => s.k === runKey)
-        ? { result: undefined, spends: live.filter((s) => s.k !== runKey) }
+      live.some((s) => s.k === attemptKey)
+        ? { result: undefined, spends: live.filter((s) => s.k !== attemptKey) }
         : { result: undefined },
     );
   }

@@ -9,6 +9,7 @@ export interface DecisionLog {
   list(filter?: DecisionFilter): Promise<AttemptRecord[]>;
 }
 
+/** The decision log on the table: decided attempts, newest first, for listings and the CLI. */
 export class TableDecisionLog implements DecisionLog {
   constructor(private readonly table: Table) {}
 

@@ -8,6 +8,7 @@ export interface Deliveries {
   markSeen(guid: string, event: string): Promise<void>;
 }
 
+/** Delivery GUIDs seen by the intake, so a redelivery is not enqueued twice. */
 export class TableDeliveries implements Deliveries {
   constructor(
     private readonly table: Table,

@@ -14,6 +14,7 @@ export interface EksListing {
   readonly instanceId?: string;
 }
 
+/** Each EKS cluster's last pod listing, so `reprise status` can say when a cluster was last read. */
 export interface EksListings {
   /** Keeps the cluster's latest outcome: a failure, or none once it answered. */
   record(
@@ -24,6 +25,7 @@ export interface EksListings {
   list(): Promise<EksListing[]>;
 }
 
+/** EKS listings on the table, one item per cluster, overwritten by each listing. */
 export class TableEksListings implements EksListings {
   constructor(
     private readonly table: Table,

@@ -4,6 +4,7 @@
  */
 const DAY = 24 * 60 * 60;
 
+/** How long each kind of item is kept before DynamoDB's TTL removes it, in seconds. */
 export const TTL = {
   delivery: 8 * DAY,
   runAttempt: 35 * DAY,
@@ -35,6 +36,7 @@ export const TTL = {
   pauseAfterEnd: DAY,
 } as const;
 
+/** An item's primary key: partition and sort key. */
 export interface Key {
   readonly pk: string;
   readonly sk: string;
@@ -51,6 +53,7 @@ const budgetPk = (installationId: number | null) => `BUDGET#${installationId ?? 
 const queuedPk = (installationId: number | null) => `QUEUED#${installationId ?? 'none'}`;
 const outcomesPk = (installationId: number | null) => `OUTCOMES#${installationId ?? 'none'}`;
 
+/** Every key the ledger writes, by item kind: the one place the table's key layout is spelled. */
 export const keys = {
   delivery: (guid: string): Key => ({ pk: `DELIVERY#${guid}`, sk: 'DELIVERY' }),
   runAttempt: (repoId: number, runId: number, attempt: number): Key => ({
@@ -194,4 +197,5 @@ export const keys = {
   redelivery: (guid: string): Key => ({ pk: `REDELIVERY#${guid}`, sk: 'REDELIVERY' }),
 } as const;
 
+/** The TTL attribute's value: `seconds` from `nowMs`, in epoch seconds as DynamoDB reads it. */
 export const ttlFrom = (nowMs: number, seconds: number): number => Math.floor(nowMs / 1000) + seconds;

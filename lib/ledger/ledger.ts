@@ -1,6 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { BreakerSettings } from '../decide/breaker.js';
-import type { RunnerKeys } from '../signals/runner-keys.js';
 import { type BranchRuns, TableBranchRuns } from './branch-runs.js';
 import { type RetryBudget, TableRetryBudget } from './budget.js';
 import { type DecisionLog, TableDecisionLog } from './decision-log.js';
@@ -50,10 +49,10 @@ export interface Ledger {
   pacing(limits: PaceLimits): Required<Pacing>;
   /** Re-run outcomes and the breakers they drive. */
   outcomes(breaker: BreakerSettings): RerunOutcomes;
-  /** Runner signals, kept `ttlSeconds`, looked up under every key `runnerKeys` gives a runner's name. */
-  runnerSignals(ttlSeconds: number, runnerKeys?: RunnerKeys): RunnerSignals;
-  /** Which jobs run on which runner, under every key `runnerKeys` gives its name. */
-  runnerJobs(runnerKeys?: RunnerKeys): RunnerJobs;
+  /** Runner signals, kept `ttlSeconds`, under the runner keys the caller gives. */
+  runnerSignals(ttlSeconds: number): RunnerSignals;
+  /** Which jobs run on which runner, under the runner keys the caller gives. */
+  runnerJobs(): RunnerJobs;
   /** The reconciler's store, on the reconciler's clock. */
   reconcile(now: () => number): ReconcileStore;
   /** The same stores over the same document client, on the clock `now`. */
@@ -90,7 +89,7 @@ export function openIntakeLedger(
     branchRuns: new TableBranchRuns(table, now),
     recoveries: new TableRunRecoveries(table, now),
     outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),
-    runnerJobs: (runnerKeys) => new TableRunnerJobs(table, now, runnerKeys),
+    runnerJobs: () => new TableRunnerJobs(table, now),
   };
 }
 
@@ -109,8 +108,8 @@ function storesOn(table: Table, now: () => number): Ledger {
     budget: (perHour, repositoryShare) => new TableRetryBudget(table, perHour, now, repositoryShare),
     pacing: (limits) => new TablePacing(table, limits, now),
     outcomes: (breaker) => new TableRerunOutcomes(table, breaker, now),
-    runnerSignals: (ttlSeconds, runnerKeys) => new TableRunnerSignals(table, ttlSeconds, now, runnerKeys),
-    runnerJobs: (runnerKeys) => new TableRunnerJobs(table, now, runnerKeys),
+    runnerSignals: (ttlSeconds) => new TableRunnerSignals(table, ttlSeconds, now),
+    runnerJobs: () => new TableRunnerJobs(table, now),
     reconcile: (clock) => new TableReconcileStore(table, clock),
     at: (clock) => storesOn(table, clock),
   };

@@ -8,7 +8,7 @@ import {
 } from '../decide/breaker.js';
 import { isRerunDecision, type RerunOutcome } from '../model.js';
 import { keys, TTL, ttlFrom } from './keys.js';
-import type { AttemptRecord, AttemptRef, OutcomeRecord } from '../records.js';
+import { type AttemptRecord, type AttemptRef, attemptKey, type OutcomeRecord } from '../records.js';
 import type { Table } from './table.js';
 
 /**
@@ -112,15 +112,15 @@ export class TableRerunOutcomes implements RerunOutcomes {
       ttl: ttlFrom(now, TTL.rerunOutcome),
     };
     if (!(await this.table.putIf(marker, { expression: 'attribute_not_exists(#pk)' }))) return 'already';
-    const attemptKey = `${a.repoId}#${a.runId}#${a.runAttempt}`;
+    const key = attemptKey(a.repoId, a.runId, a.runAttempt);
     // Twice the window: the window's Query never misses an item TTL has not yet removed.
     const item = {
       outcome,
       repository: a.repository,
       ttl: ttlFrom(now, Math.ceil((2 * this.settings.windowMs) / 1000)),
     };
-    await this.table.put({ ...keys.outcomeAt(a.installationId, at, attemptKey), ...item });
-    await this.table.put({ ...keys.repoOutcomeAt(a.installationId, a.repoId, at, attemptKey), ...item });
+    await this.table.put({ ...keys.outcomeAt(a.installationId, at, key), ...item });
+    await this.table.put({ ...keys.repoOutcomeAt(a.installationId, a.repoId, at, key), ...item });
     return 'recorded';
   }
 

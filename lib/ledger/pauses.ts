@@ -21,6 +21,7 @@ export interface Pause {
   readonly until: string | null;
 }
 
+/** An operator's request to pause reprise for an installation or a repository, until a time or until resumed. */
 export interface PauseRequest {
   readonly scope: PauseScope;
   readonly by: string;

@@ -16,7 +16,7 @@ export interface AttemptReader {
  * is conditional on that claim, and answers false when it was lost.
  */
 export interface RunAttempts extends AttemptReader {
-  /** Claims the attempt for `owner`, or takes over a waiting attempt whose turn came; else what holds it. */
+  /** Claims the attempt for `owner`, or takes over a waiting attempt whose slot came; else what holds it. */
   claim(msg: RunMessage, owner: string, leaseMs: number): Promise<ClaimResult>;
   /** Turns the claim into a wait for its re-run slot, keeping `kept`; false when the claim was lost. */
   wait(
@@ -76,7 +76,7 @@ export class TableRunAttempts implements RunAttempts {
     if (await this.table.putIf(item, { expression: 'attribute_not_exists(#pk)' })) return { claimed: true };
     const existing = await this.get(msg.repository.id, msg.runId, msg.runAttempt);
     if (existing?.state !== STATE.waiting || (existing.slotAt ?? 0) > now) return { claimed: false, existing };
-    // Its turn came: whichever worker receives the attempt's message now takes it over, slot and all.
+    // Its slot came: whichever worker receives the attempt's message now takes it over, slot and all.
     // `:owner` is the condition's (the waiting owner); the worker taking the attempt over is `:taker`.
     const taken = await this.table.updateIf(
       keyOf(msg),
@@ -97,7 +97,7 @@ export class TableRunAttempts implements RunAttempts {
   /**
    * Turns this owner's claim into a wait for the reserved slot: the lease runs to the slot and
    * a lease beyond, so a sweep takes the attempt back only if its message never came back.
-   * `kept` holds the facts gathered before the wait, so the turn does not gather them again.
+   * `kept` holds the facts gathered before the wait, so the next pass does not gather them again.
    * The waiting message becomes the attempt's own, so the claim knows it from a copy.
    */
   wait(
@@ -111,7 +111,7 @@ export class TableRunAttempts implements RunAttempts {
   ): Promise<boolean> {
     return this.table.updateIf(
       keyOf(msg),
-      // The message that waits becomes the attempt's: a copy that comes back before the turn is told apart by it.
+      // The message that waits becomes the attempt's: a copy that comes back before the slot is told apart by it.
       `SET #state = :waiting, #slotAt = :slot, #waitingSince = :since, #leaseUntil = :until, #message = :msg${kept === undefined ? '' : ', #kept = :kept'}${unreserved ? ', #unreserved = :unreserved' : ''}` +
         (unreserved ? '' : ' REMOVE #unreserved'),
       {

@@ -45,6 +45,7 @@ export interface RunRecoveries {
   stopWaiting(repoId: number, runId: number): Promise<void>;
 }
 
+/** Early ends and runs waiting for their healthy jobs, on the table. */
 export class TableRunRecoveries implements RunRecoveries {
   constructor(
     private readonly table: Table,

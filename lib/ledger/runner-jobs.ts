@@ -1,25 +1,16 @@
-import { RunnerKeys } from '../signals/runner-keys.js';
+import type { JobOnRunner } from '../records.js';
 import { keys, TTL, ttlFrom } from './keys.js';
 import type { Table } from './table.js';
-
-export interface JobOnRunner {
-  readonly jobId: number;
-  readonly runId: number;
-  readonly runnerName: string;
-  /** `owner/name`. */
-  readonly repository: string;
-  /** The repository's id and the App installation: what a request to end the run early names. Absent on older records. */
-  readonly repositoryId?: number;
-  readonly installationId?: number | null;
-}
 
 /**
  * Which jobs are running on which runner, from `workflow_job` events. It lets an interruption
  * warning count the jobs it is about to kill, minutes before their runs complete.
  */
 export interface RunnerJobs {
-  started(job: JobOnRunner): Promise<void>;
-  finished(job: JobOnRunner): Promise<void>;
+  /** Records the job under each of its runner's keys (the caller derives them from the runner's name). */
+  started(job: JobOnRunner, runnerKeys: readonly string[]): Promise<void>;
+  /** Forgets the job under each of its runner's keys. */
+  finished(job: JobOnRunner, runnerKeys: readonly string[]): Promise<void>;
   /** Jobs still running on any of these runner keys, each counted once. */
   runningOn(runnerKeys: readonly string[]): Promise<JobOnRunner[]>;
 }
@@ -32,17 +23,16 @@ export class TableRunnerJobs implements RunnerJobs {
   constructor(
     private readonly table: Table,
     private readonly now: () => number = Date.now,
-    private readonly runnerKeys: RunnerKeys = new RunnerKeys(),
   ) {}
 
-  async started(job: JobOnRunner): Promise<void> {
-    for (const key of this.runnerKeys.for(job.runnerName)) {
+  async started(job: JobOnRunner, runnerKeys: readonly string[]): Promise<void> {
+    for (const key of runnerKeys) {
       await this.table.put({ ...keys.runnerJob(key, job.jobId), ...job, ttl: ttlFrom(this.now(), TTL.jobRunner) });
     }
   }
 
-  async finished(job: JobOnRunner): Promise<void> {
-    for (const key of this.runnerKeys.for(job.runnerName)) await this.table.delete(keys.runnerJob(key, job.jobId));
+  async finished(job: JobOnRunner, runnerKeys: readonly string[]): Promise<void> {
+    for (const key of runnerKeys) await this.table.delete(keys.runnerJob(key, job.jobId));
   }
 
   async runningOn(runnerKeys: readonly string[]): Promise<JobOnRunner[]> {

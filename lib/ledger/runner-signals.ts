@@ -1,7 +1,6 @@
-import type { RunnerSignal, SignalKind, SignalWindow } from '../model.js';
-import type { SignalFact } from '../records.js';
-import { type JobOwner, scopeAllows, type SignalScope, scopeTag } from '../config/signal-scope.js';
-import { RunnerKeys } from '../signals/runner-keys.js';
+import type { SignalKind, SignalWindow } from '../model.js';
+import type { RecordedSignal, SignalFact } from '../records.js';
+import { type SignalScope, scopeTag } from '../config/signal-scope.js';
 import { keys, ttlFrom } from './keys.js';
 import type { Table } from './table.js';
 
@@ -30,15 +29,10 @@ export interface RunnerSignals {
    */
   firstSeen(eventId: string, nowMs: number, horizonMs: number, scope?: SignalScope): Promise<string>;
   /**
-   * Signals for a runner (under every key its name gives) around a job's completion that may
-   * count for a job of `owner`: an agent's signal whose scope leaves the owner out is not one.
+   * Signals recorded under any of `runnerKeys` around a job's completion (now when it has not
+   * completed), each with the scope it was posted under: whom it counts for is the caller's call.
    */
-  forRunner(
-    runnerName: string | null,
-    completedAt: string | null,
-    window: SignalWindow,
-    owner?: JobOwner,
-  ): Promise<RunnerSignal[]>;
+  around(runnerKeys: readonly string[], completedAt: string | null, window: SignalWindow): Promise<RecordedSignal[]>;
   /**
    * Marks an HMAC signature used, until `untilMs` (when its timestamp leaves the window); false
    * when it was used already: the post is a replay.
@@ -48,15 +42,13 @@ export interface RunnerSignals {
 
 /**
  * Runner signals (one item per runner key and event) and the first-seen markers of agent posts.
- * A runner's signals are looked up under every key its name gives (`RunnerKeys`): the name, the
- * instance id in it, and what the configured patterns capture.
+ * The caller names the runner keys to look under (`RunnerKeys` derives them from a runner's name).
  */
 export class TableRunnerSignals implements RunnerSignals {
   constructor(
     private readonly table: Table,
     private readonly ttlSeconds: number,
     private readonly now: () => number = Date.now,
-    private readonly runnerKeys: RunnerKeys = new RunnerKeys(),
   ) {}
 
   record(input: SignalRecordInput): Promise<boolean> {
@@ -75,30 +67,29 @@ export class TableRunnerSignals implements RunnerSignals {
     );
   }
 
-  async forRunner(
-    runnerName: string | null,
+  async around(
+    runnerKeys: readonly string[],
     completedAt: string | null,
     window: SignalWindow,
-    owner?: JobOwner,
-  ): Promise<RunnerSignal[]> {
+  ): Promise<RecordedSignal[]> {
     const at = completedAt ? Date.parse(completedAt) : this.now();
     const from = new Date(at - window.beforeMs).toISOString();
     const to = new Date(at + window.afterMs).toISOString();
-    const out: RunnerSignal[] = [];
-    for (const key of this.runnerKeys.for(runnerName)) out.push(...(await this.between(key, from, to, owner)));
+    const out: RecordedSignal[] = [];
+    for (const key of runnerKeys) out.push(...(await this.between(key, from, to)));
     return out;
   }
 
   /** A runner key's signals with event times from `fromIso` to `toIso`. */
-  private async between(runnerKey: string, fromIso: string, toIso: string, owner?: JobOwner): Promise<RunnerSignal[]> {
+  private async between(runnerKey: string, fromIso: string, toIso: string): Promise<RecordedSignal[]> {
     const items = await this.table.query(keys.runnerSignalsBetween(runnerKey, fromIso, toIso));
-    const counted = owner === undefined ? items : items.filter((i) => scopeAllows(i.scope as SignalScope, owner));
-    return counted.map((item) => ({
+    return items.map((item) => ({
       runnerKey: item.runnerKey as string,
       kind: item.kind as SignalKind,
       eventTime: item.eventTime as string,
       source: item.source as string,
       ...(item.instanceId ? { instanceId: item.instanceId as string } : {}),
+      ...(item.scope !== undefined && { scope: item.scope as SignalScope }),
     }));
   }
 

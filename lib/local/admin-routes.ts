@@ -11,6 +11,7 @@ import { withoutMessage } from '../records.js';
 import { parseRunMessage } from '../webhook/run-message.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
+/** What the operator routes read and act on. */
 export interface AdminDeps {
   /** With `pauses`, the routes of `reprise pause` and `reprise resume` are served. */
   readonly ledger: Pick<Ledger, 'decisions' | 'report'> & Partial<Pick<Ledger, 'pauses' | 'eksListings'>>;
@@ -40,13 +41,8 @@ function intParam(q: URLSearchParams, key: string): number | undefined | string 
   return Number.isInteger(n) && n >= 0 ? n : `${key}: expected a whole number, got "${raw}"`;
 }
 
-/**
- * Operator routes of the local runtime, for `reprise decisions`, `reprise report` and `reprise replay` (a run, or `--dead-letters`).
- * Served only by the local runtime (which binds 127.0.0.1 by default), never deployed.
- */
-export function adminRoutes(
-  deps: AdminDeps,
-): Record<
+/** The operator's routes, by `METHOD /path`. */
+export type AdminRoute =
   | 'GET /decisions'
   | 'GET /report-facts'
   | 'GET /eks-listings'
@@ -55,10 +51,20 @@ export function adminRoutes(
   | 'POST /ec2-events'
   | 'GET /pauses'
   | 'POST /pause'
-  | 'POST /resume',
-  LambdaHttpHandler
-> {
-  const noPauses = reply(404, { error: 'this runtime keeps no pauses' });
+  | 'POST /resume';
+
+/**
+ * Operator routes of the local runtime, for `reprise decisions`, `reprise report` and `reprise replay` (a run, or `--dead-letters`).
+ * Served only by the local runtime (which binds 127.0.0.1 by default), never deployed.
+ */
+export function adminRoutes(deps: AdminDeps): Record<AdminRoute, LambdaHttpHandler> {
+  return { ...readRoutes(deps), ...queueRoutes(deps), ...pauseRoutes(deps) };
+}
+
+/** What the ledger holds, read: the decisions, the report's facts, the EKS listings. */
+function readRoutes(
+  deps: AdminDeps,
+): Record<'GET /decisions' | 'GET /report-facts' | 'GET /eks-listings', LambdaHttpHandler> {
   return {
     'GET /decisions': async (event) => {
       const q = new URLSearchParams(event.rawQueryString ?? '');
@@ -74,52 +80,72 @@ export function adminRoutes(
       });
       return reply(200, { decisions: records.map(withoutMessage) });
     },
-
     'GET /report-facts': async (event) => {
       const since = intParam(new URLSearchParams(event.rawQueryString ?? ''), 'since');
       if (typeof since !== 'number') return reply(400, { error: since ?? 'since: required (epoch ms)' });
       return reply(200, await deps.ledger.report.facts(since));
     },
-
     'GET /eks-listings': async () => reply(200, { clusters: (await deps.ledger.eksListings?.list()) ?? [] }),
+  };
+}
 
-    'POST /replay': async (event) => {
-      let message: RunMessage;
-      let force: boolean;
-      try {
-        const body = JSON.parse(bodyText(event)) as { message?: unknown; force?: unknown };
-        message = parseRunMessage(JSON.stringify(body.message));
-        force = body.force === true;
-      } catch (err) {
-        const why = err instanceof ShapeError ? err.message : 'body is not JSON';
-        return reply(400, { error: `expected {"message": <run message>, "force"?: boolean}: ${why}` });
-      }
-      const verdict = await deps.replay(message, force);
-      if (verdict.kind === 'enqueue') return reply(202, verdict);
-      return reply(verdict.kind === 'already_decided' ? 200 : 409, verdict);
+/** What puts work on the queue: a replay, the dead letters' redrive, an EC2 event as EventBridge delivers it. */
+function queueRoutes(
+  deps: AdminDeps,
+): Record<'POST /replay' | 'POST /redrive' | 'POST /ec2-events', LambdaHttpHandler> {
+  return {
+    'POST /replay': (event) => replayRoute(deps, bodyText(event)),
+    'POST /redrive': async () => {
+      if (!deps.redrive) return reply(404, { error: 'this runtime has no dead-letter queue' });
+      const done = await deps.redrive();
+      deps.log.info('dead-letter queue redriven', { ...done });
+      return reply(200, done);
     },
-
     // The local twin of the EventBridge rules: the same event, the same recorder as the deployed function.
-    'POST /ec2-events': async (event) => {
-      if (!deps.ec2Events) return reply(404, { error: 'this runtime records no EC2 events' });
-      let body: unknown;
-      try {
-        body = JSON.parse(bodyText(event));
-      } catch {
-        return reply(400, { error: 'expected one EventBridge event as JSON' });
-      }
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        return reply(400, {
-          error: 'expected one EventBridge event (a JSON object), as AWS delivers it to the function',
-        });
-      }
-      const outcome = await deps.ec2Events(body as Ec2Event);
-      return reply(200, outcome);
-    },
+    'POST /ec2-events': (event) => ec2EventRoute(deps, bodyText(event)),
+  };
+}
 
+/** `POST /replay`: `{"message": <run message>, "force"?: boolean}`, answered with the replay's verdict. */
+async function replayRoute(deps: AdminDeps, text: string): Promise<APIGatewayProxyResultV2> {
+  let message: RunMessage;
+  let force: boolean;
+  try {
+    const body = JSON.parse(text) as { message?: unknown; force?: unknown };
+    message = parseRunMessage(JSON.stringify(body.message));
+    force = body.force === true;
+  } catch (err) {
+    const why = err instanceof ShapeError ? err.message : 'body is not JSON';
+    return reply(400, { error: `expected {"message": <run message>, "force"?: boolean}: ${why}` });
+  }
+  const verdict = await deps.replay(message, force);
+  if (verdict.kind === 'enqueue') return reply(202, verdict);
+  return reply(verdict.kind === 'already_decided' ? 200 : 409, verdict);
+}
+
+/** `POST /ec2-events`: one EventBridge event as a JSON object, recorded before the answer. */
+async function ec2EventRoute(deps: AdminDeps, text: string): Promise<APIGatewayProxyResultV2> {
+  if (!deps.ec2Events) return reply(404, { error: 'this runtime records no EC2 events' });
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return reply(400, { error: 'expected one EventBridge event as JSON' });
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return reply(400, {
+      error: 'expected one EventBridge event (a JSON object), as AWS delivers it to the function',
+    });
+  }
+  return reply(200, await deps.ec2Events(body as Ec2Event));
+}
+
+/** The operator's off switch: list, pause and resume, where the ledger keeps pauses. */
+function pauseRoutes(deps: AdminDeps): Record<'GET /pauses' | 'POST /pause' | 'POST /resume', LambdaHttpHandler> {
+  const noPauses = reply(404, { error: 'this runtime keeps no pauses' });
+  return {
     'GET /pauses': async () =>
       deps.ledger.pauses ? reply(200, { pauses: await deps.ledger.pauses.list() }) : noPauses,
-
     'POST /pause': async (event) => {
       if (!deps.ledger.pauses) return noPauses;
       const request = pauseRequest(bodyText(event));
@@ -128,7 +154,6 @@ export function adminRoutes(
       deps.log.warn('paused by the operator', { ...done.pause });
       return reply(200, done);
     },
-
     'POST /resume': async (event) => {
       if (!deps.ledger.pauses) return noPauses;
       const scope = pauseScopeOf(bodyText(event));
@@ -136,13 +161,6 @@ export function adminRoutes(
       const resumed = await deps.ledger.pauses.resume(scope);
       if (resumed) deps.log.warn('resumed by the operator', { ...resumed });
       return reply(200, { resumed: resumed ?? null });
-    },
-
-    'POST /redrive': async () => {
-      if (!deps.redrive) return reply(404, { error: 'this runtime has no dead-letter queue' });
-      const done = await deps.redrive();
-      deps.log.info('dead-letter queue redriven', { ...done });
-      return reply(200, done);
     },
   };
 }

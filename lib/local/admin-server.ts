@@ -11,6 +11,7 @@ import { type AdminDeps, adminRoutes } from './admin-routes.js';
 import { adminTokenPath, loadOrCreateAdminToken, requireToken } from './admin-token.js';
 import { type Routes, serveRoutes } from './http-server.js';
 
+/** What the operator port serves, on which port, behind which token. */
 export interface AdminServerOptions {
   readonly ledger: AdminDeps['ledger'];
   readonly replay: AdminDeps['replay'];
@@ -25,6 +26,7 @@ export interface AdminServerOptions {
   readonly dataDir?: string;
 }
 
+/** The operator port, listening: where it is and the token it asks for. */
 export interface AdminServer {
   readonly server: Server;
   readonly url: string;
@@ -33,6 +35,7 @@ export interface AdminServer {
   readonly tokenFile?: string;
 }
 
+/** Serves the operator routes on 127.0.0.1, each behind the admin token (read, created or given). */
 export async function serveAdmin(opts: AdminServerOptions): Promise<AdminServer> {
   const tokenFile = opts.tokenFile ?? (opts.dataDir ? adminTokenPath(opts.dataDir) : undefined);
   const token =

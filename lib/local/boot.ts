@@ -2,18 +2,20 @@
  * What a start of the local runtime knows of the ones before it on the same data dir: its boot
  * generation (one more each start, kept in `<dataDir>/boot.json`), which names its claims, so a
  * claim of an earlier generation is known dead at once. The data dir is one process's: LevelDB
- * locks it, so two runtimes cannot share it.
+ * locks it, so two local runtimes cannot share it.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** This start of the local runtime on a data dir: its generation and the owner its claims carry. */
 export interface Boot {
   readonly generation: number;
   /** The owner this process's claims carry. */
   readonly owner: string;
 }
 
+/** Where a data dir keeps the last boot generation. */
 export const bootFile = (dataDir: string): string => join(dataDir, 'boot.json');
 
 function lastGeneration(file: string): number {

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'n
 import type { AddressInfo } from 'node:net';
 import { MAX_BODY_BYTES } from '../http/lambda-http.js';
 
+/** A deployed function's HTTP handler, as API Gateway (HTTP API, payload v2) invokes it. */
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyResultV2>;
 
 /**
@@ -98,6 +99,7 @@ export function toApiGatewayEvent(req: IncomingMessage, body: Buffer): APIGatewa
   };
 }
 
+/** Handlers by route key, `METHOD /path`, as API Gateway routes them. */
 export interface Routes {
   readonly [route: string]: LambdaHttpHandler;
 }
@@ -140,4 +142,12 @@ export async function serveRoutes(
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const addr = server.address() as AddressInfo;
   return { server, url: `http://${host}:${addr.port}` };
+}
+
+/** Stops a server, its open connections (keep-alive) closed too, so nothing answers once it resolves. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }

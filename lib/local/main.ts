@@ -52,7 +52,7 @@ async function main(): Promise<void> {
       ? SETTINGS.adminPort.parse(values['admin-port'], '--admin-port')
       : fromEnv(process.env, 'adminPort');
   const log = createLog('reprise-local', fromEnv(process.env, 'logLevel'));
-  // Every file the runtime makes later (LevelDB's tables, the events file) is the operator's only.
+  // Every file the local runtime makes later (LevelDB's tables, the events file) is the operator's only.
   process.umask(0o077);
   const runtime = await startRuntime({
     env: process.env,

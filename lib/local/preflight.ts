@@ -2,8 +2,7 @@ import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
 import { credentialsFromEnv } from '../config/secrets.js';
 import { fromEnv, SETTING_NAMES, settingOf } from '../config/settings-schema.js';
 import { ConfigError } from '../errors.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../config/environment.js';
 
 const problemOf = (check: () => unknown): string[] => {
   try {

@@ -13,19 +13,19 @@ import { requireLocalAccess } from '../config/eks-clusters.js';
 import type { SignalSettings } from '../config/signal-settings.js';
 import type { ScopedSecret } from '../config/signal-scope.js';
 import { composeWorker, type RunOutcome } from '../compose/worker.js';
-import type { RuntimeSettings } from '../config/env.js';
+import type { DeploymentSettings } from '../config/env.js';
 import type { GitHubCredentials } from '../config/secrets.js';
 import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { RunMessage } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import { type EmbeddedFifoQueue, embeddedQueue } from '../queue/open-embedded.js';
-import type { RunQueue } from '../queue/run-queue.js';
+import type { DeferringQueue, RunQueue } from '../queue/run-queue.js';
 import type { LambdaHttpHandler } from './http-server.js';
 
+/** What the local processes share: settings, credentials, secrets, the ledger, the queue, telemetry and the clock. */
 export interface LocalParts {
-  readonly settings: RuntimeSettings;
+  readonly settings: DeploymentSettings;
   readonly credentials: GitHubCredentials;
   /** The webhook secrets, current first. */
   readonly webhookSecrets: readonly string[];
@@ -36,9 +36,10 @@ export interface LocalParts {
   /** The EC2 signal's settings: tag keys and the EKS clusters, each with its endpoint, CA file and token. */
   readonly ec2Signal?: Pick<SignalSettings, 'tagKeys' | 'eksClusters'>;
   readonly ledger: Ledger;
-  readonly queue: EmbeddedFifoQueue;
-  /** The run queue on `queue`, as the intake and the reconciler send to it. */
-  readonly enqueue: RunQueue;
+  /** The run queue: the intake, the signal intake and the reconciler send to it, the worker defers on it. */
+  readonly queue: RunQueue & DeferringQueue;
+  /** Receives the queue allows before it dead-letters a message: the worker's last try is the one before. */
+  readonly maxReceiveCount: number;
   /** Identifies this process's claims. */
   readonly owner: string;
   readonly log: Log;
@@ -48,11 +49,10 @@ export interface LocalParts {
   readonly now?: () => number;
   readonly github?: GitHubTuning;
   readonly leaseMs?: number;
-  /** Milliseconds per second of a worker's deferral; 1000 when absent. */
-  readonly deferUnitMs?: number;
   readonly onOutcome?: (message: RunMessage, outcome: RunOutcome) => void;
 }
 
+/** The four processes of the deployed stack, assembled on shared parts, and the GitHub clients they share. */
 export interface LocalProcesses {
   readonly intake: LambdaHttpHandler;
   readonly signalIntake: LambdaHttpHandler;
@@ -64,12 +64,13 @@ export interface LocalProcesses {
   readonly client: (installationId: number | null) => GitHubClients;
 }
 
+/** Assembles each process through lib/compose, exactly as its Lambda function is assembled. */
 export function localProcesses(parts: LocalParts): LocalProcesses {
   const { settings, credentials, ledger, log, metrics, events, now, queue } = parts;
   const shared = { ledger, log, metrics, ...(events && { events }), ...(now && { now }) };
   const client = githubClients(settings, credentials, log, parts.github);
-  // The worker defers through the queue's visibility change, as on Lambda.
-  const deferring = embeddedQueue(queue, { unitMs: parts.deferUnitMs ?? 1000 });
+  // One App client (its JWT) for the worker's delivery-log reads and the reconciler's sweeps.
+  const appClient = githubAppClient(settings, credentials, log, parts.github);
   // No AWS here: each cluster gives its endpoint, CA and token, and EC2 tells nothing more than the event.
   const ec2 = parts.ec2Signal ?? { tagKeys: [], eksClusters: [] };
   requireLocalAccess(ec2.eksClusters);
@@ -77,12 +78,12 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
     client,
     intake: composeIntake(settings, {
       ...shared,
-      queue: parts.enqueue,
+      queue,
       secrets: async () => parts.webhookSecrets,
     }),
     signalIntake: composeSignalIntake(
       { ttlSeconds: settings.signalTtlSeconds, toleranceMs: parts.signalToleranceMs },
-      { ledger, secrets: async () => parts.signalSecrets, log, metrics, queue: parts.enqueue },
+      { ledger, secrets: async () => parts.signalSecrets, log, metrics, queue },
     ),
     ec2Signal: composeEc2SignalRecorder(
       { ttlSeconds: settings.signalTtlSeconds, ...ec2 },
@@ -97,17 +98,19 @@ export function localProcesses(parts: LocalParts): LocalProcesses {
     worker: composeWorker(settings, {
       ...shared,
       client,
+      ...(appClient && { appClient }),
       owner: parts.owner,
       ...(parts.leaseMs !== undefined && { leaseMs: parts.leaseMs }),
-      maxReceiveCount: queue.maxReceiveCount,
-      defer: (record, seconds) => deferring.changeVisibility(record, seconds),
+      maxReceiveCount: parts.maxReceiveCount,
+      // The worker defers through the queue's visibility change, as on Lambda.
+      defer: (record, seconds) => queue.changeVisibility(record, seconds),
       ...(parts.onOutcome && { onOutcome: parts.onOutcome }),
     }),
     reconciler: composeReconciler(settings, {
       ...shared,
-      queue: parts.enqueue,
+      queue,
       client,
-      appClient: githubAppClient(settings, credentials, log, parts.github),
+      appClient,
     }),
   };
 }

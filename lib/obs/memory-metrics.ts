@@ -1,5 +1,6 @@
 import type { MetricSink } from './types.js';
 
+/** A sink that drops every metric: for callers that count nothing. */
 export const noMetrics: MetricSink = { count: () => undefined };
 
 /** Collects metrics in memory: the local runtime's sink, which the tests read. */

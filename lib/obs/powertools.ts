@@ -37,5 +37,6 @@ export class PowertoolsMetrics implements MetricSink {
   }
 }
 
+/** Powertools metrics (CloudWatch embedded metric format) under a namespace, dimensioned by service. */
 export const createMetrics = (namespace: string, serviceName: string): PowertoolsMetrics =>
   new PowertoolsMetrics(new Metrics({ namespace, serviceName }));

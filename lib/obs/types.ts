@@ -6,6 +6,7 @@ export interface Log {
   error(message: string, extra?: Record<string, unknown>): void;
 }
 
+/** Where counters go: Powertools when deployed, memory in the local runtime and the tests. */
 export interface MetricSink {
   /** Adds `value` to a counter (or records a gauge) with optional single dimension. */
   count(name: string, value?: number, dimension?: { readonly name: string; readonly value: string }): void;

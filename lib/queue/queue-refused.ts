@@ -6,6 +6,7 @@ export type QueueErrorCode =
   | 'ReceiptHandleIsInvalid'
   | 'MessageNotInflight';
 
+/** A call the queue refused, with SQS's error code; thrown by both implementations alike. */
 export class QueueRefusedError extends Error {
   constructor(
     readonly code: QueueErrorCode,

@@ -1,7 +1,8 @@
 /**
- * The run queue, as the intake, the reconciler and the worker use it: Amazon SQS FIFO when
- * deployed (sqs/), the embedded queue in the local runtime (embedded/). Both keep one contract,
- * held by one suite run on each (test/queue/contract.test.ts); a caller names only these types.
+ * The run queue's contract, as the code that runs uses it: Amazon SQS FIFO when deployed (sqs/),
+ * the embedded queue in the local runtime (embedded/). Both keep one behaviour, held by one suite
+ * run on each (test/queue/contract.test.ts); a caller names only these types, and only the part
+ * it uses.
  */
 import type { SQSRecord } from 'aws-lambda';
 import type { QueueMessage } from '../model.js';
@@ -23,25 +24,33 @@ export interface DeferringQueue {
   changeVisibility(record: ReceivedRecord, seconds: number): Promise<void>;
 }
 
+/**
+ * What Lambda's event source mapping does on SQS, and the local runtime's poller on the embedded
+ * queue: records carry SQS's attributes (ApproximateReceiveCount, ApproximateFirstReceiveTimestamp,
+ * MessageGroupId, MessageDeduplicationId), and a message received too often moves to the
+ * dead-letter queue.
+ */
+export interface ConsumingQueue {
+  /** At most `max` (1-10) visible records, a FIFO group's in order, none of a group with a batch in flight. */
+  receive(max: number): Promise<SQSRecord[]>;
+  /** Removes a handled record; a stale or expired receipt handle rejects with a `QueueRefusedError`. */
+  delete(record: ReceivedRecord): Promise<void>;
+}
+
+/** The dead-letter queue, as the local runtime's `POST /redrive` reads and empties it. */
+export interface DeadLetterQueue {
+  /** The dead-letter queue's records, oldest death first, without removing them. */
+  deadLetters(): Promise<SQSRecord[]>;
+  /** Moves every dead letter back to the queue; how many moved. */
+  redrive(): Promise<number>;
+}
+
+/** A raw send, as SQS's SendMessage takes it: the body as it is, in its group under its deduplication id. */
 export interface SendInput {
   body: string;
   groupId: string;
   deduplicationId: string;
 }
 
-/**
- * The whole queue, as the contract suite drives it and the local runtime's poller reads it:
- * records carry SQS's attributes (ApproximateReceiveCount, ApproximateFirstReceiveTimestamp,
- * MessageGroupId, MessageDeduplicationId), and a message received too often moves to the
- * dead-letter queue.
- */
-export interface Queue extends RunQueue, DeferringQueue {
-  sendBody(input: SendInput): Promise<{ messageId: string }>;
-  /** At most `max` (1-10) visible records, a FIFO group's in order, none of a group with a batch in flight. */
-  receive(max: number): Promise<SQSRecord[]>;
-  delete(record: ReceivedRecord): Promise<void>;
-  /** The dead-letter queue's records, oldest death first, without removing them. */
-  deadLetters(): Promise<SQSRecord[]>;
-  /** Moves every dead letter back to the queue; how many moved. */
-  redrive(): Promise<number>;
-}
+/** The whole queue, as the contract suite drives it on each implementation. */
+export interface Queue extends RunQueue, DeferringQueue, ConsumingQueue, DeadLetterQueue {}

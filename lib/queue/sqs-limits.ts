@@ -16,7 +16,11 @@ export const MAX_RECEIVE_BATCH = 10;
 /** How long SQS remembers a deduplication id, in milliseconds. */
 export const DEDUPLICATION_WINDOW_MS = 5 * 60 * 1000;
 
-/** Message group and deduplication ids: 1-128 printable ASCII characters, no spaces. */
+/**
+ * SQS's rule for a message group or deduplication id: 1-128 printable ASCII characters, no spaces.
+ * The one rule: the embedded queue refuses by it, and the intake checks a delivery GUID (its
+ * deduplication id) by it.
+ */
 export const FIFO_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** A character SQS refuses in a message body: it accepts only those XML 1.0 allows. */

@@ -13,6 +13,7 @@ import type { Log, MetricSink } from '../obs/types.js';
 import type { RunQueue } from '../queue/run-queue.js';
 import { messageGroupId, parseRunMessage } from '../webhook/run-message.js';
 
+/** What the reconciler's attempt repairs need: the ledger, GitHub's runs and the queue. */
 export interface AttemptContext {
   readonly store: ReconcileStore;
   readonly attempts: AttemptReader;
@@ -28,7 +29,9 @@ export interface AttemptContext {
   readonly followUpMaxAgeMs: number;
 }
 
+/** What became of an expired claim: its decision recorded, released for the queue, abandoned or skipped. */
 export type OrphanOutcome = 'recorded' | 'released' | 'abandoned' | 'skipped';
+/** What became of a re-run followed up: its completion enqueued, settled, still waiting or skipped. */
 export type FollowUpOutcome = 'enqueued' | 'settled' | 'waiting' | 'skipped';
 
 /** SQS caps deduplication ids at 128 characters; longer ones are hashed. */
@@ -43,6 +46,7 @@ const where = (m: RunMessage) => ({
   run_attempt: m.runAttempt,
 });
 
+/** The run as GitHub shows it now, through the installation's client. */
 export async function readRun(msg: RunMessage, ctx: Pick<AttemptContext, 'client' | 'graphqlUrl'>): Promise<RunFacts> {
   const api = new RepoApi(ctx.client(msg.installationId), msg.repository.owner, msg.repository.name, ctx.graphqlUrl);
   return api.getRun(msg.runId);
@@ -64,7 +68,7 @@ export function storedMessage(rec: StoredAttempt, ctx: Pick<AttemptContext, 'log
 
 /**
  * A claim whose lease ended without a decision: its worker died (or, for an attempt waiting
- * for its re-run turn, its message was lost). If the run moved past the
+ * for its re-run slot, its message was lost). If the run moved past the
  * claimed attempt, the re-run call went through and `retried` is recorded; otherwise the
  * claim is released and its message enqueued again, so the attempt is decided afresh. Each
  * write is conditional on the same owner and lease, so a late worker or a parallel sweep
@@ -84,7 +88,7 @@ export async function settleOrphan(scanned: StoredAttempt, ctx: AttemptContext):
     owner: rec.owner,
     lease_until: new Date(rec.leaseUntil).toISOString(),
   };
-  // A waiting attempt made no re-run call: its lease outlived its turn because its message
+  // A waiting attempt made no re-run call: its lease outlived its wait for a slot because its message
   // never came back, so it is released and enqueued again whatever the run shows.
   const waiting = rec.state === STATE.waiting;
   if (waiting) line.state = rec.state;

@@ -2,7 +2,7 @@ import type { AppClient } from '../github/client.js';
 import type { Deliveries } from '../ledger/deliveries.js';
 import type { ReconcileStore } from '../ledger/reconcile-store.js';
 import type { Log, MetricSink } from '../obs/types.js';
-import { deliverySucceeded, type HookDelivery } from '../github/hook-deliveries.js';
+import { deliverySucceeded, type HookDelivery, nextCursor } from '../github/hook-deliveries.js';
 
 const DAY_MS = 86_400_000;
 
@@ -18,12 +18,14 @@ export function redeliveryWindowMs(apiUrl: string): number {
  */
 export type { HookDelivery };
 
+/** Where the delivery scan resumes: the next page, and the newest delivery of the pass and of the last whole pass. */
 export interface DeliveryCursor {
   readonly next?: string;
   readonly passTop?: number;
   readonly doneTop?: number;
 }
 
+/** What the redelivery scan needs: the App's client, the ledger's cursor and seen deliveries, the clock. */
 export interface DeliveryContext {
   readonly app: AppClient;
   readonly store: ReconcileStore;
@@ -36,6 +38,7 @@ export interface DeliveryContext {
   readonly perPage: number;
 }
 
+/** What one delivery scan did: pages read, deliveries examined, redelivered and failed. */
 export interface DeliveryCounts {
   pages: number;
   deliveriesExamined: number;
@@ -47,12 +50,7 @@ const CURSOR = 'deliveries';
 /** GitHub's own reading: status 0 is a timeout, 4xx and 5xx are failures. */
 const succeeded = deliverySucceeded;
 
-/** The `cursor` of the `rel="next"` link, if any. */
-export function nextCursor(link: string | undefined): string | undefined {
-  const next = link?.split(',').find((part) => /rel="next"/.test(part));
-  const url = next ? /<([^>]+)>/.exec(next)?.[1] : undefined;
-  return url ? (new URL(url).searchParams.get('cursor') ?? undefined) : undefined;
-}
+export { nextCursor };
 
 type Redelivery = 'redelivered' | 'skipped' | 'retry_later';
 

@@ -16,6 +16,7 @@ import type { Pacing } from '../ledger/pacing.js';
 import type { EventPublisher } from '../events/types.js';
 import { sweepStuck } from './stuck.js';
 
+/** How much one sweep may do, so it ends within its function's timeout. */
 export interface ReconcileLimits {
   /** Items read per ledger scan page. */
   readonly ledgerPageSize: number;
@@ -30,6 +31,7 @@ export interface ReconcileLimits {
   readonly followUpMaxAgeMs: number;
 }
 
+/** The deployed sweep's limits. */
 export const DEFAULT_LIMITS: ReconcileLimits = {
   ledgerPageSize: 500,
   ledgerPages: 4,
@@ -42,6 +44,7 @@ export const DEFAULT_LIMITS: ReconcileLimits = {
 /** The ledger's stores the reconciler reads and writes. */
 export type ReconcileLedger = Pick<Ledger, 'attempts' | 'deliveries' | 'reconcile'>;
 
+/** What the reconciler needs: the ledger, GitHub's clients, the queue, the clock and its limits. */
 export interface ReconcilerDeps {
   readonly ledger: ReconcileLedger;
   /** Installation clients, to read runs. */
@@ -70,6 +73,7 @@ export interface ReconcilerDeps {
   readonly limits?: Partial<ReconcileLimits>;
 }
 
+/** What one sweep did, for its log line and metrics. */
 export interface SweepCounts {
   /** Ledger items the scan matched (expired claims and re-runs to follow up). */
   matched: number;

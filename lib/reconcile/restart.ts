@@ -7,7 +7,7 @@
  * MAX_RECEIVE_COUNT times goes to the dead-letter queue (and its attempt is recorded
  * `abandoned` then, lib/local/dead-letter-verdict.ts). A deploy that restarts twice, an OOM of
  * the whole process or a host reboot kills every message in flight alike; none of them is a
- * verdict. A waiting attempt keeps its turn: its message is on the queue's disk and comes back
+ * verdict. A waiting attempt keeps its place: its message is on the queue's disk and comes back
  * at its slot.
  */
 import { STATE, type StoredAttempt } from '../ledger/attributes.js';
@@ -15,6 +15,7 @@ import { messageGroupId } from '../webhook/run-message.js';
 import { type AttemptContext, deduplicationId, readRun, recordRetriedOrphan, storedMessage } from './attempts.js';
 import type { RunMessage } from '../model.js';
 
+/** What the restart sweep needs: the attempt repairs' context, this process's owner, and the queue's contents. */
 export interface RestartContext extends Omit<AttemptContext, 'followUpMaxAgeMs' | 'outcomes'> {
   /** This process's owner: its own claims (none yet at boot) are never touched. */
   readonly owner: string;
@@ -22,8 +23,10 @@ export interface RestartContext extends Omit<AttemptContext, 'followUpMaxAgeMs' 
   readonly queued: (msg: RunMessage) => boolean;
 }
 
+/** What became of one attempt left by an earlier process. */
 export type RestartOutcome = 'recorded' | 'released' | 'kept' | 'skipped' | 'failed';
 
+/** How many attempts had each outcome. */
 export type RestartSummary = Record<RestartOutcome, number>;
 
 const PAGE = 100;
@@ -59,6 +62,10 @@ export async function sweepAfterRestart(ctx: RestartContext): Promise<RestartSum
   return summary;
 }
 
+/**
+ * Settles one attempt an earlier process claimed or left waiting: recorded as retried when GitHub
+ * is past it, released and queued again otherwise, kept (and queued if missing) when it was waiting.
+ */
 export async function settleAfterRestart(scanned: StoredAttempt, ctx: RestartContext): Promise<RestartOutcome> {
   const msg = storedMessage(scanned, ctx);
   if (!msg) return 'skipped';

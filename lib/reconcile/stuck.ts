@@ -15,9 +15,10 @@ import type { EventPublisher, StuckQueuedEvent } from '../events/types.js';
 /** No repository may ask for less: a sweep never reads a configuration for a job younger than this. */
 const MIN_STUCK_AFTER_MS = 60_000;
 const DEFAULT_STUCK_AFTER_MINUTES = 15;
-/** Jobs of one installation a sweep reads at most: a backlog on a label no runner has waits its turn. */
+/** Jobs of one installation a sweep reads at most: a backlog on a label no runner has waits for a later sweep. */
 export const STUCK_JOBS_PER_INSTALLATION = 50;
 
+/** What the stuck-job sweep needs: the queued jobs, GitHub's clients, the settings, the clock and the pace. */
 export interface StuckContext {
   readonly queuedJobs: QueuedJobs;
   readonly attempts: AttemptReader;
@@ -36,6 +37,7 @@ export interface StuckContext {
   readonly perInstallation?: number;
 }
 
+/** What one stuck-job sweep did: jobs reported, cleared, and left to the next sweep by a fault. */
 export interface StuckCounts {
   stuckReported: number;
   stuckCleared: number;
@@ -125,6 +127,71 @@ async function sweepJob(
   await report(ctx, api, config, job, waitedMs, stuckAfterMinutes);
 }
 
+/** The job that waits too long, as the operator reads it: the log line and the event share these fields. */
+type StuckLine = ReturnType<typeof stuckLine>;
+
+function stuckLine(job: QueuedJobRecord, waitedMs: number, stuckAfterMinutes: number, rerun: boolean, reason: string) {
+  return {
+    repository: job.repository,
+    run_id: job.runId,
+    run_attempt: job.runAttempt,
+    job_id: job.jobId,
+    job_name: job.name,
+    labels: job.labels,
+    queued_at: new Date(job.queuedAt).toISOString(),
+    waited_seconds: Math.floor(waitedMs / 1000),
+    stuck_after_minutes: stuckAfterMinutes,
+    reprise_rerun: rerun,
+    reason,
+  };
+}
+
+/** The `stuck_queued` event; a publishing fault is logged, never thrown. */
+async function publishStuck(ctx: StuckContext, job: QueuedJobRecord, line: StuckLine): Promise<void> {
+  const event: StuckQueuedEvent = {
+    version: 1,
+    kind: 'stuck_queued',
+    time: new Date(ctx.now()).toISOString(),
+    installation_id: job.installationId,
+    repository: job.repository,
+    run_id: job.runId,
+    run_attempt: job.runAttempt,
+    job_id: job.jobId,
+    job_name: job.name,
+    workflow_name: job.workflowName,
+    labels: job.labels,
+    queued_at: line.queued_at,
+    waited_seconds: line.waited_seconds,
+    stuck_after_minutes: line.stuck_after_minutes,
+    reprise_rerun: line.reprise_rerun,
+    reason: line.reason,
+  };
+  await ctx.events
+    ?.publish(event)
+    .catch((e: Error) => ctx.log.warn('could not publish the stuck-queued event', { ...line, error: e.message }));
+}
+
+/** A neutral check run on the job's commit, with `report: check_run`, when the pace has a slot free now. */
+async function stuckCheckRun(ctx: StuckContext, api: RepoApi, job: QueuedJobRecord, line: StuckLine): Promise<void> {
+  if (!job.headSha) return;
+  if (!(await reportSlotFree(ctx, job.installationId))) {
+    ctx.log.info('check run skipped: re-runs of this installation are waiting for their turn', line);
+    ctx.metrics.count('ReportYielded');
+    return;
+  }
+  await api
+    .createCheckRun({
+      name: 'reprise',
+      headSha: job.headSha,
+      conclusion: 'neutral',
+      title: `reprise: job stuck queued${line.reprise_rerun ? ' (re-run by reprise)' : ''}`,
+      summary: summaryMarkdown(line.reason),
+      text: stuckJobMarkdown(job, line.reason),
+    })
+    .catch((e: Error) => ctx.log.warn('could not create the reprise check run', { ...line, error: e.message }));
+}
+
+/** Reports one stuck job: counted, logged, published, and a check run where the settings ask for one. */
 async function report(
   ctx: StuckContext,
   api: RepoApi,
@@ -141,63 +208,17 @@ async function report(
   const reason = describe(job, waitedMs, stuckAfterMinutes, rerun);
   ctx.metrics.count('StuckQueued');
   if (rerun) ctx.metrics.count('StuckQueuedRerun');
-  const line = {
-    repository: job.repository,
-    run_id: job.runId,
-    run_attempt: job.runAttempt,
-    job_id: job.jobId,
-    job_name: job.name,
-    labels: job.labels,
-    queued_at: new Date(job.queuedAt).toISOString(),
-    waited_seconds: Math.floor(waitedMs / 1000),
-    stuck_after_minutes: stuckAfterMinutes,
-    reprise_rerun: rerun,
-    reason,
-  };
+  const line = stuckLine(job, waitedMs, stuckAfterMinutes, rerun, reason);
   ctx.log.warn('stuck queued', line);
-  const event: StuckQueuedEvent = {
-    version: 1,
-    kind: 'stuck_queued',
-    time: new Date(ctx.now()).toISOString(),
-    installation_id: job.installationId,
-    repository: job.repository,
-    run_id: job.runId,
-    run_attempt: job.runAttempt,
-    job_id: job.jobId,
-    job_name: job.name,
-    workflow_name: job.workflowName,
-    labels: job.labels,
-    queued_at: line.queued_at,
-    waited_seconds: line.waited_seconds,
-    stuck_after_minutes: stuckAfterMinutes,
-    reprise_rerun: rerun,
-    reason,
-  };
-  await ctx.events
-    ?.publish(event)
-    .catch((e: Error) => ctx.log.warn('could not publish the stuck-queued event', { ...line, error: e.message }));
-  if (config.report === 'check_run' && job.headSha && !(await reportTurn(ctx, job.installationId))) {
-    ctx.log.info('check run skipped: re-runs of this installation are waiting for their turn', line);
-    ctx.metrics.count('ReportYielded');
-  } else if (config.report === 'check_run' && job.headSha) {
-    await api
-      .createCheckRun({
-        name: 'reprise',
-        headSha: job.headSha,
-        conclusion: 'neutral',
-        title: `reprise: job stuck queued${rerun ? ' (re-run by reprise)' : ''}`,
-        summary: summaryMarkdown(reason),
-        text: stuckJobMarkdown(job, reason),
-      })
-      .catch((e: Error) => ctx.log.warn('could not create the reprise check run', { ...line, error: e.message }));
-  }
+  await publishStuck(ctx, job, line);
+  if (config.report === 'check_run') await stuckCheckRun(ctx, api, job, line);
 }
 
 /**
  * A check run is a content-generating request: it takes a slot of the installation's pace only
  * when one is free now (within a slot's spacing), so it never delays a waiting re-run.
  */
-async function reportTurn(ctx: StuckContext, installationId: number | null): Promise<boolean> {
+async function reportSlotFree(ctx: StuckContext, installationId: number | null): Promise<boolean> {
   if (!ctx.pacing) return true;
   const latest = ctx.now() + Math.min(ctx.pacing.spacingMs, 1_000);
   return (await ctx.pacing.reserve(installationId, latest).catch(() => undefined)) !== undefined;

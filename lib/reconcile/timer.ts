@@ -1,6 +1,7 @@
 import type { Log } from '../obs/types.js';
 import type { Reconciler, SweepCounts } from './reconciler.js';
 
+/** The local runtime's sweep schedule, stopped with the runtime. */
 export interface SweepTimer {
   /** Stops the timer and waits for a sweep under way. */
   stop(): Promise<void>;

@@ -4,11 +4,15 @@ import type { SignalKind } from '../model.js';
 /** Any event EventBridge may hand the signal function; the detail is checked, not trusted. */
 export type Ec2Event = EventBridgeEvent<string, unknown>;
 
+/** EventBridge's detail-type of a spot interruption warning (two minutes' notice). */
 export const SPOT_INTERRUPTION = 'EC2 Spot Instance Interruption Warning';
+/** EventBridge's detail-type of a rebalance recommendation (a warning, earlier and weaker). */
 export const REBALANCE_RECOMMENDATION = 'EC2 Instance Rebalance Recommendation';
+/** EventBridge's detail-type of an instance's state change (shutting-down, terminated, stopping). */
 export const STATE_CHANGE = 'EC2 Instance State-change Notification';
 /** Auto Scaling's own terminations: its decision, made before the instance stops. */
 export const ASG_TERMINATE_ACTION = 'EC2 Instance-terminate Lifecycle Action';
+/** EventBridge's detail-type of an Auto Scaling termination that completed. */
 export const ASG_TERMINATE_SUCCESSFUL = 'EC2 Instance Terminate Successful';
 /** An Auto Scaling activity that replaces an instance found already stopped follows the stop; it is no warning. */
 const HEALTH_CHECK_CAUSE = /health[- ]?check/i;
@@ -31,6 +35,7 @@ export interface Ec2Signal {
   readonly reason: string;
 }
 
+/** An EC2 event read: the signal it gives, or why it gives none. */
 export type Ec2EventParse = { readonly signal: Ec2Signal } | { readonly ignored: string };
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);

@@ -8,6 +8,7 @@ export interface ClusterFacts {
   readonly caPem: string;
 }
 
+/** The AWS calls an EKS cluster's access needs: DescribeCluster and the role's token, injected for tests. */
 export interface EksAccessPorts {
   /** The cluster's endpoint and CA (DescribeCluster); absent in the local runtime. */
   readonly describeCluster?: (name: string) => Promise<ClusterFacts>;

@@ -16,6 +16,7 @@ export interface KubePod {
   readonly spec?: { readonly nodeName?: string };
 }
 
+/** A Kubernetes list answer: its items and the token of the next page. */
 export interface KubeList<T> {
   readonly items?: readonly T[];
   readonly metadata?: { readonly continue?: string };

@@ -36,6 +36,7 @@ export interface PodListingFailure {
   readonly at: string;
 }
 
+/** What listing a node's runner pods needs: the clusters, their access, the cache, the log and metrics. */
 export interface RunnerPodDeps {
   readonly clusters: readonly EksClusterTarget[];
   readonly log: Log;
@@ -58,6 +59,7 @@ export type RunnerPodLookup = (instanceId: string, hint: InstanceHint) => Promis
 /** A cluster with thousands of nodes takes a few pages; past this many the listing is cut short. */
 const MAX_PAGES = 20;
 
+/** The metric counted when a cluster's pod listing fails (the signal is still recorded, without pod names). */
 export const POD_LISTING_FAILED_METRIC = 'EksPodListingFailed';
 
 /**

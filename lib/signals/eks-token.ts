@@ -40,6 +40,7 @@ const toBytes = (d: SourceData): Uint8Array =>
       ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength)
       : new Uint8Array(d);
 
+/** What a presigned EKS token is made from: the cluster, the region, the credentials and the time. */
 export interface TokenInput {
   readonly cluster: string;
   /** The region of the STS endpoint (the function's own). */

@@ -19,6 +19,7 @@ export interface InstancePlacement {
 /** Looks an instance up; undefined when EC2 no longer knows it. */
 export type DescribeInstance = (instanceId: string) => Promise<InstanceFacts | undefined>;
 
+/** How an instance's tags and name are looked up (EC2 DescribeInstances), injected for tests. */
 export interface IdentityLookup {
   readonly describe: DescribeInstance;
   /** EC2 tag keys whose values are runner names (e.g. a tag the fleet sets to the runner name). */

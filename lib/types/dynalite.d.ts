@@ -7,5 +7,6 @@ declare module 'dynalite' {
     updateTableMs?: number;
     maxItemSizeKb?: number;
   }
+  /** An in-process DynamoDB server (the local runtime's and the tests' table). */
   export default function dynalite(options?: DynaliteOptions): Server;
 }

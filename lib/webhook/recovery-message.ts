@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { ShapeError } from '../errors.js';
 import type { QueueMessage, RecoveryMessage, RunMessage } from '../model.js';
 import type { RunRecord } from '../github/repo-answers.js';
-import { parseRunMessage, runMessageFromPayload } from './run-message.js';
+import { parseRunMessage } from './run-message.js';
+import { isObj, type Obj } from './fields.js';
+import { runMessageFromPayload } from './workflow-run.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const id = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const text = (v: unknown): v is string => typeof v === 'string' && v !== '';
 

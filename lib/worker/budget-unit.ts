@@ -4,15 +4,14 @@
  */
 import { budgetSpentReason } from '../decide/decide.js';
 import { type Decision, type DecisionKind, isRerunDecision, type RunMessage } from '../model.js';
+import { attemptKey } from '../records.js';
 import type { DecisionLine, WorkerContext, WorkerStores } from './context.js';
 
+/** What taking and giving back a unit reads: the retry budget's store and the log. */
 export interface BudgetContext {
   readonly stores: Pick<WorkerStores, 'budget'>;
   readonly obs: Pick<WorkerContext['obs'], 'log'>;
 }
-
-/** The attempt's key in the retry budget. */
-export const runKey = (msg: RunMessage): string => `${msg.repository.id}#${msg.runId}#${msg.runAttempt}`;
 
 /** A re-run, or a pull request put back in the merge queue, keeps its unit of the budget. */
 export const spendsBudget = (decision: DecisionKind): boolean => isRerunDecision(decision) || decision === 'requeued';
@@ -22,7 +21,10 @@ export async function takeUnit(
   msg: RunMessage,
   ctx: BudgetContext,
 ): Promise<{ readonly taken: true } | ({ readonly taken: false } & Decision)> {
-  const unit = await ctx.stores.budget.take(msg.installationId, runKey(msg));
+  const unit = await ctx.stores.budget.take(
+    msg.installationId,
+    attemptKey(msg.repository.id, msg.runId, msg.runAttempt),
+  );
   if (unit.taken) return unit;
   // Another worker took the hour's last unit after this one read the budget.
   return { taken: false, decision: 'budget_exhausted', reason: budgetSpentReason(unit) };
@@ -31,7 +33,7 @@ export async function takeUnit(
 /** Nothing was re-run: the unit goes back. A write that fails costs the hour one unit, never the decision. */
 export async function giveBackUnit(msg: RunMessage, ctx: BudgetContext, line: DecisionLine): Promise<void> {
   await ctx.stores.budget
-    .giveBack(msg.installationId, runKey(msg))
+    .giveBack(msg.installationId, attemptKey(msg.repository.id, msg.runId, msg.runAttempt))
     .catch((e: Error) =>
       ctx.obs.log.warn('could not give the retry budget its unit back', { ...line, error: e.message }),
     );

@@ -17,6 +17,7 @@ export interface PriorClaim {
   readonly unsettled: boolean;
 }
 
+/** Why the attempt could not be claimed: already decided, its re-run call unsettled, or being decided by another worker. */
 export function priorClaim(prior: AttemptRecord | undefined): PriorClaim {
   if (prior?.decision) return { reason: `attempt already decided: ${prior.decision}`, unsettled: false };
   if (prior?.callError) {
@@ -38,12 +39,13 @@ export function callFailure(err: unknown): string {
   return clip(said, TEXT_CAPS.error);
 }
 
+/** What settling an unclaimed attempt needs: the log and metrics, and the clock. */
 export type SettleContext = Pick<WorkerContext, 'obs' | 'clock'>;
 
 /**
  * An attempt this worker could not claim. Its own waiting message, back early, waits out the
- * rest of its turn; a copy of a waiting attempt is settled, since the waiting message comes
- * back at the turn itself; anything else is a duplicate of a decided or claimed attempt.
+ * rest of its wait for its pace slot; a copy of a waiting attempt is settled, since the waiting
+ * message comes back at the slot itself; anything else is a duplicate of a decided or claimed attempt.
  */
 export async function settleUnclaimed(
   msg: RunMessage,
@@ -74,7 +76,7 @@ export async function settleUnclaimed(
   return { kind: 'duplicate', reason };
 }
 
-/** The delivery whose message waits for the attempt's turn. */
+/** The delivery whose message waits for the attempt's pace slot. */
 function waitedBy(prior: AttemptRecord): string | undefined {
   try {
     return (JSON.parse(prior.message) as Partial<RunMessage>).deliveryId;
@@ -83,6 +85,7 @@ function waitedBy(prior: AttemptRecord): string | undefined {
   }
 }
 
+/** What giving a claim back needs: the attempts' store, the log and this worker's owner id. */
 export interface ClaimContext {
   readonly stores: Pick<WorkerStores, 'attempts'>;
   readonly obs: Pick<WorkerContext['obs'], 'log'>;

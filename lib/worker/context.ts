@@ -6,6 +6,7 @@
 import type { RepoConfig } from '../config/repo-config.js';
 import type { EventPublisher } from '../events/types.js';
 import type { GitHubClients } from '../github/client.js';
+import type { DeliveryGap, GapScope } from '../decide/delivery-gap.js';
 import type { RepoConfigSource } from '../github/repo-config-source.js';
 import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { RetryBudget } from '../ledger/budget.js';
@@ -14,11 +15,12 @@ import type { Pacing } from '../ledger/pacing.js';
 import type { Pauses } from '../ledger/pauses.js';
 import type { Requeues } from '../ledger/requeues.js';
 import type { RunAttempts } from '../ledger/run-attempts.js';
-import type { RunnerSignals } from '../ledger/runner-signals.js';
+import type { RunnerSignalLookup } from '../signals/runner-lookup.js';
 import type { RunRecoveries } from '../ledger/run-recoveries.js';
 import type { RunMessage, SignalWindow } from '../model.js';
 import type { Log, MetricSink } from '../obs/types.js';
 
+/** The ledger's stores and the caches a decision reads and writes, each behind its own port. */
 export interface WorkerStores {
   /** Run attempts from claim to decision. */
   readonly attempts: RunAttempts;
@@ -31,7 +33,7 @@ export interface WorkerStores {
   /** Where the outcome of each re-run attempt is recorded, and the breaker those outcomes drive. */
   readonly outcomes: RerunOutcomes;
   /** Interruption records of runners, looked up around each job's completion. */
-  readonly signals: Pick<RunnerSignals, 'forRunner'>;
+  readonly signals: RunnerSignalLookup;
   /** The newest run of each workflow on each branch, as the intake recorded it. */
   readonly branchRuns: Pick<BranchRuns, 'newest'>;
   /** Each repository's `.github/reprise.yml`, with its absence remembered a while. */
@@ -42,11 +44,15 @@ export interface WorkerStores {
   readonly pauses: Pick<Pauses, 'active'>;
 }
 
+/** How a decision reaches GitHub: an installation's clients, and the GraphQL endpoint (GHES or github.com). */
 export interface WorkerGitHub {
   readonly client: (installationId: number | null) => GitHubClients;
   readonly graphqlUrl: string;
+  /** Reads the App's webhook delivery log since a run started; `no_log` under GITHUB_TOKEN (no App, no log). */
+  readonly deliveryLog: (scope: GapScope) => Promise<DeliveryGap>;
 }
 
+/** The settings one decision reads, every default already applied. */
 export interface DecisionSettings {
   /** The deployment's defaults, which a repository's file overrides. */
   readonly defaults: RepoConfig;
@@ -56,19 +62,20 @@ export interface DecisionSettings {
   readonly logWindowBytes: number;
   /** When not null, only these `owner/name` repositories are ever re-run. */
   readonly repositoryAllowList: readonly string[] | null;
-  /** How long a run may wait for its re-run turn before it is expired. */
+  /** How long a run may wait for its pace slot before it is expired. */
   readonly maxWaitMs: number;
   /**
-   * While the pace is saturated, how far ahead one repository may hold turns, as a share of
-   * `maxWaitMs` (PACE_REPOSITORY_SHARE_PERCENT); 1 or absent: repositories do not take turns.
+   * While the pace is saturated, how far ahead one repository may hold slots, as a share of
+   * `maxWaitMs` (PACE_REPOSITORY_SHARE_PERCENT); 1 or absent: repositories do not take slots in rotation.
    */
   readonly repositoryShare: number;
-  /** A turn this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
+  /** A pace slot this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */
   readonly inlineTurnWaitMs: number;
   /** How long a claim lasts before the reconciler may take it back. */
   readonly leaseMs: number;
 }
 
+/** Where a decision is told: the log, the metrics and the published events. */
 export interface WorkerObs {
   readonly log: Log;
   readonly metrics: MetricSink;
@@ -76,6 +83,7 @@ export interface WorkerObs {
   readonly events: EventPublisher;
 }
 
+/** Everything a decision takes from its process, resolved once where the process is assembled. */
 export interface WorkerContext {
   readonly stores: WorkerStores;
   readonly github: WorkerGitHub;
@@ -90,6 +98,7 @@ export interface WorkerContext {
 /** The fields every log line of one decision starts with. */
 export type DecisionLine = Readonly<Record<string, unknown>>;
 
+/** The run's fields that start every log line of its decision. */
 export const decisionLine = (msg: RunMessage): DecisionLine => ({
   run_id: msg.runId,
   run_attempt: msg.runAttempt,

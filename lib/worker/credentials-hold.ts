@@ -11,6 +11,7 @@ import { firstReceiveMs, fitBackoff } from './visibility.js';
  * left before the redrive, never dead-lettered sooner.
  */
 
+/** What holding a batch back for the App secret needs: outputs, the queue's verbs and its limits. */
 export interface CredentialsHoldDeps {
   readonly log: Log;
   readonly metrics: MetricSink;
@@ -46,6 +47,7 @@ export function holdSeconds(
   return Math.min(remaining, FIRST_HOLD_SECONDS * GROWTH ** Math.max(0, received - 1));
 }
 
+/** The worker's answer to an unusable App secret, remembering whether the fault was already told. */
 export interface CredentialsHold {
   /** Answers a batch that cannot be decided because the App secret is unusable. */
   hold(event: SQSEvent, err: unknown): Promise<SQSBatchResponse>;
@@ -53,6 +55,7 @@ export interface CredentialsHold {
   recovered(): void;
 }
 
+/** A batch held back in the queue while the App secret is unusable: alarmed once, each message deferred on a growing schedule. */
 export function credentialsHold(deps: CredentialsHoldDeps): CredentialsHold {
   let faulty = false;
   const clock = deps.now ?? Date.now;

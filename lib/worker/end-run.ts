@@ -17,6 +17,7 @@ export const MAX_FORCE_CANCEL_CALLS = 3;
 /** Between two calls after a fault: 1 s, then 2 s. */
 export const forceCancelBackoffMs = (callsSoFar: number): number => 1000 * callsSoFar;
 
+/** What ending a run early needs: early recovery's store, the outputs, the clock and (tests) a sleep. */
 export interface EndContext {
   readonly stores: { readonly recoveries: Pick<RunRecoveries, 'claimEnd' | 'settleEnd' | 'releaseEnd'> };
   readonly obs: Pick<WorkerObs, 'log' | 'metrics'>;
@@ -25,6 +26,7 @@ export interface EndContext {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+/** How ending the run went: ended, refused by GitHub, or already ended by another; with the calls it took. */
 export interface EndResult {
   readonly outcome: 'ended' | 'end_refused' | 'already_ended';
   readonly reason: string;

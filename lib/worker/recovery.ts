@@ -20,7 +20,7 @@ import { runMessageOfRecord } from '../webhook/recovery-message.js';
 import type { WorkerContext } from './context.js';
 import { endRun, type EndContext } from './end-run.js';
 import type { Deferred } from './result.js';
-import { findStaleness } from './staleness.js';
+import { branchGap, findStaleness, startGapRead } from './staleness.js';
 
 /** What became of one recovery request. Faults are thrown, never returned. */
 export type RecoveryResult =
@@ -33,6 +33,7 @@ export type RecoveryResult =
     }
   | Deferred;
 
+/** What early recovery reads and writes: GitHub, the signals and branch records, the repository's file and its own store. */
 export type RecoveryContext = Pick<WorkerContext, 'github' | 'obs' | 'clock'> & {
   readonly stores: Pick<WorkerContext['stores'], 'signals' | 'branchRuns' | 'repoConfig' | 'recoveries' | 'pauses'>;
   readonly settings: Pick<WorkerContext['settings'], 'defaults' | 'signalWindow' | 'repositoryAllowList'>;
@@ -145,7 +146,11 @@ async function staleness(
   const asRun = runMessageOfRecord(msg, record);
   if (!staleCheckApplies(config, asRun)) return undefined;
   const run = runFactsOf(record);
-  return staleReason(await findStaleness(api, asRun, run, config, ctx.stores.branchRuns), asRun);
+  // A record that names the run current holds only if GitHub's delivery log shows no lost
+  // workflow_run delivery since the run started (the App's request, beside the record's read).
+  const read = startGapRead(asRun, ctx.github.deliveryLog);
+  const gap = read && branchGap(read, asRun, ctx.obs.log);
+  return staleReason(await findStaleness(api, asRun, run, config, ctx.stores.branchRuns, gap), asRun);
 }
 
 /** For each runner of a running job with an exact signal: when it is proven gone, and when it was lost. */

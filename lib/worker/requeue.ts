@@ -12,8 +12,9 @@ import type { RepoApi } from '../github/repo-api.js';
 import type { DecisionKind, RepoConfig, RunMessage } from '../model.js';
 import type { RequeueRef } from '../ledger/requeues.js';
 import type { WorkerContext, WorkerStores } from './context.js';
-import { SentFault } from './sent-fault.js';
+import { SentRequestError } from './sent-request-error.js';
 
+/** What putting a pull request back in the merge queue needs: the loop guard's store and the outputs. */
 export interface RequeueContext {
   readonly stores: Pick<WorkerStores, 'requeues'>;
   readonly obs: Pick<WorkerContext['obs'], 'log' | 'metrics'>;
@@ -30,7 +31,7 @@ export type MergeQueueAction =
 /**
  * For a merge-group run that would be re-run: reads the pull request and the group's commit,
  * takes the loop guard's claim, and sends `enqueuePullRequest` once. Any other run, and every
- * fallback, goes on to the re-run. A fault of the mutation is thrown as a `SentFault`: from
+ * fallback, goes on to the re-run. A fault of the mutation is thrown as a `SentRequestError`: from
  * then on the run attempt's claim stays, as after a re-run call.
  */
 export async function actOnMergeGroup(
@@ -83,7 +84,7 @@ export async function actOnMergeGroup(
                 ctx.obs.log.warn('could not release the re-enqueue claim', { ...base, error: e.message }),
               );
           }
-          throw new SentFault(err, false);
+          throw new SentRequestError(err, false);
         }
         if (!facts.answer!.accepted) ctx.obs.metrics.count('RequeueRefused');
         break;

@@ -16,8 +16,9 @@ import {
 } from '../model.js';
 import type { Judged } from './evaluate.js';
 import { actOnMergeGroup, type RequeueContext } from './requeue.js';
-import { SentFault } from './sent-fault.js';
+import { SentRequestError } from './sent-request-error.js';
 
+/** The re-run `decide()` asked for: its reason, and whether only cancelled jobs are to be re-run. */
 export interface RerunStep {
   readonly reason: string;
   readonly cancelledOnly: boolean;
@@ -54,7 +55,7 @@ export type Acted = Decision & { readonly sent: boolean };
 /**
  * Re-runs the run that earned it, or, for a merge-group run, puts its pull request back in the
  * merge queue (falling back to the re-run). A fault before anything left is thrown as it is; one
- * once a request left is thrown as a `SentFault`, in flight for a re-run call.
+ * once a request left is thrown as a `SentRequestError`, in flight for a re-run call.
  */
 export async function act(
   msg: RunMessage,
@@ -71,7 +72,7 @@ export async function act(
     const candidates = candidateJobs(judged.facts.jobs ?? [], msg, config);
     done = await rerunCalls(api, msg, candidates, step, config);
   } catch (err) {
-    throw new SentFault(err, true);
+    throw new SentRequestError(err, true);
   }
   return { ...done, reason: queued.note ? `${done.reason}; ${queued.note}` : done.reason, sent: true };
 }

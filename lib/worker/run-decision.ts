@@ -1,6 +1,6 @@
 /**
  * One decision, stage by stage: claim the run attempt (or settle a copy), evaluate it (or resume
- * a wait from the facts it kept), take the pace turn, take a unit of the retry budget, act on
+ * a wait from the run facts it cached), take the pace slot, take a unit of the retry budget, act on
  * GitHub, record. Each stage is its own module; this one says the order, and what a fault at
  * each step undoes: each step is wrapped with its own undo, from what the steps before it
  * returned. Ordinary outcomes (a decision, a wait, a duplicate) are returned; only faults are thrown.
@@ -13,12 +13,12 @@ import { giveBackUnit, spendsBudget, takeUnit } from './budget-unit.js';
 import { noteCallFailed, pauseForBreaker, releaseClaim, settleUnclaimed } from './claim.js';
 import { decisionLine, type DecisionLine, type WorkerContext } from './context.js';
 import { evaluateAfresh, type Judged } from './evaluate.js';
-import { readKeptFacts, resumeFromKept } from './kept-facts.js';
+import { readCachedFacts, resumeFromCache } from './cached-run-facts.js';
 import { recordDecision, recordOutcome } from './record-decision.js';
 import { act, type Acted, type RerunStep } from './rerun-calls.js';
 import type { Deferred, RunResult } from './result.js';
 import { operatorPause } from './operator-pause.js';
-import { SentFault } from './sent-fault.js';
+import { SentRequestError } from './sent-request-error.js';
 import { takeTurn, waitForTurn } from './turn.js';
 
 /**
@@ -60,7 +60,7 @@ type Ahead =
   | { readonly kind: 'final'; readonly judged: Judged; readonly decided: Decision }
   | { readonly kind: 'act'; readonly judged: Judged; readonly step: RerunStep };
 
-/** Evaluate, record the verdicts, then the breaker, the turn and the unit: nothing leaves for GitHub here. */
+/** Evaluate, record the verdicts, then the breaker, the pace slot and the unit: nothing leaves for GitHub here. */
 async function beforeTheCall(
   msg: RunMessage,
   claim: Extract<ClaimResult, { readonly claimed: true }>,
@@ -68,10 +68,10 @@ async function beforeTheCall(
   ctx: WorkerContext,
   line: DecisionLine,
 ): Promise<Ahead> {
-  const kept = readKeptFacts(claim.kept);
-  const judged = kept ? await resumeFromKept(msg, kept, api, ctx) : await evaluateAfresh(msg, api, ctx, line);
-  // The attempt reports on the re-run before it, from its own verdicts (a resumed turn did so before its wait).
-  if (!kept) await recordOutcome(msg, judged.verdicts, ctx, line);
+  const cached = readCachedFacts(claim.kept);
+  const judged = cached ? await resumeFromCache(msg, cached, api, ctx) : await evaluateAfresh(msg, api, ctx, line);
+  // The attempt reports on the re-run before it, from its own verdicts (a pass resumed after a wait did so before it).
+  if (!cached) await recordOutcome(msg, judged.verdicts, ctx, line);
   const { step } = judged;
   if (step.kind === 'wait') return pauseForBreaker(msg, step, ctx, line);
   if (step.kind === 'final') return { kind: 'final', judged, decided: step };
@@ -79,10 +79,10 @@ async function beforeTheCall(
   const paused = await operatorPause(msg, ctx);
   if (paused) return { kind: 'final', judged, decided: paused };
 
-  const turn = await takeTurn(msg.installationId, claim, ctx, msg.repository.id);
+  const slot = await takeTurn(msg.installationId, claim, ctx, msg.repository.id);
   // Once the wait is written the attempt is its waiting message's: nothing after it can fault.
-  if (turn.kind === 'wait') return waitForTurn(msg, judged, judged.priorRequests + api.requests, turn, ctx);
-  if (turn.kind === 'final') return { kind: 'final', judged, decided: turn };
+  if (slot.kind === 'wait') return waitForTurn(msg, judged, judged.priorRequests + api.requests, slot, ctx);
+  if (slot.kind === 'final') return { kind: 'final', judged, decided: slot };
 
   const unit = await takeUnit(msg, ctx);
   if (!unit.taken) return { kind: 'final', judged, decided: unit };
@@ -106,10 +106,10 @@ async function actOrUndo(
   try {
     return await act(msg, judged, step, api, ctx);
   } catch (err) {
-    const fault = err instanceof SentFault ? err.cause : err;
+    const fault = err instanceof SentRequestError ? err.cause : err;
     // A rate-limited call was turned away before GitHub acted on it, so the claim goes back as
     // well; a re-decision that finds the run at a later attempt answers duplicate.
-    if (!(err instanceof SentFault) || fault instanceof RateLimitedError) {
+    if (!(err instanceof SentRequestError) || fault instanceof RateLimitedError) {
       await releaseClaim(msg, ctx, line);
       await giveBackUnit(msg, ctx, line);
     } else if (err.inFlight) await noteCallFailed(msg, fault, ctx, line);

@@ -4,18 +4,23 @@ import {
   fromListed,
   fromNewestRecorded,
   isBranchEvent,
+  isPullRequestEvent,
   type SupersededBy,
 } from '../decide/branch-staleness.js';
 import type { StaleFacts } from '../decide/decide.js';
+import { type DeliveryGap, recordMayDecide } from '../decide/delivery-gap.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { WorkflowRunSummary } from '../github/repo-answers.js';
 import type { BranchRuns } from '../ledger/branch-runs.js';
 import type { RepoConfig, RunFacts, RunMessage } from '../model.js';
+import type { Log } from '../obs/types.js';
+import type { WorkerGitHub } from './context.js';
 
 /**
  * Looks for reasons a re-run would be wasted. A branch run: a newer run of the same workflow on
  * the branch, from the newest run the intake recorded, or one listing when the record cannot
- * answer. A pull-request run: a newer run of the same workflow for the same head sha or branch,
+ * answer or a delivery may have been lost since the run started (`gap`, GitHub's delivery log,
+ * read beside the job listing; `noted` hears what it said). A pull-request run: a newer run of the same workflow for the same head sha or branch,
  * or a pull request that closed or moved on.
  */
 export async function findStaleness(
@@ -24,9 +29,10 @@ export async function findStaleness(
   run: RunFacts,
   cfg: Pick<RepoConfig, 'staleCheck'>,
   branchRuns?: Pick<BranchRuns, 'newest'>,
+  gap?: BranchGap,
 ): Promise<StaleFacts> {
   const rule = branchRule(cfg, msg);
-  if (rule && msg.headBranch !== null) return branchStaleness(api, msg, run, rule, msg.headBranch, branchRuns);
+  if (rule && msg.headBranch !== null) return branchStaleness(api, msg, run, rule, msg.headBranch, branchRuns, gap);
   const runs = await api.workflowRuns(
     run.workflowId,
     msg.headBranch ? { branch: msg.headBranch } : { headSha: msg.headSha },
@@ -53,20 +59,109 @@ async function branchStaleness(
   rule: SupersededBy,
   branch: string,
   branchRuns: Pick<BranchRuns, 'newest'> | undefined,
+  gap: BranchGap | undefined,
 ): Promise<StaleFacts> {
   const key = { installationId: msg.installationId, repoId: msg.repository.id, workflowId: run.workflowId, branch };
   const recorded = msg.runNumber === undefined ? undefined : await branchRuns?.newest(key);
   const self =
     msg.runNumber === undefined ? undefined : { runId: msg.runId, runNumber: msg.runNumber, headSha: msg.headSha };
   let answer = self ? fromNewestRecorded(self, recorded, rule) : ({ kind: 'list' } as const);
+  let decidedBy: 'record' | 'listing' = 'record';
+  // At the turn after a wait, a run the record cannot place keeps the listing's answer from before the wait.
+  if (answer.kind === 'list' && gap?.unrecorded === 'kept') {
+    gap.stood?.();
+    return {};
+  }
+  // Only `current` can be wrong after a lost delivery: a newer run recorded supersedes either way.
+  if (answer.kind === 'current' && gap) {
+    const said = await gap.read;
+    gap.noted?.(said);
+    if (!recordMayDecide(said)) answer = { kind: 'list' };
+  }
   if (answer.kind === 'list') {
+    decidedBy = 'listing';
     const listed = await api.workflowRuns(run.workflowId, { branch });
     const own = listed.filter((r) => ownBranchRun(r, msg, branch)).map(asBranchRun);
     answer = fromListed(self ?? sinceCreated(msg, run, listed), own, rule);
   }
   return answer.kind === 'stale'
-    ? { newerRunId: answer.newer.runId, newerOnBranch: { branch, headSha: answer.newer.headSha } }
-    : {};
+    ? { newerRunId: answer.newer.runId, newerOnBranch: { branch, headSha: answer.newer.headSha }, decidedBy }
+    : { decidedBy };
+}
+
+/** What GitHub's delivery log says since the run started (already being read), and who hears it. */
+export interface BranchGap {
+  readonly read: Promise<DeliveryGap>;
+  readonly noted?: (gap: DeliveryGap) => void;
+  /**
+   * `kept` at the turn after a wait: a run the record cannot place is not listed again (the
+   * check before the wait listed it); a record that names it current is checked against the log.
+   */
+  readonly unrecorded?: 'list' | 'kept';
+  /** Hears that the check before the wait stood. */
+  readonly stood?: () => void;
+}
+
+/** A branch run whose record may call it current: one with a number and a start, not a pull request's. */
+export const readsDeliveryLog = (msg: RunMessage): boolean =>
+  msg.headBranch !== null &&
+  msg.runNumber !== undefined &&
+  msg.createdAt !== undefined &&
+  !isPullRequestEvent(msg.event);
+
+/**
+ * Starts reading the App's delivery log since the run started (a branch run's only), so that it
+ * goes beside the round trip the caller makes next. A failed read answers `unread`: one listing
+ * decides, the safe direction.
+ */
+export function startGapRead(
+  msg: RunMessage,
+  read: WorkerGitHub['deliveryLog'] | undefined,
+): Promise<DeliveryGap> | undefined {
+  if (!readsDeliveryLog(msg)) return undefined;
+  if (!read) return Promise.resolve({ kind: 'no_log' });
+  const scope = {
+    installationId: msg.installationId,
+    repositoryId: msg.repository.id,
+    sinceMs: Date.parse(msg.createdAt!),
+  };
+  return read(scope).catch((err: Error) => ({ kind: 'unread', reason: err.message }) as const);
+}
+
+/** The gap being read, with the log line that says what it showed. */
+export const branchGap = (
+  read: Promise<DeliveryGap>,
+  msg: RunMessage,
+  log: Log,
+  unrecorded: BranchGap['unrecorded'] = 'list',
+): BranchGap => ({
+  read,
+  noted: (g) => noteGap(g, msg, log),
+  unrecorded,
+  stood: () =>
+    log.info('the record cannot place the run at its turn: the staleness check before the wait stands', {
+      run_id: msg.runId,
+      branch: msg.headBranch,
+    }),
+});
+
+function noteGap(gap: DeliveryGap, msg: RunMessage, log: Log): void {
+  const line = {
+    run_id: msg.runId,
+    repository: `${msg.repository.owner}/${msg.repository.name}`,
+    branch: msg.headBranch,
+  };
+  if (gap.kind === 'missed')
+    log.warn('a workflow_run delivery failed since the run started; one listing of the branch decides', {
+      ...line,
+      failed_delivery: gap.guid,
+      status_code: gap.statusCode,
+      delivered_at: gap.deliveredAt,
+    });
+  if (gap.kind === 'unread')
+    log.warn('delivery log not read; one listing of the branch decides', { ...line, error: gap.reason });
+  if (gap.kind === 'no_log')
+    log.info('no delivery log under GITHUB_TOKEN credentials; the branch record decides as before', line);
 }
 
 /** A run of the repository's own branch: not a fork's pull request from a branch of that name. */

@@ -4,8 +4,8 @@ import { TransientError } from '../errors.js';
 import { isLate, type TurnReservation } from '../ledger/pacing.js';
 import type { RunMessage } from '../model.js';
 import type { DecisionSettings, WorkerContext, WorkerStores } from './context.js';
-import type { Judged } from './evaluate.js';
-import { factsToKeep, keepFacts } from './kept-facts.js';
+import { appRequestsOf, type Judged } from './evaluate.js';
+import { factsToCache, encodeCachedFacts } from './cached-run-facts.js';
 import type { Deferred } from './result.js';
 
 /**
@@ -14,6 +14,7 @@ import type { Deferred } from './result.js';
  */
 export const INLINE_TURN_WAIT_MS = 1_000;
 
+/** What taking a pace slot needs: the pace, how long a run may wait, the metrics and the clock. */
 export interface TurnContext {
   readonly stores: Pick<WorkerStores, 'pacing'>;
   readonly settings: Pick<DecisionSettings, 'maxWaitMs' | 'inlineTurnWaitMs'> &
@@ -30,6 +31,7 @@ export interface KeptTurn {
   readonly unreserved?: boolean;
 }
 
+/** Where the run stands in its installation's pace: go now, final (expired), or wait until a time. */
 export type Turn =
   | Exclude<TurnStep, { kind: 'wait' }>
   /**
@@ -103,6 +105,7 @@ export const turnWait = (untilMs: number, now: number, unreserved = false): Defe
   metric: 'RerunWaiting',
 });
 
+/** What turning a claim into a wait for its pace slot needs: the attempts' store, the lease, the clock and the owner. */
 export interface WaitContext {
   readonly stores: Pick<WorkerStores, 'attempts'>;
   readonly settings: Pick<DecisionSettings, 'leaseMs'>;
@@ -121,7 +124,7 @@ export async function waitForTurn(
   turn: { readonly until: number; readonly waitingSince: number; readonly unreserved?: boolean },
   ctx: WaitContext,
 ): Promise<Deferred> {
-  const kept = keepFacts(factsToKeep(judged, requestsSoFar));
+  const kept = encodeCachedFacts(factsToCache(judged, requestsSoFar, await appRequestsOf(judged)));
   const { attempts } = ctx.stores;
   const waited = await attempts.wait(
     msg,

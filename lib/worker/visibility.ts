@@ -27,12 +27,13 @@ export function visibilityLeftSeconds(firstReceive: number, now: number): number
   return Math.max(0, Math.floor((endMs - now) / 1000));
 }
 
+/** A wait planned against SQS's visibility window: deferred for whole seconds, or refused with the reason. */
 export type VisibilityPlan =
   | { readonly kind: 'defer'; readonly seconds: number }
   /** The wait ends past the window: no deferral can bring the message back at its time. */
   | { readonly kind: 'cannot_fit'; readonly reason: string; readonly leftSeconds: number };
 
-/** A wait that must be kept whole (a turn, a pause): deferred if it fits, otherwise refused with a reason. */
+/** A wait that must be kept whole (a pace slot, a pause): deferred if it fits, otherwise refused with a reason. */
 export function planWait(waitSeconds: number, firstReceive: number, now: number): VisibilityPlan {
   const left = visibilityLeftSeconds(firstReceive, now);
   const seconds = Math.max(0, Math.ceil(waitSeconds));

@@ -6,7 +6,7 @@ import { httpLambda } from '../../lib/http/lambda-http.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import type { JobOnRunner } from '../../lib/ledger/runner-jobs.js';
+import type { JobOnRunner } from '../../lib/records.js';
 import { MAX_BODY_BYTES } from '../../lib/http/lambda-http.js';
 import { createIntake } from '../../lib/intake/webhook-intake.js';
 import { parseRunMessage } from '../../lib/webhook/run-message.js';

@@ -108,20 +108,28 @@ describe('a run that must wait for its turn waits in the queue', () => {
     const before = h.sim.requests.length;
     const msg = i.message(b.id);
     await w.worker(h.sqsEvent([msg]));
-    const firstHalf = h.sim.requests.slice(before).map((r) => `${r.method} ${r.path}`);
+    const sent = h.sim.requests.slice(before).map((r) => `${r.method} ${r.path}`);
+    // Counted apart: the App's read of its delivery log (its JWT), beside the first listing.
+    expect(sent.filter((r) => r === 'GET /app/hook/deliveries')).toHaveLength(1);
+    const firstHalf = sent.filter((r) => r !== 'GET /app/hook/deliveries');
     now += 1000;
     const mid = h.sim.requests.length;
     await w.worker(h.sqsEvent([msg]));
-    const turn = h.sim.requests.slice(mid).map((r) => `${r.method} ${r.path}`);
+    const atTurn = h.sim.requests.slice(mid);
+    // The turn checks the belief again: the App reads its delivery log once more, counted apart.
+    expect(atTurn.filter((r) => r.as === 'app').map((r) => r.path)).toEqual(['/app/hook/deliveries']);
+    const installationsOwn = atTurn.filter((r) => r.as !== 'app');
+    const turn = installationsOwn.map((r) => `${r.method} ${r.path}`);
     expect(turn).toEqual([
       `GET /repos/${i.repo}/actions/runs/${b.id}/jobs`,
       `POST /repos/${i.repo}/actions/runs/${b.id}/rerun-failed-jobs`,
     ]);
     // The listing at the turn was conditional on the first one's ETag, and nothing had changed: a free 304.
-    expect(h.sim.requests.slice(mid).map((r) => r.status)).toEqual([304, 201]);
+    expect(installationsOwn.map((r) => r.status)).toEqual([304, 201]);
     // The repository file is cached by then: the listing and the annotations before the wait.
     expect(firstHalf.filter((r) => !r.includes('/contents/'))).toHaveLength(2);
     expect(w.outcomes.at(-1)).toMatchObject({ decision: 'retried', requests: firstHalf.length + 2 });
+    expect(h.log.named('decision').at(-1)).toMatchObject({ requests: firstHalf.length + 2, app_requests: 2 });
     expect(firstHalf.length + turn.length).toBeLessThanOrEqual(4);
   });
 
@@ -143,7 +151,8 @@ describe('a run that must wait for its turn waits in the queue', () => {
     now += 1000;
     const mid = h.sim.requests.length;
     await w.worker(h.sqsEvent([msg]));
-    expect(h.sim.requests.slice(mid).map((r) => [`${r.method} ${r.path}`, r.status])).toEqual([
+    const atTurn = h.sim.requests.slice(mid).filter((r) => r.as !== 'app');
+    expect(atTurn.map((r) => [`${r.method} ${r.path}`, r.status])).toEqual([
       [`GET /repos/${i.repo}/actions/runs/${b.id}/jobs`, 200],
     ]);
     expect(w.outcomes.at(-1)).toMatchObject({

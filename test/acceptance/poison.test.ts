@@ -2,9 +2,10 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { QueuePoller } from '../../lib/queue/embedded/poller.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
+import { embeddedQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
-import { transientBackoffSeconds } from '../../lib/worker/handler.js';
+import { transientBackoffSeconds } from '../../lib/worker/record-handler.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { lostRun } from '../support/reconcile-kit.js';
 
@@ -97,7 +98,7 @@ describe('transient faults: exponential backoff, then the DLQ with the reason lo
       },
     });
     sendMessage(q, h.message(run.id));
-    const poller = new QueuePoller(q, worker, { onError: () => undefined });
+    const poller = new QueuePoller(embeddedQueue(q), worker, { onError: () => undefined });
     for (let receive = 1; receive <= 6; receive++) {
       const handed = await poller.pollOnce();
       if (q.deadLetters.length > 0) {
@@ -153,7 +154,7 @@ describe('a DLQ redrive is safe at any time', () => {
     expect(decisions).toEqual(['retried', 'duplicate', 'duplicate']);
 
     expect(q.redrive()).toBe(1);
-    await new QueuePoller(q, worker).drain(10_000);
+    await new QueuePoller(embeddedQueue(q), worker).drain(10_000);
     expect(decisions).toEqual(['retried', 'duplicate', 'duplicate', 'duplicate']);
     expect(h.sim.rerunTally(run.id).received).toBe(1);
   });
@@ -169,7 +170,7 @@ describe('a DLQ redrive is safe at any time', () => {
       defer: async (record, seconds) => void q.changeVisibility(record.receiptHandle, seconds * 1000),
     });
     sendMessage(q, h.message(run.id));
-    const poller = new QueuePoller(q, worker, { onError: () => undefined });
+    const poller = new QueuePoller(embeddedQueue(q), worker, { onError: () => undefined });
     // One receive at a time, each waited out before the next: no two receives overlap.
     for (let i = 0; i < 3 && q.deadLetters.length === 0; i++) {
       await poller.pollOnce();

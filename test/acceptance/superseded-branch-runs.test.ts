@@ -19,6 +19,8 @@ import { post, signedDelivery, workflowRunPayload } from '../support/webhooks.js
 const INSTALLATION = 9_800;
 const LOST = failureAnnotation(TEXT.selfHostedEmptyName);
 const RUNS_LISTING = /\/actions\/workflows\/\d+\/runs$/;
+/** The App's own request (its JWT), not the installation's: the webhook's delivery log. */
+const DELIVERY_LOG = /^\/app\/hook\/deliveries$/;
 
 interface DecisionDetail {
   readonly run_id: number;
@@ -133,10 +135,43 @@ describe('issue 32 through the compiled runtime: superseded branch runs and the 
     const decided = await decisionOf(head.id);
     expect(decided.decision).toBe('retried');
     expect(sim.run(head.id).runAttempt).toBe(2);
-    const made = sim.requests.slice(before).map((r) => `${r.method} ${r.path} ${r.status}`);
+    const sent = sim.requests.slice(before);
+    // Counted apart: the App's read of its delivery log, beside the job listing, on the App's own limit.
+    expect(sent.filter((r) => DELIVERY_LOG.test(r.path))).toHaveLength(1);
+    const made = sent.filter((r) => !DELIVERY_LOG.test(r.path)).map((r) => `${r.method} ${r.path} ${r.status}`);
     expect(made.length, made.join('\n')).toBeLessThanOrEqual(3);
     expect(made.filter((r) => RUNS_LISTING.test(r.split(' ')[1]!))).toEqual([]);
     expect(sim.count('POST', new RegExp(`/actions/runs/${head.id}/rerun-failed-jobs$`))).toBe(1);
+  });
+
+  it('issue 42 point 7: a lost newer-run delivery (no workflow_run event of it reached the runtime; GitHub’s delivery log shows it failed) → stale, 0 POSTs', async () => {
+    const repo = 'branchy/lost-delivery';
+    const older = lostPushRun(repo);
+    expect(await deliver(older, 'requested')).toBe(202);
+    // The newer commit's run exists, but every delivery of it failed while the endpoint was down:
+    // the intake's record still names the older run as the branch's newest.
+    const newer = sim.addRun({ repo, event: 'push', headBranch: 'main', jobs: [{ name: 'deploy', conclusion: null }] });
+    expect(newer.runNumber).toBeGreaterThan(older.runNumber);
+    for (const action of ['requested', 'in_progress'])
+      sim.addDelivery({
+        guid: `lost-${newer.id}-${action}`,
+        event: 'workflow_run',
+        action,
+        statusCode: action === 'requested' ? 502 : 0,
+        installationId: INSTALLATION,
+        repositoryId: sim.repoId(repo),
+      });
+    const before = sim.requests.length;
+    expect(await deliver(older, 'completed')).toBe(202);
+    const decided = await decisionOf(older.id);
+    expect(decided.decision).toBe('stale');
+    expect(decided.reason).toContain(`newer run ${newer.id} of the same workflow on branch main`);
+    const jobs = older.jobs.map((j) => j.id).join('|');
+    expect(sim.count('POST', new RegExp(`/actions/(runs/${older.id}|jobs/(${jobs}))/rerun`))).toBe(0);
+    expect(sim.rerunTally(older.id).received).toBe(0);
+    const sent = sim.requests.slice(before);
+    expect(sent.filter((r) => DELIVERY_LOG.test(r.path))).toHaveLength(1);
+    expect(sent.filter((r) => RUNS_LISTING.test(r.path))).toHaveLength(1);
   });
 
   it('item 3: a branch run whose newer run is of the same commit (a re-trigger) is re-run: one listing settles it', async () => {

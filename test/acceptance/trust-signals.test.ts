@@ -4,7 +4,7 @@
  * once, while fresh.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signalSignature } from '../../lib/intake/signal-intake.js';
+import { signalSignature } from '../../lib/intake/signal-auth.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { startTrustRuntime, type TrustRuntime } from './trust-support.js';
 

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { backtest, type BacktestCache, type BacktestDeps, noCache } from '../../lib/backtest/backtest.js';
+import {
+  backtest,
+  type BacktestCache,
+  type BacktestDeps,
+  noCache,
+  STALENESS_SOURCE,
+} from '../../lib/backtest/backtest.js';
 import type { AttemptRecord } from '../../lib/backtest/history.js';
 import type { Judgement } from '../../lib/backtest/judge.js';
 import { RequestMeter } from '../../lib/backtest/requests.js';
@@ -118,6 +124,14 @@ describe('backtest over a seeded week', () => {
   });
   beforeEach(() => sim.resetRequests());
 
+  it('issue 42 point 7: the backtest says which source decided whether a run was current: the history’s listing, not the record and the delivery log of that time', async () => {
+    const { deps: d } = deps();
+    const r = await backtest(input(), d);
+    expect(r.attempts.length).toBeGreaterThan(0);
+    expect(r.notes).toContain(STALENESS_SOURCE);
+    expect(STALENESS_SOURCE).toMatch(/^staleness judged from the history's listing/);
+  });
+
   it('every failed attempt in the period is examined once, in the class the history expects, and nothing is re-run', async () => {
     const progress: [number, number][] = [];
     const { deps: d } = deps();
@@ -129,7 +143,10 @@ describe('backtest over a seeded week', () => {
     expect(r.done).toBe(r.planned);
     expect(progress[0]).toEqual([0, r.planned]);
     expect(progress.at(-1)).toEqual([r.planned, r.planned]);
-    expect(r.notes).toEqual([expect.stringMatching(/^1 attempt\(s\) judged without some job's log or annotations/)]);
+    expect(r.notes).toEqual([
+      expect.stringMatching(/^1 attempt\(s\) judged without some job's log or annotations/),
+      STALENESS_SOURCE,
+    ]);
     expect(sim.requests.filter((q) => q.method === 'POST' && /rerun/.test(q.path))).toEqual([]);
   });
 

@@ -72,4 +72,8 @@ describe('bench section 1: GitHub requests per decision, reprise against the per
     expect(r.firstDecision.requests.tokenExchanges).toBe(1);
     for (const row of r.rows) expect(row.reprise.requests.tokenExchanges).toBe(0);
   });
+
+  it('a branch run’s decision reads the App’s delivery log once, beside the job listing, outside the counted requests', () => {
+    for (const row of r.rows) expect(row.reprise.requests.deliveryLogReads).toBe(1);
+  });
 });

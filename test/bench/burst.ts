@@ -53,11 +53,16 @@ export interface StartTreeResult {
   readonly processes: number;
   /** Each component's own peak RSS (npm, sh, the runtime's node), MB. */
   readonly peakByComponentMb: Readonly<Record<string, number>>;
-  /** Every request the burst cost GitHub (token exchanges and 304s included), per run. */
+  /**
+   * Every request the burst cost GitHub (token exchanges and 304s included), per run, the App's
+   * delivery-log reads left out (its JWT, not the installation's limit: `deliveryLogReadsPerRun`).
+   */
   readonly requestsPerRun: number;
+  readonly deliveryLogReadsPerRun: number;
 }
 
 const mb = (bytes: number) => bytes / (1024 * 1024);
+const DELIVERY_LOG = '/app/hook/deliveries';
 
 /**
  * Duplicates and misses counted from every re-run POST GitHub received: a repeated
@@ -229,7 +234,8 @@ export async function measureStartTree(
       peakMb: mb(peak.peakBytes),
       processes: peak.processes,
       peakByComponentMb: Object.fromEntries(Object.entries(peak.byComponent).map(([k, v]) => [k, mb(v)])),
-      requestsPerRun: sim.requests.length / runs,
+      requestsPerRun: sim.requests.filter((r) => r.path !== DELIVERY_LOG).length / runs,
+      deliveryLogReadsPerRun: sim.requests.filter((r) => r.path === DELIVERY_LOG).length / runs,
     };
   } finally {
     if (child.exitCode === null) process.kill(-(child.pid as number), 'SIGTERM');
@@ -275,6 +281,7 @@ export function printBurst(r: BurstResult): string {
           .join(', '),
       ],
       ['npm start: GitHub requests per run', `${t.requestsPerRun.toFixed(2)} (token exchanges and 304s included)`],
+      ["npm start: the App's delivery-log reads per run (its JWT)", t.deliveryLogReadsPerRun.toFixed(2)],
     );
   }
   return table(`3. Burst (simulator latency ${r.latencyMs} ms)`, ['measure', 'value'], rows);

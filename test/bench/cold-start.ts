@@ -1,6 +1,6 @@
 /**
  * Section 5: each function bundle's size, and the time a fresh Node process takes to import it.
- * The bundles are built with esbuild as infra/functions.ts builds them (minified ESM for node22,
+ * The bundles are built with esbuild as infra/functions/reprise-function.ts builds them (minified ESM for node22,
  * the createRequire banner), once with the AWS SDK left to the Lambda runtime and once bundled.
  */
 import { execFileSync, spawnSync } from 'node:child_process';

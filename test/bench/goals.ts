@@ -68,7 +68,7 @@ export function evaluateGoals(m: Measured): Goal[] {
     // turn); the repository files' first reads and the token exchange come on top. The listing at
     // its turn is conditional on the first one's ETag: answered 304, it is not counted.
     add(
-      'spot wave: ≤ 4.5 GitHub requests per run, waits and copies included',
+      "spot wave: ≤ 4.5 GitHub requests per run on the installation's behalf, waits and copies included",
       `${w.requestsPerRun.toFixed(2)} per run`,
       w.requestsPerRun <= 4.5,
     );

@@ -12,6 +12,8 @@ export interface RequestTally {
   readonly notModified: number;
   /** `POST /app/installations/{id}/access_tokens`, made with the App's JWT (once an hour per installation). */
   readonly tokenExchanges: number;
+  /** `GET /app/hook/deliveries`, the App's read of its delivery log beside a branch run's job listing (its JWT, not the installation's limit). */
+  readonly deliveryLogReads: number;
   /** Job log downloads from the signed log host (not the API). */
   readonly logDownloads: number;
   readonly rerunCalls: number;
@@ -28,19 +30,31 @@ export function tally(records: readonly SimRequestRecord[]): RequestTally {
   let graphql = 0;
   let notModified = 0;
   let tokenExchanges = 0;
+  let deliveryLogReads = 0;
   let logDownloads = 0;
   let rerunCalls = 0;
   let runReads = 0;
   for (const r of records) {
     if (r.path.startsWith('/_logs/')) logDownloads++;
     else if (r.method === 'POST' && TOKEN.test(r.path)) tokenExchanges++;
+    else if (r.path === '/app/hook/deliveries') deliveryLogReads++;
     else if (r.status === 304) notModified++;
     else if (r.path === '/graphql') graphql++;
     else rest++;
     if (r.method === 'POST' && RERUN.test(r.path)) rerunCalls++;
     if (r.method === 'GET' && RUN_READ.test(r.path)) runReads++;
   }
-  return { counted: rest + graphql, rest, graphql, notModified, tokenExchanges, logDownloads, rerunCalls, runReads };
+  return {
+    counted: rest + graphql,
+    rest,
+    graphql,
+    notModified,
+    tokenExchanges,
+    deliveryLogReads,
+    logDownloads,
+    rerunCalls,
+    runReads,
+  };
 }
 
 /** Run id → time the simulator received its first `rerun-failed-jobs` request. */

@@ -192,7 +192,8 @@ export function printRequests(r: RequestsResult): string {
     'Counted = requests GitHub counts against the installation (REST + GraphQL, 304 excluded).',
     `Config: .github/reprise.yml is read with its ETag on every decision: a 304, which GitHub does not count.`,
     `First decision of an installation in the hour: ${first.counted} counted (config read in full), ` +
-      `${first.tokenExchanges} token exchange(s) (App JWT, once an hour per installation; not counted above).`,
+      `${first.tokenExchanges} token exchange(s) (App JWT, once an hour per installation; not counted above); ` +
+      `${first.deliveryLogReads} read(s) of the App's delivery log (App JWT, a branch run's check that no newer run's delivery was lost; not counted above).`,
     `pull_request run (10 jobs, 1 lost): ${pr.counted} counted (${breakdown(pr)}): the staleness check lists ` +
       'newer runs and reads the pull request.',
   ].join('\n');

@@ -29,8 +29,13 @@ export interface WaveBenchResult {
   readonly duplicates: number;
   /** Runs never re-run within twice the floor. */
   readonly dropped: number;
-  /** Every GitHub request the wave cost, waits and copies included, per run. */
+  /**
+   * Every GitHub request the wave cost on the installation's behalf, waits and copies included,
+   * per run (log downloads too); the App's own (its JWT) are `appRequestsPerRun`.
+   */
   readonly requestsPerRun: number;
+  /** The App's requests (its JWT, never the installation's limit) per run: delivery-log reads and token exchanges. */
+  readonly appRequestsPerRun: number;
   /** Those GitHub counts against the installation's rate limit, per run: 304s and token exchanges are not. */
   readonly rateLimitedPerRun: number;
   readonly peakRssMb: number;
@@ -70,7 +75,8 @@ export async function measureWave(opts: { latencyMs: number; quick: boolean }): 
       refusals: w.refused,
       duplicates: w.doubled,
       dropped: w.never,
-      requestsPerRun: (sim.requests.length - before) / runs,
+      requestsPerRun: sim.requests.slice(before).filter((r) => r.as !== 'app').length / runs,
+      appRequestsPerRun: sim.requests.slice(before).filter((r) => r.as === 'app').length / runs,
       rateLimitedPerRun: tally(sim.requests.slice(before)).counted / runs,
       peakRssMb: memory.stop().peakBytes / (1024 * 1024),
     };
@@ -93,6 +99,7 @@ export function printWave(r: WaveBenchResult): string {
     ['runs never re-run', r.dropped],
     ['GitHub requests per run (waits and copies included)', r.requestsPerRun.toFixed(2)],
     ['of them counted against the rate limit (304s free)', r.rateLimitedPerRun.toFixed(2)],
+    ["the App's own requests per run (delivery log, token exchange; its JWT)", r.appRequestsPerRun.toFixed(2)],
     ['peak RSS of the runtime process', `${r.peakRssMb.toFixed(0)} MB`],
   ];
   return table(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runnerSignalLookup } from '../../lib/signals/runner-lookup.js';
 import { explain } from '../../lib/cli/explain.js';
 import { explainRun } from '../../lib/cli/explain-run.js';
 import { readLiveRun } from '../../lib/cli/run-lookup.js';
@@ -64,7 +65,7 @@ describe("explainRun: the worker's evaluation of a live run, dry_run forced", ()
       settings: { ...h.settings, ...over.settings },
       ...(over.outcomes && {
         outcomes: h.ledger.outcomes(h.settings.breaker),
-        signals: h.signals,
+        signals: runnerSignalLookup(h.signals),
         signalsFrom: `DynamoDB table ${TABLE}`,
       }),
     });
@@ -109,6 +110,16 @@ describe("explainRun: the worker's evaluation of a live run, dry_run forced", ()
     expect(x.requests).toBeGreaterThan(0);
     expect(x).not.toHaveProperty('outcomes');
     expect(reruns()).toEqual([]);
+  });
+
+  it('issue 42 point 7: explain says which source decided a branch run’s currency: one listing, as it reads neither the intake’s record nor the delivery log', async () => {
+    const run = h.sim.addRun({ repo: 'acme/branchy', headBranch: 'main', jobs: [lostJob('test', 'runner-19')] });
+    h.sim.resetRequests();
+    const x = await explained(run.id);
+    expect(x.decision).toBe('dry_run');
+    expect(x.staleness).toMatch(/^one listing of the branch's runs decided whether the run is current/);
+    expect(h.sim.count('GET', /\/actions\/workflows\/\d+\/runs$/)).toBe(1);
+    expect(h.sim.appRequests.filter((r) => r.path === '/app/hook/deliveries')).toEqual([]);
   });
 
   it('dry_run in the repository file: the decision is dry_run but not a re-run the worker would make', async () => {

@@ -24,7 +24,7 @@ describe('recoverAfterRestart', () => {
     recoverAfterRestart({
       ledger: h.ledger,
       queuedBodies: () => queue.bodies(),
-      enqueue: embeddedRunQueue(queue),
+      queue: embeddedRunQueue(queue),
       client: h.client,
       graphqlUrl: h.settings.graphqlUrl,
       owner: NOW,

@@ -64,6 +64,20 @@ describe('composeWorker: the handler Lambda and the local runtime run', () => {
 });
 
 describe('workerContext: every default applied once', () => {
+  it('looks signals up in the signal store the process shares', async () => {
+    const at = '2026-03-01T10:00:00.000Z';
+    await h.signals.record({
+      runnerKey: 'i-0aaa22222',
+      kind: 'spot-interruption',
+      eventTime: at,
+      eventId: 'shared-store',
+      source: 'test',
+    });
+    const ctx = workerContext(h.settings, parts('worker-s'));
+    const found = await ctx.stores.signals.forRunner('runner-i-0aaa22222', at, h.settings.signalWindow);
+    expect(found.map((s) => s.runnerKey)).toEqual(['i-0aaa22222']);
+  });
+
   it('on the process clock: the default lease, in-process turn waits, no events, no allow-list, the pace’s max wait', () => {
     const ctx = workerContext(h.settings, parts('worker-d'));
     expect(ctx.settings.leaseMs).toBe(DEFAULT_LEASE_MS);
@@ -74,7 +88,6 @@ describe('workerContext: every default applied once', () => {
     expect(ctx.clock).toBe(Date.now);
     expect(ctx.owner).toBe('worker-d');
     expect(ctx.stores.attempts).toBe(h.ledger.attempts);
-    expect(ctx.stores.signals).toBe(h.signals);
     expect(ctx.github.graphqlUrl).toBe(h.settings.graphqlUrl);
   });
 

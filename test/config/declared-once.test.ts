@@ -20,7 +20,8 @@ import { earlyRecoveryMode } from '../../lib/decide/early-recovery.js';
 import { maxRequeues, mergeQueueMode } from '../../lib/decide/merge-group.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { RepoConfig } from '../../lib/model.js';
-import { asProp, functionEnvironment, propAt, type RepriseProps, resolveProps, setAt } from '../../infra/props.js';
+import type { RepriseProps } from '../../infra/props/reprise-props.js';
+import { asProp, functionEnvironment, propAt, resolveProps, setAt } from '../../infra/props/resolve.js';
 
 const rows = REPO_SETTING_NAMES.map((name) => ({
   name,

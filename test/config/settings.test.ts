@@ -7,8 +7,9 @@ import { applyConfig, BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js'
 import { FUNCTION_NAMES, SETTING_NAMES, SETTINGS, settingOf } from '../../lib/config/settings-schema.js';
 import { signalIntakeSettings, signalSettings } from '../../lib/config/signal-settings.js';
 import { propsFromContext } from '../../infra/context.js';
-import { PROJECT_ROOT } from '../../infra/functions.js';
-import { type RepriseProps, resolveProps } from '../../infra/props.js';
+import { PROJECT_ROOT } from '../../infra/functions/handlers.js';
+import type { RepriseProps } from '../../infra/props/reprise-props.js';
+import { resolveProps } from '../../infra/props/resolve.js';
 
 const fromContext = (context: Record<string, unknown>) => propsFromContext(new App({ context }).node);
 

@@ -3,14 +3,14 @@
  * template Environment, and what Lambda itself does around them here: the SQS event source
  * mapping (receive, invoke, delete what succeeded) and the HTTP API's event.
  */
-import { recordOf } from '../../lib/queue/sqs/sqs-record.js';
+import { recordOf } from '../support/sqs/sqs-record.js';
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { HANDLERS } from '../../infra/functions.js';
+import { HANDLERS } from '../../infra/functions/handlers.js';
 import { REGION } from './stack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -91,6 +91,10 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
     expect(await d.drain()).toBe(1);
     expect(d.sim.rerunTally(run.id)).toMatchObject({ received: 1, accepted: 1 });
     expect(decisionOf(run.id)).toEqual([expect.objectContaining({ decision: 'retried' })]);
+    // Issue 42 point 7: the deployed worker signs the App's JWT from its secret and reads the delivery
+    // log (GitHub checks the signature); with no failed delivery, the intake's record decides.
+    expect(decisionOf(run.id)[0]).toMatchObject({ app_requests: 1, stale_check: 'record' });
+    expect(d.sim.appRequests.filter((r) => r.path === '/app/hook/deliveries' && r.status === 200)).not.toEqual([]);
     const events = await d.busEvents();
     expect(events).toContainEqual(
       expect.objectContaining({

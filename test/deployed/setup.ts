@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Template } from 'aws-cdk-lib/assertions';
 import { propsFromContext } from '../../infra/context.js';
 import { RepriseStack } from '../../infra/reprise-stack.js';
-import { HANDLERS } from '../../infra/functions.js';
+import { HANDLERS } from '../../infra/functions/handlers.js';
 import { GitHubSimulator } from '../sim/index.js';
 import { APP_ID, testPrivateKey } from '../support/harness.js';
 import { testApp } from '../infra/synth.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/functions.js';
+import { PROJECT_ROOT } from '../../infra/functions/handlers.js';
 
 const deploy = readFileSync(join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8');
 const section = (title: string): string => {

@@ -371,7 +371,7 @@ describe('every command the docs show works when typed', () => {
     expect(readme).toContain('On a fresh machine with Node.js 22 or later. That is what the package supports');
     expect(pkg.devEngines.runtime.version).toMatch(/^\^20\./);
     expect(readme).toContain('Working on this repository still works on Node.js 20\n(`devEngines`)');
-    expect(readFileSync(join(ROOT, 'infra/functions.ts'), 'utf8')).toContain('Runtime.NODEJS_22_X');
+    expect(readFileSync(join(ROOT, 'infra/functions/reprise-function.ts'), 'utf8')).toContain('Runtime.NODEJS_22_X');
     expect(readme).toContain('`nodejs22.x`');
   });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectedRows, tableIn } from '../../lib/config/settings-docs.js';
 import { contextDefaultText, defaultText, SETTING_NAMES, settingOf } from '../../lib/config/settings-schema.js';
-import { PROJECT_ROOT } from '../../infra/functions.js';
+import { PROJECT_ROOT } from '../../infra/functions/handlers.js';
 import { SETTINGS_DOCS } from './write-settings-docs.js';
 
 const read = (file: string) => readFileSync(join(PROJECT_ROOT, file), 'utf8');

@@ -133,8 +133,13 @@ describe('bounds', () => {
 });
 
 describe('GitHub cost', () => {
-  /** Every request a decision sent, configuration reads and 304s included; token exchanges left out. */
-  const sent = () => h.sim.requests.filter((r) => !r.path.includes('access_tokens'));
+  /**
+   * Every request a decision sent on the installation's behalf, configuration reads and 304s
+   * included; the App's own (its JWT: token exchanges, its delivery log) counted apart.
+   */
+  const sent = () => h.sim.requests.filter((r) => r.as !== 'app');
+  /** The App's requests of a decision: a branch run's one read of the delivery log, beside the listing. */
+  const appSent = () => h.sim.appRequests.filter((r) => !r.path.includes('access_tokens')).map((r) => r.path);
   /** Requests that start within 50 ms of each other share a round trip (the simulator answers after 100 ms). */
   const roundTrips = () => {
     const starts = sent()
@@ -151,7 +156,7 @@ describe('GitHub cost', () => {
     [60, 3],
     [199, 4],
   ])(
-    'a push run with %i failed jobs and one passed, in a repository without .github/reprise.yml, costs %i requests in all once warm (configuration reads counted)',
+    'a push run with %i failed jobs and one passed, in a repository without .github/reprise.yml, costs %i installation requests once warm (configuration reads counted), and the App one read of its delivery log, counted apart',
     async (n, cost) => {
       const repo = newRepo();
       const configSource = new RepoConfigSource();
@@ -164,11 +169,13 @@ describe('GitHub cost', () => {
       await h.worker({ configSource })(h.sqsEvent([h.message(run.id)]));
       expect(h.log.named('decision')[0]).toMatchObject({ decision: 'retried', requests: sent().length });
       expect(sent().length).toBe(cost);
+      expect(h.log.named('decision')[0]).toMatchObject({ app_requests: 1 });
+      expect(appSent()).toEqual(['/app/hook/deliveries']);
       expect(h.sim.count('GET', /\/contents\//)).toBe(0);
     },
   );
 
-  it('the common path at 100 ms a request: 3 requests, 3 round trips once warm; the first decision reads the configuration beside the job listing', async () => {
+  it('the common path at 100 ms a request: 3 installation requests, 3 round trips once warm, the App’s delivery-log read in the listing’s round trip; the first decision reads the configuration beside the job listing', async () => {
     const repo = newRepo();
     const configSource = new RepoConfigSource();
     h.sim.latencyMs = 100;
@@ -183,8 +190,12 @@ describe('GitHub cost', () => {
     const run = h.sim.addRun({ repo, jobs: lostJobs(1) });
     h.sim.resetRequests();
     await h.worker({ configSource })(h.sqsEvent([h.message(run.id)]));
-    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried', requests: 3 });
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried', requests: 3, app_requests: 1 });
     expect(roundTrips()).toBe(3);
+    // The App's read shares the listing's round trip: the POST is still the third.
+    const starts = (rs: typeof h.sim.requests) => rs.map((r) => r.at);
+    const [listedAt] = starts(sent());
+    expect(Math.abs(h.sim.appRequests.find((r) => r.path === '/app/hook/deliveries')!.at - listedAt!)).toBeLessThan(50);
   });
 
   it('a repository with its own file: the 304 of the configuration read is counted, and shares its round trip with the listing', async () => {
@@ -198,7 +209,7 @@ describe('GitHub cost', () => {
     h.sim.resetRequests();
     await h.worker({ configSource })(h.sqsEvent([h.message(run.id)]));
     expect(h.sim.requests.some((r) => r.status === 304)).toBe(true);
-    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried', requests: 4 });
+    expect(h.log.named('decision').at(-1)).toMatchObject({ decision: 'retried', requests: 4, app_requests: 1 });
     expect(sent()).toHaveLength(4);
     expect(roundTrips()).toBe(3);
   });
@@ -401,16 +412,17 @@ describe('the run read off its latest jobs', () => {
     expect(res.status).toBe(201);
   }
 
-  /** The Actions and GraphQL calls a decision made, ids elided; the configuration reads left out. */
+  /** The Actions and GraphQL calls a decision made, ids elided; the configuration reads and the App's own requests left out. */
   const calls = () =>
     h.sim.requests
-      .filter((r) => !/access_tokens|\/contents\//.test(r.path))
+      .filter((r) => r.as !== 'app' && !/\/contents\//.test(r.path))
       .map((r) => `${r.method} ${r.path.replace(/^\/repos\/[^/]+\/[^/]+/, '').replace(/\d+/g, 'N')}`);
 
   it('the common path lists the latest jobs once and never reads the run: 3 calls besides the configuration reads', async () => {
     const { line } = await decide([{ name: 't', conclusion: 'failure', annotations: [LOST] }]);
     expect(line).toMatchObject({ decision: 'retried' });
     expect(calls()).toEqual(['GET /actions/runs/N/jobs', 'POST /graphql', 'POST /actions/runs/N/rerun-failed-jobs']);
+    expect(h.sim.appRequests.map((r) => `${r.method} ${r.path}`)).toContain('GET /app/hook/deliveries');
   });
 
   it.each(['rerun-failed-jobs', 'rerun'] as const)(

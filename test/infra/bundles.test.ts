@@ -1,7 +1,7 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/functions.js';
+import { PROJECT_ROOT } from '../../infra/functions/handlers.js';
 import { resourcesOf, synthReprise } from './synth.js';
 
 const KB = 1024;

@@ -3,7 +3,8 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { propsFromContext } from '../../infra/context.js';
-import { graphqlUrlFor, resolveProps, type RepriseProps } from '../../infra/props.js';
+import type { RepriseProps } from '../../infra/props/reprise-props.js';
+import { graphqlUrlFor, resolveProps } from '../../infra/props/resolve.js';
 import { WebhookAccess } from '../../infra/webhook-access.js';
 import { resourcesOf, synthReprise } from './synth.js';
 

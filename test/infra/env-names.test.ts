@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/functions.js';
+import { PROJECT_ROOT } from '../../infra/functions/handlers.js';
 import {
   FUNCTION_NAMES,
   type FunctionName,
@@ -15,7 +15,7 @@ import {
   RESOURCE_ENV,
   RESOURCE_NAMES,
   resourcesOf,
-  RUNTIME_ENV,
+  FUNCTION_PROCESS_ENV,
   SETTING_NAMES,
   settingOf,
 } from '../../lib/config/settings-schema.js';
@@ -26,7 +26,7 @@ const SETTING_ENV = SETTING_NAMES.map((n) => settingOf(n).env).filter((e): e is 
 const DECLARED = [
   ...SETTING_ENV,
   ...RESOURCE_NAMES.map((n) => RESOURCE_ENV[n].env),
-  ...Object.values(RUNTIME_ENV),
+  ...Object.values(FUNCTION_PROCESS_ENV),
   ...Object.values(PLATFORM_ENV),
 ];
 
@@ -111,7 +111,7 @@ describe('each function gets the resources the schema says it reads, and only de
         .sort(),
     );
     expect(Object.keys(envs[fn]).filter((k) => !DECLARED.includes(k))).toEqual([]);
-    expect(envs[fn][RUNTIME_ENV.nodeOptions]).toBe('--enable-source-maps');
+    expect(envs[fn][FUNCTION_PROCESS_ENV.nodeOptions]).toBe('--enable-source-maps');
   });
 
   it('the table reaches every function; the App secret only the worker and the reconciler', () => {

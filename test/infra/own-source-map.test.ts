@@ -4,7 +4,7 @@ import { decode, encode } from '@jridgewell/sourcemap-codec';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { ownSourceMap } from '../../infra/build/own-source-map.js';
-import { BUNDLE, PROJECT_ROOT } from '../../infra/functions.js';
+import { BUNDLE, PROJECT_ROOT } from '../../infra/functions/handlers.js';
 
 // One generated line: own code at columns 0 and 10, a library from 20 to 39, own code again at 40.
 const MAP = JSON.stringify({

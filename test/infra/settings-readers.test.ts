@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HANDLERS, PROJECT_ROOT, prebuiltName } from '../../infra/functions.js';
+import { HANDLERS, PROJECT_ROOT, prebuiltName } from '../../infra/functions/handlers.js';
 import {
   type FunctionName,
   FUNCTION_NAMES,

@@ -8,7 +8,8 @@ import {
   settingOf,
   type Value,
 } from '../../lib/config/settings-schema.js';
-import { asProp, type RepriseProps } from '../../infra/props.js';
+import type { RepriseProps } from '../../infra/props/reprise-props.js';
+import { asProp } from '../../infra/props/resolve.js';
 import type { RepriseStack } from '../../infra/reprise-stack.js';
 
 /** Every setting a deployed function reads, with the function names. */

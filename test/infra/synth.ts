@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { PROJECT_ROOT } from '../../infra/functions.js';
-import type { RepriseProps } from '../../infra/props.js';
+import { PROJECT_ROOT } from '../../infra/functions/handlers.js';
+import type { RepriseProps } from '../../infra/props/reprise-props.js';
 import { RepriseStack } from '../../infra/reprise-stack.js';
 
 /** The feature flags cdk.json gives the real app, so tests synthesize what `cdk synth` does. */

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HANDLERS } from '../../infra/functions.js';
+import { HANDLERS } from '../../infra/functions/handlers.js';
 import { FUNCTION_STORES, STORE_ACCESS, tableGrant } from '../../lib/ledger/access.js';
 import { keys } from '../../lib/ledger/keys.js';
 import type { FunctionName } from '../../lib/config/settings-schema.js';

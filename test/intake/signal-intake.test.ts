@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runnerSignalLookup } from '../../lib/signals/runner-lookup.js';
 import type { HttpRequest } from '../../lib/http/lambda-http.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
@@ -9,8 +10,8 @@ import {
   parseSignalPost,
   recordedKind,
   RETRY_HORIZON_MS,
-  signalSignature,
 } from '../../lib/intake/signal-intake.js';
+import { signalSignature } from '../../lib/intake/signal-auth.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { freshTable } from '../signals/fixtures.js';
 
@@ -216,9 +217,11 @@ describe('POST /signals: signals are per scope (issue 42, point 3)', () => {
     expect(first.body).toMatchObject({ recorded: 1 });
     expect(second.body).toMatchObject({ recorded: 1 });
     const at = new Date(NOW).toISOString();
-    expect((await store.forRunner('ghr-1', at, window, acme)).map((s) => s.source)).toEqual(['agent']);
-    expect(await store.forRunner('ghr-1', at, window, mallory)).toHaveLength(1);
-    expect(await store.forRunner('ghr-1', at, window, other)).toEqual([]);
+    expect((await runnerSignalLookup(store).forRunner('ghr-1', at, window, acme)).map((s) => s.source)).toEqual([
+      'agent',
+    ]);
+    expect(await runnerSignalLookup(store).forRunner('ghr-1', at, window, mallory)).toHaveLength(1);
+    expect(await runnerSignalLookup(store).forRunner('ghr-1', at, window, other)).toEqual([]);
     // A retry of either scope's post is still that scope's one record.
     expect((await intake(bearer(body, 'acme-secret'))).body).toMatchObject({ recorded: 0 });
   });

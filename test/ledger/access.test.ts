@@ -95,8 +95,8 @@ const WORK: Record<FunctionName, (l: Ledger) => Promise<unknown>> = {
   intake: async (l) => {
     await l.deliveries.isSeen('g-1');
     await l.deliveries.markSeen('g-1', 'workflow_job');
-    await l.runnerJobs().started(job);
-    await l.runnerJobs().finished(job);
+    await l.runnerJobs().started(job, [job.runnerName]);
+    await l.runnerJobs().finished(job, [job.runnerName]);
     await l.queuedJobs.queued(queuedJob);
     await l.queuedJobs.clear(queuedJob);
     expect(await l.outcomes(BREAKER).recordIfRerun({ ...queuedJob, runId: 40, runAttempt: 2 }, 'lost_again')).toBe(
@@ -123,7 +123,7 @@ const WORK: Record<FunctionName, (l: Ledger) => Promise<unknown>> = {
     await l.pacing(PACE).reserveTurn(7, T + 60_000, { repository: 9, aheadMs: 30_000 });
     await l.outcomes(BREAKER).state(7, { id: 9, name: 'acme/web' });
     await l.outcomes(BREAKER).look(7, { id: 9, name: 'acme/web' });
-    await l.runnerSignals(3600).forRunner(job.runnerName, null, window);
+    await l.runnerSignals(3600).around([job.runnerName], null, window);
     await l.branchRuns.newest(branch);
   },
   ec2Signal: async (l) => {

@@ -1,16 +1,69 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ATTR, STATE } from '../../lib/ledger/attributes.js';
+import { keys } from '../../lib/ledger/keys.js';
+import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
+import { Table } from '../../lib/ledger/table.js';
+import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
+import { ledgerMessage } from './support.js';
 
-describe('the table’s attribute names', () => {
-  it('each `#name` an expression writes resolves to the attribute of the same name, so stored items keep their names', () => {
-    for (const [name, attribute] of Object.entries(ATTR)) expect(attribute).toBe(name);
+const TABLE = 'attributes-test';
+const T = Date.parse('2026-11-03T08:00:00Z');
+let dynamo: EmbeddedDynamo;
+let ledger: Ledger;
+beforeAll(async () => {
+  dynamo = await startDynamo({ table: TABLE });
+  ledger = openLedger(dynamo.client, TABLE, () => T);
+});
+afterAll(async () => dynamo.close());
+
+/** The item as DynamoDB stores it, read back raw under the attempt's key. */
+const stored = async (repoId: number, runId: number, runAttempt: number): Promise<Record<string, unknown>> =>
+  (await new Table(dynamo.client, TABLE).get<Record<string, unknown>>(
+    keys.runAttempt(repoId, runId, runAttempt),
+    true,
+  ))!;
+
+describe('the table’s attribute names, as the ledger writes them', () => {
+  it('a claim writes the claim’s attributes under their ATTR names, with the state claimed', async () => {
+    const msg = ledgerMessage(501, { installationId: 1 });
+    expect(await ledger.attempts.claim(msg, 'worker-a', 60_000)).toMatchObject({ claimed: true });
+    const item = await stored(msg.repository.id, msg.runId, msg.runAttempt);
+    for (const name of [ATTR.pk, ATTR.sk, ATTR.ttl, ATTR.state, ATTR.owner, ATTR.claimedAt, ATTR.leaseUntil]) {
+      expect(item, name).toHaveProperty(name);
+    }
+    expect(item[ATTR.state]).toBe(STATE.claimed);
+    expect(item[ATTR.owner]).toBe('worker-a');
+    expect(item[ATTR.leaseUntil]).toBe(T + 60_000);
   });
 
-  it('the key and expiry attributes are the table’s own', () => {
-    expect([ATTR.pk, ATTR.sk, ATTR.ttl]).toEqual(['pk', 'sk', 'ttl']);
+  it('a decision turns the state to decided and adds the decision’s attributes; a second claim is refused', async () => {
+    const msg = ledgerMessage(502, { installationId: 1 });
+    await ledger.attempts.claim(msg, 'worker-a', 60_000);
+    expect(await ledger.attempts.finalise(msg, 'worker-a', 'retried', 'the runner was lost')).toBe(true);
+    const item = await stored(msg.repository.id, msg.runId, msg.runAttempt);
+    expect(item[ATTR.state]).toBe(STATE.decided);
+    expect(item[ATTR.decision]).toBe('retried');
+    expect(item[ATTR.reason]).toBe('the runner was lost');
+    expect(item[ATTR.decidedAt]).toBe(T);
+    expect(await ledger.attempts.claim(msg, 'worker-b', 60_000)).toMatchObject({ claimed: false });
   });
 
-  it('a run attempt is claimed, waiting or decided: three distinct states', () => {
-    expect(Object.values(STATE)).toEqual(['claimed', 'waiting', 'decided']);
+  it('no attribute a run attempt is stored with falls outside the names expressions can reach', async () => {
+    const msg = ledgerMessage(503, { installationId: 1 });
+    await ledger.attempts.claim(msg, 'worker-a', 60_000);
+    await ledger.attempts.finalise(msg, 'worker-a', 'ignored', 'genuine failure', { jobs: 1 });
+    const item = await stored(msg.repository.id, msg.runId, msg.runAttempt);
+    // The record's own facts (repository, run, attempt) are written whole with the claim; the rest are ATTR's.
+    const recordFacts = new Set([
+      'repository',
+      'repoId',
+      'installationId',
+      'runId',
+      'runAttempt',
+      'workflow',
+      'createdAt',
+    ]);
+    const unknown = Object.keys(item).filter((k) => !(k in ATTR) && !recordFacts.has(k));
+    expect(unknown).toEqual([]);
   });
 });

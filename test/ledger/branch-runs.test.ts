@@ -13,7 +13,7 @@ import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
-import { branchRunFrom } from '../../lib/webhook/branch-run.js';
+import { branchRunFrom } from '../../lib/webhook/workflow-run.js';
 import { MemoryLog } from '../support/memory-log.js';
 import { realExamples } from '../support/webhooks.js';
 

@@ -12,7 +12,6 @@ import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { RunQueue } from '../../lib/queue/run-queue.js';
 import { MemoryLog } from '../support/memory-log.js';
-import { RunnerKeys } from '../../lib/signals/runner-keys.js';
 import { ledgerMessage } from './support.js';
 
 const TABLE = 'ledger-test';
@@ -76,7 +75,7 @@ describe('openLedger: the one door to the table', () => {
     const signal = { runnerKey: 'i-1', kind: 'spot-interruption', eventTime: new Date(T).toISOString() } as const;
     expect(await ledger.runnerSignals(3600).record({ ...signal, eventId: 'e', source: 'test' })).toBe(true);
     const job = { jobId: 5, runId: 1, runnerName: 'i-1', repository: 'acme/web' };
-    await ledger.runnerJobs(new RunnerKeys()).started(job);
+    await ledger.runnerJobs().started(job, ['i-1']);
     expect(await ledger.runnerJobs().runningOn(['i-1'])).toMatchObject([job]);
     await ledger.reconcile(() => T).saveCursor('sweep', { at: 1 });
     expect(

@@ -3,7 +3,6 @@ import { keys } from '../../lib/ledger/keys.js';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { Table } from '../../lib/ledger/table.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
-import { RunnerKeys } from '../../lib/signals/runner-keys.js';
 
 const TABLE = 'runner-signals-test';
 const T = Date.parse('2026-11-03T08:00:00Z');
@@ -43,7 +42,7 @@ describe('recording a runner signal', () => {
   it('keeps one ISO form of the event time, so a time written with an offset sorts with the others', async () => {
     const store = ledger.runnerSignals(3600);
     expect(await store.record({ ...signal('node-tz', 0), eventTime: '2026-11-03T09:00:00+01:00' })).toBe(true);
-    const found = await store.forRunner('node-tz', iso(T), window);
+    const found = await store.around(['node-tz'], iso(T), window);
     expect(found.map((s) => s.eventTime)).toEqual([iso(T)]);
   });
 
@@ -52,49 +51,47 @@ describe('recording a runner signal', () => {
   });
 });
 
-describe('looking a runner up', () => {
-  it('finds signals under every key its name gives, within the window around completion, and nothing outside', async () => {
-    const store = ledger.runnerSignals(3600, new RunnerKeys(['^(pool-\\d+)-']));
+describe('reading signals back under the keys the caller gives', () => {
+  it('finds signals under each key given, within the window around completion, and nothing outside', async () => {
+    const store = ledger.runnerSignals(3600);
     await store.record(signal('i-0def67890', T - MINUTE));
     await store.record(signal('pool-7', T + 30_000));
     await store.record(signal('i-0def67890', T - 6 * MINUTE));
     await store.record(signal('i-0def67890', T + 2 * MINUTE));
-    const found = await store.forRunner('pool-7-runner-i-0def67890', iso(T), window);
+    const found = await store.around(['pool-7-runner-i-0def67890', 'i-0def67890', 'pool-7'], iso(T), window);
     expect(found.map((s) => [s.runnerKey, s.eventTime]).sort()).toEqual([
       ['i-0def67890', iso(T - MINUTE)],
       ['pool-7', iso(T + 30_000)],
     ]);
     expect(found[0]).not.toHaveProperty('pk');
-    expect(await store.forRunner(null, iso(T), window)).toEqual([]);
+    expect(await store.around([], iso(T), window)).toEqual([]);
   });
 
   it('without a completion time the window is around now', async () => {
     now = T + 10 * MINUTE;
     const store = ledger.runnerSignals(3600);
     await store.record(signal('i-0aaa11111', now - MINUTE));
-    expect(await store.forRunner('i-0aaa11111', null, window)).toHaveLength(1);
+    expect(await store.around(['i-0aaa11111'], null, window)).toHaveLength(1);
     now = T;
   });
 
-  it('an agent’s signal counts only for the owners its scope names; an EC2 signal counts for all', async () => {
+  it('answers each signal with the scope it was posted under, and an EC2 signal with none: whom it counts for is not the store’s call', async () => {
     const store = ledger.runnerSignals(3600);
     await store.record({ ...signal('node-s', T), scope: ['acme'] });
     await store.record({ ...signal('node-s', T + 1), source: 'aws.ec2' });
-    const acme = { login: 'acme', installationId: 1 };
-    const other = { login: 'other', installationId: 2 };
-    expect(await store.forRunner('node-s', iso(T), window, acme)).toHaveLength(2);
-    expect(await store.forRunner('node-s', iso(T), window, other)).toHaveLength(1);
-    expect(await store.forRunner('node-s', iso(T), window)).toHaveLength(2);
+    const found = await store.around(['node-s'], iso(T), window);
+    expect(found.map((s) => s.scope)).toEqual([['acme'], undefined]);
+    expect(found[1]).not.toHaveProperty('scope');
   });
-  it('the same event from two scopes is two records, each counting for its own owners; a repeat of one answers false', async () => {
+
+  it('the same event from two scopes is two records; a repeat of one answers false', async () => {
     const store = ledger.runnerSignals(3600);
     const same = signal('node-two', T, 'same-body');
     expect(await store.record({ ...same, source: 'agent', scope: ['mallory'] })).toBe(true);
     expect(await store.record({ ...same, source: 'agent', scope: ['acme'] })).toBe(true);
     expect(await store.record({ ...same, source: 'agent', scope: ['acme'] })).toBe(false);
-    const acme = { login: 'acme', installationId: 1 };
-    expect(await store.forRunner('node-two', iso(T), window, acme)).toHaveLength(1);
-    expect(await store.forRunner('node-two', iso(T), window)).toHaveLength(2);
+    const found = await store.around(['node-two'], iso(T), window);
+    expect(found.map((s) => s.scope).sort()).toEqual([['acme'], ['mallory']]);
   });
 });
 

@@ -38,6 +38,18 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       "import { runDecision } from '../worker/run-decision.js';",
       'import-x/no-restricted-paths',
     ],
+    [
+      'ledger → signals (adapters side by side)',
+      'lib/ledger/probe.ts',
+      "import { RunnerKeys } from '../signals/runner-keys.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'signals → ledger (adapters side by side)',
+      'lib/signals/probe.ts',
+      "import type { RunnerJobs } from '../ledger/runner-jobs.js';",
+      'import-x/no-restricted-paths',
+    ],
     ['flow → face', 'lib/worker/probe.ts', "import { main } from '../cli/main.js';", 'import-x/no-restricted-paths'],
     [
       'flow → compose',
@@ -77,25 +89,25 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       'import-x/no-restricted-paths',
     ],
     [
-      'the local runtime → an embedded queue file, past its door',
+      'the local runtime → an embedded queue file, past its entry point',
       'lib/local/probe.ts',
       "import type { EmbeddedFifoQueue } from '../queue/embedded/fifo-queue.js';",
       'import-x/no-restricted-paths',
     ],
     [
-      'a flow → an embedded queue file, past its door',
+      'a flow → an embedded queue file, past its entry point',
       'lib/worker/probe.ts',
       "import { QueuePoller } from '../queue/embedded/poller.js';",
       'import-x/no-restricted-paths',
     ],
     [
-      'a function → an SQS queue file, past its door',
+      'a function → an SQS queue file, past its entry point',
       'functions/probe.ts',
       "import { sqsRunQueue } from '../lib/queue/sqs/sqs-run-queue.js';",
       'import-x/no-restricted-paths',
     ],
     [
-      'the CLI → an SQS queue file, past its door',
+      'the CLI → an SQS queue file, past its entry point',
       'lib/cli/probe.ts',
       "import { sqsRunQueue } from '../queue/sqs/sqs-run-queue.js';",
       'import-x/no-restricted-paths',
@@ -165,13 +177,21 @@ describe('lint: layers point down and the pure core does no I/O', () => {
     ['the local runtime → compose', 'lib/local/probe.ts', "import { composeIntake } from '../compose/intake.js';"],
     ['core → core', 'lib/decide/probe.ts', "import { globMatch } from '../util/glob.js';"],
     [
-      'the local runtime → the embedded door',
+      'the local runtime → the embedded entry point',
       'lib/local/probe.ts',
       "import { QueuePoller } from '../queue/open-embedded.js';",
     ],
-    ['a function → the SQS door', 'functions/probe.ts', "import { sqsRunQueue } from '../lib/queue/open-sqs.js';"],
+    [
+      'a function → the SQS entry point',
+      'functions/probe.ts',
+      "import { sqsRunQueue } from '../lib/queue/open-sqs.js';",
+    ],
     ['a flow → the queue contract', 'lib/intake/probe.ts', "import type { RunQueue } from '../queue/run-queue.js';"],
-    ['a door → its implementation', 'lib/queue/probe.ts', "import { QueuePoller } from './embedded/poller.js';"],
+    [
+      'an entry point → its implementation',
+      'lib/queue/probe.ts',
+      "import { QueuePoller } from './embedded/poller.js';",
+    ],
     [
       'the queue journal → its own table',
       'lib/queue/embedded/journal-store.ts',

@@ -9,6 +9,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 
+/**
+ * The share of modules with logic that must have their mirror test (test/lint/test-mirror.test.ts
+ * holds it). Raised from 60 % to 90 %: a new module comes with its test.
+ */
+export const MIRROR_FLOOR = 0.9;
+
 export interface MirrorReport {
   /** Modules with logic, relative to the repository root. */
   readonly counted: readonly string[];
@@ -55,7 +61,8 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   const report = testMirror();
   console.log(
     `${report.mirrored.length} of ${report.counted.length} modules with logic have test/<folder>/<module>.test.ts ` +
-      `(${(report.share * 100).toFixed(1)} %); ${report.skipped.length} type-only or index modules not counted`,
+      `(${(report.share * 100).toFixed(1)} %, floor ${MIRROR_FLOOR * 100} %); ` +
+      `${report.skipped.length} type-only or index modules not counted`,
   );
   for (const rel of report.missing) console.log(`  missing: ${rel}`);
 }

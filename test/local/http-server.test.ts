@@ -5,11 +5,11 @@
  * that throws is a 500 that says nothing of why.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../lib/http/lambda-http.js';
-import { type LambdaHttpHandler, serveRoutes } from '../../lib/local/http-server.js';
+import { closeServer, type LambdaHttpHandler, serveRoutes } from '../../lib/local/http-server.js';
 
 describe('serveRoutes', () => {
   let server: Server;
@@ -147,5 +147,25 @@ describe('serveRoutes', () => {
     });
     expect(answer).toBe(413);
     expect(seen.length).toBe(before);
+  });
+});
+
+describe('closeServer', () => {
+  it('resolves once the server is closed, a keep-alive connection closed with it', async () => {
+    const { server, url } = await serveRoutes({ 'GET /healthz': async () => 'ok' }, 0, '127.0.0.1', () => undefined);
+    const agent = new Agent({ keepAlive: true });
+    const status = await new Promise<number | undefined>((resolve, reject) =>
+      request(`${url}/healthz`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      })
+        .on('error', reject)
+        .end(),
+    );
+    expect(status).toBe(200);
+    await closeServer(server);
+    expect(server.listening).toBe(false);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    agent.destroy();
   });
 });

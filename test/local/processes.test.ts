@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
-import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
+import { embeddedQueue } from '../../lib/queue/embedded/queue.js';
 import { type LocalProcesses, localProcesses } from '../../lib/local/processes.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
@@ -35,8 +35,8 @@ describe('localProcesses', () => {
       signalSecrets: [],
       signalToleranceMs: 300_000,
       ledger: h.ledger,
-      queue,
-      enqueue: embeddedRunQueue(queue),
+      queue: embeddedQueue(queue),
+      maxReceiveCount: queue.maxReceiveCount,
       owner: 'local-g1-test',
       log,
       metrics: new MemoryMetrics(),

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE } from '../../infra/functions.js';
+import { BUNDLE } from '../../infra/functions/handlers.js';
 import { closure, type Manifest } from './consumer.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -73,7 +73,7 @@ describe('the supported Node versions', () => {
   it("are Node 22 and later, stated with the reason; the oldest is the Lambda runtime's major", () => {
     expect(ENGINES).toBe('>=22');
     expect(semver.minVersion(ENGINES)?.major).toBe(Number(BUNDLE.target.replace('node', '')));
-    const functions = readFileSync(join(ROOT, 'infra/functions.ts'), 'utf8');
+    const functions = readFileSync(join(ROOT, 'infra/functions/reprise-function.ts'), 'utf8');
     expect(functions).toContain(`Runtime.NODEJS_${semver.minVersion(ENGINES)?.major}_X`);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     expect(readme).toContain('Node.js 22 or later');

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueRefusedError } from '../../lib/queue/queue-refused.js';
-import type { Queue } from '../../lib/queue/run-queue.js';
+import type { RawSendQueue } from '../support/sqs/sqs-queue.js';
 import { motoServerPath } from '../deployed/moto-server.js';
 import { embedded, type Implementation, type Row, sqsOnMoto, type Subject } from './support/implementations.js';
 
@@ -45,7 +45,7 @@ async function refusal(call: Promise<unknown>): Promise<QueueRefusedError> {
 }
 
 /** Sends `bodies` in `groupId`, each under its own deduplication id. */
-async function sendAll(queue: Queue, groupId: string, ...all: string[]): Promise<string[]> {
+async function sendAll(queue: RawSendQueue, groupId: string, ...all: string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const body of all) ids.push((await queue.sendBody({ body, groupId, deduplicationId: `d-${body}` })).messageId);
   return ids;

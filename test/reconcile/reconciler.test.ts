@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedger } from '../../lib/ledger/ledger.js';
 import { startDynamo } from '../../lib/local/dynamo.js';
-import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
+import { runMessageFromPayload } from '../../lib/webhook/workflow-run.js';
 import { startHarness } from '../support/harness.js';
 import { type LocalSetup, startLocal } from '../support/local.js';
 import { workflowRunPayload } from '../support/webhooks.js';

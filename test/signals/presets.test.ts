@@ -1,7 +1,8 @@
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runnerSignalLookup } from '../../lib/signals/runner-lookup.js';
 import { propsFromContext } from '../../infra/context.js';
-import { resolveProps } from '../../infra/props.js';
+import { resolveProps } from '../../infra/props/resolve.js';
 import { RUNNER_PRESET_NAMES, type RunnerPreset } from '../../lib/config/runner-presets.js';
 import { DEFAULT_SIGNAL_WINDOW, signalSettings } from '../../lib/config/signal-settings.js';
 import { ConfigError } from '../../lib/errors.js';
@@ -93,7 +94,10 @@ async function joinAfterSpotWarning(env: Record<string, string>, fixture: Fixtur
     log: new MemoryLog(),
     metrics: new MemoryMetrics(),
   })(spotInterruptionWarning(WARNING_AT, INSTANCE));
-  const worker = openLedger(dynamo.client, table).runnerSignals(3600, new RunnerKeys(settings.namePatterns));
+  const worker = runnerSignalLookup(
+    openLedger(dynamo.client, table).runnerSignals(3600),
+    new RunnerKeys(settings.namePatterns),
+  );
   return worker.forRunner(fixture.runnerName, COMPLETED_AT, DEFAULT_SIGNAL_WINDOW);
 }
 
@@ -114,9 +118,9 @@ describe('runner presets: a spot warning joins the job with nothing configured b
   it('runs-on: the intake keys a running job under the instance id, so a warning counts the job it kills', async () => {
     const { table } = await freshTable(dynamo);
     const keys = new RunnerKeys(signalSettings({ RUNNER_PRESET: 'runs-on' }).namePatterns);
-    const jobs = openLedger(dynamo.client, table).runnerJobs(keys);
+    const jobs = openLedger(dynamo.client, table).runnerJobs();
     const job = { jobId: 7, runId: 70, runnerName: FIXTURES['runs-on'].runnerName, repository: 'my-org/my-repo' };
-    await jobs.started(job);
+    await jobs.started(job, keys.for(job.runnerName));
     expect(await jobs.runningOn([INSTANCE])).toMatchObject([job]);
   });
 
@@ -146,7 +150,10 @@ describe('runner presets: a spot warning joins the job with nothing configured b
       body: Buffer.from(JSON.stringify(body)),
     });
     expect(res.status).toBe(202);
-    const worker = openLedger(dynamo.client, table).runnerSignals(3600, new RunnerKeys(settings.namePatterns));
+    const worker = runnerSignalLookup(
+      openLedger(dynamo.client, table).runnerSignals(3600),
+      new RunnerKeys(settings.namePatterns),
+    );
     expect(found(await worker.forRunner(pod, COMPLETED_AT, DEFAULT_SIGNAL_WINDOW))).toEqual(['external']);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runnerSignalLookup } from '../../lib/signals/runner-lookup.js';
 import { classifyJob } from '../../lib/classify/classify-job.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import type { JobFacts, RunnerSignal } from '../../lib/model.js';
@@ -47,20 +48,24 @@ const found = (signals: RunnerSignal[]) => signals.map((s) => `${s.kind}@${s.run
 describe('runner-name joins', () => {
   it('instance-id suffix: runs-on--i-0123456789abcdef0 finds the instance-id record', async () => {
     const store = await afterSpotWarning();
-    const signals = await store.forRunner(`runs-on--${INSTANCE}`, COMPLETED_AT, DEFAULT_SIGNAL_WINDOW);
+    const signals = await runnerSignalLookup(store).forRunner(
+      `runs-on--${INSTANCE}`,
+      COMPLETED_AT,
+      DEFAULT_SIGNAL_WINDOW,
+    );
     expect(found(signals)).toEqual([`spot-interruption@${INSTANCE}`]);
     expect(signals[0]).toMatchObject({ instanceId: INSTANCE, source: 'aws.ec2' });
   });
 
   it('tag value: a runner named by an EC2 tag finds its record', async () => {
     const store = await afterSpotWarning(async () => ({ tags: { 'ghr:runner-name': 'linux-x64-7f3a' } }));
-    const signals = await store.forRunner('linux-x64-7f3a', COMPLETED_AT, DEFAULT_SIGNAL_WINDOW);
+    const signals = await runnerSignalLookup(store).forRunner('linux-x64-7f3a', COMPLETED_AT, DEFAULT_SIGNAL_WINDOW);
     expect(found(signals)).toEqual(['spot-interruption@linux-x64-7f3a']);
   });
 
   it('private DNS name: a runner named after its Kubernetes node finds its record', async () => {
     const store = await afterSpotWarning(async () => ({ tags: {}, privateDnsName: DNS }));
-    const signals = await store.forRunner(DNS, COMPLETED_AT, DEFAULT_SIGNAL_WINDOW);
+    const signals = await runnerSignalLookup(store).forRunner(DNS, COMPLETED_AT, DEFAULT_SIGNAL_WINDOW);
     expect(found(signals)).toEqual([`spot-interruption@${DNS}`]);
   });
 
@@ -81,7 +86,7 @@ describe('runner-name joins', () => {
       body: Buffer.from(JSON.stringify({ runners: [pod, DNS], instance_id: INSTANCE, kind: 'node-termination' })),
     });
     expect(res.status).toBe(202);
-    const signals = await store.forRunner(pod, COMPLETED_AT, DEFAULT_SIGNAL_WINDOW);
+    const signals = await runnerSignalLookup(store).forRunner(pod, COMPLETED_AT, DEFAULT_SIGNAL_WINDOW);
     expect(found(signals)).toEqual([`external@${pod}`]);
     expect(signals[0]).toMatchObject({ source: 'agent', instanceId: INSTANCE });
   });
@@ -91,13 +96,19 @@ describe('runner-name joins', () => {
     ['more than 5 minutes before the signal', '2026-10-02T16:08:04Z'],
   ])('a job completed %s finds nothing', async (_name, completedAt) => {
     const store = await afterSpotWarning();
-    expect(await store.forRunner(`runs-on--${INSTANCE}`, completedAt, DEFAULT_SIGNAL_WINDOW)).toEqual([]);
+    expect(
+      await runnerSignalLookup(store).forRunner(`runs-on--${INSTANCE}`, completedAt, DEFAULT_SIGNAL_WINDOW),
+    ).toEqual([]);
   });
 
   it('another runner finds nothing', async () => {
     const store = await afterSpotWarning(async () => ({ tags: {}, privateDnsName: DNS }));
-    expect(await store.forRunner('runs-on--i-0fedcba9876543210', COMPLETED_AT, DEFAULT_SIGNAL_WINDOW)).toEqual([]);
-    expect(await store.forRunner('ip-10-0-1-24.ec2.internal', COMPLETED_AT, DEFAULT_SIGNAL_WINDOW)).toEqual([]);
+    expect(
+      await runnerSignalLookup(store).forRunner('runs-on--i-0fedcba9876543210', COMPLETED_AT, DEFAULT_SIGNAL_WINDOW),
+    ).toEqual([]);
+    expect(
+      await runnerSignalLookup(store).forRunner('ip-10-0-1-24.ec2.internal', COMPLETED_AT, DEFAULT_SIGNAL_WINDOW),
+    ).toEqual([]);
   });
 });
 
@@ -115,7 +126,7 @@ describe('what the classifier makes of a joined record', () => {
 
   it('a spot record with no annotation and no log is infra from the signal', async () => {
     const store = await afterSpotWarning();
-    const signals = await store.forRunner(job.runnerName, job.completedAt, DEFAULT_SIGNAL_WINDOW);
+    const signals = await runnerSignalLookup(store).forRunner(job.runnerName, job.completedAt, DEFAULT_SIGNAL_WINDOW);
     const c = classifyJob(job, { signals, annotations: [], log: 'missing' }, []);
     expect(c).toMatchObject({ kind: 'verdict', verdict: { verdict: 'infra', source: 'signal' } });
   });
@@ -129,7 +140,7 @@ describe('what the classifier makes of a joined record', () => {
       log: new MemoryLog(),
       metrics: new MemoryMetrics(),
     })({ ...rebalanceRecommendation(WARNING_AT), detail: { 'instance-id': INSTANCE } });
-    const signals = await store.forRunner(job.runnerName, job.completedAt, DEFAULT_SIGNAL_WINDOW);
+    const signals = await runnerSignalLookup(store).forRunner(job.runnerName, job.completedAt, DEFAULT_SIGNAL_WINDOW);
     expect(found(signals)).toEqual([`rebalance@${INSTANCE}`]);
     const c = classifyJob(job, { signals, annotations: [], log: 'missing' }, []);
     expect(c.kind === 'verdict' && c.verdict.verdict).not.toBe('infra');

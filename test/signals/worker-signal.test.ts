@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RunnerKeys } from '../../lib/signals/runner-keys.js';
 import { createEc2SignalHandler } from '../../lib/intake/record-ec2-signal.js';
 import { httpLambda } from '../../lib/http/lambda-http.js';
 import { createIntake } from '../../lib/intake/webhook-intake.js';
@@ -178,12 +179,10 @@ describe('workflow_job events', () => {
     await record(spotInterruptionWarning(new Date().toISOString(), id));
     expect(h.metrics.get('InterruptedJobs')).toBe(1);
 
-    await jobs.finished({
-      jobId: (payload.workflow_job as { id: number }).id,
-      runId: 0,
-      runnerName: `runner-${id}`,
-      repository: '',
-    });
+    await jobs.finished(
+      { jobId: (payload.workflow_job as { id: number }).id, runId: 0, runnerName: `runner-${id}`, repository: '' },
+      new RunnerKeys().for(`runner-${id}`),
+    );
     expect(await jobs.runningOn([id])).toEqual([]);
   });
 });

@@ -189,6 +189,11 @@ export class GitHubSimulator {
     return this.server.peakInFlight;
   }
 
+  /** Requests made as the App (its JWT): token exchanges and its delivery log, not an installation's limit. */
+  get appRequests(): SimRequestRecord[] {
+    return this.server.requests.filter((r) => r.as === 'app');
+  }
+
   count(method: string, path: RegExp): number {
     return this.server.requests.filter((r) => r.method === method.toUpperCase() && path.test(r.path)).length;
   }

@@ -1,13 +1,13 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { authenticate } from './auth.js';
+import { authenticate, decodeJwt } from './auth.js';
 import { fail, matchTemplate, type Route, type SimContext, type SimRequest, type SimResponse } from './http.js';
 import type { ContentLimit } from './content-limit.js';
 import type { SimModel } from './model.js';
 import { PRIMARY_MESSAGE, rateLimitHeaders } from './rate-limits.js';
 import { answerRerunRequest, receiveRerunRequest } from './rerun-requests.js';
-import type { SimFault, SimRequestRecord } from './types.js';
+import type { SimFault, SimRequester, SimRequestRecord } from './types.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
@@ -197,7 +197,16 @@ export class SimServer {
     if (path === '/api/graphql') path = '/graphql';
     const method = (req.method ?? 'GET').toUpperCase();
     const query = Object.fromEntries(url.searchParams);
-    const record: SimRequestRecord = { method, path, query, status: 0, at, ...(body !== undefined ? { body } : {}) };
+    const as = requester(req.headers.authorization);
+    const record: SimRequestRecord = {
+      method,
+      path,
+      query,
+      status: 0,
+      at,
+      as,
+      ...(body !== undefined ? { body } : {}),
+    };
     this.requests.push(record);
     const rerun = receiveRerunRequest(this.model, method, path);
     if (rerun) this.model.rerunRequests.push(rerun);
@@ -293,4 +302,11 @@ export class SimServer {
     res.writeHead(out.status, headers);
     res.end(payload);
   }
+}
+
+/** An App JWT is a three-part token whose claims decode; any other credential is a token's. */
+function requester(header: string | undefined): SimRequester {
+  const value = /^\w+\s+(.+)$/.exec(header?.trim() ?? '')?.[1];
+  if (value === undefined) return 'none';
+  return decodeJwt(value) ? 'app' : 'token';
 }

@@ -248,6 +248,13 @@ export interface SimRerunRequest {
   message: string | null;
 }
 
+/**
+ * Whose request it is, from its Authorization header: the App's own (its JWT; GitHub does not
+ * count it against an installation's rate limit), an installation's or another token's, or none
+ * (a signed log URL).
+ */
+export type SimRequester = 'app' | 'token' | 'none';
+
 export interface SimRequestRecord {
   method: string;
   path: string;
@@ -255,6 +262,7 @@ export interface SimRequestRecord {
   status: number;
   body?: unknown;
   at: number;
+  as: SimRequester;
 }
 
 export interface SimFault {

@@ -1,8 +1,8 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { runtimeSettings, type RuntimeSettings } from '../../lib/config/env.js';
+import { runtimeSettings, type DeploymentSettings } from '../../lib/config/env.js';
 import type { RepoConfig } from '../../lib/config/repo-config.js';
-import { createClientFactory } from '../../lib/github/client.js';
+import { createAppClient, createClientFactory } from '../../lib/github/client.js';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
@@ -10,11 +10,17 @@ import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import type { RunnerSignals } from '../../lib/ledger/runner-signals.js';
-import { branchRunFrom } from '../../lib/webhook/branch-run.js';
-import { messageGroupId, runMessageFromPayload } from '../../lib/webhook/run-message.js';
+import { branchRunFrom, runMessageFromPayload } from '../../lib/webhook/workflow-run.js';
+import { messageGroupId } from '../../lib/webhook/run-message.js';
 import { workerContext } from '../../lib/compose/worker.js';
 import type { GitHubClients } from '../../lib/github/client.js';
-import type { DecisionSettings, WorkerContext, WorkerObs, WorkerStores } from '../../lib/worker/context.js';
+import type {
+  DecisionSettings,
+  WorkerContext,
+  WorkerGitHub,
+  WorkerObs,
+  WorkerStores,
+} from '../../lib/worker/context.js';
 import { createWorkerHandler, type WorkerHandlerDeps } from '../../lib/worker/handler.js';
 import { GitHubSimulator, simAppPrivateKey } from '../sim/index.js';
 import { MemoryLog } from './memory-log.js';
@@ -49,6 +55,7 @@ export type WorkerOverrides = Partial<
   Omit<WorkerStores, 'repoConfig'> &
     Omit<DecisionSettings, 'defaults'> &
     WorkerObs &
+    Pick<WorkerGitHub, 'deliveryLog'> &
     Pick<WorkerHandlerDeps, 'defer' | 'maxReceiveCount' | 'onOutcome' | 'decisionNeedMs' | 'owner'> & {
       /** The ledger whose attempts and requeues the worker uses. */
       ledger: Pick<Ledger, 'attempts' | 'requeues'>;
@@ -63,7 +70,7 @@ export type WorkerOverrides = Partial<
 export interface Harness {
   readonly sim: GitHubSimulator;
   /** Parsed from `appEnv` by the runtime's own settings parser. */
-  readonly settings: RuntimeSettings;
+  readonly settings: DeploymentSettings;
   readonly dynamo: EmbeddedDynamo;
   readonly ledger: Ledger;
   readonly signals: RunnerSignals;
@@ -113,6 +120,13 @@ export async function startHarness(): Promise<Harness> {
     // A loaded machine must not time a request out: timeouts are tested on a virtual clock (github/request-timeout.test.ts).
     requestTimeoutMs: 10 * 60_000,
   });
+  const appClient = createAppClient({
+    apiUrl: settings.apiUrl,
+    credentials: { kind: 'app', appId: APP_ID, privateKey: testPrivateKey() },
+    log,
+    retryBaseMs: 1,
+    requestTimeoutMs: 10 * 60_000,
+  });
   /** The production assembly, then whatever the test overrides, each in its place in the context. */
   const deps = (over: WorkerOverrides = {}): WorkerHandlerDeps => {
     const { ledger: overLedger, configSource, client: overClient, now, defaults, ...rest } = over;
@@ -121,6 +135,7 @@ export async function startHarness(): Promise<Harness> {
     const base = workerContext(settings, {
       ledger: { ...(now ? ledger.at(now) : ledger), attempts, requeues },
       client: overClient ?? client,
+      appClient,
       signals,
       log,
       metrics,
@@ -135,7 +150,7 @@ export async function startHarness(): Promise<Harness> {
       ) as Partial<T>;
     const context: WorkerContext = {
       stores: { ...base.stores, ...pick(base.stores), ...(configSource && { repoConfig: configSource }) },
-      github: base.github,
+      github: { ...base.github, ...pick(base.github) },
       settings: { ...base.settings, ...pick(base.settings), defaults: { ...base.settings.defaults, ...defaults } },
       obs: { ...base.obs, ...pick(base.obs) },
       clock: base.clock,

@@ -3,7 +3,7 @@ import { createAppClient } from '../../lib/github/client.js';
 import type { Ledger } from '../../lib/ledger/ledger.js';
 import { QueuePoller } from '../../lib/queue/embedded/poller.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
-import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
+import { embeddedQueue, embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { MemoryMetrics } from '../../lib/obs/memory-metrics.js';
 import { type ReconcileLimits, Reconciler } from '../../lib/reconcile/reconciler.js';
@@ -80,7 +80,7 @@ export function kit(
     metrics,
     enqueued: () => [...sent],
     drain: async (over) => {
-      const poller = new QueuePoller(queue, h.worker(over), { onError: () => undefined });
+      const poller = new QueuePoller(embeddedQueue(queue), h.worker(over), { onError: () => undefined });
       await poller.drain(10_000);
     },
   };

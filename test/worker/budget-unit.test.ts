@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RetryBudget } from '../../lib/ledger/budget.js';
-import { giveBackUnit, runKey, spendsBudget, takeUnit } from '../../lib/worker/budget-unit.js';
+import { attemptKey } from '../../lib/records.js';
+import { giveBackUnit, spendsBudget, takeUnit } from '../../lib/worker/budget-unit.js';
 import { decisionLine } from '../../lib/worker/context.js';
 import { runMessage } from '../support/fixtures.js';
 import { fakeWorld } from '../support/fakes/context.js';
@@ -10,7 +11,7 @@ describe('the budget unit', () => {
     const w = fakeWorld({ budgetPerHour: 2 });
     const msg = runMessage();
     expect(await takeUnit(msg, w.ctx)).toEqual({ taken: true });
-    expect(w.budget.held(msg.installationId)).toEqual([runKey(msg)]);
+    expect(w.budget.held(msg.installationId)).toEqual([attemptKey(msg.repository.id, msg.runId, msg.runAttempt)]);
   });
 
   it('refused when another worker took the hour’s last unit: budget_exhausted, with the usage in the reason', async () => {
@@ -31,7 +32,7 @@ describe('the budget unit', () => {
     await takeUnit(a, w.ctx);
     await giveBackUnit(a, w.ctx, decisionLine(a));
     expect(await takeUnit(b, w.ctx)).toEqual({ taken: true });
-    expect(w.budget.held(b.installationId)).toEqual([runKey(b)]);
+    expect(w.budget.held(b.installationId)).toEqual([attemptKey(b.repository.id, b.runId, b.runAttempt)]);
   });
 
   it('a give-back that fails is logged and costs the hour a unit, never the decision', async () => {

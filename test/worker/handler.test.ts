@@ -1,13 +1,14 @@
 import type { SQSRecord } from 'aws-lambda';
+import { noDeliveryLog } from '../../lib/decide/delivery-gap.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TIMEOUTS } from '../../infra/reprise.js';
 import { DECISION_NEED_MS, GITHUB_REQUEST_TIMEOUT_MS } from '../../lib/config/github-settings.js';
-import { PermanentError, ShapeError, TransientError } from '../../lib/errors.js';
 import { EmbeddedFifoQueue } from '../../lib/queue/embedded/fifo-queue.js';
 import { embeddedRunQueue } from '../../lib/queue/embedded/queue.js';
 import type { RunMessage } from '../../lib/model.js';
 import { messageGroupId } from '../../lib/webhook/run-message.js';
-import { createWorkerHandler, fifoGroups, permanentFault, transientBackoffSeconds } from '../../lib/worker/handler.js';
+import { createWorkerHandler, fifoGroups } from '../../lib/worker/handler.js';
+import { transientBackoffSeconds } from '../../lib/worker/record-handler.js';
 import { runMessage } from '../support/fixtures.js';
 import { errorLine, TEXT } from '../support/evidence.js';
 import { type Harness, startHarness } from '../support/harness.js';
@@ -73,6 +74,9 @@ describe('time-bounded batches', () => {
     const { queue, messages } = tenLostRuns(clock, 'slow-batch');
     const worker = h.worker({
       client: slowGitHub(h, clock),
+      // The virtual clock is the installation's requests': the App's delivery-log read (real HTTP,
+      // beside the listing) would move it at a moment the machine's load picks.
+      deliveryLog: noDeliveryLog,
       maxReceiveCount: MAX_RECEIVE_COUNT,
       defer: async (record, seconds) => void queue.changeVisibility(record.receiptHandle, seconds * 1000),
     });
@@ -127,7 +131,11 @@ describe('time-bounded batches', () => {
   it('control: the same slow batch decided without the time left runs past the function timeout, where Lambda would lose the whole batch answer', async () => {
     const clock = new VirtualClock();
     const { queue } = tenLostRuns(clock, 'slow-control');
-    const worker = h.worker({ client: slowGitHub(h, clock), maxReceiveCount: MAX_RECEIVE_COUNT });
+    const worker = h.worker({
+      client: slowGitHub(h, clock),
+      deliveryLog: noDeliveryLog,
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    });
     h.sim.latencyMs = SLOW_MS;
     const time = clock.invocation(FUNCTION_TIMEOUT_MS);
     const res = await worker({ Records: queue.receive(10) });
@@ -151,7 +159,9 @@ describe('time-bounded batches', () => {
       };
       const clock = new VirtualClock();
       const { queue, messages } = tenLostRuns(clock, `in-flight-${grouping.replace(' ', '-')}`, grouping);
-      const worker = h.worker({ maxReceiveCount: MAX_RECEIVE_COUNT });
+      // The installation's requests: the App's read of its delivery log beside each job listing is
+      // another door (its JWT, its own limit) and is counted in worker/staleness.test.ts.
+      const worker = h.worker({ maxReceiveCount: MAX_RECEIVE_COUNT, deliveryLog: noDeliveryLog });
       h.sim.latencyMs = 1;
       const res = await worker({ Records: queue.receive(10) });
       expect(res.batchItemFailures).toEqual([]);
@@ -174,7 +184,11 @@ describe('time-bounded batches', () => {
   it('the first message of a batch is always taken, however little time is left', async () => {
     const clock = new VirtualClock();
     const { queue } = tenLostRuns(clock, 'little-time');
-    const worker = h.worker({ client: slowGitHub(h, clock), maxReceiveCount: MAX_RECEIVE_COUNT });
+    const worker = h.worker({
+      client: slowGitHub(h, clock),
+      deliveryLog: noDeliveryLog,
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    });
     const records = queue.receive(10);
     const res = await worker({ Records: records }, clock.invocation(1_000));
     expect(res.batchItemFailures).toHaveLength(9);
@@ -202,7 +216,7 @@ describe('the handler’s own rules, on in-memory stores', () => {
    */
   function faultingWorker(defer: (r: SQSRecord, s: number) => Promise<void>, maxReceiveCount = 5) {
     const w = fakeWorld();
-    const ctx = { ...w.ctx, github: { client: h.client, graphqlUrl: h.sim.graphqlUrl } };
+    const ctx = { ...w.ctx, github: { client: h.client, graphqlUrl: h.sim.graphqlUrl, deliveryLog: noDeliveryLog } };
     return { w, handle: createWorkerHandler({ ...ctx, defer, maxReceiveCount }) };
   }
 
@@ -215,19 +229,6 @@ describe('the handler’s own rules, on in-memory stores', () => {
     const loose = { ...rs[0]!, messageId: 'loose', attributes: { ...rs[0]!.attributes, MessageGroupId: undefined } };
     const groups = fifoGroups([...rs, loose as unknown as SQSRecord]).map((g) => g.map((r) => r.body));
     expect(groups).toEqual([['a1', 'a2'], ['b1'], ['a1']]);
-  });
-
-  it('a transient fault backs off 10 s after the first receive, doubling, at most 15 minutes', () => {
-    expect([1, 2, 3, 4, 7, 8, 20].map(transientBackoffSeconds)).toEqual([10, 20, 40, 80, 640, 900, 900]);
-  });
-
-  it('only a malformed message or a permanent error is a permanent fault', () => {
-    expect(permanentFault(new ShapeError('runId: expected a number'))).toBe(
-      'malformed message: runId: expected a number',
-    );
-    expect(permanentFault(new PermanentError('installation 7 is not known'))).toBe('installation 7 is not known');
-    expect(permanentFault(new TransientError('502'))).toBeUndefined();
-    expect(permanentFault(new Error('socket hang up'))).toBeUndefined();
   });
 
   it('a malformed message is acknowledged with its reason, counted as poison, never retried', async () => {

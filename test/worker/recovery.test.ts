@@ -11,6 +11,8 @@ import { MAX_FORCE_CANCEL_CALLS } from '../../lib/worker/end-run.js';
 import type { SimRun } from '../sim/runs.js';
 import { harnessForFile, INSTALLATION_ID } from '../support/harness.js';
 import { MERGE_QUEUE_PERMISSIONS } from '../sim/permissions.js';
+import { branchRunFrom } from '../../lib/webhook/workflow-run.js';
+import { workflowRunPayload } from '../support/webhooks.js';
 
 const h = harnessForFile({ clearFaults: true });
 let seq = 0;
@@ -180,6 +182,50 @@ describe('issue 40: early recovery proves, then ends the run once', () => {
     await signal(runner, 'terminated');
     expect(await recover(request(run, runner))).toMatchObject({ outcome: 'stale' });
     expect(forceCancels(run)).toBe(0);
+  });
+
+  describe('issue 42 point 7: the record of the branch is checked against GitHub’s delivery log', () => {
+    /** An older run the intake recorded as its branch's newest, and a newer commit's run it never heard of. */
+    async function supersededUnheard(tag: string) {
+      const runner = `${tag}-${++seq}`;
+      const repo = `acme/er-${tag}-${seq}`;
+      const run = h.sim.addRun({
+        repo,
+        headBranch: 'main',
+        jobs: [{ name: 'build', conclusion: null, status: 'in_progress', runnerName: runner }],
+      });
+      const reported = branchRunFrom({ ...workflowRunPayload(h.sim, run.id, INSTALLATION_ID), action: 'in_progress' });
+      if (typeof reported === 'string') throw new Error(reported);
+      expect(await h.ledger.branchRuns.record(reported.key, reported.run)).toBe(true);
+      const newer = h.sim.addRun({ repo, headBranch: 'main', jobs: [{ name: 'build', conclusion: null }] });
+      await signal(runner, 'terminated');
+      return { run, runner, repo, newer };
+    }
+    const logReads = () => h.sim.count('GET', /\/app\/hook\/deliveries$/);
+
+    it('the newer run’s workflow_run delivery failed since the run started → one listing finds it: stale, never ended', async () => {
+      const { run, runner, repo, newer } = await supersededUnheard('lost');
+      h.sim.addDelivery({
+        guid: `lost-${newer.id}`,
+        event: 'workflow_run',
+        action: 'requested',
+        statusCode: 502,
+        installationId: INSTALLATION_ID,
+        repositoryId: h.sim.repoId(repo),
+      });
+      const before = logReads();
+      const result = await recover(request(run, runner));
+      expect(result).toMatchObject({ outcome: 'stale' });
+      expect((result as { reason: string }).reason).toContain(`newer run ${newer.id}`);
+      expect(logReads() - before).toBe(1);
+      expect(forceCancels(run)).toBe(0);
+    });
+
+    it('control: no failed delivery in the log → the record decides the run current, and it is ended', async () => {
+      const { run, runner } = await supersededUnheard('heard');
+      expect(await recover(request(run, runner))).toMatchObject({ outcome: 'ended' });
+      expect(forceCancels(run)).toBe(1);
+    });
   });
 
   it('the operator’s pause of the owner stops the end: nothing sent', async () => {

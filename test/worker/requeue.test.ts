@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openLedger } from '../../lib/ledger/ledger.js';
-import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
+import { runMessageFromPayload } from '../../lib/webhook/workflow-run.js';
 import { exitAnnotation, lostJob } from '../support/evidence.js';
 import { INSTALLATION_ID, startHarness, TABLE, type Harness } from '../support/harness.js';
 import { workflowRunPayload } from '../support/webhooks.js';

@@ -3,7 +3,7 @@ import { RateLimitedError } from '../../lib/errors.js';
 import type { RerunAnswer } from '../../lib/model.js';
 import type { Judged } from '../../lib/worker/evaluate.js';
 import { act } from '../../lib/worker/rerun-calls.js';
-import { SentFault } from '../../lib/worker/sent-fault.js';
+import { SentRequestError } from '../../lib/worker/sent-request-error.js';
 import { cancelledJob, config, failedJob, jobVerdict, runMessage } from '../support/fixtures.js';
 import { fakeRepoApi, fakeWorld } from '../support/fakes/context.js';
 
@@ -74,7 +74,7 @@ describe('the act: one POST per re-run call', () => {
     const api = fakeRepoApi({ rerunFailedJobs: () => Promise.reject(cause) });
     const [judged, step] = judgedFor();
     const fault = await act(msg, judged, step, api, w.ctx).catch((e: unknown) => e);
-    expect(fault).toBeInstanceOf(SentFault);
+    expect(fault).toBeInstanceOf(SentRequestError);
     expect(fault).toMatchObject({ cause, inFlight: true, message: 'socket hang up' });
   });
 
@@ -83,7 +83,7 @@ describe('the act: one POST per re-run call', () => {
     const api = fakeRepoApi({ rerunFailedJobs: () => Promise.reject(new RateLimitedError(60_000)) });
     const [judged, step] = judgedFor();
     const fault = await act(msg, judged, step, api, w.ctx).catch((e: unknown) => e);
-    expect(fault).toBeInstanceOf(SentFault);
-    expect((fault as SentFault).cause).toBeInstanceOf(RateLimitedError);
+    expect(fault).toBeInstanceOf(SentRequestError);
+    expect((fault as SentRequestError).cause).toBeInstanceOf(RateLimitedError);
   });
 });

@@ -2,13 +2,14 @@
  * The orchestrator over in-memory stores, GitHub being the simulator: what a fault undoes at
  * each point of a decision (the claim, the budget unit), and the three kinds of result.
  */
+import { noDeliveryLog } from '../../lib/decide/delivery-gap.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../lib/errors.js';
 import { createClientFactory } from '../../lib/github/client.js';
 import { RepoConfigSource } from '../../lib/github/repo-config-source.js';
 import type { RunMessage } from '../../lib/model.js';
 import { runDecision } from '../../lib/worker/run-decision.js';
-import { runMessageFromPayload } from '../../lib/webhook/run-message.js';
+import { runMessageFromPayload } from '../../lib/webhook/workflow-run.js';
 import { GitHubSimulator, simAppPrivateKey } from '../sim/index.js';
 import { lostJob, TEXT } from '../support/evidence.js';
 import { fakeWorld, type WorldOptions } from '../support/fakes/context.js';
@@ -38,7 +39,7 @@ function world(o: WorldOptions = {}) {
   const ctx = {
     ...w.ctx,
     stores: { ...w.ctx.stores, repoConfig: new RepoConfigSource() },
-    github: { client, graphqlUrl: sim.graphqlUrl },
+    github: { client, graphqlUrl: sim.graphqlUrl, deliveryLog: noDeliveryLog },
   };
   return { ...w, ctx };
 }

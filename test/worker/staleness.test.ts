@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { lostJob } from '../support/evidence.js';
-import { branchRunFrom } from '../../lib/webhook/branch-run.js';
+import { branchRunFrom } from '../../lib/webhook/workflow-run.js';
 import { harnessForFile, INSTALLATION_ID } from '../support/harness.js';
 import { workflowRunPayload } from '../support/webhooks.js';
 import type { WorkflowRunSummary } from '../../lib/github/repo-answers.js';
@@ -12,6 +12,7 @@ import type { RunMessage } from '../../lib/model.js';
 import { findStaleness } from '../../lib/worker/staleness.js';
 import { config, runFacts, runMessage } from '../support/fixtures.js';
 import { fakeRepoApi } from '../support/fakes/context.js';
+import { type DeliveryGap, noDeliveryLog } from '../../lib/decide/delivery-gap.js';
 
 const h = harnessForFile();
 const NOTHING_RECORDED = { branchRuns: { newest: () => Promise.resolve(undefined) } };
@@ -79,6 +80,86 @@ describe('item 3: the record missing, one listing decides a branch run', () => {
     expect(await h.ledger.branchRuns.record(reported.key, reported.run)).toBe(true);
     expect(await decide(older.id)).toMatchObject({ decision: 'stale' });
     expect(listings()).toBe(0);
+  });
+});
+
+describe('issue 42 point 7: belief is checked when it may be stale (GitHub’s delivery log)', () => {
+  const logReads = () => h.sim.count('GET', /\/app\/hook\/deliveries$/);
+  const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+  it('a lost newer-run delivery (failed in GitHub’s delivery log) → stale, 0 POSTs', async () => {
+    const older = lostOn('acme/gap-lost', 'main');
+    const newer = h.sim.addRun({
+      repo: 'acme/gap-lost',
+      headBranch: 'main',
+      jobs: [{ name: 'deploy', conclusion: null }],
+    });
+    // The newer run's deliveries never reached the intake: the record still names the older run.
+    h.sim.addDelivery({
+      guid: 'lost-newer-run',
+      event: 'workflow_run',
+      action: 'requested',
+      statusCode: 502,
+      deliveredAt: ago(5 * 60_000),
+      installationId: INSTALLATION_ID,
+      repositoryId: h.sim.repoId('acme/gap-lost'),
+    });
+    const before = logReads();
+    const line = await decide(older.id);
+    // The decision line says which source decided: the listing, the record set aside.
+    expect(line).toMatchObject({ decision: 'stale', stale_check: 'listing', app_requests: 1 });
+    expect(String(line?.reason)).toContain(`newer run ${newer.id}`);
+    expect(listings()).toBe(1);
+    expect(logReads() - before).toBe(1);
+    expect(h.sim.rerunTally(older.id).received).toBe(0);
+    expect(h.log.lines.some((l) => l.failed_delivery === 'lost-newer-run')).toBe(true);
+  });
+
+  it('no failed delivery since the run started → the record decides, no listing', async () => {
+    const head = lostOn('acme/gap-none', 'main');
+    const repositoryId = h.sim.repoId('acme/gap-none');
+    const failed = { event: 'workflow_run', action: 'completed', statusCode: 500, installationId: INSTALLATION_ID };
+    // Failed before the run started, another installation's, another repository's, and one a redelivery made good.
+    h.sim.addDelivery({ ...failed, guid: 'before-start', deliveredAt: ago(40 * 60_000), repositoryId });
+    h.sim.addDelivery({ ...failed, guid: 'other-inst', installationId: INSTALLATION_ID + 1, repositoryId });
+    h.sim.addDelivery({ ...failed, guid: 'other-repo', repositoryId: repositoryId + 1000 });
+    h.sim.addDelivery({ ...failed, guid: 'made-good', deliveredAt: ago(60_000), repositoryId });
+    h.sim.addDelivery({ ...failed, guid: 'made-good', statusCode: 202, redelivery: true, repositoryId });
+    expect(await decide(head.id)).toMatchObject({ decision: 'retried', stale_check: 'record', app_requests: 1 });
+    expect(listings()).toBe(0);
+  });
+
+  it('the log is asked in the decision’s first round trip, beside the job listing: no GitHub answer awaited before it', async () => {
+    const head = lostOn('acme/gap-beside', 'main');
+    const before = h.sim.requests.length;
+    let answeredWhenAsked = -1;
+    const deliveryLog = (): Promise<DeliveryGap> => {
+      answeredWhenAsked = h.sim.requests.slice(before).filter((r) => r.status !== 0).length;
+      return Promise.resolve({ kind: 'none' });
+    };
+    expect(await decide(head.id, { deliveryLog })).toMatchObject({ decision: 'retried' });
+    expect(answeredWhenAsked).toBe(0);
+    expect(listings()).toBe(0);
+  });
+
+  it('a delivery log that cannot be read does not block the decision: one listing decides', async () => {
+    const older = lostOn('acme/gap-unread', 'main');
+    h.sim.addRun({ repo: 'acme/gap-unread', headBranch: 'main', jobs: [{ name: 'deploy', conclusion: null }] });
+    h.sim.injectFault({ method: 'GET', path: /\/app\/hook\/deliveries$/, status: 500, times: 10 });
+    expect(await decide(older.id)).toMatchObject({ decision: 'stale' });
+    h.sim.clearFaults();
+    expect(listings()).toBe(1);
+    expect(h.sim.rerunTally(older.id).received).toBe(0);
+  });
+
+  it('GITHUB_TOKEN credentials have no delivery log: the record decides as before, and the log line says so', async () => {
+    const head = lostOn('acme/gap-token', 'main');
+    const before = logReads();
+    const tokenContext = { deliveryLog: noDeliveryLog };
+    expect(await decide(head.id, tokenContext)).toMatchObject({ decision: 'retried' });
+    expect(listings()).toBe(0);
+    expect(logReads()).toBe(before);
+    expect(h.log.lines.some((l) => /no delivery log under GITHUB_TOKEN/.test(String(l.message)))).toBe(true);
   });
 });
 
@@ -160,14 +241,18 @@ describe('finding staleness: the reads each kind of run needs', () => {
         cfg,
         recorded({ runId: 9300, runNumber: 41, headSha: OTHER }),
       );
-      expect(stale).toEqual({ newerRunId: 9300, newerOnBranch: { branch: 'main', headSha: OTHER } });
+      expect(stale).toEqual({
+        newerRunId: 9300,
+        newerOnBranch: { branch: 'main', headSha: OTHER },
+        decidedBy: 'record',
+      });
       expect(api.readsSent).toEqual([]);
     });
 
     it('the record naming this run answers current with no listing', async () => {
       const api = fakeRepoApi({});
       const own = recorded({ runId: msg.runId, runNumber: 40, headSha: SHA });
-      expect(await findStaleness(api, msg, runFacts(), cfg, own)).toEqual({});
+      expect(await findStaleness(api, msg, runFacts(), cfg, own)).toEqual({ decidedBy: 'record' });
       expect(api.readsSent).toEqual([]);
     });
 
@@ -178,19 +263,20 @@ describe('finding staleness: the reads each kind of run needs', () => {
           summary({ id: 9401, runNumber: 46, headRepositoryId: 99 }),
         ],
       });
-      expect(await findStaleness(api, msg, runFacts(), cfg, recorded(undefined))).toEqual({});
+      expect(await findStaleness(api, msg, runFacts(), cfg, recorded(undefined))).toEqual({ decidedBy: 'listing' });
       expect(api.readsSent).toEqual(['workflowRuns']);
 
       const own = fakeRepoApi({ workflowRuns: async () => [summary({ id: 9402, runNumber: 47 })] });
       expect(await findStaleness(own, msg, runFacts(), cfg, recorded(undefined))).toEqual({
         newerRunId: 9402,
         newerOnBranch: { branch: 'main', headSha: OTHER },
+        decidedBy: 'listing',
       });
     });
 
     it('a newer run of the same commit is a re-trigger, not a reason', async () => {
       const api = fakeRepoApi({ workflowRuns: async () => [summary({ id: 9500, runNumber: 48, headSha: SHA })] });
-      expect(await findStaleness(api, msg, runFacts(), cfg, recorded(undefined))).toEqual({});
+      expect(await findStaleness(api, msg, runFacts(), cfg, recorded(undefined))).toEqual({ decidedBy: 'listing' });
     });
   });
 });

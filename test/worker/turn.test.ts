@@ -3,7 +3,7 @@ import { TransientError } from '../../lib/errors.js';
 import { LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
 import { reportTurn, takeTurn, waitForTurn } from '../../lib/worker/turn.js';
 import type { Pacing, RepositoryShare, TurnReservation } from '../../lib/ledger/pacing.js';
-import { readKeptFacts } from '../../lib/worker/kept-facts.js';
+import { readCachedFacts } from '../../lib/worker/cached-run-facts.js';
 import type { Judged } from '../../lib/worker/evaluate.js';
 import { config, failedJob, jobVerdict, runMessage } from '../support/fixtures.js';
 import { fakeWorld } from '../support/fakes/context.js';
@@ -91,8 +91,8 @@ describe('waiting for the turn: the claim becomes a wait that keeps the facts', 
     });
     const rec = w.attempts.of(msg);
     expect(rec).toMatchObject({ state: 'waiting', slotAt: until, leaseUntil: until + 60_000 });
-    expect(readKeptFacts(rec.kept)).toMatchObject({ configError: 'reprise.yml: bad', requests: 3, unexamined: 0 });
-    expect(readKeptFacts(rec.kept)?.verdicts).toHaveLength(1);
+    expect(readCachedFacts(rec.kept)).toMatchObject({ configError: 'reprise.yml: bad', requests: 3, unexamined: 0 });
+    expect(readCachedFacts(rec.kept)?.verdicts).toHaveLength(1);
   });
 
   it('a wait needs the claim: a claim lost meanwhile is a transient fault, and nothing is written', async () => {

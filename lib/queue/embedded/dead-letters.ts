@@ -2,11 +2,13 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { StoredMessage } from './message.js';
 
+/** A message moved to the dead-letter queue, as it was last received, and why it moved. */
 export interface DeadLetter {
   record: SQSRecord;
   reason: string;
 }
 
+/** The dead letters in the order they died, kept whole so a redrive can put them back. */
 export class DeadLetterQueue {
   /** In the order they died. */
   readonly letters: DeadLetter[] = [];

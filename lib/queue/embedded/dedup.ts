@@ -11,6 +11,7 @@ interface Remembered {
   readonly expiresAt: number;
 }
 
+/** The deduplication ids seen in the last five minutes, each with the message it first named. */
 export class DeduplicationWindow {
   /** Insertion order is expiry order, because the window is fixed and time only moves forward. */
   private readonly ids = new Map<string, Remembered>();

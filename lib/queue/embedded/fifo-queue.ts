@@ -25,6 +25,7 @@ import { isInFlight, markDeferred, markReceived, markRedriven, sqsRecordOf, type
 import { restoreInto, type RestoredQueue } from './restore.js';
 import { deletedSnapshot, type MessageSnapshot, type QueueJournal, snapshotOf } from './snapshot.js';
 
+/** An embedded queue's attributes, as an SQS FIFO queue's would be set, and where it keeps its changes. */
 export interface QueueOptions {
   /** Names the queue in its ARN and in the poller's errors. */
   name: string;
@@ -40,12 +41,14 @@ export interface QueueOptions {
   onDeadLetter?: (letter: DeadLetter) => void;
 }
 
+/** What a send did: the message's id, and whether its deduplication id made it a duplicate. */
 export interface SendResult {
   messageId: string;
   /** The deduplication id was seen within the window: SQS accepts the call and keeps one copy. */
   duplicate: boolean;
 }
 
+/** What the queue holds and has taken, for the health route and tests. */
 export interface QueueStats {
   visible: number;
   inFlight: number;
@@ -57,6 +60,7 @@ export interface QueueStats {
 
 const MAX_VISIBILITY_TIMEOUT_MS = MAX_VISIBILITY_TIMEOUT_SECONDS * 1000;
 
+/** The local runtime's FIFO queue with SQS's semantics, synchronous and clock-driven; callers use it through its contract (queue.ts). */
 export class EmbeddedFifoQueue {
   readonly name: string;
   readonly arn: string;

@@ -4,6 +4,7 @@
  */
 import { isInFlight, type StoredMessage } from './message.js';
 
+/** The live messages, by group in send order, by id and by receipt handle. */
 export class MessageGroups {
   /** Per group, messages in send order; a group's entry is removed when empty. */
   private readonly groups = new Map<string, StoredMessage[]>();

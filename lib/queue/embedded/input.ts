@@ -2,6 +2,7 @@
 import { FIFO_ID, MAX_MESSAGE_BYTES, MAX_VISIBILITY_TIMEOUT_SECONDS, NOT_XML_CHARACTER } from '../sqs-limits.js';
 import { QueueRefusedError } from '../queue-refused.js';
 
+/** Refuses a missing group or deduplication id, or one outside SQS's FIFO id rule. */
 export function checkId(kind: 'MessageGroupId' | 'MessageDeduplicationId', value: string): void {
   if (typeof value !== 'string' || value.length === 0) {
     throw new QueueRefusedError('MissingParameter', `${kind} is required for FIFO queues`);
@@ -11,6 +12,7 @@ export function checkId(kind: 'MessageGroupId' | 'MessageDeduplicationId', value
   }
 }
 
+/** Refuses an empty body, one past SQS's size limit, or one with a character outside XML 1.0. */
 export function checkBody(body: string): void {
   if (typeof body !== 'string' || body.length === 0) {
     throw new QueueRefusedError('MissingParameter', 'MessageBody must not be empty');
@@ -27,6 +29,7 @@ export function checkBody(body: string): void {
   }
 }
 
+/** Refuses a parameter that is not a whole number within the range SQS allows for it. */
 export function checkIntegerInRange(what: string, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new QueueRefusedError(

@@ -11,6 +11,7 @@ import { createTable, Table } from '../../ledger/table.js';
 /** Past the last use of an item, so it carries an expiry like every item (dynalite keeps them anyway). */
 const KEEP_SECONDS = 14 * 24 * 60 * 60;
 
+/** The journal's table: created when missing, one item per message under the queue's keys. */
 export class JournalStore {
   private readonly table: Table;
 
@@ -19,7 +20,7 @@ export class JournalStore {
     private readonly tableName: string,
     private readonly queue: string,
   ) {
-    // The ledger's table door, on the process's one document client: the journal is a table of its own.
+    // The ledger's table adapter, on the process's one document client: the journal is a table of its own.
     this.table = new Table(client, tableName);
   }
 

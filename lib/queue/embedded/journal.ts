@@ -8,6 +8,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { JournalStore } from './journal-store.js';
 import type { MessageSnapshot, QueueJournal } from './snapshot.js';
 
+/** The journal's own table, beside the ledger's in the same embedded DynamoDB. */
 export const QUEUE_TABLE_NAME = 'reprise-local-queue';
 
 interface Waiter {
@@ -26,6 +27,7 @@ interface Entry {
   waiters: Waiter[];
 }
 
+/** The queue's journal on DynamoDB: each message's latest snapshot written one at a time, a flush awaiting them. */
 export class DynamoQueueJournal implements QueueJournal {
   private readonly store: JournalStore;
   private readonly entries = new Map<string, Entry>();

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { DEDUPLICATION_WINDOW_MS } from '../sqs-limits.js';
 
+/** A live message as the queue keeps it: its body and ids, where it stands, and its receives. */
 export interface StoredMessage {
   readonly messageId: string;
   readonly body: string;

@@ -1,16 +1,30 @@
 /**
  * The local stand-in for Lambda's SQS event source mapping: receives batches,
  * invokes the handler, deletes what succeeded and leaves the rest to the
- * visibility timeout, following Lambda's rules for `batchItemFailures`.
+ * visibility timeout, following Lambda's rules for `batchItemFailures`. It reads
+ * the queue through the contract (receive, delete), as the mapping reads SQS.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { QueueRefusedError } from '../queue-refused.js';
+import type { ConsumingQueue } from '../run-queue.js';
 import { MAX_RECEIVE_BATCH } from '../sqs-limits.js';
-import type { EmbeddedFifoQueue } from './fifo-queue.js';
 import { checkIntegerInRange } from './input.js';
 
+/** A worker as Lambda invokes it with a batch of SQS records, answering the records that failed. */
 export type SqsBatchHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
 
+/** What the poller reads of a queue: the contract's receive and delete, and for `drain` what it still holds. */
+export interface PolledQueue extends ConsumingQueue {
+  /** Names the queue in the poller's errors. */
+  readonly name: string;
+  /** Messages visible or in flight (dead letters excluded). */
+  size(): number;
+  /** Shown when a drain times out. */
+  stats(): unknown;
+}
+
+/** How the poller receives, like the event source mapping's settings. */
 export interface QueuePollerOptions {
   /** Records per invocation; 10 is the event source default and the FIFO maximum. */
   batchSize?: number;
@@ -20,32 +34,29 @@ export interface QueuePollerOptions {
   concurrency?: number;
   /** Handler failures, rejected responses and late deletes; defaults to console.error. */
   onError?: (err: unknown) => void;
-  /** When a receive cannot be written to the queue's journal, the batch is visible again after this long. */
-  giveBackMs?: number;
 }
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 
+/** Receive loops handing batches to a handler, started and stopped with the local runtime. */
 export class QueuePoller {
   private readonly batchSize: number;
   private readonly idleDelayMs: number;
   private readonly concurrency: number;
   private readonly onError: (err: unknown) => void;
-  private readonly giveBackMs: number;
   private running = false;
   private loops: Promise<void>[] = [];
   private readonly batches = new Set<Promise<number>>();
   private readonly sleepers = new Set<() => void>();
 
   constructor(
-    private readonly queue: EmbeddedFifoQueue,
+    private readonly queue: PolledQueue,
     private readonly handler: SqsBatchHandler,
     opts: QueuePollerOptions = {},
   ) {
     this.batchSize = opts.batchSize ?? MAX_RECEIVE_BATCH;
     this.idleDelayMs = opts.idleDelayMs ?? 20;
     this.concurrency = opts.concurrency ?? 1;
-    this.giveBackMs = opts.giveBackMs ?? 1000;
     checkIntegerInRange('batchSize', this.batchSize, 1, MAX_RECEIVE_BATCH);
     checkIntegerInRange('idleDelayMs', this.idleDelayMs, 0, 60_000);
     checkIntegerInRange('concurrency', this.concurrency, 1, 1000);
@@ -123,22 +134,9 @@ export class QueuePoller {
   }
 
   private async handleBatch(): Promise<number> {
-    const records = this.queue.receive(this.batchSize);
+    // A receive the journal cannot take answers nothing and comes back shortly (embedded/queue.ts).
+    const records = await this.queue.receive(this.batchSize);
     if (records.length === 0) return 0;
-    try {
-      // A receive counts toward the redrive only once it is on disk; until then nobody acts on it.
-      await this.queue.persisted(records.map((r) => r.messageId));
-    } catch {
-      // The journal has reported its fault; the batch comes back shortly rather than after a whole timeout.
-      for (const r of records) {
-        try {
-          this.queue.changeVisibility(r.receiptHandle, this.giveBackMs);
-        } catch {
-          // Past SQS's 12 hours from its first receive: it comes back after its own timeout instead.
-        }
-      }
-      return records.length;
-    }
     // Kept aside so a handler that mutates the event cannot redirect the deletes.
     const receipts = records.map((r) => ({ messageId: r.messageId, receiptHandle: r.receiptHandle }));
     let response: unknown;
@@ -153,15 +151,23 @@ export class QueuePoller {
       this.onError(failed);
       return records.length;
     }
-    for (const { messageId, receiptHandle } of receipts) {
-      if (failed.has(messageId)) continue;
-      if (!this.queue.delete(receiptHandle)) {
-        this.onError(
-          new Error(`receipt handle of ${messageId} expired before the delete; the message will be delivered again`),
-        );
-      }
-    }
+    for (const receipt of receipts) if (!failed.has(receipt.messageId)) this.deleteHandled(receipt);
     return records.length;
+  }
+
+  /**
+   * Deletes a handled record without waiting for the disk, as the mapping does not wait for the
+   * next batch; a journal fault is the journal's to report, a stale handle is reported here.
+   */
+  private deleteHandled(receipt: { messageId: string; receiptHandle: string }): void {
+    this.queue.delete(receipt).catch((err: unknown) => {
+      if (!(err instanceof QueueRefusedError)) return;
+      this.onError(
+        new Error(
+          `receipt handle of ${receipt.messageId} expired before the delete; the message will be delivered again`,
+        ),
+      );
+    });
   }
 
   private sleep(ms: number): Promise<void> {

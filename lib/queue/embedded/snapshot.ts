@@ -12,6 +12,7 @@ import type { DeletedMessage, StoredMessage } from './message.js';
  */
 export type MessageStatus = 'queued' | 'received' | 'deferred' | 'dead' | 'deleted';
 
+/** One message as the journal writes it: what a restore needs to put it back as it stood. */
 export interface MessageSnapshot {
   readonly messageId: string;
   /** Absent once the message is deleted. */
@@ -30,6 +31,7 @@ export interface MessageSnapshot {
   readonly deadReason?: string;
 }
 
+/** Where the queue writes each change of a message, and how it waits until they are on disk. */
 export interface QueueJournal {
   /**
    * A message changed. The journal reads `snapshot()` when it writes, so changes that come

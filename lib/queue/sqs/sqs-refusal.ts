@@ -22,6 +22,7 @@ function codeOf(error: unknown): string | undefined {
   return typeof name === 'string' ? name : undefined;
 }
 
+/** An SDK error as a `QueueRefusedError` when SQS refused the call; undefined for any other fault. */
 export function refusalOf(error: unknown): QueueRefusedError | undefined {
   const code = codeOf(error);
   if (!REFUSALS.includes(code as QueueErrorCode)) return undefined;

@@ -1,7 +1,9 @@
-import { SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SendMessageCommandOutput, type SQSClient } from '@aws-sdk/client-sqs';
 import type { RunQueue, SendInput } from '../run-queue.js';
-import type { SqsSender } from './sqs-receive.js';
 import { refusing } from './sqs-refusal.js';
+
+/** The one method of the SDK's client the queue calls: a stub in a unit test, the client when deployed. */
+export type SqsSender = Pick<SQSClient, 'send'>;
 
 /** One SendMessage to the queue, in the caller's group under its deduplication id; a refusal rejects as a `QueueRefusedError`. */
 export const sendMessage = (sqs: SqsSender, queueUrl: string, input: SendInput): Promise<SendMessageCommandOutput> =>

@@ -5,7 +5,9 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { QueueOptions } from '../../../lib/queue/embedded/fifo-queue.js';
-import { QueuePoller } from '../../../lib/queue/embedded/poller.js';
+import { type PolledQueue, QueuePoller } from '../../../lib/queue/embedded/poller.js';
+import { QueueRefusedError } from '../../../lib/queue/queue-refused.js';
+import { embeddedQueue } from '../../../lib/queue/embedded/queue.js';
 import { bodies, bothWays, setup } from './both-ways.js';
 
 bothWays(() => {
@@ -14,7 +16,10 @@ bothWays(() => {
   function pollerSetup(handler: Handler, opts: Partial<QueueOptions> = {}) {
     const base = setup(opts);
     const errors: unknown[] = [];
-    const poller = new QueuePoller(base.queue, handler, { onError: (e) => errors.push(e), idleDelayMs: 5 });
+    const poller = new QueuePoller(embeddedQueue(base.queue), handler, {
+      onError: (e) => errors.push(e),
+      idleDelayMs: 5,
+    });
     return { ...base, poller, errors };
   }
 
@@ -138,8 +143,8 @@ bothWays(() => {
         for (const g of groups) activeGroups.delete(g);
       };
       const pollers = [
-        new QueuePoller(queue, handler, { concurrency: 4, batchSize: 3, idleDelayMs: 1 }),
-        new QueuePoller(queue, handler, { concurrency: 2, batchSize: 2, idleDelayMs: 1 }),
+        new QueuePoller(embeddedQueue(queue), handler, { concurrency: 4, batchSize: 3, idleDelayMs: 1 }),
+        new QueuePoller(embeddedQueue(queue), handler, { concurrency: 2, batchSize: 2, idleDelayMs: 1 }),
       ];
       pollers.forEach((p) => p.start());
       const groups = ['g0', 'g1', 'g2', 'g3', 'g4'];
@@ -184,7 +189,7 @@ bothWays(() => {
       const { queue } = setup({ maxReceiveCount: 2 });
       const errors: unknown[] = [];
       const poller = new QueuePoller(
-        queue,
+        embeddedQueue(queue),
         async ({ Records }) => {
           const bad = Records.filter((r) => r.body === 'bad');
           // Handed back at once, as the worker's deferral does, rather than after a timeout.
@@ -208,5 +213,42 @@ bothWays(() => {
       send('a');
       await expect(poller.drain(50)).rejects.toThrow(/did not drain within 50 ms.*"inFlight":1/);
     });
+  });
+});
+
+describe('QueuePoller: on the contract', () => {
+  const record = (id: string): SQSRecord =>
+    ({ messageId: id, receiptHandle: `h-${id}`, body: id, attributes: {} }) as unknown as SQSRecord;
+
+  it('drives any queue that keeps the contract (receive, delete): what the handler did not fail is deleted', async () => {
+    const waiting = [record('a'), record('b')];
+    const deleted: string[] = [];
+    const queue: PolledQueue = {
+      name: 'scripted.fifo',
+      receive: async (max) => waiting.splice(0, max),
+      delete: async (r) => void deleted.push(r.receiptHandle),
+      size: () => waiting.length,
+      stats: () => ({ waiting: waiting.length }),
+    };
+    const poller = new QueuePoller(queue, async () => ({ batchItemFailures: [{ itemIdentifier: 'b' }] }));
+    expect(await poller.pollOnce()).toBe(2);
+    expect(deleted).toEqual(['h-a']);
+  });
+
+  it("a delete the queue refuses is reported as a late delete; any other fault of it is left to the queue's journal", async () => {
+    const errors: unknown[] = [];
+    const faults = [new QueueRefusedError('ReceiptHandleIsInvalid', 'stale'), new Error('journal down')];
+    const queue: PolledQueue = {
+      name: 'scripted.fifo',
+      receive: async () => [record('a'), record('b')],
+      delete: async () => Promise.reject(faults.shift()),
+      size: () => 0,
+      stats: () => ({}),
+    };
+    await new QueuePoller(queue, async () => undefined, { onError: (e) => errors.push(e) }).pollOnce();
+    await new Promise((r) => setImmediate(r));
+    expect(errors.map(String)).toEqual([
+      'Error: receipt handle of a expired before the delete; the message will be delivered again',
+    ]);
   });
 });

@@ -60,17 +60,18 @@ bothWays(() => {
       expect(records[0]!.attributes).toMatchObject({ MessageGroupId: 'run-7', MessageDeduplicationId: 'delivery-1' });
     });
 
-    it('sendBody answers the message id, and the original id for a duplicate within the window', async () => {
-      const q = embeddedQueue(setup().queue);
-      const first = await q.sendBody({ body: 'a', groupId: 'g', deduplicationId: 'd' });
-      const again = await q.sendBody({ body: 'b', groupId: 'g', deduplicationId: 'd' });
-      expect(again).toEqual(first);
-      expect((await q.receive(10)).map((r) => [r.messageId, r.body])).toEqual([[first.messageId, 'a']]);
+    it('tells what only the embedded queue can: its name, its receive limit, what it holds', async () => {
+      const { queue } = setup({ maxReceiveCount: 4 });
+      const q = embeddedQueue(queue);
+      await q.send({ v: 1, runId: 9 } as unknown as RunMessage, 'g', 'd');
+      expect([q.name, q.maxReceiveCount, q.size()]).toEqual([queue.name, 4, 1]);
+      expect(q.bodies()).toEqual([JSON.stringify({ v: 1, runId: 9 })]);
+      expect(q.stats()).toMatchObject({ visible: 1, inFlight: 0, sent: 1 });
     });
 
-    it('refuses what SQS refuses as a rejection: an empty body, a receive of more than 10', async () => {
+    it('refuses what SQS refuses as a rejection: a send without a group, a receive of more than 10', async () => {
       const q = embeddedQueue(setup().queue);
-      await expect(q.sendBody({ body: '', groupId: 'g', deduplicationId: 'd' })).rejects.toMatchObject({
+      await expect(q.send({ v: 1 } as unknown as RunMessage, '', 'd')).rejects.toMatchObject({
         name: 'QueueRefusedError',
         code: 'MissingParameter',
       });
@@ -80,7 +81,7 @@ bothWays(() => {
     it('deletes with a live handle; a stale one is refused and the message stays', async () => {
       const { queue, advance } = setup();
       const q = embeddedQueue(queue);
-      await q.sendBody({ body: 'a', groupId: 'g', deduplicationId: 'd' });
+      await q.send({ v: 1 } as unknown as RunMessage, 'g', 'd');
       const [first] = await q.receive(1);
       advance(30_000);
       const [second] = await q.receive(1);

@@ -3,11 +3,7 @@ import { ReceiptHandleIsInvalid, RequestThrottled } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { QueueRefusedError } from '../../../lib/queue/queue-refused.js';
 import type { SendInput } from '../../../lib/queue/run-queue.js';
-import {
-  DEAD_LETTER_HOLD_SECONDS,
-  peekDeadLetters,
-  redriveDeadLetters,
-} from '../../../lib/queue/sqs/sqs-dead-letters.js';
+import { DEAD_LETTER_HOLD_SECONDS, peekDeadLetters, redriveDeadLetters } from '../../support/sqs/sqs-dead-letters.js';
 import { FakeSqs, fails } from './fake-sqs.js';
 
 const DLQ = 'http://sqs/runs-dlq.fifo';

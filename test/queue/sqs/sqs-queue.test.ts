@@ -1,7 +1,7 @@
 import { ReceiptHandleIsInvalid, RequestThrottled, SQSServiceException } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { QueueRefusedError } from '../../../lib/queue/queue-refused.js';
-import { sqsQueue } from '../../../lib/queue/sqs/sqs-queue.js';
+import { sqsQueue } from '../../support/sqs/sqs-queue.js';
 import type { RunMessage } from '../../../lib/model.js';
 import { FakeSqs, fails } from './fake-sqs.js';
 

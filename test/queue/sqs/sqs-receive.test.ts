@@ -1,7 +1,7 @@
 import { ReceiptHandleIsInvalid, SQSServiceException } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { QueueRefusedError } from '../../../lib/queue/queue-refused.js';
-import { receiveRecords } from '../../../lib/queue/sqs/sqs-receive.js';
+import { receiveRecords } from '../../support/sqs/sqs-receive.js';
 import { FakeSqs, fails } from './fake-sqs.js';
 
 const SOURCE = { queueArn: 'arn:aws:sqs:eu-west-1:1:q.fifo', region: 'eu-west-1' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordOf } from '../../../lib/queue/sqs/sqs-record.js';
+import { recordOf } from '../../support/sqs/sqs-record.js';
 
 const SOURCE = { queueArn: 'arn:aws:sqs:eu-west-1:123456789012:runs.fifo', region: 'eu-west-1' };
 

@@ -7,8 +7,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddedFifoQueue } from '../../../lib/queue/embedded/fifo-queue.js';
-import type { Queue } from '../../../lib/queue/run-queue.js';
 import { embeddedQueue } from '../../../lib/queue/embedded/queue.js';
+import type { RawSendQueue } from '../../support/sqs/sqs-queue.js';
 import { type MotoQueues, type QueueShape, startMotoQueues } from './sqs-on-moto.js';
 
 export type Row =
@@ -23,7 +23,7 @@ export type Row =
   | 'send-body-checks';
 
 export interface Subject {
-  readonly queue: Queue;
+  readonly queue: RawSendQueue;
   /** The queue's ARN, as each record names it in `eventSourceARN`. */
   readonly arn: string;
   /** Lets at least `seconds` pass, then until `happened` answers true (it may be called several times). */
@@ -64,7 +64,15 @@ export function embedded(): Implementation {
         clock.t += seconds * 1000;
       };
       return {
-        queue: embeddedQueue(fifo),
+        queue: {
+          ...embeddedQueue(fifo),
+          // The raw send the runtime never makes (it sends run messages): the queue's own send, once on disk.
+          sendBody: async (input) => {
+            const { messageId } = fifo.send(input);
+            await fifo.persisted([messageId]);
+            return { messageId };
+          },
+        },
         arn: fifo.arn,
         moveClock,
         pass: async (seconds, happened) => {

@@ -1,10 +1,9 @@
 /**
  * SQS FIFO queues on one moto_server for the contract suite: each case gets a queue of its own
- * (with its dead-letter queue) and the `Queue` on SQS (lib/queue/sqs/) in front of it.
+ * (with its dead-letter queue) and the `Queue` on SQS (test/support/sqs/) in front of it.
  */
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { sqsQueue } from '../../../lib/queue/sqs/sqs-queue.js';
-import type { Queue } from '../../../lib/queue/run-queue.js';
+import { type RawSendQueue, sqsQueue } from '../../support/sqs/sqs-queue.js';
 import { type MotoServer, startMoto } from '../../deployed/moto-server.js';
 
 const REGION = 'eu-west-1';
@@ -15,7 +14,7 @@ export interface QueueShape {
 }
 
 export interface MotoQueues {
-  make(shape: QueueShape): Promise<{ queue: Queue; arn: string }>;
+  make(shape: QueueShape): Promise<{ queue: RawSendQueue; arn: string }>;
   close(): Promise<void>;
 }
 

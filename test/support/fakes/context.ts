@@ -2,6 +2,7 @@
  * A worker's context on in-memory stores and a hand-moved clock, for tests of one stage at a
  * time. GitHub is a stand-in that answers only the reads a test gives it and fails on any other.
  */
+import { noDeliveryLog } from '../../../lib/decide/delivery-gap.js';
 import { BUILT_IN_DEFAULTS, type RepoConfig } from '../../../lib/config/repo-config.js';
 import type { RepoApi } from '../../../lib/github/repo-api.js';
 import type { Pause } from '../../../lib/ledger/pauses.js';
@@ -74,6 +75,7 @@ export function fakeWorld(o: WorldOptions = {}): FakeWorld {
         throw new Error('GitHub is not called in this test');
       },
       graphqlUrl: 'https://api.github.invalid/graphql',
+      deliveryLog: noDeliveryLog,
     },
     settings: {
       defaults: { ...BUILT_IN_DEFAULTS, ...defaults },

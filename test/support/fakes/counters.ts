@@ -9,8 +9,8 @@ import type { RerunOutcomes } from '../../../lib/ledger/outcomes.js';
 import type { Pacing } from '../../../lib/ledger/pacing.js';
 import type { Requeues, RequeueRef } from '../../../lib/ledger/requeues.js';
 import type { AttemptReader } from '../../../lib/ledger/run-attempts.js';
-import type { RunnerSignals } from '../../../lib/ledger/runner-signals.js';
 import type { EventPublisher, RepriseEvent } from '../../../lib/events/types.js';
+import type { RunnerSignalLookup } from '../../../lib/signals/runner-lookup.js';
 import { isRerunDecision, type RerunOutcome, type RunnerSignal } from '../../../lib/model.js';
 import type { AttemptRef, OutcomeRecord } from '../../../lib/records.js';
 
@@ -166,7 +166,7 @@ export class MemoryRequeues implements Requeues {
 }
 
 /** Signals by runner name; a runner with none has none. */
-export class MemorySignals implements Pick<RunnerSignals, 'forRunner'> {
+export class MemorySignals implements RunnerSignalLookup {
   constructor(private readonly byRunner: Readonly<Record<string, readonly RunnerSignal[]>> = {}) {}
 
   async forRunner(runnerName: string | null): Promise<RunnerSignal[]> {

@@ -1,0 +1,75 @@
+import { eventBus, int, text } from '../parsers.js';
+import { def } from '../setting.js';
+
+/** The reconciler: how often it sweeps, when a queued job is stuck, where events go, when a re-run's completion is lost. */
+export const RECONCILER_SETTINGS = {
+  reconcileInterval: def({
+    prop: 'reconcileInterval',
+    context: 'reconcileIntervalMinutes',
+    unit: 'minutes',
+    default: 5,
+    parse: int(1, 60, '', 'minutes'),
+    readBy: [],
+    local: false,
+    doc: 'how often the deployed reconciler sweeps for orphaned claims, missed deliveries and lost completions',
+  }),
+  localReconcileInterval: def({
+    env: 'RECONCILE_INTERVAL_SECONDS',
+    unit: 'seconds',
+    default: 60,
+    parse: int(0, undefined, '', 'seconds'),
+    readBy: [],
+    local: true,
+    doc: 'local runtime: seconds between reconciler sweeps (`0` = off)',
+  }),
+  stuckAfter: def({
+    env: 'STUCK_AFTER_MINUTES',
+    prop: 'stuckAfter',
+    context: 'stuckAfterMinutes',
+    repoKey: 'stuck_after',
+    // It decides when a queued job is reported, not whether a run is re-run.
+    failClosed: 'none',
+    repoField: 'stuckAfterMinutes',
+    unit: 'minutes',
+    default: 15,
+    // GitHub fails a job that waited 24 hours for a runner: a longer wait would never report.
+    parse: int(1, 24 * 60, 'GitHub fails a job after 24 hours queued', 'minutes'),
+    readBy: ['worker', 'reconciler'],
+    local: true,
+    sample: 30,
+    doc: 'how long a job may wait for a runner before the reconciler reports it stuck queued',
+  }),
+  eventBusName: def({
+    env: 'EVENT_BUS_NAME',
+    prop: 'eventBusName',
+    context: 'eventBusName',
+    default: 'default',
+    parse: eventBus,
+    readBy: ['intake', 'worker', 'reconciler'],
+    local: false,
+    sample: 'reprise-events',
+    doc: 'EventBridge bus (name or ARN) that decisions, re-run outcomes and stuck-queued jobs are published to',
+  }),
+  eventsFile: def({
+    env: 'EVENTS_FILE',
+    default: undefined,
+    defaultText: 'none',
+    parse: text,
+    readBy: [],
+    local: true,
+    doc: 'local runtime: a file each decision, re-run outcome and stuck-queued job is appended to as one JSON line',
+  }),
+  lostCompletionGrace: def({
+    env: 'LOST_COMPLETION_GRACE_SECONDS',
+    prop: 'lostCompletionGrace',
+    context: 'lostCompletionGraceMinutes',
+    unit: 'seconds',
+    contextUnit: 'minutes',
+    default: 1800,
+    parse: int(60, undefined, '', 'seconds'),
+    readBy: ['reconciler'],
+    local: true,
+    sample: 3600,
+    doc: "how long a re-run's next attempt may stay silent before the reconciler reads the run",
+  }),
+} as const;
