@@ -133,7 +133,7 @@ export function decide(f: DecisionFacts): DecisionStep {
   if (run.runAttempt >= cfg.maxAttempts) {
     return final('attempt_cap', `attempt ${run.runAttempt} reached max_attempts ${cfg.maxAttempts}`);
   }
-  // The budget is an optional hard ceiling (0: none): volume alone waits for its turn instead.
+  // The budget is an optional hard ceiling (0: none): volume alone waits for its re-run slot instead.
   if (!f.budget) return { kind: 'need', what: 'budget' };
   if (budgetSpent(f.budget)) {
     return final('budget_exhausted', budgetSpentReason(f.budget));
@@ -198,7 +198,7 @@ function judge(verdicts: readonly JobVerdict[], candidates: JobFacts[], run: Run
   return { kind: 'rerun', reason, cancelledOnly, evidence: exact ? 'exact' : 'text' };
 }
 
-/** What a run that earned a re-run does about its turn in the installation's pace. */
+/** What a run that earned a re-run does about its slot in the installation's pace. */
 export type TurnStep =
   | { readonly kind: 'go' }
   | { readonly kind: 'wait'; readonly until: number }

@@ -43,7 +43,7 @@ const where = (m: RunMessage) => ({
 
 /**
  * Records the attempt of a message that just went to the dead-letter queue `abandoned`, unless
- * something holds it: a decision already made, or a wait for its re-run turn (the reconciler
+ * something holds it: a decision already made, or a wait for its re-run slot (the reconciler
  * takes that back once its lease ends). Answers whether it was recorded.
  */
 export async function abandonDeadLetter(
