@@ -108,24 +108,10 @@ const ioModules = [
 
 // A function of lib/ is read whole: past 60 lines it holds more than one step; name the steps.
 // Being shortened (issue 45): each file leaves this list when its functions fit.
-const longFunctionsBeingSplit = [
-  'lib/backtest/backtest.ts',
-  'lib/classify/classify-job.ts',
-  'lib/cli/backtest-render.ts',
-  'lib/cli/backtest.ts',
-  'lib/cli/explain-run.ts',
-  'lib/cli/report-data.ts',
-];
+const longFunctionsBeingSplit = [];
 // Every export of lib/ says what it is for. Being documented (issue 45): each folder leaves this
 // list when its exports all carry TSDoc.
-const foldersBeingDocumented = [
-  'lib/backtest/**',
-  'lib/classify/**',
-  'lib/cli/**',
-  'lib/decide/**',
-  'lib/events/**',
-  'lib/replay/**',
-];
+const foldersBeingDocumented = ['lib/cli/**'];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', 'bench/', 'coverage/', 'dist/'] },
@@ -194,8 +180,8 @@ export default tseslint.config(
   },
   {
     files: ['lib/**/*.ts'],
-    // The pace code is being changed elsewhere; its TSDoc comes with that change.
-    ignores: [...foldersBeingDocumented, 'lib/ledger/pacing*.ts'],
+    // The pace code and branch-staleness.ts are being changed elsewhere (issue 42); their TSDoc comes with that change.
+    ignores: [...foldersBeingDocumented, 'lib/ledger/pacing*.ts', 'lib/decide/branch-staleness.ts'],
     plugins: { reprise: repriseRules },
     rules: { 'reprise/exports-have-tsdoc': 'error' },
   },

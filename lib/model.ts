@@ -123,13 +123,26 @@ export type Verdict = 'infra' | 'genuine' | 'inconclusive' | 'vetoed';
 export type EvidenceSource =
   'signal' | 'annotations' | 'logs' | 'annotations+logs' | 'platform' | 'state-change' | 'unreadable' | 'none';
 
+/**
+ * The kind of evidence that decided a verdict, whichever text or signal carried it; the order in
+ * which families win is lib/classify/precedence.ts. `none`: nothing decisive was found or read.
+ */
+export type EvidenceFamily =
+  'veto' | 'exit-code' | 'failure-text' | 'signal' | 'runner-loss' | 'platform' | 'state-change' | 'none';
+
 /** One job's verdict with the evidence behind it. */
 export interface JobVerdict {
   readonly job: JobFacts;
   readonly verdict: Verdict;
   readonly source: EvidenceSource;
-  /** The text or signal that decided it, short. */
+  /** The text or signal that decided it, short: for display; the data is `family` and `pattern`. */
   readonly evidence: string;
+  /** The family that decided it. Absent only on verdicts an older version kept in the ledger. */
+  readonly family?: EvidenceFamily;
+  /** The name of the pattern that matched (`self-hosted-lost`, `not-acquired`, `extra:<source>`, …), when one did. */
+  readonly pattern?: string;
+  /** Set when the job's log was wanted and could not be had: GitHub no longer has it, or would not serve it. */
+  readonly logUnavailable?: 'missing' | 'unreadable';
   /** Vetoes say who decided: a person, concurrency or a timeout. */
   readonly veto?: 'person' | 'concurrency' | 'timeout';
   /** Set when the evidence could not be read within the decision's work budget: the run is left alone. */

@@ -21,7 +21,7 @@ import {
   type RepoName,
 } from './history.js';
 import { type Judgement, judgeAttempt, staleThen } from './judge.js';
-import { isBudgetSpent } from './requests.js';
+import { guardWith, Stopped } from './requests.js';
 
 /** What a backtest keeps between runs: attempt records and judgements, neither of which changes. */
 export interface BacktestCache {
@@ -30,12 +30,14 @@ export interface BacktestCache {
   keep(key: string, v: { attempt?: AttemptRecord; judgement?: Judgement }): Promise<void>;
 }
 
+/** No cache: every attempt is read and judged afresh (no `--cache FILE`). */
 export const noCache: BacktestCache = {
   attempt: () => undefined,
   judgement: () => undefined,
   keep: async () => undefined,
 };
 
+/** What a backtest reads with: GitHub, the repository configuration, the worker's evaluation, a cache and a budget. */
 export interface BacktestDeps {
   readonly clients: GitHubClients;
   readonly installationId: number | null;
@@ -59,6 +61,7 @@ export interface BacktestDeps {
   readonly progress?: (done: number, total: number) => void;
 }
 
+/** What to backtest: which repositories, since when, which workflows. */
 export interface BacktestInput {
   readonly repositories: readonly RepoName[];
   readonly sinceMs: number;
@@ -66,6 +69,7 @@ export interface BacktestInput {
   readonly workflows: readonly string[];
 }
 
+/** What a backtest found: every failed attempt examined, and how far it got before any budget stopped it. */
 export interface BacktestResult {
   readonly repositories: number;
   readonly runsListed: number;
@@ -92,7 +96,12 @@ const wanted = (run: ListedRun, workflows: readonly string[]): boolean =>
 /** Runs with something to look at: a failed latest attempt, or earlier attempts (re-run, perhaps still running). */
 const worthReading = (run: ListedRun): boolean => failedAttempt(run.latest) || run.latest.number > 1;
 
-class Stopped extends Error {}
+/** A repository's runs as listed, and those kept to examine. */
+interface Listing {
+  readonly repo: RepoName;
+  readonly runs: ListedRun[];
+  readonly all: ListedRun[];
+}
 
 /**
  * Which source decided whether a run was current: the history's listing. The worker's sources at
@@ -101,104 +110,109 @@ class Stopped extends Error {}
 export const STALENESS_SOURCE =
   "staleness judged from the history's listing of the runs (a newer run of the same workflow created before the attempt ended); the intake's record and GitHub's delivery log of that time are not kept";
 
-export async function backtest(input: BacktestInput, deps: BacktestDeps): Promise<BacktestResult> {
-  const notes: string[] = [];
-  const attempts: ExaminedAttempt[] = [];
-  let runsListed = 0;
-  let planned = 0;
-  let done = 0;
-  let complete = true;
-  const listings: { repo: RepoName; runs: ListedRun[]; all: ListedRun[] }[] = [];
-  const guard = <T>(work: () => Promise<T>): Promise<T> => guardWith(deps.refused, work);
-  try {
-    for (const repo of input.repositories) {
-      const runs = await guard(() => listRuns(deps.clients, repo, input.sinceMs));
-      runsListed += runs.length;
-      const kept = runs.filter((r) => wanted(r, input.workflows) && worthReading(r));
-      listings.push({ repo, runs: kept, all: runs });
+/** One backtest as it goes: what it has examined and counted, and the notes it has for the reader. */
+class BacktestPass {
+  readonly notes: string[] = [];
+  readonly attempts: ExaminedAttempt[] = [];
+  readonly listings: Listing[] = [];
+  runsListed = 0;
+  planned = 0;
+  done = 0;
+
+  constructor(
+    private readonly input: BacktestInput,
+    private readonly deps: BacktestDeps,
+  ) {}
+
+  private guard<T>(work: () => Promise<T>): Promise<T> {
+    return guardWith(this.deps.refused, work);
+  }
+
+  /** Lists every repository's runs of the period first, so progress can say how many attempts there are. */
+  async list(): Promise<void> {
+    for (const repo of this.input.repositories) {
+      const runs = await this.guard(() => listRuns(this.deps.clients, repo, this.input.sinceMs));
+      this.runsListed += runs.length;
+      const kept = runs.filter((r) => wanted(r, this.input.workflows) && worthReading(r));
+      this.listings.push({ repo, runs: kept, all: runs });
       // Each run's attempts up to the latest; the latest is known from the listing.
-      planned += kept.reduce((n, r) => n + r.latest.number, 0);
+      this.planned += kept.reduce((n, r) => n + r.latest.number, 0);
     }
-    deps.progress?.(0, planned);
-    for (const { repo, runs, all } of listings) {
-      let config: Promise<RepoConfig> | undefined;
-      const configOf = () =>
-        (config ??= deps.configSource.load(api(repo), repo.owner, repo.name, deps.defaults).then((c) => {
-          if (c.error) notes.push(`${repo.owner}/${repo.name}: configuration error (${c.error}); defaults used`);
-          return c.config;
-        }));
-      const apiOf = memo(() => api(repo));
-      for (const run of runs) {
-        const where = `${repo.owner}/${repo.name} run ${run.id}`;
-        const records = await gone(where, () => guard(() => history(run, apiOf())));
-        if (!records) {
-          done += run.latest.number;
-          continue;
-        }
-        for (const [i, a] of records.entries()) {
-          if (failedAttempt(a)) {
-            const judgement = await gone(`${where} attempt ${a.number}`, () =>
-              guard(() => judged(run, a, all, apiOf(), configOf)),
-            );
-            if (judgement) attempts.push(examined(run, a, records[i + 1], judgement));
-          }
-          done++;
-          deps.progress?.(done, planned);
-        }
+    this.deps.progress?.(0, this.planned);
+  }
+
+  /** Examines each run of one repository, its configuration read once when a judgement needs it. */
+  async examineRepo({ repo, runs, all }: Listing): Promise<void> {
+    let config: Promise<RepoConfig> | undefined;
+    const configOf = () =>
+      (config ??= this.deps.configSource.load(this.api(repo), repo.owner, repo.name, this.deps.defaults).then((c) => {
+        if (c.error) this.notes.push(`${repo.owner}/${repo.name}: configuration error (${c.error}); defaults used`);
+        return c.config;
+      }));
+    const apiOf = memo(() => this.api(repo));
+    for (const run of runs)
+      await this.examineRun(`${repo.owner}/${repo.name} run ${run.id}`, run, all, apiOf, configOf);
+  }
+
+  /** Judges each failed attempt of one run beside the attempt that followed it. */
+  private async examineRun(
+    where: string,
+    run: ListedRun,
+    all: readonly ListedRun[],
+    apiOf: () => RepoApi,
+    configOf: () => Promise<RepoConfig>,
+  ): Promise<void> {
+    const records = await this.gone(where, () => this.guard(() => this.history(run, apiOf())));
+    if (!records) {
+      this.done += run.latest.number;
+      return;
+    }
+    for (const [i, a] of records.entries()) {
+      if (failedAttempt(a)) {
+        const judgement = await this.gone(`${where} attempt ${a.number}`, () =>
+          this.guard(() => this.judged(run, a, all, apiOf(), configOf)),
+        );
+        if (judgement) this.attempts.push(examined(run, a, records[i + 1], judgement));
       }
+      this.done++;
+      this.deps.progress?.(this.done, this.planned);
     }
-  } catch (err) {
-    if (!(err instanceof Stopped)) throw err;
-    complete = false;
-  }
-  if (attempts.some((a) => a.judgement.evidenceGone)) {
-    const n = attempts.filter((a) => a.judgement.evidenceGone).length;
-    notes.push(`${n} attempt(s) judged without some job's log or annotations: GitHub no longer keeps them`);
-  }
-  if (attempts.length > 0) notes.push(STALENESS_SOURCE);
-  return {
-    repositories: input.repositories.length,
-    runsListed,
-    runsExamined: listings.reduce((n, l) => n + l.runs.length, 0),
-    attempts,
-    complete,
-    planned,
-    done,
-    notes,
-  };
-
-  function api(repo: RepoName): RepoApi {
-    return new RepoApi(deps.clients, repo.owner, repo.name, deps.graphqlUrl);
   }
 
-  /** Attempts 1..latest of a run; the earlier ones read once, then kept. */
+  private api(repo: RepoName): RepoApi {
+    return new RepoApi(this.deps.clients, repo.owner, repo.name, this.deps.graphqlUrl);
+  }
+
   /** What GitHub no longer has (404, 410) is said in a note and left out; any other fault stops the backtest. */
-  async function gone<T>(where: string, read: () => Promise<T>): Promise<T | undefined> {
+  private async gone<T>(where: string, read: () => Promise<T>): Promise<T | undefined> {
     try {
       return await read();
     } catch (err) {
       const status = statusOf(err instanceof NotFoundError ? err.cause : err);
       if (status !== 404 && status !== 410) throw err;
-      notes.push(`${where}: GitHub no longer has it (${status}); left out`);
+      this.notes.push(`${where}: GitHub no longer has it (${status}); left out`);
       return undefined;
     }
   }
 
-  function room(needed: number): void {
-    if ((deps.headroom?.() ?? Infinity) < needed) throw new Stopped();
+  /** Stops the backtest between attempts when the budget has no room for the reads ahead. */
+  private room(needed: number): void {
+    if ((this.deps.headroom?.() ?? Infinity) < needed) throw new Stopped();
   }
 
-  async function history(run: ListedRun, repoApi: RepoApi): Promise<AttemptRecord[]> {
+  /** Attempts 1..latest of a run; the earlier ones read once, then kept. */
+  private async history(run: ListedRun, repoApi: RepoApi): Promise<AttemptRecord[]> {
+    const { cache } = this.deps;
     const out: AttemptRecord[] = [];
     let unread = 0;
-    for (let n = 1; n < run.latest.number; n++) if (!deps.cache.attempt(key(run, n))) unread++;
-    room(unread);
+    for (let n = 1; n < run.latest.number; n++) if (!cache.attempt(key(run, n))) unread++;
+    this.room(unread);
     for (let n = 1; n < run.latest.number; n++) {
       const k = key(run, n);
-      let a = deps.cache.attempt(k);
+      let a = cache.attempt(k);
       if (!a) {
         a = attemptOf((await repoApi.runRecord(run.id, n)) as HistoryRecord);
-        await deps.cache.keep(k, { attempt: a });
+        await cache.keep(k, { attempt: a });
       }
       out.push(a);
     }
@@ -206,7 +220,8 @@ export async function backtest(input: BacktestInput, deps: BacktestDeps): Promis
     return out;
   }
 
-  async function judged(
+  /** One attempt's judgement: kept from an earlier backtest, or made now and kept. */
+  private async judged(
     run: ListedRun,
     a: AttemptRecord,
     listed: readonly ListedRun[],
@@ -214,38 +229,59 @@ export async function backtest(input: BacktestInput, deps: BacktestDeps): Promis
     configOf: () => Promise<RepoConfig>,
   ): Promise<Judgement> {
     const k = key(run, a.number);
-    const kept = deps.cache.judgement(k);
+    const kept = this.deps.cache.judgement(k);
     if (kept) return kept;
-    room(JUDGEMENT_READS);
-    const allow = deps.repositoryAllowList;
+    this.room(JUDGEMENT_READS);
+    const allow = this.deps.repositoryAllowList;
     const full = `${run.repository.owner}/${run.repository.name}`;
     const config = await configOf();
-    const judgement = await guardWith(deps.refused, () =>
+    const judgement = await guardWith(this.deps.refused, () =>
       judgeAttempt(run, a, staleThen(run, a, listed), {
         api: repoApi,
         config,
-        installationId: deps.installationId,
+        installationId: this.deps.installationId,
         ...(allow && { repositoryAllowed: allow.includes(full) }),
-        deps: deps.evaluation,
+        deps: this.deps.evaluation,
       }),
     );
-    await deps.cache.keep(k, { judgement });
+    await this.deps.cache.keep(k, { judgement });
     return judgement;
+  }
+
+  /** The result, with a note when some evidence was judged without (GitHub's retention). */
+  result(complete: boolean): BacktestResult {
+    const gone = this.attempts.filter((a) => a.judgement.evidenceGone).length;
+    if (gone > 0) {
+      this.notes.push(`${gone} attempt(s) judged without some job's log or annotations: GitHub no longer keeps them`);
+    }
+    if (this.attempts.length > 0) this.notes.push(STALENESS_SOURCE);
+    return {
+      repositories: this.input.repositories.length,
+      runsListed: this.runsListed,
+      runsExamined: this.listings.reduce((n, l) => n + l.runs.length, 0),
+      attempts: this.attempts,
+      complete,
+      planned: this.planned,
+      done: this.done,
+      notes: this.notes,
+    };
   }
 }
 
-/** A spent request budget ends the backtest where it is; any other fault is the caller's. */
-async function guardWith<T>(refused: (() => number) | undefined, work: () => Promise<T>): Promise<T> {
-  const before = refused?.() ?? 0;
-  let value: T;
+/**
+ * Judges every failed attempt of the period's runs as reprise would have, beside what people did.
+ * A spent request budget ends it early (`complete: false`), with what it examined so far.
+ */
+export async function backtest(input: BacktestInput, deps: BacktestDeps): Promise<BacktestResult> {
+  const pass = new BacktestPass(input, deps);
   try {
-    value = await work();
+    await pass.list();
+    for (const listing of pass.listings) await pass.examineRepo(listing);
   } catch (err) {
-    if (isBudgetSpent(err)) throw new Stopped();
-    throw err;
+    if (!(err instanceof Stopped)) throw err;
+    return pass.result(false);
   }
-  if ((refused?.() ?? 0) !== before) throw new Stopped();
-  return value;
+  return pass.result(true);
 }
 
 function memo<T>(make: () => T): () => T {

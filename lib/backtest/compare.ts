@@ -5,7 +5,9 @@
 import type { Actor, AttemptRecord, ListedRun } from './history.js';
 import type { Judgement } from './judge.js';
 
+/** How reprise and people compare on one failed attempt: both re-ran, only one did, or neither. */
 export const CLASSES = ['agreed_rerun', 'reprise_only', 'people_only', 'agreed_leave'] as const;
+/** One of CLASSES. */
 export type BacktestClass = (typeof CLASSES)[number];
 
 /** What people did after the attempt failed: the next attempt, who started it and when. */
@@ -17,6 +19,7 @@ export interface Rerun {
   readonly passed: boolean;
 }
 
+/** One failed attempt of the past: reprise's judgement of it beside what people did next, for the report. */
 export interface ExaminedAttempt {
   readonly repository: string;
   readonly workflow: string;
@@ -35,11 +38,13 @@ export interface ExaminedAttempt {
   readonly explain: string;
 }
 
+/** The class of an attempt from whether reprise would have re-run it and whether people did. */
 export function classify(wouldRerun: boolean, rerunByPeople: boolean): BacktestClass {
   if (wouldRerun) return rerunByPeople ? 'agreed_rerun' : 'reprise_only';
   return rerunByPeople ? 'people_only' : 'agreed_leave';
 }
 
+/** What people did after a failed attempt, read from the attempt that followed it; undefined when none did. */
 export function rerunOf(failed: AttemptRecord, next: AttemptRecord | undefined): Rerun | undefined {
   if (!next) return undefined;
   const delay = Date.parse(next.startedAt) - Date.parse(failed.completedAt);
@@ -51,6 +56,7 @@ export function rerunOf(failed: AttemptRecord, next: AttemptRecord | undefined):
   };
 }
 
+/** A failed attempt examined: its judgement, the re-run people made, the wait reprise would have saved. */
 export function examined(
   run: ListedRun,
   failed: AttemptRecord,

@@ -5,6 +5,7 @@
 import type { GitHubClients } from '../github/client.js';
 import type { RunRecord } from '../github/repo-answers.js';
 
+/** Who started an attempt (`triggering_actor`): a person, or an App acting as a bot. */
 export interface Actor {
   readonly login: string;
   /** An App acting as a bot (`type: Bot`, or a `[bot]` login), not a person. */
@@ -30,6 +31,7 @@ export interface RepoName {
   readonly name: string;
 }
 
+/** A repository as GitHub lists it: its name and its id (the id keys the cache and the queue message). */
 export interface Repository extends RepoName {
   readonly id: number;
 }

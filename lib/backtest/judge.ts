@@ -6,7 +6,7 @@
 import type { RepoConfig } from '../config/repo-config.js';
 import { candidateJobs, type StaleFacts } from '../decide/decide.js';
 import type { RepoApi } from '../github/repo-api.js';
-import type { DecisionKind, JobFacts, JobVerdict, RunFacts, RunMessage } from '../model.js';
+import type { DecisionKind, EvidenceFamily, JobFacts, JobVerdict, RunFacts, RunMessage } from '../model.js';
 import { type EvaluationDeps, evaluateRun } from '../worker/evaluate.js';
 import { gatherVerdicts } from '../worker/gather-verdicts.js';
 import type { AttemptRecord, ListedRun } from './history.js';
@@ -19,9 +19,15 @@ export interface JobLine {
   /** null when the job is not a candidate (it passed, or is ignored by configuration). */
   readonly verdict: string | null;
   readonly source: string | null;
+  /** The text shown for the verdict (display only: `family` and `pattern` are its data). */
   readonly evidence: string | null;
+  /** The evidence family that decided the verdict; null or absent without one (a cache of an older version). */
+  readonly family?: EvidenceFamily | null;
+  /** The name of the pattern that matched, when one did. */
+  readonly pattern?: string | null;
 }
 
+/** A job's line in a backtest: its verdict, with the minutes it ran (what a re-run of failed jobs keeps). */
 export interface JudgedJob extends JobLine {
   /** The job's running time in this attempt, in minutes; null without times. */
   readonly minutes: number | null;
@@ -35,8 +41,11 @@ export const jobLine = (j: JobFacts, v: JobVerdict | undefined): JobLine => ({
   verdict: v?.verdict ?? null,
   source: v?.source ?? null,
   evidence: v?.evidence ?? null,
+  family: v?.family ?? null,
+  pattern: v?.pattern ?? null,
 });
 
+/** What the worker would have decided for a past attempt, with every job's verdict: what the cache keeps. */
 export interface Judgement {
   readonly decision: DecisionKind;
   readonly reason: string;
@@ -47,6 +56,7 @@ export interface Judgement {
   readonly evidenceGone: boolean;
 }
 
+/** What judging a past attempt reads with: the repository's API, its configuration and the worker's evaluation. */
 export interface JudgeContext {
   readonly api: RepoApi;
   readonly config: RepoConfig;
@@ -100,8 +110,13 @@ const minutesOf = (j: JobFacts): number | null => {
   return Number.isFinite(start) && Number.isFinite(end) && end >= start ? (end - start) / 60_000 : null;
 };
 
-const gone = (v: JobVerdict): boolean => v.source === 'unreadable' || /\blog missing\b/.test(v.evidence);
+/** GitHub no longer shows the job's evidence: its annotations, or its log (retention). */
+const gone = (v: JobVerdict): boolean => v.source === 'unreadable' || v.logUnavailable === 'missing';
 
+/**
+ * Judges one failed attempt of the past as the worker would have when it completed: its own
+ * evaluation and decision, dry_run forced, over the run as of that attempt.
+ */
 export async function judgeAttempt(
   run: ListedRun,
   a: AttemptRecord,

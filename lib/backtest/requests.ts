@@ -16,8 +16,10 @@ export const REQUEST_KINDS = [
   'configuration',
   'other',
 ] as const;
+/** One of REQUEST_KINDS: what a request to GitHub was for, in the report's count of them. */
 export type RequestKind = (typeof REQUEST_KINDS)[number];
 
+/** The refusal of the request past `--max-requests`: nothing was sent; the backtest stops where it is. */
 export class RequestBudgetSpent extends Error {
   override name = 'RequestBudgetSpent';
   constructor(readonly max: number) {
@@ -45,11 +47,16 @@ const KINDS: readonly [RegExp, RequestKind][] = [
   [/\/contents\//, 'configuration'],
 ];
 
+/** What a request was for, from its URL's path; `other` when no kind matches. */
 export function kindOf(url: string): RequestKind {
   const path = new URL(url).pathname.replace(/\/+$/, '');
   return KINDS.find(([re]) => re.test(path))?.[1] ?? 'other';
 }
 
+/**
+ * A fetch that counts every request by kind and refuses the one past the budget: the backtest's
+ * only way to GitHub, so the budget is never exceeded.
+ */
 export class RequestMeter {
   private readonly counts = new Map<RequestKind, number>();
   private sent = 0;
@@ -94,4 +101,21 @@ export class RequestMeter {
     this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
     return this.inner(input, init);
   };
+}
+
+/** Thrown where the request budget ends the backtest: it returns what it examined so far. */
+export class Stopped extends Error {}
+
+/** A spent request budget ends the backtest where it is; any other fault is the caller's. */
+export async function guardWith<T>(refused: (() => number) | undefined, work: () => Promise<T>): Promise<T> {
+  const before = refused?.() ?? 0;
+  let value: T;
+  try {
+    value = await work();
+  } catch (err) {
+    if (isBudgetSpent(err)) throw new Stopped();
+    throw err;
+  }
+  if ((refused?.() ?? 0) !== before) throw new Stopped();
+  return value;
 }

@@ -1,11 +1,14 @@
 /** The backtest's figures: counts per class, time saved, and what the page's charts draw. Pure. */
+import type { JobLine } from './judge.js';
 import { type BacktestClass, CLASSES, type ExaminedAttempt } from './compare.js';
 
+/** A name and how many times it was seen, for the report's top lists. */
 export interface Tally {
   readonly name: string;
   readonly count: number;
 }
 
+/** A backtest's figures: attempts by class, re-runs by people and bots, waits saved, minutes kept, top lists. */
 export interface BacktestSummary {
   readonly classes: Readonly<Record<BacktestClass, number>>;
   /** Attempts reprise would have re-run (agreed re-runs and reprise only). */
@@ -46,11 +49,14 @@ function tally(names: readonly string[], top = 8): Tally[] {
     .slice(0, top);
 }
 
-/** What kind of evidence decided an infra verdict: the signal, or the pattern's name and where it was read. */
-export function evidenceFamily(source: string | null, evidence: string | null): string {
-  if (source === 'signal') return 'exact signal';
-  const pattern = /pattern (\S+)/.exec(evidence ?? '')?.[1];
-  return pattern ? `${pattern} (${source ?? 'text'})` : (source ?? 'unknown');
+/**
+ * What kind of evidence decided an infra verdict: the signal, or the runner-loss pattern's name and
+ * where it was read; other families by where they were read. Read from the verdict's fields: a line
+ * without them (a cache of an older version) counts by its source alone.
+ */
+export function evidenceFamily(j: Pick<JobLine, 'source' | 'family' | 'pattern'>): string {
+  if (j.source === 'signal') return 'exact signal';
+  return j.family === 'runner-loss' && j.pattern ? `${j.pattern} (${j.source ?? 'text'})` : (j.source ?? 'unknown');
 }
 
 function median(xs: readonly number[]): number | null {
@@ -60,6 +66,7 @@ function median(xs: readonly number[]): number | null {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
+/** The figures of a backtest from its examined attempts, over the period from `sinceMs` to `untilMs`. */
 export function summarize(attempts: readonly ExaminedAttempt[], sinceMs: number, untilMs: number): BacktestSummary {
   const classes = Object.fromEntries(CLASSES.map((c) => [c, 0])) as Record<BacktestClass, number>;
   for (const a of attempts) classes[a.class]++;
@@ -101,11 +108,7 @@ export function summarize(attempts: readonly ExaminedAttempt[], sinceMs: number,
     delays,
     topRepositories: tally(would.map((a) => a.repository)),
     topWorkflows: tally(would.map((a) => `${a.repository} · ${a.workflow}`)),
-    evidence: tally(
-      would.flatMap((a) =>
-        a.judgement.jobs.filter((j) => j.verdict === 'infra').map((j) => evidenceFamily(j.source, j.evidence)),
-      ),
-    ),
+    evidence: tally(would.flatMap((a) => a.judgement.jobs.filter((j) => j.verdict === 'infra').map(evidenceFamily))),
   };
 }
 

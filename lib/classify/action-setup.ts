@@ -41,6 +41,7 @@ const STATUS_ONLY = linearPattern(`^\\s*${STATUS_5XX}\\s*$`);
 /** A timeout reaching the resolution service, GitHub's own: a cause of resolution only. */
 const RESOLVE_TIMEOUT = linearPattern('^\\s*the http request timed out after [0-9:.]+\\.?\\s*$');
 
+/** One text of the action setup family, by the name tests and documentation know it by. */
 export interface SetupPattern {
   readonly name: string;
   readonly re: TextPattern;
@@ -55,6 +56,7 @@ export const ACTION_SETUP_PATTERNS: readonly SetupPattern[] = [
   { name: 'action-resolve-timeout', re: RESOLVE_TIMEOUT },
 ];
 
+/** What the action setup family read over a job's texts: the platform failure it found, and the texts it accounts for. */
 export interface SetupReading {
   /** `action-resolve` or `action-download`, when the job died setting up its actions on GitHub's side. */
   readonly platform?: 'action-resolve' | 'action-download';

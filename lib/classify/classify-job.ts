@@ -1,11 +1,20 @@
-import type { Annotation, EvidenceSource, JobFacts, JobVerdict, RunnerSignal } from '../model.js';
-import { readActionSetup } from './action-setup.js';
+import type {
+  Annotation,
+  EvidenceFamily,
+  EvidenceSource,
+  JobFacts,
+  JobVerdict,
+  RunnerSignal,
+  Verdict,
+} from '../model.js';
 import { exactSignals, selfCausedStops } from './exact-signals.js';
 import { readInfraCategory } from './infra-category.js';
 import { isOwnCancel } from './own-cancel.js';
 import type { TextPattern } from './linear-pattern.js';
-import { CANCELLATION_ECHO, EXIT_CODE, FAIL_FAST, matches, matchLoss, matchPlatform, matchVeto } from './patterns.js';
-import { BudgetSpent, ScanBudget, scanned, type ScanMeter } from './scan-budget.js';
+import { EXIT_CODE, matches } from './patterns.js';
+import { annotationText, examineJob, type TextFindings } from './text-findings.js';
+import { firstByPrecedence, type PrecedenceRow } from './precedence.js';
+import { BudgetSpent, ScanBudget, type ScanMeter } from './scan-budget.js';
 
 /** Annotations as read from GitHub, or the status that made them unreadable. */
 /**
@@ -17,6 +26,7 @@ export type AnnotationEvidence =
 /** `##[error]` lines from the job log's head and tail, or why there are none. */
 export type LogEvidence = { readonly errors: readonly string[] } | 'missing' | 'unreadable';
 
+/** Everything the classifier reads of one job: its runner's signals, its annotations and, once asked for, its log. */
 export interface JobEvidence {
   readonly signals: readonly RunnerSignal[];
   readonly annotations: AnnotationEvidence;
@@ -26,87 +36,45 @@ export interface JobEvidence {
   readonly endedByReprise?: boolean;
 }
 
+/** A job's verdict, or `need_log`: the classifier cannot settle it without the job's log. */
 export type Classification = { readonly kind: 'verdict'; readonly verdict: JobVerdict } | { readonly kind: 'need_log' };
 
-interface TextFindings {
-  loss?: string;
-  /** A GitHub platform failure, by pattern name: its own evidence family. */
-  platform?: string;
-  veto?: { kind: 'person' | 'concurrency' | 'timeout'; text: string };
-  /** Failure texts that are neither a loss, a veto nor the cancellation echo: a real failure. */
-  real: string[];
-  echoOnly: boolean;
+/** What one family found: where it was read, the text shown for it, and its data. */
+interface Finding {
+  readonly source: EvidenceSource;
+  readonly text: string;
+  readonly pattern?: string;
+  readonly veto?: JobVerdict['veto'];
+  readonly lostAt?: string;
+  readonly logUnavailable?: JobVerdict['logUnavailable'];
+  readonly cutShort?: true;
 }
 
-/** Texts are read up to the size limit: each pattern sees the head of a text, never all of a huge one. */
-function examine(texts: readonly string[], extra: readonly TextPattern[], meter: ScanMeter): TextFindings {
-  const f: TextFindings = { real: [], echoOnly: texts.length > 0 };
-  for (const whole of texts) {
-    const text = scanned(whole, meter.limits);
-    const veto = matchVeto(text, meter);
-    if (veto) {
-      f.veto ??= { kind: veto, text };
-      f.echoOnly = false;
-      continue;
-    }
-    if (matches(CANCELLATION_ECHO, text, meter)) continue;
-    f.echoOnly = false;
-    if (matches(FAIL_FAST, text, meter)) continue;
-    if (matches(EXIT_CODE, text, meter)) {
-      f.real.push(text);
-      continue;
-    }
-    const loss = matchLoss(text, extra, meter);
-    const platform = loss ? undefined : matchPlatform(text, meter);
-    if (loss) f.loss ??= loss;
-    else if (platform) f.platform ??= platform;
-    else f.real.push(text);
-  }
-  return f;
-}
+/** The families a step found, each asked only when every family above it found nothing. */
+type Found = Partial<Record<PrecedenceRow['family'], () => Finding | undefined>>;
 
-/** A job's texts with the action setup family read over all of them first (its evidence spans several texts). */
-function examineJob(
-  texts: readonly string[],
-  warnings: readonly string[],
-  extra: readonly TextPattern[],
-  meter: ScanMeter,
-): TextFindings {
-  const setup = readActionSetup(texts, warnings, meter);
-  const f = examine(
-    texts.filter((_, i) => !setup.consumed.has(i)),
-    extra,
-    meter,
-  );
-  if (setup.platform) f.platform ??= setup.platform;
-  return f;
-}
-
-/** Title and message together, except the cancellation echo, which must stay recognisable whatever its title. */
-const annotationText = (a: Annotation, meter: ScanMeter): string =>
-  a.title && !matches(CANCELLATION_ECHO, scanned(a.message, meter.limits), meter)
-    ? `${a.title}: ${a.message}`
-    : a.message;
-
-function verdict(
-  job: JobFacts,
-  v: JobVerdict['verdict'],
-  source: EvidenceSource,
-  evidence: string,
-  veto?: JobVerdict['veto'],
-  cutShort?: true,
-): Classification {
+function verdict(job: JobFacts, v: Verdict, family: EvidenceFamily, f: Finding): Classification {
   return {
     kind: 'verdict',
     verdict: {
       job,
       verdict: v,
-      source,
-      evidence: evidence.slice(0, 200),
-      ...(veto && { veto }),
-      ...(cutShort && { cutShort }),
+      source: f.source,
+      evidence: f.text.slice(0, 200),
+      family,
+      ...(f.pattern !== undefined && { pattern: f.pattern }),
+      ...(f.veto && { veto: f.veto }),
+      ...(f.cutShort && { cutShort: f.cutShort }),
+      ...(f.lostAt && { lostAt: f.lostAt }),
+      ...(f.logUnavailable && { logUnavailable: f.logUnavailable }),
     },
   };
+}
+
+/** The verdict of the first family found, in the order of the precedence table. */
+function byPrecedence(job: JobFacts, found: Found): Classification | undefined {
+  const first = firstByPrecedence(found);
+  return first && verdict(job, first.row.verdict, first.row.family, first.hit);
 }
 
 /**
@@ -130,8 +98,85 @@ export function classifyJob(
     const readable = Array.isArray(ev.annotations) || 'tooMany' in ev.annotations;
     const source: EvidenceSource =
       ev.log === undefined ? (readable ? 'annotations' : 'unreadable') : readable ? 'annotations+logs' : 'logs';
-    return verdict(job, 'inconclusive', source, `evidence not read to the end: ${err.message}`, undefined, true);
+    return verdict(job, 'inconclusive', 'none', {
+      source,
+      text: `evidence not read to the end: ${err.message}`,
+      cutShort: true,
+    });
   }
+}
+
+/** A job's annotations read: whether they could be, and what their failure texts found. */
+interface AnnotationsRead {
+  readonly readable: boolean;
+  readonly findings: TextFindings;
+}
+
+function readAnnotations(
+  job: JobFacts,
+  ev: JobEvidence,
+  extra: readonly TextPattern[],
+  meter: ScanMeter,
+): AnnotationsRead {
+  if ('tooMany' in ev.annotations) {
+    // What was left unread could be a real failure beside the loss.
+    throw new BudgetSpent(`more than ${ev.annotations.tooMany} annotations; the rest were not read`);
+  }
+  const annotations = Array.isArray(ev.annotations) ? (ev.annotations as readonly Annotation[]) : undefined;
+  const failing = (annotations ?? []).filter((a) => a.level.toLowerCase() === 'failure');
+  meter.count(failing.length, 'failure annotations');
+  const failures = failing
+    .map((a) => annotationText(a, meter))
+    .filter((t) => !isOwnCancel(t, ev.endedByReprise === true));
+  const warnings = (annotations ?? []).filter((a) => a.level.toLowerCase() === 'warning').map((a) => a.message);
+  // GitHub's own name for the failure, where it shows one, is read first and names the family over the text.
+  const category = readInfraCategory([job, ...(annotations ?? [])]);
+  const findings = examineJob(failures, warnings, extra, meter);
+  if (category) findings.platform = category.platform;
+  return { readable: annotations !== undefined, findings };
+}
+
+/** What the annotations and the runner signals found, by family. */
+function annotationFamilies(job: JobFacts, ev: JobEvidence, f: TextFindings, meter: ScanMeter): Found {
+  const exact = exactSignals(ev.signals)[0];
+  // A state change the job itself could have caused: a loss, with the strength of text only.
+  const stop = exact ? undefined : selfCausedStops(ev.signals)[0];
+  const lossFound = f.loss !== undefined || f.platform !== undefined || exact !== undefined || stop !== undefined;
+  return {
+    veto: () =>
+      f.veto && { source: 'annotations', text: f.veto.text, pattern: `veto-${f.veto.kind}`, veto: f.veto.kind },
+    'exit-code': () => exitCodeIn(f.real, 'annotations', meter),
+    // A real failure beside the loss (a test failed, then the runner died in an always() step).
+    'failure-text': () =>
+      job.conclusion !== 'cancelled' && lossFound && f.real.length > 0
+        ? { source: 'annotations', text: f.real[0] ?? '' }
+        : undefined,
+    signal: () =>
+      exact && {
+        source: 'signal',
+        text: `${exact.kind} for ${exact.runnerKey} at ${exact.eventTime}`,
+        lostAt: exact.eventTime,
+      },
+    'runner-loss': () => named(f.loss, (name) => ({ source: 'annotations', text: `pattern ${name}`, pattern: name })),
+    platform: () => named(f.platform, (name) => ({ source: 'platform', text: `platform ${name}`, pattern: name })),
+    'state-change': () =>
+      stop && {
+        source: 'state-change',
+        text: `EC2 state change for ${stop.runnerKey} at ${stop.eventTime}, ${UNWARNED}`,
+      },
+  };
+}
+
+/** A finding for a pattern that matched, by its name; undefined when none did. */
+const named = (name: string | undefined, f: (name: string) => Finding): Finding | undefined =>
+  name ? f(name) : undefined;
+
+const UNWARNED = 'no spot warning, rebalance recommendation or fleet termination before it: counted as text';
+
+/** The first text that says a step exited non-zero, as a finding. */
+function exitCodeIn(texts: readonly string[], source: EvidenceSource, meter: ScanMeter): Finding | undefined {
+  const text = texts.find((t) => matches(EXIT_CODE, t, meter));
+  return text === undefined ? undefined : { source, text, pattern: 'exit-code' };
 }
 
 function classifyWithin(
@@ -141,75 +186,65 @@ function classifyWithin(
   meter: ScanMeter,
 ): Classification {
   const cancelled = job.conclusion === 'cancelled';
-  if ('tooMany' in ev.annotations) {
-    // What was left unread could be a real failure beside the loss.
-    throw new BudgetSpent(`more than ${ev.annotations.tooMany} annotations; the rest were not read`);
-  }
-  const readable = Array.isArray(ev.annotations);
-  const failing = readable
-    ? (ev.annotations as readonly Annotation[]).filter((a) => a.level.toLowerCase() === 'failure')
-    : [];
-  meter.count(failing.length, 'failure annotations');
-  const failures = failing
-    .map((a) => annotationText(a, meter))
-    .filter((t) => !isOwnCancel(t, ev.endedByReprise === true));
-  const warnings = readable
-    ? (ev.annotations as readonly Annotation[]).filter((a) => a.level.toLowerCase() === 'warning').map((a) => a.message)
-    : [];
-  // GitHub's own name for the failure, where it shows one, is read first and names the family over the text.
-  const category = readInfraCategory([job, ...(readable ? (ev.annotations as readonly Annotation[]) : [])]);
-  const fromAnn = examineJob(failures, warnings, extra, meter);
-  if (category) fromAnn.platform = category.platform;
-  const exact = exactSignals(ev.signals)[0];
-  // A state change the job itself could have caused: a loss, with the strength of text only.
-  const stop = exact ? undefined : selfCausedStops(ev.signals)[0];
-
-  if (fromAnn.veto) return verdict(job, 'vetoed', 'annotations', fromAnn.veto.text, fromAnn.veto.kind);
-  // A real failure beside the loss (a test failed, then the runner died in an always() step).
-  const exitCode = fromAnn.real.find((t) => matches(EXIT_CODE, t, meter));
-  if (exitCode) return verdict(job, 'genuine', 'annotations', exitCode);
-  if (!cancelled && (fromAnn.loss || fromAnn.platform || exact || stop) && fromAnn.real.length > 0) {
-    return verdict(job, 'genuine', 'annotations', fromAnn.real[0] ?? '');
-  }
-  if (exact) {
-    const c = verdict(job, 'infra', 'signal', `${exact.kind} for ${exact.runnerKey} at ${exact.eventTime}`);
-    return c.kind === 'verdict' ? { ...c, verdict: { ...c.verdict, lostAt: exact.eventTime } } : c;
-  }
-  if (fromAnn.loss) return verdict(job, 'infra', 'annotations', `pattern ${fromAnn.loss}`);
-  if (fromAnn.platform) return verdict(job, 'infra', 'platform', `platform ${fromAnn.platform}`);
-  if (stop) {
-    const why = 'no spot warning, rebalance recommendation or fleet termination before it: counted as text';
-    return verdict(job, 'infra', 'state-change', `EC2 state change for ${stop.runnerKey} at ${stop.eventTime}, ${why}`);
-  }
+  const { readable, findings } = readAnnotations(job, ev, extra, meter);
+  const decided = byPrecedence(job, annotationFamilies(job, ev, findings, meter));
+  if (decided) return decided;
 
   // Cancelled jobs reach their log only when the cancellation echo is all they carry.
-  const wantsLog = cancelled ? readable && fromAnn.echoOnly : !readable || fromAnn.real.length === 0;
+  const wantsLog = cancelled ? readable && findings.echoOnly : !readable || findings.real.length === 0;
   if (!wantsLog) {
-    if (cancelled)
-      return verdict(job, 'inconclusive', readable ? 'annotations' : 'unreadable', 'cancelled, no evidence');
-    return verdict(job, 'genuine', 'annotations', fromAnn.real[0] ?? 'failed without a runner-loss annotation');
+    if (cancelled) return nothingFound(job, readable ? 'annotations' : 'unreadable', 'cancelled, no evidence');
+    const text = findings.real[0];
+    if (text !== undefined) return verdict(job, 'genuine', 'failure-text', { source: 'annotations', text });
+    return nothingFound(job, 'annotations', 'failed without a runner-loss annotation');
   }
   if (ev.log === undefined) return { kind: 'need_log' };
+  return classifyByLog(job, ev.log, readable, findings, extra, meter);
+}
 
+/** No family decided: a cancelled job is inconclusive, a failed one genuine. */
+const nothingFound = (
+  job: JobFacts,
+  source: EvidenceSource,
+  text: string,
+  logUnavailable?: JobVerdict['logUnavailable'],
+): Classification =>
+  verdict(job, job.conclusion === 'cancelled' ? 'inconclusive' : 'genuine', 'none', {
+    source,
+    text,
+    ...(logUnavailable && { logUnavailable }),
+  });
+
+/** The second step: the log's `##[error]` lines, read when the annotations settled nothing. */
+function classifyByLog(
+  job: JobFacts,
+  log: LogEvidence,
+  readable: boolean,
+  fromAnn: TextFindings,
+  extra: readonly TextPattern[],
+  meter: ScanMeter,
+): Classification {
   const source: EvidenceSource = readable ? 'annotations+logs' : 'logs';
-  if (ev.log === 'missing' || ev.log === 'unreadable') {
-    const src: EvidenceSource = readable ? source : 'unreadable';
-    const why = `no annotation evidence; log ${ev.log}`;
-    return verdict(job, cancelled ? 'inconclusive' : 'genuine', src, why);
+  if (log === 'missing' || log === 'unreadable') {
+    return nothingFound(job, readable ? source : 'unreadable', `no annotation evidence; log ${log}`, log);
   }
-  meter.count(ev.log.errors.length, 'error lines in the log window');
-  const fromLog = examineJob(ev.log.errors, [], extra, meter);
-  if (fromLog.veto) return verdict(job, 'vetoed', source, fromLog.veto.text, fromLog.veto.kind);
+  meter.count(log.errors.length, 'error lines in the log window');
+  const fromLog = examineJob(log.errors, [], extra, meter);
   const realAnywhere = [...fromAnn.real, ...fromLog.real];
-  const logExit = fromLog.real.find((t) => matches(EXIT_CODE, t, meter));
-  if (logExit) return verdict(job, 'genuine', source, logExit);
-  const logLoss = (): Classification =>
-    fromLog.loss
-      ? verdict(job, 'infra', source, `log pattern ${fromLog.loss}`)
-      : verdict(job, 'infra', 'platform', `log platform ${fromLog.platform}`);
-  const lossInLog = fromLog.loss !== undefined || fromLog.platform !== undefined;
-  if (lossInLog && realAnywhere.length === 0) return logLoss();
-  if (realAnywhere.length > 0 && !cancelled) return verdict(job, 'genuine', source, realAnywhere[0] ?? '');
-  if (lossInLog) return logLoss();
-  return verdict(job, cancelled ? 'inconclusive' : 'genuine', source, 'no runner-loss evidence in annotations or log');
+  const found: Found = {
+    veto: () =>
+      fromLog.veto && {
+        source,
+        text: fromLog.veto.text,
+        pattern: `veto-${fromLog.veto.kind}`,
+        veto: fromLog.veto.kind,
+      },
+    'exit-code': () => exitCodeIn(fromLog.real, source, meter),
+    'failure-text': () =>
+      realAnywhere.length > 0 && job.conclusion !== 'cancelled' ? { source, text: realAnywhere[0] ?? '' } : undefined,
+    'runner-loss': () => named(fromLog.loss, (name) => ({ source, text: `log pattern ${name}`, pattern: name })),
+    platform: () =>
+      named(fromLog.platform, (name) => ({ source: 'platform', text: `log platform ${name}`, pattern: name })),
+  };
+  return byPrecedence(job, found) ?? nothingFound(job, source, 'no runner-loss evidence in annotations or log');
 }

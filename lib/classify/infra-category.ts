@@ -21,6 +21,7 @@ export const RUNNER_INFRA_CATEGORIES: Readonly<Record<string, string>> = {
 /** The fields of a job, an annotation or a webhook payload where GitHub exposes the category: none yet. */
 export const EXPOSED_FIELDS: readonly string[] = [];
 
+/** GitHub's own category for an infrastructure failure, and the platform evidence it stands for. */
 export interface InfraCategory {
   /** The runner's name for it, as GitHub wrote it. */
   readonly category: string;

@@ -14,6 +14,7 @@ export interface NamedPattern {
   readonly re: TextPattern;
 }
 
+/** GitHub's texts for a runner that went away: the `runner-loss` family's built-in patterns, by name. */
 export const RUNNER_LOSS_PATTERNS: readonly NamedPattern[] = [
   // Named, unnamed and empty-named self-hosted runners share the tail of the sentence.
   {
@@ -74,8 +75,10 @@ export const FAIL_FAST: TextPattern = linearPattern('the strategy configuration 
 /** A step's process exited non-zero: a real failure, whatever else the text says. */
 export const EXIT_CODE: TextPattern = linearPattern('process completed with exit code \\d+');
 
+/** Who decided a job's end: a person, concurrency, or a timeout. */
 export type VetoKind = 'person' | 'concurrency' | 'timeout';
 
+/** Texts that end a job by someone's decision: the `veto` family, never re-run. */
 export const VETO_PATTERNS: readonly { readonly kind: VetoKind; readonly re: TextPattern }[] = [
   { kind: 'person', re: linearPattern('the run was canceled by @') },
   { kind: 'concurrency', re: linearPattern('canceling since a higher priority waiting request for .* exists') },
@@ -100,6 +103,7 @@ export const matches = (re: TextPattern, text: string, meter?: ScanMeter): boole
   return re.test(text);
 };
 
+/** The runner-loss pattern a text matches, by name (`extra:<source>` for a configured one), or undefined. */
 export function matchLoss(text: string, extra: readonly TextPattern[], meter?: ScanMeter): string | undefined {
   for (const p of RUNNER_LOSS_PATTERNS) if (matches(p.re, text, meter)) return p.name;
   for (const re of extra) if (matches(re, text, meter)) return `extra:${re.source}`;
@@ -111,6 +115,7 @@ export function matchPlatform(text: string, meter?: ScanMeter): string | undefin
   return PLATFORM_PATTERNS.find((p) => matches(p.re, text, meter))?.name;
 }
 
+/** Who a text says decided the job's end, or undefined. */
 export function matchVeto(text: string, meter?: ScanMeter): VetoKind | undefined {
   return VETO_PATTERNS.find((v) => matches(v.re, text, meter))?.kind;
 }

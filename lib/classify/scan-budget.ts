@@ -14,6 +14,7 @@ export interface ScanLimits {
   readonly decisionMs: number;
 }
 
+/** The bounds a decision works within unless a test or a setting gives others. */
 export const SCAN_LIMITS: ScanLimits = {
   textChars: 4096,
   textsPerWindow: 1000,
@@ -58,6 +59,7 @@ export class ScanBudget {
   }
 }
 
+/** One window's meter (a job's annotations, or those and its log): counts texts and charges time to its budget. */
 export class ScanMeter {
   private windowMs = 0;
   private last: number | undefined;

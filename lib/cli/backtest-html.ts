@@ -1,7 +1,8 @@
 import type { ExaminedAttempt } from '../backtest/compare.js';
 import type { Tally } from '../backtest/summary.js';
 import { CLASS_LABELS, type BacktestReport, duration, evidenceText, rerunText } from './backtest-render.js';
-import { barChart, card, esc, page, section, STYLE, svg } from './report-render.js';
+import { page, STYLE } from './report-page.js';
+import { barChart, card, esc, section, svg } from './report-render.js';
 
 const day = (iso: string): string => iso.replace(/:\d{2}(\.\d{3})?Z$/, 'Z').replace('T', ' ');
 

@@ -21,6 +21,7 @@ export interface BacktestReport {
   readonly attempts: readonly ExaminedAttempt[];
 }
 
+/** Each class as the text and the HTML report name it. */
 export const CLASS_LABELS: Readonly<Record<BacktestClass, string>> = {
   agreed_rerun: 'agreed re-run',
   reprise_only: 'reprise only',
@@ -68,11 +69,9 @@ const indent = (s: string): string =>
     .map((l) => `  ${l}`)
     .join('\n');
 
-/** The backtest for a terminal: the summary table, the disagreements, then the costs. */
-export function backtestText(r: BacktestReport): string {
-  const s = r.summary;
-  const out: string[] = [];
-  out.push(`reprise backtest: ${r.scope}, ${day(r.period.since)} to ${day(r.period.until)}`, '');
+/** The heading: scope, period, where a budget stopped it, and how much was looked at. */
+function headingLines(r: BacktestReport): string[] {
+  const out = [`reprise backtest: ${r.scope}, ${day(r.period.since)} to ${day(r.period.until)}`, ''];
   if (!r.complete) {
     out.push(
       `Stopped by --max-requests ${r.requests.max}: ${r.done} of ${r.planned} attempts looked at. ` +
@@ -82,34 +81,35 @@ export function backtestText(r: BacktestReport): string {
   }
   out.push(
     `Repositories: ${r.repositories}   runs listed: ${r.runsListed}   runs with a failed or re-run attempt: ${r.runsExamined}`,
-    `Failed attempts examined: ${r.attempts.length}   reprise would re-run: ${s.wouldRerun}`,
+    `Failed attempts examined: ${r.attempts.length}   reprise would re-run: ${r.summary.wouldRerun}`,
     '',
   );
-  out.push(
-    indent(
-      table(
-        ['CLASS', 'ATTEMPTS', 'MEANING'],
-        [
-          [
-            'agreed_rerun',
-            String(s.classes.agreed_rerun),
-            `reprise would re-run, people did (${s.agreedPassed} passed)`,
-          ],
-          ['reprise_only', String(s.classes.reprise_only), 'reprise would re-run, nobody did'],
-          ['people_only', String(s.classes.people_only), 'people re-ran, reprise would not'],
-          ['agreed_leave', String(s.classes.agreed_leave), 'neither re-ran'],
-        ],
-      ),
-    ),
+  return out;
+}
+
+/** The table of classes and the figures under it: waits saved, people's delay, minutes kept. */
+function summaryLines(r: BacktestReport): string[] {
+  const s = r.summary;
+  const rows = [
+    ['agreed_rerun', String(s.classes.agreed_rerun), `reprise would re-run, people did (${s.agreedPassed} passed)`],
+    ['reprise_only', String(s.classes.reprise_only), 'reprise would re-run, nobody did'],
+    ['people_only', String(s.classes.people_only), 'people re-ran, reprise would not'],
+    ['agreed_leave', String(s.classes.agreed_leave), 'neither re-ran'],
+  ];
+  return [
+    indent(table(['CLASS', 'ATTEMPTS', 'MEANING'], rows)),
     '',
-  );
-  out.push(
     `People's waiting time reprise would have saved: ${duration(s.savedDelayMs)} over ${s.classes.agreed_rerun} re-run(s)`,
     `Median delay before a re-run by people: ${duration(s.medianDelayMs)} (${s.reruns.byPeople} by people, ${s.reruns.byBots} by bots)`,
     `Runner minutes a re-run of failed jobs keeps (passed jobs of those attempts): ${s.runnerMinutesKept} min`,
     `Signals: ${r.signals}`,
     '',
-  );
+  ];
+}
+
+/** Each attempt where reprise and people differ, with why, then the agreed re-runs that waited longest. */
+function attemptLines(r: BacktestReport): string[] {
+  const out: string[] = [];
   const disagreements = r.attempts.filter((a) => a.class === 'reprise_only' || a.class === 'people_only');
   if (disagreements.length > 0) {
     out.push('Disagreements:');
@@ -133,7 +133,12 @@ export function backtestText(r: BacktestReport): string {
     }
     out.push('');
   }
-  for (const n of r.notes) out.push(`Note: ${n}`);
+  return out;
+}
+
+/** The notes, then the requests sent by kind against the budget. */
+function footerLines(r: BacktestReport): string[] {
+  const out = r.notes.map((n) => `Note: ${n}`);
   if (r.notes.length > 0) out.push('');
   const kinds = Object.entries(r.requests.byKind)
     .filter(([, n]) => n > 0)
@@ -141,5 +146,10 @@ export function backtestText(r: BacktestReport): string {
     .join(', ');
   const budget = r.requests.max === undefined ? '' : ` of ${r.requests.max} allowed`;
   out.push(`GitHub requests: ${r.requests.total}${budget} (${kinds || 'none'})`);
-  return out.join('\n');
+  return out;
+}
+
+/** The backtest for a terminal: the summary table, the disagreements, then the costs. */
+export function backtestText(r: BacktestReport): string {
+  return [...headingLines(r), ...summaryLines(r), ...attemptLines(r), ...footerLines(r)].join('\n');
 }

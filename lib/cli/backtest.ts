@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { backtest as runBacktest, noCache } from '../backtest/backtest.js';
+import { backtest as runBacktest, type BacktestResult, noCache } from '../backtest/backtest.js';
 import { installationRepositories, type RepoName } from '../backtest/history.js';
 import { RequestMeter } from '../backtest/requests.js';
 import { summarize } from '../backtest/summary.js';
@@ -90,6 +90,96 @@ async function installationOn(app: ReturnType<typeof appClient>, owner: string):
 
 const isTty = (w: unknown): boolean => (w as { isTTY?: boolean }).isTTY === true;
 
+/** The command line read: what to look at, since when, with which settings and credentials. */
+function readRequest(argv: readonly string[], io: CliIo) {
+  const { values: v, positionals } = parseCommand('backtest', argv, OPTIONS, true);
+  const scope = parseScope(positionals);
+  const now = (io.now ?? Date.now)();
+  const sinceMs = parseSince(v.since ?? '30d', now);
+  if (sinceMs >= now) throw new UsageError(`--since: "${v.since}" is not in the past`);
+  const max = v['max-requests'] === undefined ? undefined : parseCount(v['max-requests'], 'max-requests', 1);
+  const settings = githubSettings(io, v.json === true);
+  const creds = credentialsFrom(io.env, true);
+  if (creds.kind === 'token' && !scope.repo) {
+    throw new UsageError(
+      `with GITHUB_TOKEN, name a repository (${scope.owner}/<repo>); every repository of an account needs App credentials`,
+    );
+  }
+  return { v, scope, now, sinceMs, max, settings, creds };
+}
+type Request = ReturnType<typeof readRequest>;
+
+/** GitHub reached through the request meter: the installation's clients and the repositories to read. */
+async function connect(r: Request, io: CliIo) {
+  const meter = new RequestMeter(r.max, io.fetch ?? fetch);
+  const metered: CliIo = { ...io, fetch: meter.fetch };
+  const app = r.creds.kind === 'app' ? appClient(r.settings.apiUrl, r.creds, metered) : undefined;
+  const installationId = r.scope.repo
+    ? await installationFor(app, r.scope.owner, r.scope.repo)
+    : await installationOn(app!, r.scope.owner);
+  const clients = createClientFactory({
+    apiUrl: r.settings.apiUrl,
+    credentials: r.creds,
+    log: quietLog,
+    retryBaseMs: 200,
+    fetch: meter.fetch,
+    // A backtest has nothing more urgent to do: it waits out the installation's primary limit.
+    maxInlineWaitSeconds: 3600,
+  })(installationId);
+  const repositories: RepoName[] = r.scope.repo
+    ? [{ owner: r.scope.owner, name: r.scope.repo }]
+    : await installationRepositories(clients);
+  return { meter, clients, installationId, repositories };
+}
+type Connection = Awaited<ReturnType<typeof connect>>;
+
+/** What the backtest reads with: the worker's own evaluation, quiet, and the table's signals when named. */
+function depsFor(r: Request, c: Connection, io: CliIo, table: string | undefined, cache: FileCache | undefined) {
+  const { settings } = r;
+  const showProgress = !r.v.json && isTty(io.stderr);
+  return {
+    clients: c.clients,
+    installationId: c.installationId,
+    graphqlUrl: settings.graphqlUrl,
+    defaults: settings.defaults,
+    ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
+    configSource: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
+    evaluation: {
+      ...(table && { signals: tableSignals(tableLedger(io, table), settings) }),
+      signalWindow: settings.signalWindow,
+      logHosts: settings.logHosts,
+      logWindowBytes: settings.logWindowBytes,
+      log: quietLog,
+      metrics: noMetrics,
+    },
+    cache: cache ?? noCache,
+    refused: () => c.meter.refused,
+    headroom: () => c.meter.remaining,
+    ...(showProgress && { progress: (done: number, total: number) => io.stderr.write(progressBar(done, total)) }),
+  };
+}
+
+/** The report of a backtest: its scope and period, the figures, the requests it sent and every attempt. */
+function reportOf(r: Request, c: Connection, table: string | undefined, result: BacktestResult): BacktestReport {
+  const { scope, sinceMs, now, max } = r;
+  return {
+    scope: scope.repo ? `${scope.owner}/${scope.repo}` : scope.owner,
+    period: { since: new Date(sinceMs).toISOString(), until: new Date(now).toISOString() },
+    signals: table ? `read from DynamoDB table ${table}` : 'not consulted (pass --table or --stack)',
+    complete: result.complete,
+    planned: result.planned,
+    done: result.done,
+    repositories: result.repositories,
+    runsListed: result.runsListed,
+    runsExamined: result.runsExamined,
+    summary: summarize(result.attempts, sinceMs, now),
+    requests: { total: c.meter.total, ...(max !== undefined && { max }), byKind: c.meter.byKind() },
+    notes: result.notes,
+    attempts: result.attempts,
+  };
+}
+
+/** `reprise backtest`: judges a period's failed attempts as reprise would have, and prints or writes the report. */
 export async function backtest(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
     'backtest',
@@ -97,86 +187,20 @@ export async function backtest(argv: readonly string[], io: CliIo): Promise<numb
     argv,
     io,
     async () => {
-      const { values: v, positionals } = parseCommand('backtest', argv, OPTIONS, true);
-      const scope = parseScope(positionals);
-      const now = (io.now ?? Date.now)();
-      const sinceMs = parseSince(v.since ?? '30d', now);
-      if (sinceMs >= now) throw new UsageError(`--since: "${v.since}" is not in the past`);
-      const max = v['max-requests'] === undefined ? undefined : parseCount(v['max-requests'], 'max-requests', 1);
-      const settings = githubSettings(io, v.json === true);
-      const creds = credentialsFrom(io.env, true);
-      if (creds.kind === 'token' && !scope.repo) {
-        throw new UsageError(
-          `with GITHUB_TOKEN, name a repository (${scope.owner}/<repo>); every repository of an account needs App credentials`,
-        );
-      }
+      const r = readRequest(argv, io);
+      const { v } = r;
       const table = await tableName(io, { table: v.table, stack: v.stack });
       const cache = v.cache ? new FileCache(v.cache) : undefined;
-      const meter = new RequestMeter(max, io.fetch ?? fetch);
-      const metered: CliIo = { ...io, fetch: meter.fetch };
-      const app = creds.kind === 'app' ? appClient(settings.apiUrl, creds, metered) : undefined;
-
-      const installationId = scope.repo
-        ? await installationFor(app, scope.owner, scope.repo)
-        : await installationOn(app!, scope.owner);
-      const clients = createClientFactory({
-        apiUrl: settings.apiUrl,
-        credentials: creds,
-        log: quietLog,
-        retryBaseMs: 200,
-        fetch: meter.fetch,
-        // A backtest has nothing more urgent to do: it waits out the installation's primary limit.
-        maxInlineWaitSeconds: 3600,
-      })(installationId);
-      const repositories: RepoName[] = scope.repo
-        ? [{ owner: scope.owner, name: scope.repo }]
-        : await installationRepositories(clients);
-
-      const showProgress = !v.json && isTty(io.stderr);
+      const c = await connect(r, io);
+      const deps = depsFor(r, c, io, table, cache);
       const result = await runBacktest(
-        { repositories, sinceMs, workflows: v.workflow ?? [] },
-        {
-          clients,
-          installationId,
-          graphqlUrl: settings.graphqlUrl,
-          defaults: settings.defaults,
-          ...(settings.repositoryAllowList && { repositoryAllowList: settings.repositoryAllowList }),
-          configSource: new RepoConfigSource(undefined, undefined, settings.repoCeiling),
-          evaluation: {
-            ...(table && {
-              signals: tableSignals(tableLedger(io, table), settings),
-            }),
-            signalWindow: settings.signalWindow,
-            logHosts: settings.logHosts,
-            logWindowBytes: settings.logWindowBytes,
-            log: quietLog,
-            metrics: noMetrics,
-          },
-          cache: cache ?? noCache,
-          refused: () => meter.refused,
-          headroom: () => meter.remaining,
-          ...(showProgress && { progress: (done: number, total: number) => io.stderr.write(progressBar(done, total)) }),
-        },
+        { repositories: c.repositories, sinceMs: r.sinceMs, workflows: v.workflow ?? [] },
+        deps,
       ).finally(() => {
         cache?.flush();
-        if (showProgress) io.stderr.write('\n');
+        if (deps.progress) io.stderr.write('\n');
       });
-
-      const report: BacktestReport = {
-        scope: scope.repo ? `${scope.owner}/${scope.repo}` : scope.owner,
-        period: { since: new Date(sinceMs).toISOString(), until: new Date(now).toISOString() },
-        signals: table ? `read from DynamoDB table ${table}` : 'not consulted (pass --table or --stack)',
-        complete: result.complete,
-        planned: result.planned,
-        done: result.done,
-        repositories: result.repositories,
-        runsListed: result.runsListed,
-        runsExamined: result.runsExamined,
-        summary: summarize(result.attempts, sinceMs, now),
-        requests: { total: meter.total, ...(max !== undefined && { max }), byKind: meter.byKind() },
-        notes: result.notes,
-        attempts: result.attempts,
-      };
+      const report = reportOf(r, c, table, result);
       if (v.html) writeFileSync(v.html, backtestHtml(report));
       if (v.json) printJson(io, report);
       else println(io.stdout, backtestText(report));

@@ -16,6 +16,7 @@ import { type EvaluationDeps, evaluateRun } from '../worker/evaluate.js';
 import { previewMergeGroup } from '../worker/requeue.js';
 import type { LiveRun } from './run-lookup.js';
 
+/** What `reprise explain` says of a run: every job with its verdict, the decision and its reason, and what the table adds. */
 export interface Explanation {
   readonly repository: string;
   readonly runId: number;
@@ -50,6 +51,7 @@ export interface Explanation {
   readonly notes: readonly string[];
 }
 
+/** What explaining a run reads with: GitHub, the settings, and the table's signals and outcomes when one is named. */
 export interface ExplainDeps {
   readonly clients: GitHubClients;
   readonly settings: DeploymentSettings;
@@ -105,20 +107,17 @@ async function recordedOutcomes(
   };
 }
 
-/**
- * Runs the worker's own evaluation on a live run with `dry_run` forced on: the same
- * configuration, staleness, classifier and decision, but no ledger and no write to GitHub.
- */
-export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Explanation> {
-  const msg = live.message;
-  const { owner, name } = msg.repository;
-  const notes: string[] = [];
-  const log: Log = {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (m, x) => notes.push(`${m}${x?.error ? `: ${String(x.error)}` : ''}`),
-    error: (m, x) => notes.push(`${m}${x?.error ? `: ${String(x.error)}` : ''}`),
-  };
+/** A log that keeps the worker's warnings and errors as the explanation's notes. */
+const notesLog = (notes: string[]): Log => ({
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (m, x) => notes.push(`${m}${x?.error ? `: ${String(x.error)}` : ''}`),
+  error: (m, x) => notes.push(`${m}${x?.error ? `: ${String(x.error)}` : ''}`),
+});
+
+/** The repository's configuration with dry_run forced, and the worker's evaluation around it. */
+async function prepare(live: LiveRun, deps: ExplainDeps, notes: string[]) {
+  const { owner, name } = live.message.repository;
   const api = new RepoApi(deps.clients, owner, name, deps.settings.graphqlUrl);
   const cfg = await new RepoConfigSource(undefined, undefined, deps.settings.repoCeiling).load(
     api,
@@ -132,84 +131,125 @@ export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Expl
     signalWindow: deps.settings.signalWindow,
     logHosts: deps.settings.logHosts,
     logWindowBytes: deps.settings.logWindowBytes,
-    log,
+    log: notesLog(notes),
     metrics: noMetrics,
   };
-  const base = {
-    repository: `${owner}/${name}`,
+  return { api, cfg, config, evalDeps };
+}
+type Prepared = Awaited<ReturnType<typeof prepare>>;
+
+/** What the worker decides, and the jobs and verdicts it read on the way (none when settled before them). */
+async function decideRun(
+  live: LiveRun,
+  deps: ExplainDeps,
+  p: Prepared,
+): Promise<{
+  decision: DecisionKind;
+  reason: string;
+  jobs?: readonly JobFacts[];
+  verdicts?: readonly JobVerdict[];
+  staleness?: string;
+}> {
+  const msg = live.message;
+  if (live.status === 'completed' && live.conclusion !== 'failure' && live.conclusion !== 'cancelled') {
+    return {
+      decision: 'ignored',
+      reason: `the run concluded ${live.conclusion}; the intake acts only on failure or cancelled`,
+    };
+  }
+  const allow = deps.settings.repositoryAllowList;
+  const full = `${msg.repository.owner}/${msg.repository.name}`;
+  const ev = await evaluateRun(
+    { message: msg, config: p.config, ...(allow && { repositoryAllowed: allow.includes(full) }) },
+    p.api,
+    p.evalDeps,
+  );
+  if (ev.step.kind !== 'final') throw new Error('dry_run is forced, yet the decision asked for a re-run');
+  const staleness = stalenessSource(ev.facts.stale?.decidedBy);
+  return {
+    decision: ev.step.decision,
+    reason: ev.step.reason,
+    jobs: ev.facts.jobs,
+    verdicts: ev.facts.verdicts,
+    ...(staleness && { staleness }),
+  };
+}
+
+/** Every job of a completed attempt with its verdict, judged here when the decision settled before the jobs. */
+async function judgeAll(
+  live: LiveRun,
+  p: Prepared,
+  decided: { jobs?: readonly JobFacts[]; verdicts?: readonly JobVerdict[] },
+): Promise<{ jobs?: readonly JobFacts[]; verdicts?: readonly JobVerdict[] }> {
+  if (live.status !== 'completed') return decided;
+  const msg = live.message;
+  const jobs = decided.jobs ?? (await p.api.listAttemptJobs(msg.runId, msg.runAttempt));
+  const verdicts =
+    decided.verdicts ??
+    (
+      await gatherVerdicts(candidateJobs(jobs, msg, p.config), {
+        ...p.evalDeps,
+        api: p.api,
+        owner: { login: msg.repository.owner, installationId: msg.installationId },
+        extraPatterns: p.config.extraPatterns,
+      })
+    ).verdicts;
+  return { jobs, verdicts };
+}
+
+/** With an exact signal for a lost job: when it was lost, how long the job took to end after it. */
+function recoveryLine(verdicts: readonly JobVerdict[] | undefined, p: Prepared): string | undefined {
+  const timing = verdicts && recoveryTiming(verdicts, Date.now(), false, false);
+  return (
+    timing &&
+    `lost at ${timing.lostAt} (exact signal); the lost job ended ${timing.secondsWaitedForGitHub ?? '—'} s after it; ` +
+      `early_recovery: ${earlyRecoveryMode(p.cfg.config)}`
+  );
+}
+
+/**
+ * Runs the worker's own evaluation on a live run with `dry_run` forced on: the same
+ * configuration, staleness, classifier and decision, but no ledger and no write to GitHub.
+ */
+export async function explainRun(live: LiveRun, deps: ExplainDeps): Promise<Explanation> {
+  const msg = live.message;
+  const notes: string[] = [];
+  const p = await prepare(live, deps, notes);
+  const { decision, reason, staleness, ...decided } = await decideRun(live, deps, p);
+  const { jobs, verdicts } = await judgeAll(live, p, decided);
+  const byId = new Map((verdicts ?? []).map((v) => [v.job.id, v]));
+  // GitHub's own platform failures are their own evidence family, with their own setting.
+  if (verdicts?.some((v) => v.verdict === 'infra' && v.family === 'platform')) {
+    notes.push(`GitHub platform failure seen; platform_errors: ${platformErrorsMode(p.cfg.config)}`);
+  }
+  // dry_run was forced: it means "would re-run" unless the configuration itself says dry_run.
+  const wouldRerun = decision === 'dry_run' && !p.cfg.config.dryRun;
+  const mergeQueue = wouldRerun
+    ? await previewMergeGroup(msg, p.cfg.config, p.api, reason.replace(/^would re-run: /, ''))
+    : undefined;
+  const recorded = deps.outcomes && (await recordedOutcomes(deps.outcomes, msg, live.latestAttempt));
+  const recovery = recoveryLine(verdicts, p);
+  return {
+    repository: `${msg.repository.owner}/${msg.repository.name}`,
     runId: msg.runId,
     attempt: msg.runAttempt,
     latestAttempt: live.latestAttempt,
     url: live.htmlUrl,
     status: live.status,
     conclusion: live.conclusion,
-    configOrigin: cfg.origin,
-    ...(cfg.error && { configError: cfg.error }),
+    configOrigin: p.cfg.origin,
+    ...(p.cfg.error && { configError: p.cfg.error }),
     signals: deps.signals ? `read from ${deps.signalsFrom}` : 'not consulted (pass --table or --stack)',
     notes,
-  };
-
-  let decision: DecisionKind;
-  let reason: string;
-  let jobs: readonly JobFacts[] | undefined;
-  let verdicts: readonly JobVerdict[] | undefined;
-  let staleness: string | undefined;
-  if (live.status === 'completed' && live.conclusion !== 'failure' && live.conclusion !== 'cancelled') {
-    decision = 'ignored';
-    reason = `the run concluded ${live.conclusion}; the intake acts only on failure or cancelled`;
-  } else {
-    const allow = deps.settings.repositoryAllowList;
-    const ev = await evaluateRun(
-      { message: msg, config, ...(allow && { repositoryAllowed: allow.includes(base.repository) }) },
-      api,
-      evalDeps,
-    );
-    if (ev.step.kind !== 'final') throw new Error('dry_run is forced, yet the decision asked for a re-run');
-    ({ decision, reason } = ev.step);
-    jobs = ev.facts.jobs;
-    verdicts = ev.facts.verdicts;
-    staleness = stalenessSource(ev.facts.stale?.decidedBy);
-  }
-  const verdictsDecided = verdicts !== undefined;
-  if (live.status === 'completed') {
-    jobs ??= await api.listAttemptJobs(msg.runId, msg.runAttempt);
-    verdicts ??= (
-      await gatherVerdicts(candidateJobs(jobs, msg, config), {
-        ...evalDeps,
-        api,
-        owner: { login: owner, installationId: msg.installationId },
-        extraPatterns: config.extraPatterns,
-      })
-    ).verdicts;
-  }
-  const byId = new Map((verdicts ?? []).map((v) => [v.job.id, v]));
-  const lines = (jobs ?? []).map((j) => jobLine(j, byId.get(j.id)));
-  // GitHub's own platform failures are their own evidence family, with their own setting.
-  if (verdicts?.some((v) => v.verdict === 'infra' && v.source === 'platform')) {
-    notes.push(`GitHub platform failure seen; platform_errors: ${platformErrorsMode(cfg.config)}`);
-  }
-  // dry_run was forced: it means "would re-run" unless the configuration itself says dry_run.
-  const wouldRerun = decision === 'dry_run' && !cfg.config.dryRun;
-  const mergeQueue = wouldRerun
-    ? await previewMergeGroup(msg, cfg.config, api, reason.replace(/^would re-run: /, ''))
-    : undefined;
-  const recorded = deps.outcomes && (await recordedOutcomes(deps.outcomes, msg, live.latestAttempt));
-  const timing = verdicts && recoveryTiming(verdicts, Date.now(), false, false);
-  const recovery =
-    timing &&
-    `lost at ${timing.lostAt} (exact signal); the lost job ended ${timing.secondsWaitedForGitHub ?? '—'} s after it; ` +
-      `early_recovery: ${earlyRecoveryMode(cfg.config)}`;
-  return {
-    ...base,
     ...(recovery && { recovery }),
     ...(staleness && { staleness }),
     decision,
     reason,
     wouldRerun,
     ...(mergeQueue && { mergeQueue }),
-    verdictsDecided,
-    jobs: lines,
-    requests: api.requests,
+    verdictsDecided: decided.verdicts !== undefined,
+    jobs: (jobs ?? []).map((j) => jobLine(j, byId.get(j.id))),
+    requests: p.api.requests,
     ...recorded,
   };
 }

@@ -111,6 +111,7 @@ function printExplanation(io: CliIo, x: Explained): void {
   for (const n of x.notes) println(out, `Note: ${n}`);
 }
 
+/** `reprise explain`: what reprise decides for a run, and why, without re-running anything. */
 export async function explain(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
     'explain',

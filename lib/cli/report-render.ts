@@ -1,5 +1,6 @@
 import { table } from './io.js';
 import { recoveryCard, recoveryLines } from './report-recovery.js';
+import { page, STYLE } from './report-page.js';
 import {
   type Count,
   type Loss,
@@ -87,9 +88,11 @@ const indent = (s: string): string =>
 const countRow = (c: Count): string[] => [c.name, String(c.count)];
 const lossRow = (l: Loss): string[] => [l.name, String(l.minutes), String(l.jobs)];
 
+/** Text made safe inside HTML: workflow and repository names are whatever their owners wrote. */
 export const esc = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+/** The colour of each outcome share in the report's charts. */
 export const OUTCOME_COLOURS: Readonly<Record<OutcomeShare, string>> = {
   recovered: '#2da44e',
   lost_again: '#d4762c',
@@ -144,9 +147,11 @@ export function barChart(
 
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
+/** An accessible SVG chart of the given size, titled for screen readers. */
 export const svg = (w: number, h: number, title: string, body: string, kind?: Frame['kind']): string =>
   `<svg role="img" aria-label="${esc(title)}"${kind ? ` class="${kind}"` : ''} viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" xmlns="http://www.w3.org/2000/svg">${body}</svg>`;
 
+/** A titled section of the HTML report. */
 export const section = (title: string, body: string): string => `<section><h2>${esc(title)}</h2>${body}</section>`;
 
 /** Minutes lost per hour, day or week of the period: one column each. */
@@ -210,29 +215,9 @@ function outcomesChart(r: Report): string {
   return section(title, `${svg(WIDTH, 34, title, parts.join(''))}<ul class="legend">${legend}</ul>`);
 }
 
+/** One headline figure of the HTML report, with its label and an optional note. */
 export const card = (label: string, value: string, note = ''): string =>
   `<div class="card"><div class="big">${esc(value)}</div><div>${esc(label)}</div>${note && `<div class="muted">${esc(note)}</div>`}</div>`;
-
-export const STYLE = `
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#f6f8fa;margin:0;padding:24px}
-main{max-width:980px;margin:0 auto}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:0 0 10px}
-.muted{color:#656d76;font-size:13px}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px;margin:18px 0}
-.card{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:12px 14px}
-.big{font-size:26px;font-weight:650}
-section{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:14px 16px;margin:0 0 14px;overflow-x:auto}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(460px,100%),1fr));gap:14px;margin:0 0 14px}
-.grid section{margin:0}
-svg{display:block;max-width:100%;height:auto}
-.label{font-size:12px;fill:#1f2328}.value{font-size:12px;fill:#656d76}.axis{stroke:#8c959f}
-.legend{list-style:none;padding:0;margin:10px 0 0;display:flex;flex-wrap:wrap;gap:6px 18px;font-size:13px}
-.swatch{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:6px;vertical-align:-1px}
-.empty{color:#656d76;margin:0}
-footer{margin-top:18px}
-svg.narrow{display:none}
-@media (max-width:600px){body{padding:12px}section{padding:12px 12px}svg.wide{display:none}svg.narrow{display:block}}
-`;
 
 /** One self-contained page: inline CSS and SVG, no script, nothing loaded from anywhere. */
 export function reportHtml(r: Report, where: string): string {
@@ -277,24 +262,3 @@ ${charts}
 <footer class="muted">Minutes lost are the lost jobs' own running times; the cost is those minutes at the given price per minute.${esc(untimed)} Interruptions count each instance with a spot interruption warning once.</footer>`,
   );
 }
-
-/**
- * One self-contained page: nothing loaded from anywhere (the CSP allows only its inline style),
- * readable on a phone. `title` and `body` are HTML already escaped.
- */
-export const page = (title: string, style: string, body: string): string => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>${title}</title>
-<style>${style}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;

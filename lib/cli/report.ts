@@ -66,6 +66,7 @@ function parsePrice(value: string | undefined): number {
   return n;
 }
 
+/** `reprise report`: what reprise did over a period, from the ledger, as text, JSON or HTML. */
 export async function report(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(
     'report',

@@ -17,6 +17,7 @@ export interface StaleFacts {
   readonly pullRequestMovedOn?: number;
 }
 
+/** The installation's retry budget for the hour, and the repository's share of it when there are shares. */
 export interface BudgetFacts {
   readonly limit: number;
   readonly used: number;
@@ -41,6 +42,7 @@ export interface DecisionFacts {
   readonly endedByReprise?: boolean;
 }
 
+/** The decision's answer: final, a fact it needs first, a wait, or a re-run to make. */
 export type DecisionStep =
   | { readonly kind: 'final'; readonly decision: DecisionKind; readonly reason: string }
   | { readonly kind: 'need'; readonly what: FactName }
@@ -54,6 +56,7 @@ export type DecisionStep =
       readonly evidence: 'exact' | 'text';
     };
 
+/** The facts the decision asks for, one at a time, in the order it needs them. */
 export type FactName = 'run' | 'stale' | 'budget' | 'jobs' | 'verdicts' | 'breaker';
 
 const final = (decision: DecisionKind, reason: string): DecisionStep => ({ kind: 'final', decision, reason });
@@ -130,7 +133,7 @@ export function decide(f: DecisionFacts): DecisionStep {
   if (run.runAttempt >= cfg.maxAttempts) {
     return final('attempt_cap', `attempt ${run.runAttempt} reached max_attempts ${cfg.maxAttempts}`);
   }
-  // The budget is an optional hard ceiling (0: none): volume alone waits for its turn instead.
+  // The budget is an optional hard ceiling (0: none): volume alone waits for its re-run slot instead.
   if (!f.budget) return { kind: 'need', what: 'budget' };
   if (budgetSpent(f.budget)) {
     return final('budget_exhausted', budgetSpentReason(f.budget));
@@ -195,7 +198,7 @@ function judge(verdicts: readonly JobVerdict[], candidates: JobFacts[], run: Run
   return { kind: 'rerun', reason, cancelledOnly, evidence: exact ? 'exact' : 'text' };
 }
 
-/** What a run that earned a re-run does about its turn in the installation's pace. */
+/** What a run that earned a re-run does about its slot in the installation's pace. */
 export type TurnStep =
   | { readonly kind: 'go' }
   | { readonly kind: 'wait'; readonly until: number }

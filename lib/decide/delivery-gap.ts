@@ -49,6 +49,7 @@ const inScope = (d: LoggedDelivery, scope: GapScope): boolean =>
   (d.installation_id == null || scope.installationId === null || d.installation_id === scope.installationId) &&
   (d.repository_id == null || d.repository_id === scope.repositoryId);
 
+/** What one page of GitHub's delivery log says of a run: a failed delivery in scope, and whether the page reached the run's start. */
 export interface PageReading {
   /** The first failed delivery in scope since the run started, if any. */
   readonly missed?: LoggedDelivery;

@@ -18,16 +18,21 @@ export interface MergeGroupRef {
 /** `gh-readonly-queue/<base>/pr-<number>-<sha>`; the base may itself hold slashes. */
 const QUEUE_BRANCH = /^(?:refs\/heads\/)?gh-readonly-queue\/(.+)\/pr-([1-9]\d{0,9})-([0-9a-f]{40})$/;
 
+/** The pull request and commit a merge group's head branch names; undefined for any other branch. */
 export function parseMergeGroupBranch(branch: string | null): MergeGroupRef | undefined {
   const m = branch ? QUEUE_BRANCH.exec(branch) : null;
   if (!m) return undefined;
   return { base: m[1]!, pullRequest: Number(m[2]), sha: m[3]! };
 }
 
+/** A run GitHub started for a merge group: its pull request is put back in the queue instead of re-run. */
 export const isMergeGroupRun = (msg: Pick<RunMessage, 'event'>): boolean => msg.event === 'merge_group';
 
+/** How many times one pull-request head is put back in the merge queue unless configured. */
 export const DEFAULT_MAX_REQUEUES = 1;
+/** What a repository asks for a lost merge-group run: put the pull request back (the default), or re-run. */
 export const mergeQueueMode = (cfg: RepoConfig): MergeQueueMode => cfg.mergeQueue ?? 'requeue';
+/** How many times one pull-request head may be put back in the merge queue. */
 export const maxRequeues = (cfg: RepoConfig): number => cfg.maxRequeues ?? DEFAULT_MAX_REQUEUES;
 
 /**
@@ -63,6 +68,7 @@ export type RequeueClaim = 'claimed' | 'group_handled' | 'cap';
 /** How GitHub answered `enqueuePullRequest`. */
 export type EnqueueAnswer = { readonly accepted: true } | { readonly accepted: false; readonly refusal: string };
 
+/** What deciding a requeue depends on; absent facts have not been gathered yet. */
 export interface RequeueFacts {
   readonly message: RunMessage;
   readonly config: RepoConfig;
@@ -73,6 +79,7 @@ export interface RequeueFacts {
   readonly answer?: EnqueueAnswer;
 }
 
+/** The requeue's answer: final, a fact it needs, an `enqueuePullRequest` to send, or a re-run after all. */
 export type RequeueStep =
   | { readonly kind: 'final'; readonly decision: DecisionKind; readonly reason: string }
   | { readonly kind: 'need'; readonly what: 'group' | 'claim' }

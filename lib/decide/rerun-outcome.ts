@@ -1,5 +1,6 @@
 import type { DecisionKind, JobFacts, RepoConfig, RerunAnswer } from '../model.js';
 
+/** After GitHub answered a re-run call: the decision it makes final, or the fallback call to try next. */
 export type RerunNext =
   | { readonly kind: 'final'; readonly decision: DecisionKind; readonly reason: string }
   | { readonly kind: 'call'; readonly call: 'job'; readonly jobId: number }

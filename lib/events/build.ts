@@ -28,6 +28,15 @@ export const lostJobEvidence = (verdicts: readonly JobVerdict[]): EvidenceSource
   ...new Set(verdicts.filter((v) => v.verdict === 'infra').map((v) => v.source)),
 ];
 
+/**
+ * The names of the patterns that judged the jobs lost (`self-hosted-lost`, `not-acquired`, …), each
+ * once, read from the verdicts' `pattern` field; a verdict kept by an older version has none.
+ */
+export const lostJobPatterns = (verdicts: readonly JobVerdict[]): string[] => [
+  ...new Set(verdicts.flatMap((v) => (v.verdict === 'infra' && v.pattern !== undefined ? [v.pattern] : []))),
+];
+
+/** The event of one decision: what was decided for a run attempt, the jobs judged lost and how. */
 export function decisionEvent(
   msg: RunMessage,
   o: { decision: DecisionKind; reason: string; verdicts: readonly JobVerdict[] },
@@ -35,6 +44,7 @@ export function decisionEvent(
   timing?: RecoveryTiming,
 ): DecisionEvent {
   const rerun = isRerunDecision(o.decision);
+  const patterns = lostJobPatterns(o.verdicts);
   return {
     version: 1,
     kind: 'decision',
@@ -51,6 +61,7 @@ export function decisionEvent(
     next_attempt: rerun ? msg.runAttempt + 1 : null,
     lost_jobs: o.verdicts.filter((v) => v.verdict === 'infra').map((v) => v.job.name),
     lost_job_evidence: lostJobEvidence(o.verdicts),
+    ...(patterns.length > 0 && { lost_job_patterns: patterns }),
     final_failure: FINAL_FAILURES.has(o.decision),
     ...(timing && { recovery: recoveryFields(timing) }),
   };
@@ -64,6 +75,7 @@ export const recoveryFields = (t: RecoveryTiming): NonNullable<DecisionEvent['re
   waited_for_github_seconds: t.secondsWaitedForGitHub,
 });
 
+/** The event of a re-run attempt's outcome: how the attempt reprise started ended. */
 export const outcomeEvent = (ref: AttemptRef, outcome: RerunOutcome, nowMs: number): RerunOutcomeEvent => ({
   version: 1,
   kind: 'rerun_outcome',

@@ -18,6 +18,7 @@ export interface EventEnvelope {
   readonly detail: RepriseEvent;
 }
 
+/** An event in its EventBridge envelope, as a line of the local events file. */
 export const envelopeOf = (event: RepriseEvent): EventEnvelope => ({
   source: EVENT_SOURCE,
   'detail-type': DETAIL_TYPES[event.kind],

@@ -16,6 +16,7 @@ interface EventBase {
   readonly run_attempt: number;
 }
 
+/** One per decision: what reprise decided for a run attempt, and the jobs it judged lost. */
 export interface DecisionEvent extends EventBase {
   readonly kind: 'decision';
   readonly decision: DecisionKind;
@@ -30,6 +31,8 @@ export interface DecisionEvent extends EventBase {
   readonly lost_jobs: readonly string[];
   /** How the lost jobs were judged lost, each family once: `platform` for GitHub's own failures. */
   readonly lost_job_evidence: readonly EvidenceSource[];
+  /** The patterns that judged the lost jobs lost, each once; absent when no pattern did (an exact signal). */
+  readonly lost_job_patterns?: readonly string[];
   /** The run stays red and reprise will not re-run it. */
   readonly final_failure: boolean;
   /** With an exact signal for a lost job: the time to recovery, counted from the loss. */
@@ -41,11 +44,13 @@ export interface DecisionEvent extends EventBase {
   };
 }
 
+/** One per re-run attempt reprise started: how it ended. */
 export interface RerunOutcomeEvent extends EventBase {
   readonly kind: 'rerun_outcome';
   readonly outcome: RerunOutcome;
 }
 
+/** A job queued past the threshold without a runner: a fleet that does not pick it up. */
 export interface StuckQueuedEvent extends EventBase {
   readonly kind: 'stuck_queued';
   readonly job_id: number;
@@ -60,6 +65,7 @@ export interface StuckQueuedEvent extends EventBase {
   readonly reason: string;
 }
 
+/** Any event reprise publishes. */
 export type RepriseEvent = DecisionEvent | RerunOutcomeEvent | StuckQueuedEvent;
 
 /** Where events go: EventBridge when deployed, a JSON-lines file locally. */

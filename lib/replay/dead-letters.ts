@@ -15,6 +15,7 @@ import { parseRunMessage } from '../webhook/run-message.js';
 /** How the reason of an attempt abandoned by the dead-letter queue begins; `reprise report` counts them. */
 export const DEAD_LETTERED = 'abandoned: dead-lettered';
 
+/** What settling dead-lettered messages needs: the run-attempt claims, the clock, events, logs and metrics. */
 export interface DeadLetterContext {
   readonly attempts: Pick<RunAttempts, 'claim' | 'finalise' | 'get' | 'forceRelease'>;
   /** The owner this process's claims carry. */
@@ -42,7 +43,7 @@ const where = (m: RunMessage) => ({
 
 /**
  * Records the attempt of a message that just went to the dead-letter queue `abandoned`, unless
- * something holds it: a decision already made, or a wait for its re-run turn (the reconciler
+ * something holds it: a decision already made, or a wait for its re-run slot (the reconciler
  * takes that back once its lease ends). Answers whether it was recorded.
  */
 export async function abandonDeadLetter(

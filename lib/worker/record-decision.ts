@@ -112,6 +112,8 @@ export async function recordDecision(
       name: v.job.name,
       verdict: v.verdict,
       source: v.source,
+      ...(v.family && { family: v.family }),
+      ...(v.pattern !== undefined && { pattern: v.pattern }),
       ...(v.job.startedAt && { startedAt: v.job.startedAt }),
       ...(v.job.completedAt && { completedAt: v.job.completedAt }),
     })),

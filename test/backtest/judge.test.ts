@@ -55,6 +55,8 @@ describe('judge: the facts as they stood when the attempt completed', () => {
       verdict: 'infra',
       source: 'annotations',
       evidence: 'pattern self-hosted-lost',
+      family: 'runner-loss',
+      pattern: 'self-hosted-lost',
     } as JobVerdict;
     expect(jobLine(job, verdict)).toEqual({
       name: 'test',
@@ -63,12 +65,19 @@ describe('judge: the facts as they stood when the attempt completed', () => {
       verdict: 'infra',
       source: 'annotations',
       evidence: 'pattern self-hosted-lost',
+      family: 'runner-loss',
+      pattern: 'self-hosted-lost',
     });
+    // A verdict kept by an older version (no family, no pattern) still makes a line.
+    const { family: _f, pattern: _p, ...older } = verdict;
+    expect(jobLine(job, older as JobVerdict)).toMatchObject({ verdict: 'infra', family: null, pattern: null });
     expect(jobLine({ ...job, conclusion: 'success' }, undefined)).toMatchObject({
       conclusion: 'success',
       verdict: null,
       source: null,
       evidence: null,
+      family: null,
+      pattern: null,
     });
   });
 });

@@ -6,10 +6,25 @@ import { evidenceFamily, summarize } from '../../lib/backtest/summary.js';
 import { attempt, run } from './support.js';
 
 describe('backtest: comparing reprise with people', () => {
-  it('evidence families: an exact signal, or the pattern and where it was read', () => {
-    expect(evidenceFamily('signal', 'spot-interruption i-0abc')).toBe('exact signal');
-    expect(evidenceFamily('annotations', 'pattern self-hosted-lost')).toBe('self-hosted-lost (annotations)');
-    expect(evidenceFamily('logs', 'log pattern runner-shutdown')).toBe('runner-shutdown (logs)');
+  it('evidence families: an exact signal, or the pattern and where it was read, from the fields', () => {
+    expect(evidenceFamily({ source: 'signal', family: 'signal', pattern: null })).toBe('exact signal');
+    expect(evidenceFamily({ source: 'annotations', family: 'runner-loss', pattern: 'self-hosted-lost' })).toBe(
+      'self-hosted-lost (annotations)',
+    );
+    expect(evidenceFamily({ source: 'logs', family: 'runner-loss', pattern: 'shutdown-signal' })).toBe(
+      'shutdown-signal (logs)',
+    );
+    // A configured pattern's whole name, spaces and all (the text's first word was all a parse could get).
+    expect(evidenceFamily({ source: 'annotations', family: 'runner-loss', pattern: 'extra:runner went away' })).toBe(
+      'extra:runner went away (annotations)',
+    );
+    // Other text families count by where they were read, as before.
+    expect(evidenceFamily({ source: 'platform', family: 'platform', pattern: 'not-acquired' })).toBe('platform');
+  });
+
+  it('a line of an older cache, without family and pattern, counts by its source', () => {
+    expect(evidenceFamily({ source: 'annotations' })).toBe('annotations');
+    expect(evidenceFamily({ source: null })).toBe('unknown');
   });
 });
 
@@ -40,7 +55,13 @@ function one(
   would: boolean,
   next?: { afterMin: number; over?: Partial<AttemptRecord> },
   jobs: JudgedJob[] = [
-    job({ verdict: would ? 'infra' : 'genuine', source: 'annotations', evidence: 'pattern self-hosted-lost' }),
+    job({
+      verdict: would ? 'infra' : 'genuine',
+      source: 'annotations',
+      evidence: 'pattern self-hosted-lost',
+      family: would ? 'runner-loss' : 'failure-text',
+      pattern: would ? 'self-hosted-lost' : null,
+    }),
   ],
   repo = 'web',
 ): ExaminedAttempt {
@@ -66,7 +87,7 @@ describe('summarize: the figures of a backtest', () => {
   const attempts = [
     one(1, 1, true, { afterMin: 3 }, [
       job({ name: 'build', conclusion: 'success', minutes: 7.25 }),
-      job({ verdict: 'infra', source: 'signal', evidence: 'spot-interruption i-1' }),
+      job({ verdict: 'infra', source: 'signal', evidence: 'spot-interruption i-1', family: 'signal' }),
     ]),
     one(2, 1, true, { afterMin: 90, over: { actor: { login: 'renovate[bot]', bot: true }, conclusion: 'failure' } }),
     one(3, 3, true, undefined, undefined, 'api'),

@@ -104,6 +104,9 @@ describe("explainRun: the worker's evaluation of a live run, dry_run forced", ()
       ['build', 'success', expect.any(String), null],
       ['test', 'failure', 'runner-17', 'infra'],
     ]);
+    // The evidence as data beside its text: the family and the pattern's name (what --json prints).
+    expect(x.jobs[1]).toMatchObject({ family: 'runner-loss', pattern: 'self-hosted-lost', source: 'annotations' });
+    expect(x.jobs[0]).toMatchObject({ family: null, pattern: null });
     expect(x.requests).toBeGreaterThan(0);
     expect(x).not.toHaveProperty('outcomes');
     expect(reruns()).toEqual([]);

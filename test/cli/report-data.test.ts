@@ -7,7 +7,10 @@ import type { DecidedAttempt } from '../../lib/records.js';
 const T0 = Date.parse('2026-10-09T12:00:00Z');
 
 /** A decided attempt whose details list its jobs as the worker records them: name, verdict, source. */
-const decided = (runId: number, jobs: { verdict: string; source: string }[]): DecidedAttempt => ({
+const decided = (
+  runId: number,
+  jobs: { verdict: string; source: string; family?: string; pattern?: string }[],
+): DecidedAttempt => ({
   state: 'decided',
   owner: 'worker-1',
   claimedAt: T0 - 60_000,
@@ -51,6 +54,43 @@ describe('reprise report counts the lost jobs by the evidence that judged them l
 
   it('the text report prints the breakdown under the minutes lost', () => {
     expect(reportText(r, 'table t')).toContain('Lost jobs by evidence: platform 2, annotations 1, signal 1');
+  });
+});
+
+describe('reprise report reads the recorded pattern of each lost job as data', () => {
+  const facts = (decisions: DecidedAttempt[]) => ({ decisions, outcomes: [], signals: [] });
+  const opts = { sinceMs: T0 - 3_600_000, untilMs: T0, pricePerMinute: 0.008, top: 10 };
+
+  it('counts lost jobs by the pattern recorded beside the source; a signal names none, a genuine job is not counted', () => {
+    const r = summarise(
+      facts([
+        decided(1, [{ verdict: 'infra', source: 'annotations', family: 'runner-loss', pattern: 'self-hosted-lost' }]),
+        decided(2, [
+          { verdict: 'infra', source: 'platform', family: 'platform', pattern: 'not-acquired' },
+          { verdict: 'infra', source: 'logs', family: 'runner-loss', pattern: 'self-hosted-lost' },
+          { verdict: 'infra', source: 'signal', family: 'signal' },
+          { verdict: 'genuine', source: 'annotations', family: 'exit-code', pattern: 'exit-code' },
+        ]),
+      ]),
+      opts,
+    );
+    expect(r.lostByPattern).toEqual([
+      { name: 'self-hosted-lost', count: 2 },
+      { name: 'not-acquired', count: 1 },
+    ]);
+    expect(r.lost.jobs).toBe(4);
+  });
+
+  it('a decision recorded before verdicts carried a family or pattern still reports, by its source, with the same figures', () => {
+    const newer = decided(1, [
+      { verdict: 'infra', source: 'annotations', family: 'runner-loss', pattern: 'hosted-lost' },
+    ]);
+    const older = decided(1, [{ verdict: 'infra', source: 'annotations' }]);
+    const a = summarise(facts([newer]), opts);
+    const b = summarise(facts([older]), opts);
+    expect(b.lostByPattern).toEqual([]);
+    expect({ ...b, lostByPattern: a.lostByPattern }).toEqual(a);
+    expect(reportText(b, 'table t')).toContain('Lost jobs by evidence: annotations 1');
   });
 });
 

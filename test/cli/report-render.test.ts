@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../lib/cli/report-data.js';
-import { barChart, card, esc, page, reportHtml, reportText, section, svg } from '../../lib/cli/report-render.js';
+import { page } from '../../lib/cli/report-page.js';
+import { barChart, card, esc, reportHtml, reportText, section, svg } from '../../lib/cli/report-render.js';
 
 /** A week's report as summarise builds it. */
 const report = (over: Partial<Report> = {}): Report => ({
@@ -17,6 +18,7 @@ const report = (over: Partial<Report> = {}): Report => ({
   requeued: 0,
   lost: { jobs: 4, jobsWithoutTimes: 0, minutes: 1234.5, pricePerMinute: 0.0125, cost: 15.43 },
   lostByEvidence: [{ name: 'signal', count: 4 }],
+  lostByPattern: [],
   overTime: [
     { start: '2026-11-09T00:00:00.000Z', minutes: 0, jobs: 0 },
     { start: '2026-11-10T00:00:00.000Z', minutes: 1234.5, jobs: 4 },

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decisionEvent, lostJobEvidence, NO_EVENTS, outcomeEvent, publishQuietly } from '../../lib/events/build.js';
+import {
+  decisionEvent,
+  lostJobEvidence,
+  lostJobPatterns,
+  NO_EVENTS,
+  outcomeEvent,
+  publishQuietly,
+} from '../../lib/events/build.js';
 import type { RepriseEvent } from '../../lib/events/types.js';
 import type { DecisionKind } from '../../lib/model.js';
 import { MemoryLog } from '../support/memory-log.js';
@@ -103,6 +110,36 @@ describe('lostJobEvidence', () => {
     ];
     expect(lostJobEvidence(verdicts)).toEqual(['platform', 'signal']);
     expect(lostJobEvidence([])).toEqual([]);
+  });
+});
+
+describe('lostJobPatterns', () => {
+  it("names the patterns of infra verdicts from their `pattern` field, each once, never from the evidence's text", () => {
+    const verdicts = [
+      jobVerdict(failedJob(), 'infra', 'annotations', { family: 'runner-loss', pattern: 'self-hosted-lost' }),
+      jobVerdict(failedJob(), 'infra', 'platform', { family: 'platform', pattern: 'not-acquired' }),
+      jobVerdict(failedJob(), 'infra', 'logs', { family: 'runner-loss', pattern: 'self-hosted-lost' }),
+      jobVerdict(failedJob(), 'genuine', 'annotations', { family: 'exit-code', pattern: 'exit-code' }),
+      // The text says "pattern …", the field says nothing: no pattern is named.
+      jobVerdict(failedJob(), 'infra', 'annotations', { evidence: 'pattern hosted-lost' }),
+    ];
+    expect(lostJobPatterns(verdicts)).toEqual(['self-hosted-lost', 'not-acquired']);
+  });
+
+  it('a decision event names them, of the documented shape; without patterns (a verdict an older version kept) the field is absent and the rest unchanged', () => {
+    const byPattern = jobVerdict(failedJob({ name: 'lint' }), 'infra', 'annotations', {
+      family: 'runner-loss',
+      pattern: 'shutdown-signal',
+    });
+    const withPatterns = decisionEvent(runMessage(), { decision: 'retried', reason: 'lost', verdicts: [byPattern] }, 0);
+    expect(shapeErrors(withPatterns)).toBe('');
+    expect(withPatterns.lost_job_patterns).toEqual(['shutdown-signal']);
+    const { family: _f, pattern: _p, ...older } = byPattern;
+    const withoutPatterns = decisionEvent(runMessage(), { decision: 'retried', reason: 'lost', verdicts: [older] }, 0);
+    expect(shapeErrors(withoutPatterns)).toBe('');
+    expect(withoutPatterns).not.toHaveProperty('lost_job_patterns');
+    const { lost_job_patterns: _l, ...rest } = withPatterns;
+    expect(withoutPatterns).toEqual(rest);
   });
 });
 

@@ -51,6 +51,36 @@ describe('recording the decision', () => {
     ]);
   });
 
+  it("the ledger's record of the decision carries each job's family and pattern beside its source; a verdict kept by an older version records what it did before", async () => {
+    const w = fakeWorld();
+    const msg = runMessage();
+    await w.attempts.claim(msg, w.ctx.owner, 60_000);
+    const byText = jobVerdict(failedJob({ name: 'lint' }), 'infra', 'annotations', {
+      family: 'runner-loss',
+      pattern: 'self-hosted-lost',
+    });
+    const older = jobVerdict(failedJob({ name: 'docs' }), 'infra', 'annotations');
+    await recordDecision(
+      msg,
+      judged({ verdicts: [byText, older] }),
+      { decision: 'retried', reason: 'lost' },
+      await apiThatRead(0),
+      w.ctx,
+      decisionLine(msg),
+    );
+    const jobs = (w.attempts.of(msg).details as { jobs: object[] }).jobs;
+    expect(jobs[0]).toEqual({
+      ...jobs[0],
+      name: 'lint',
+      source: 'annotations',
+      family: 'runner-loss',
+      pattern: 'self-hosted-lost',
+    });
+    expect(jobs[1]).not.toHaveProperty('family');
+    expect(jobs[1]).not.toHaveProperty('pattern');
+    expect(jobs[1]).toMatchObject({ name: 'docs', verdict: 'infra', source: 'annotations' });
+  });
+
   it('the decision line names each family of lost-job evidence once, and none for a run with no lost job', async () => {
     const lines = async (verdicts: Judged['verdicts'], decision: 'retried' | 'genuine_failure') => {
       const w = fakeWorld();
