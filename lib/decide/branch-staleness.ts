@@ -36,6 +36,7 @@ export function branchRule(cfg: Pick<RepoConfig, 'staleCheck'>, msg: RunMessage)
   return undefined;
 }
 
+/** What the intake's record of the branch says of a run: superseded by a newer one, current, or unknown. */
 export type BranchAnswer =
   | { readonly kind: 'stale'; readonly newer: BranchRun }
   | { readonly kind: 'current' }

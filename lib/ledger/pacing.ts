@@ -31,6 +31,7 @@ export interface RepositoryShare {
   readonly aheadMs: number;
 }
 
+/** A re-run's slot within its repository's share of the pace: a slot, none in time, or when to ask again. */
 export type ShareReservation =
   | { readonly slotAt: number }
   /** No slot within `latest`: the run is expired. */
@@ -47,6 +48,7 @@ const HOUR_MS = 60 * MINUTE_MS;
  */
 export const LATE_ALLOWANCE_MS = 2_000;
 
+/** The installation's pace: GitHub's secondary limits on content-generating requests, and the spacing between slots. */
 export interface PaceLimits {
   /** Content-generating requests a minute per installation (GitHub: 80). */
   readonly perMinute: number;
