@@ -199,7 +199,7 @@ function judge(verdicts: readonly JobVerdict[], candidates: JobFacts[], run: Run
 }
 
 /** What a run that earned a re-run does about its slot in the installation's pace. */
-export type TurnStep =
+export type PaceSlotStep =
   | { readonly kind: 'go' }
   | { readonly kind: 'wait'; readonly until: number }
   | { readonly kind: 'final'; readonly decision: 'expired'; readonly reason: string };
@@ -208,12 +208,12 @@ export type TurnStep =
  * A re-run goes at its reserved slot, waits for it, or, when no slot was free before
  * `waitingSince + maxWaitMs` (so none was reserved), is expired: the run is left alone.
  */
-export function turnStep(t: {
+export function paceSlotStep(t: {
   readonly slotAt: number | undefined;
   readonly now: number;
   readonly waitingSince: number;
   readonly maxWaitMs: number;
-}): TurnStep {
+}): PaceSlotStep {
   if (t.slotAt === undefined) {
     const minutes = Math.round(t.maxWaitMs / 60_000);
     return {

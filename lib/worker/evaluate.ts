@@ -46,7 +46,7 @@ export interface EvaluationDeps {
    * the branch record may call the run current. Absent: the record decides alone.
    */
   readonly deliveryGap?: Promise<DeliveryGap>;
-  /** `kept` at the turn after a wait: a run the record cannot place keeps the check made before the wait. */
+  /** `kept` at the pass after a wait: a run the record cannot place keeps the check made before the wait. */
   readonly unrecorded?: 'list' | 'kept';
 }
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type TurnStep, turnStep } from '../decide/decide.js';
+import { type PaceSlotStep, paceSlotStep } from '../decide/decide.js';
 import { TransientError } from '../errors.js';
 import { isLate, type ShareReservation } from '../ledger/pacing.js';
 import type { RunMessage } from '../model.js';
@@ -33,7 +33,7 @@ export interface ReservedSlot {
 
 /** Where the run stands in its installation's pace: go now, final (expired), or wait until a time. */
 export type PaceSlot =
-  | Exclude<TurnStep, { kind: 'wait' }>
+  | Exclude<PaceSlotStep, { kind: 'wait' }>
   /**
    * Not yet: the attempt waits for `until`, counted from `waitingSince`: the slot it reserved, or
    * (`unreserved`) when to ask again, its repository holding its share of the slots ahead.
@@ -69,7 +69,7 @@ export async function takePaceSlot(
     slotAt = 'slotAt' in got ? got.slotAt : undefined;
   }
   const now = ctx.clock();
-  const step = turnStep({ slotAt, now, waitingSince, maxWaitMs });
+  const step = paceSlotStep({ slotAt, now, waitingSince, maxWaitMs });
   if (step.kind === 'final') ctx.obs.metrics.count('Expired');
   if (step.kind !== 'wait') return step;
   if (step.until - now <= inlineSlotWaitMs) {

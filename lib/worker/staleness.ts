@@ -67,7 +67,7 @@ async function branchStaleness(
     msg.runNumber === undefined ? undefined : { runId: msg.runId, runNumber: msg.runNumber, headSha: msg.headSha };
   let answer = self ? fromNewestRecorded(self, recorded, rule) : ({ kind: 'list' } as const);
   let decidedBy: 'record' | 'listing' = 'record';
-  // At the turn after a wait, a run the record cannot place keeps the listing's answer from before the wait.
+  // At the pass after a wait, a run the record cannot place keeps the listing's answer from before the wait.
   if (answer.kind === 'list' && gap?.unrecorded === 'kept') {
     gap.stood?.();
     return {};
@@ -94,7 +94,7 @@ export interface BranchGap {
   readonly read: Promise<DeliveryGap>;
   readonly noted?: (gap: DeliveryGap) => void;
   /**
-   * `kept` at the turn after a wait: a run the record cannot place is not listed again (the
+   * `kept` at the pass after a wait: a run the record cannot place is not listed again (the
    * check before the wait listed it); a record that names it current is checked against the log.
    */
   readonly unrecorded?: 'list' | 'kept';
