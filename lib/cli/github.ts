@@ -1,4 +1,4 @@
-import { runtimeSettings, type DeploymentSettings } from '../config/env.js';
+import { deploymentSettings, type DeploymentSettings } from '../config/env.js';
 import { credentialsFromEnv, type AppCredentials, type GitHubCredentials } from '../config/secrets.js';
 import { ConfigError, RequestTimeoutError } from '../errors.js';
 import { type AppClient, createAppClient, createClientFactory, type GitHubClients } from '../github/client.js';
@@ -20,7 +20,7 @@ function asCliError<T>(read: () => T): T {
 
 /** Settings from the environment, as `npm start` and the functions read them. */
 export function settingsFrom(env: Env): DeploymentSettings {
-  return asCliError(() => runtimeSettings(env));
+  return asCliError(() => deploymentSettings(env));
 }
 
 /** 127.0.0.0/8, ::1 and localhost: this machine, where plain http leaves nothing on a network. */

@@ -161,7 +161,7 @@ export function reconcilerSettings(env: Env = process.env): ReconcilerSettings {
 }
 
 /** The local runtime's settings: one process runs every part, so it reads them all. */
-export function runtimeSettings(env: Env = process.env): DeploymentSettings {
+export function deploymentSettings(env: Env = process.env): DeploymentSettings {
   return {
     ...workerSettings(env),
     runnerTagKeys: runnerTagKeysFrom(env),

@@ -4,7 +4,7 @@ import { runnerNamePatternsFrom } from './signal-settings.js';
 import type { Env } from './environment.js';
 
 /*
- * Settings the intake reads besides its secret. Kept apart from `runtimeSettings` so the intake's
+ * Settings the intake reads besides its secret. Kept apart from `deploymentSettings` so the intake's
  * bundle never pulls in the repository-config parser or the pattern engine.
  */
 

@@ -1,5 +1,5 @@
 import type { Env } from './environment.js';
-import { reconcilerSettings, runtimeSettings, workerSettings } from './env.js';
+import { reconcilerSettings, deploymentSettings, workerSettings } from './env.js';
 import { intakeSettings, obsSettings } from './function-settings.js';
 import type { FunctionName } from './setting.js';
 import { type SettingName, SETTING_NAMES, settingOf } from './settings-schema.js';
@@ -31,7 +31,7 @@ export const PROCESS_SETTINGS = {
   intake: [intakeSettings, obsSettings],
   signalIntake: [signalIntakeSettings, obsSettings],
   ec2Signal: [signalSettings, obsSettings],
-  local: [runtimeSettings],
+  local: [deploymentSettings],
 } as const satisfies Record<ProcessName, readonly ((env: Env) => unknown)[]>;
 
 /** The settings a process reads, as the settings table declares them (`readBy`, or `local`). */

@@ -34,7 +34,7 @@ export interface SignalIntakeSettings {
 }
 
 /**
- * The signal functions' settings. Kept apart from `runtimeSettings` so their bundles never
+ * The signal functions' settings. Kept apart from `deploymentSettings` so their bundles never
  * pull in the GitHub client or the YAML parser.
  */
 export function signalSettings(env: Env): SignalSettings {

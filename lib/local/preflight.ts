@@ -1,4 +1,4 @@
-import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
+import { deploymentSettings, webhookSecretsFrom } from '../config/env.js';
 import { credentialsFromEnv } from '../config/secrets.js';
 import { fromEnv, SETTING_NAMES, settingOf } from '../config/settings-schema.js';
 import { ConfigError } from '../errors.js';
@@ -26,7 +26,7 @@ export function configurationProblems(env: Env): string[] {
   const local = SETTING_NAMES.filter((n) => settingOf(n).local && settingOf(n).env !== undefined);
   const unparsed = local.flatMap((n) => problemOf(() => fromEnv(env, n)));
   // Settings that are fine alone but not together (the text-only cap above the exact one, …).
-  return [...problems, ...unparsed, ...(unparsed.length === 0 ? problemOf(() => runtimeSettings(env)) : [])];
+  return [...problems, ...unparsed, ...(unparsed.length === 0 ? problemOf(() => deploymentSettings(env)) : [])];
 }
 
 /** Throws one error that lists every problem and the command that writes a working `.env`. */

@@ -5,7 +5,7 @@
  * composes it from the named parts below, in the order they must start.
  */
 import type { AddressInfo } from 'node:net';
-import { runtimeSettings, webhookSecretsFrom } from '../config/env.js';
+import { deploymentSettings, webhookSecretsFrom } from '../config/env.js';
 import { composeDeadLetters, type DeadLetterHandling, recoverAfterRestart } from '../compose/recovery.js';
 import { composeReplay } from '../compose/replay.js';
 import { startReconcilerTimer } from '../compose/reconciler.js';
@@ -83,7 +83,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
 /** What the environment configures, read whole before anything starts, so a bad setting starts nothing. */
 function readConfiguration(opts: BaseOptions & WorkerOptions) {
   const { env, log } = opts;
-  const settings = runtimeSettings(env);
+  const settings = deploymentSettings(env);
   const webhookSecrets = webhookSecretsFrom(env);
   if (webhookSecrets.length === 0) throw new ConfigError('WEBHOOK_SECRET is required');
   const credentials = credentialsFromEnv(env, { allowToken: true });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runtimeSettings } from '../../lib/config/env.js';
+import { deploymentSettings } from '../../lib/config/env.js';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
 import type { StoredAttempt } from '../../lib/ledger/attributes.js';
@@ -252,17 +252,21 @@ describe('a run that must wait for its turn waits in the queue', () => {
 
 describe('settings', () => {
   it('pace defaults follow GitHub: 80 a minute, 500 an hour; a run waits 6 hours at most; no budget ceiling; a repository holds at most half the wait ahead', () => {
-    expect(runtimeSettings({}).pace).toEqual({
+    expect(deploymentSettings({}).pace).toEqual({
       perMinute: 80,
       perHour: 500,
       spacingMs: 350,
       maxWaitMs: 6 * HOUR,
       repositoryShare: 0.5,
     });
-    expect(runtimeSettings({}).retryBudgetPerHour).toBe(0);
+    expect(deploymentSettings({}).retryBudgetPerHour).toBe(0);
     expect(
-      runtimeSettings({ PACE_PER_MINUTE: '20', PACE_PER_HOUR: '0', MAX_WAIT_SECONDS: '600', WRITE_SPACING_MS: '100' })
-        .pace,
+      deploymentSettings({
+        PACE_PER_MINUTE: '20',
+        PACE_PER_HOUR: '0',
+        MAX_WAIT_SECONDS: '600',
+        WRITE_SPACING_MS: '100',
+      }).pace,
     ).toEqual({
       perMinute: 20,
       perHour: 0,
@@ -280,12 +284,12 @@ describe('settings', () => {
     ['WRITE_SPACING_MS', '-1'],
     ['WRITE_SPACING_MS', '60001'],
   ])('refuses %s=%s', (key, value) => {
-    expect(() => runtimeSettings({ [key]: value })).toThrow(new RegExp(key));
+    expect(() => deploymentSettings({ [key]: value })).toThrow(new RegExp(key));
   });
 
   it('refuses MAX_ATTEMPTS above GitHub’s 50 re-runs of a run, naming the setting and the limit', () => {
-    expect(runtimeSettings({ MAX_ATTEMPTS: '50' }).defaults.maxAttempts).toBe(50);
-    expect(() => runtimeSettings({ MAX_ATTEMPTS: '51' })).toThrow(
+    expect(deploymentSettings({ MAX_ATTEMPTS: '50' }).defaults.maxAttempts).toBe(50);
+    expect(() => deploymentSettings({ MAX_ATTEMPTS: '51' })).toThrow(
       /MAX_ATTEMPTS: expected a whole number from 1 to 50 \(GitHub allows 50 re-runs of a run\), got "51"/,
     );
   });

@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runtimeSettings } from '../../lib/config/env.js';
+import { deploymentSettings } from '../../lib/config/env.js';
 import type { RunMessage } from '../../lib/model.js';
 import type { RunOutcome } from '../../lib/worker/result.js';
 import { BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
@@ -74,10 +74,10 @@ describe('retry budget (per installation, rolling hour)', () => {
   });
 
   it('RETRY_BUDGET_PER_HOUR is parsed once: default 0 (no ceiling), a limit allowed, a negative value refused', () => {
-    expect(runtimeSettings({}).retryBudgetPerHour).toBe(0);
-    expect(runtimeSettings({ RETRY_BUDGET_PER_HOUR: '60' }).retryBudgetPerHour).toBe(60);
-    expect(runtimeSettings({ RETRY_BUDGET_PER_HOUR: '0' }).retryBudgetPerHour).toBe(0);
-    expect(() => runtimeSettings({ RETRY_BUDGET_PER_HOUR: '-3' })).toThrow(/RETRY_BUDGET_PER_HOUR/);
+    expect(deploymentSettings({}).retryBudgetPerHour).toBe(0);
+    expect(deploymentSettings({ RETRY_BUDGET_PER_HOUR: '60' }).retryBudgetPerHour).toBe(60);
+    expect(deploymentSettings({ RETRY_BUDGET_PER_HOUR: '0' }).retryBudgetPerHour).toBe(0);
+    expect(() => deploymentSettings({ RETRY_BUDGET_PER_HOUR: '-3' })).toThrow(/RETRY_BUDGET_PER_HOUR/);
   });
 
   it('when spent: the decision is budget_exhausted, the metric BudgetExhausted counts it, and no re-run is made', async () => {

@@ -1,5 +1,5 @@
 import type { AttemptRecord, ListedRun } from '../../lib/backtest/history.js';
-import { runtimeSettings } from '../../lib/config/env.js';
+import { deploymentSettings } from '../../lib/config/env.js';
 import { createClientFactory } from '../../lib/github/client.js';
 import { noMetrics } from '../../lib/obs/memory-metrics.js';
 import type { Log } from '../../lib/obs/types.js';
@@ -42,7 +42,7 @@ export const run = (id: number, createdAt: string, over: Partial<ListedRun> = {}
 
 /** The worker's client factory and settings against a simulator, with nothing logged. */
 export function simContext(sim: GitHubSimulator, installationId: number, fetch?: typeof globalThis.fetch) {
-  const settings = runtimeSettings(appEnv(sim.url));
+  const settings = deploymentSettings(appEnv(sim.url));
   const clients = createClientFactory({
     apiUrl: settings.apiUrl,
     credentials: { kind: 'app', appId: APP_ID, privateKey: testPrivateKey() },

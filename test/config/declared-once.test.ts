@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { runtimeSettings } from '../../lib/config/env.js';
+import { deploymentSettings } from '../../lib/config/env.js';
 import { parseRepoConfig } from '../../lib/config/repo-config.js';
 import {
   applyConfig,
@@ -83,7 +83,7 @@ describe('each repository setting is declared once, in its schema entry', () => 
       } else {
         expect(shown(BUILT_IN_DEFAULTS[field])).toEqual(shown(want));
       }
-      expect(runtimeSettings({}).defaults).toEqual(BUILT_IN_DEFAULTS);
+      expect(deploymentSettings({}).defaults).toEqual(BUILT_IN_DEFAULTS);
     });
 
     it.each([{ not: 'a setting value' }, [1, 2]])(
@@ -117,7 +117,7 @@ describe('each repository setting is declared once, in its schema entry', () => 
         expect(propAt(set, prop)).toEqual(asProp(s, s.sample));
         const env = functionEnvironment('worker', set.settings);
         expect(env[s.env as string]).toBeDefined();
-        expect(shown(runtimeSettings(env).defaults[field])).toEqual(shown(s.sample));
+        expect(shown(deploymentSettings(env).defaults[field])).toEqual(shown(s.sample));
       });
     },
   );

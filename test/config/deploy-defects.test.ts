@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runtimeSettings } from '../../lib/config/env.js';
+import { deploymentSettings } from '../../lib/config/env.js';
 import { parseAppSecret, rebuiltOnRotation } from '../../lib/config/secrets.js';
 import { ConfigError } from '../../lib/errors.js';
 import { errorLine, TEXT } from '../support/evidence.js';
@@ -7,13 +7,13 @@ import { APP_ID, type Harness, startHarness, testPrivateKey } from '../support/h
 
 describe("the API's own host is always an allowed log host", () => {
   it('behind an API URL that is neither github.com nor GHES (a proxy, a data-residency host), its host is allowed', () => {
-    const s = runtimeSettings({ GITHUB_API_URL: 'https://gh-proxy.example.com/github' });
+    const s = deploymentSettings({ GITHUB_API_URL: 'https://gh-proxy.example.com/github' });
     expect(s.logHosts).toContain('gh-proxy.example.com');
     expect(s.logHosts).toContain('*.actions.githubusercontent.com');
   });
 
   it('with LOG_HOSTS set, the API host is allowed beside them', () => {
-    const s = runtimeSettings({ GITHUB_API_URL: 'https://ghe.example.com/api/v3', LOG_HOSTS: 'logs.example.net' });
+    const s = deploymentSettings({ GITHUB_API_URL: 'https://ghe.example.com/api/v3', LOG_HOSTS: 'logs.example.net' });
     expect(s.logHosts).toEqual(['logs.example.net', 'ghe.example.com']);
   });
 
@@ -26,7 +26,7 @@ describe("the API's own host is always an allowed log host", () => {
 
     it('a job lost to a runner whose only evidence is its log, redirected to the API host, is re-run with no LOG_HOSTS set', async () => {
       // The simulator redirects logs to its own host, as a proxy or test double in front of GitHub would.
-      const { logHosts } = runtimeSettings({ GITHUB_API_URL: h.sim.url });
+      const { logHosts } = deploymentSettings({ GITHUB_API_URL: h.sim.url });
       const run = h.sim.addRun({
         repo: 'acme/own-log-host',
         jobs: [{ name: 'test', conclusion: 'failure', annotations: [], log: errorLine(TEXT.selfHostedNamed('r-9')) }],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   RECONCILE_PAGES_PER_SWEEP,
   reconcilerSettings,
-  runtimeSettings,
+  deploymentSettings,
   webhookSecretsFrom,
   workerSettings,
 } from '../../lib/config/env.js';
@@ -90,9 +90,9 @@ describe('reconcilerSettings', () => {
   });
 });
 
-describe('runtimeSettings', () => {
+describe('deploymentSettings', () => {
   it("the local runtime reads every part: the worker's, the EC2 tag keys and the timer", () => {
-    const s = runtimeSettings({ RUNNER_TAG_KEYS: 'Name,runner', RECONCILE_INTERVAL_SECONDS: '0' });
+    const s = deploymentSettings({ RUNNER_TAG_KEYS: 'Name,runner', RECONCILE_INTERVAL_SECONDS: '0' });
     expect(s.runnerTagKeys).toEqual(['Name', 'runner']);
     expect(s.reconcile.intervalSeconds).toBe(0);
     expect(s.defaults).toEqual(workerSettings({}).defaults);

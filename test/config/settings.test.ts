@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Duration } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { breakerSettings, eventSettings, runtimeSettings } from '../../lib/config/env.js';
+import { breakerSettings, eventSettings, deploymentSettings } from '../../lib/config/env.js';
 import { applyConfig, BUILT_IN_DEFAULTS } from '../../lib/config/repo-config.js';
 import { FUNCTION_NAMES, SETTING_NAMES, SETTINGS, settingOf } from '../../lib/config/settings-schema.js';
 import { signalIntakeSettings, signalSettings } from '../../lib/config/signal-settings.js';
@@ -57,7 +57,7 @@ describe('bad values give clear errors naming the setting and the value', () => 
     ],
     ['RETRY_BUDGET_PER_HOUR', { RETRY_BUDGET_PER_HOUR: '1.5' }, /^RETRY_BUDGET_PER_HOUR: .*got "1.5"$/],
   ])('environment: %s', (_name, env, message) => {
-    expect(() => runtimeSettings(env)).toThrow(message);
+    expect(() => deploymentSettings(env)).toThrow(message);
   });
 
   it.each<[string, Record<string, unknown>, RegExp]>([
@@ -115,7 +115,7 @@ describe('bad values give clear errors naming the setting and the value', () => 
 
 describe('one source of defaults', () => {
   it('the runtime, the construct and the repository config take their defaults from the schema', () => {
-    const rt = runtimeSettings({});
+    const rt = deploymentSettings({});
     const p = resolveProps({});
     expect(rt.defaults).toEqual(BUILT_IN_DEFAULTS);
     expect(BUILT_IN_DEFAULTS.maxAttempts).toBe(SETTINGS.maxAttempts.default);
@@ -136,7 +136,7 @@ describe('one source of defaults', () => {
   });
 
   it('the deployment defaults read the same variables the schema names: IGNORE_JOBS, STALE_CHECK, REPORT, RERUN_ALL_FALLBACK', () => {
-    const d = runtimeSettings({
+    const d = deploymentSettings({
       IGNORE_JOBS: 'all-green, deploy-*',
       STALE_CHECK: 'all',
       REPORT: 'check_run',
@@ -168,8 +168,8 @@ describe('the functions read only what the schema declares', () => {
       .map((s) => s.env as string);
 
   it.each([
-    ['worker', runtimeSettings],
-    ['reconciler', runtimeSettings],
+    ['worker', deploymentSettings],
+    ['reconciler', deploymentSettings],
     [
       'intake',
       (env: Record<string, string | undefined>) => [breakerSettings(env), signalSettings(env), eventSettings(env)],

@@ -5,7 +5,7 @@ import { composeIntake } from '../../lib/compose/intake.js';
 import { composeReconciler } from '../../lib/compose/reconciler.js';
 import { composeEc2SignalRecorder, composeSignalIntake } from '../../lib/compose/signals.js';
 import { composeWorker } from '../../lib/compose/worker.js';
-import { runtimeSettings } from '../../lib/config/env.js';
+import { deploymentSettings } from '../../lib/config/env.js';
 import { intakeSettings } from '../../lib/config/function-settings.js';
 import { openIntakeLedger, openLedger } from '../../lib/ledger/ledger.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
@@ -116,7 +116,7 @@ describe('openLedger: the one door to the table', () => {
   it('every process assembled on one ledger makes no document client of its own', () => {
     const ledger = openLedger(dynamo.client, TABLE);
     const watch = watchDocumentClients();
-    const settings = runtimeSettings({});
+    const settings = deploymentSettings({});
     const queue: RunQueue = { send: async () => undefined };
     const obs = { log: new MemoryLog(), metrics: new MemoryMetrics() };
     const noClient = () => {

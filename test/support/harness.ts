@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { runtimeSettings, type DeploymentSettings } from '../../lib/config/env.js';
+import { deploymentSettings, type DeploymentSettings } from '../../lib/config/env.js';
 import type { RepoConfig } from '../../lib/config/repo-config.js';
 import { createAppClient, createClientFactory } from '../../lib/github/client.js';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
@@ -99,7 +99,7 @@ export async function startHarness(): Promise<Harness> {
   sim.addInstallation({ id: INSTALLATION_ID, account: 'acme' });
   // The re-run budget and the breaker are off and the pace too fast to notice: suites that test
   // them bring their own with a clock they control.
-  const settings = runtimeSettings({
+  const settings = deploymentSettings({
     ...appEnv(sim.url),
     RETRY_BUDGET_PER_HOUR: '0',
     BREAKER_MIN_OUTCOMES: '0',
