@@ -160,7 +160,7 @@ export function reconcilerSettings(env: Env = process.env): ReconcilerSettings {
   };
 }
 
-/** The local runtime's settings: one process runs every part, so it reads them all. */
+/** Every setting of a deployment, read at once: by the local runtime (one process runs every part) and the CLI. */
 export function deploymentSettings(env: Env = process.env): DeploymentSettings {
   return {
     ...workerSettings(env),
