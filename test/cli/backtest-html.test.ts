@@ -10,6 +10,12 @@ import { drawnCharts, overflowingSections } from '../support/page-charts.js';
 import { appEnv } from '../support/harness.js';
 import { seedMonth } from './backtest-history.js';
 
+/** The docs' screenshot is refreshed on request (WRITE_SCREENSHOTS=1); a plain run leaves the checkout as it was. */
+const screenshotPath = (name: string): string =>
+  process.env.WRITE_SCREENSHOTS === '1'
+    ? join(process.cwd(), 'docs', name)
+    : join(tmpdir(), `reprise-${process.pid}-${name}`);
+
 const BIN = resolve('lib/cli/bin.mjs');
 
 /** Debian's Chromium, or another Chromium on PATH; CHROMIUM_PATH names one elsewhere. */
@@ -93,7 +99,7 @@ describe('reprise backtest --html', () => {
       return { browser, page, errors, requests };
     };
 
-    it('renders with no console error and no request, the cards and every chart drawn; screenshot in docs/backtest.png', async () => {
+    it('renders with no console error and no request, the cards and every chart drawn; screenshot kept in docs/backtest.png with WRITE_SCREENSHOTS=1', async () => {
       const { browser, page, errors, requests } = await open(1100);
       try {
         const charts = await page.$$eval('section', (sections) =>
@@ -113,7 +119,7 @@ describe('reprise backtest --html', () => {
         expect(cards).toContain('4disagreements');
         expect(errors).toEqual([]);
         expect(requests).toEqual([pathToFileURL(file).href]);
-        const png = join(process.cwd(), 'docs', 'backtest.png');
+        const png = screenshotPath('backtest.png');
         await page.screenshot({ path: png as `${string}.png`, fullPage: true });
         expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
       } finally {

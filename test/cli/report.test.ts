@@ -22,6 +22,12 @@ import { spotInterruptionWarning, rebalanceRecommendation, stateChange } from '.
 import { captureIo } from './support.js';
 import { unpaced } from '../support/fakes/unpaced.js';
 
+/** The docs' screenshot is refreshed on request (WRITE_SCREENSHOTS=1); a plain run leaves the checkout as it was. */
+const screenshotPath = (name: string): string =>
+  process.env.WRITE_SCREENSHOTS === '1'
+    ? join(process.cwd(), 'docs', name)
+    : join(tmpdir(), `reprise-${process.pid}-${name}`);
+
 const SECRET = 'report-secret';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -366,7 +372,7 @@ if (!chromium) console.warn('reprise report browser test SKIPPED: no chromium bi
 describe.skipIf(!chromium)(
   `reprise report --html in a real browser${chromium ? '' : ' (SKIPPED: no chromium binary found)'}`,
   () => {
-    it('renders in headless Chromium with no console errors and no requests, every chart drawn with data; screenshot in docs/report.png', async () => {
+    it('renders in headless Chromium with no console errors and no requests, every chart drawn with data; screenshot kept in docs/report.png with WRITE_SCREENSHOTS=1', async () => {
       const puppeteer = (await import('puppeteer-core')).default;
       const dir = mkdtempSync(join(tmpdir(), 'reprise-report-'));
       const file = join(dir, 'report.html');
@@ -418,7 +424,7 @@ describe.skipIf(!chromium)(
         expect(errors).toEqual([]);
         expect(requests).toEqual([pathToFileURL(file).href]);
 
-        const png = join(process.cwd(), 'docs', 'report.png');
+        const png = screenshotPath('report.png');
         await page.screenshot({ path: png as `${string}.png`, fullPage: true });
         expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
       } finally {
