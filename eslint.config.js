@@ -4,7 +4,7 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import tseslint from 'typescript-eslint';
 import { repriseRules } from './test/lint/eslint-rules.mjs';
 
-// Layers point down: pure core ← settings ← adapters ← flows ← compose ← faces. A module may import
+// Layers point down: pure core ← settings ← adapters ← flows ← compose ← entry points. A module may import
 // from its own layer or any layer below it, never from one above.
 const layers = {
   core: ['lib/model.ts', 'lib/errors.ts', 'lib/records.ts', 'lib/util', 'lib/classify', 'lib/decide'],
@@ -22,14 +22,14 @@ const layers = {
   flows: ['lib/intake', 'lib/worker', 'lib/reconcile', 'lib/replay', 'lib/backtest'],
   // Assembles each process's flow from its settings and clients, once for Lambda and the local runtime.
   compose: ['lib/compose'],
-  faces: ['lib/cli', 'lib/local', 'functions', 'infra'],
+  entryPoints: ['lib/cli', 'lib/local', 'functions', 'infra'],
 };
 const above = {
-  core: [...layers.config, ...layers.adapters, ...layers.flows, ...layers.compose, ...layers.faces],
-  config: [...layers.adapters, ...layers.flows, ...layers.compose, ...layers.faces],
-  adapters: [...layers.flows, ...layers.compose, ...layers.faces],
-  flows: [...layers.compose, ...layers.faces],
-  compose: layers.faces,
+  core: [...layers.config, ...layers.adapters, ...layers.flows, ...layers.compose, ...layers.entryPoints],
+  config: [...layers.adapters, ...layers.flows, ...layers.compose, ...layers.entryPoints],
+  adapters: [...layers.flows, ...layers.compose, ...layers.entryPoints],
+  flows: [...layers.compose, ...layers.entryPoints],
+  compose: layers.entryPoints,
 };
 const zones = [
   ...Object.entries(above).flatMap(([layer, from]) =>
@@ -51,11 +51,23 @@ const zones = [
     from: './lib/ledger',
     message: 'signals read the ledger through the records (lib/records.ts): no import from lib/ledger',
   },
-  // Faces stand side by side: the CLI and the local runtime share code through the layers below.
-  { target: './lib/cli', from: ['./lib/local', './functions', './infra'], message: 'faces do not import each other' },
-  { target: './lib/local', from: ['./lib/cli', './functions', './infra'], message: 'faces do not import each other' },
-  { target: './functions', from: ['./infra', './lib/cli', './lib/local'], message: 'faces do not import each other' },
-  { target: './infra', from: ['./lib/cli', './lib/local'], message: 'faces do not import each other' },
+  // Entry points stand side by side: the CLI and the local runtime share code through the layers below.
+  {
+    target: './lib/cli',
+    from: ['./lib/local', './functions', './infra'],
+    message: 'entry points do not import each other',
+  },
+  {
+    target: './lib/local',
+    from: ['./lib/cli', './functions', './infra'],
+    message: 'entry points do not import each other',
+  },
+  {
+    target: './functions',
+    from: ['./infra', './lib/cli', './lib/local'],
+    message: 'entry points do not import each other',
+  },
+  { target: './infra', from: ['./lib/cli', './lib/local'], message: 'entry points do not import each other' },
   // The local runtime only composes: it takes each process, and what runs beside them (the restart
   // sweep, the dead letters, a replay, the sweep timer), from lib/compose, as the functions do.
   {

@@ -41,7 +41,7 @@ function watchDocumentClients() {
   return { made: () => from.mock.calls.length, senders };
 }
 
-describe('openLedger: the one door to the table', () => {
+describe('openLedger: the one entry point to the table', () => {
   it('opens every store the processes use, each working on the table, through one document client', async () => {
     const watch = watchDocumentClients();
     const ledger = openLedger(dynamo.client, TABLE, () => T);

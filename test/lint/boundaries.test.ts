@@ -50,7 +50,12 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       "import type { RunnerJobs } from '../ledger/runner-jobs.js';",
       'import-x/no-restricted-paths',
     ],
-    ['flow → face', 'lib/worker/probe.ts', "import { main } from '../cli/main.js';", 'import-x/no-restricted-paths'],
+    [
+      'flow → entry point',
+      'lib/worker/probe.ts',
+      "import { main } from '../cli/main.js';",
+      'import-x/no-restricted-paths',
+    ],
     [
       'flow → compose',
       'lib/worker/probe.ts',
@@ -58,7 +63,7 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       'import-x/no-restricted-paths',
     ],
     [
-      'compose → face',
+      'compose → entry point',
       'lib/compose/probe.ts',
       "import { startRuntime } from '../local/runtime.js';",
       'import-x/no-restricted-paths',
@@ -69,7 +74,12 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       "import { handler } from '../../functions/worker.js';",
       'import-x/no-restricted-paths',
     ],
-    ['face → face', 'lib/local/probe.ts', "import { main } from '../cli/main.js';", 'import-x/no-restricted-paths'],
+    [
+      'entry point → entry point',
+      'lib/local/probe.ts',
+      "import { main } from '../cli/main.js';",
+      'import-x/no-restricted-paths',
+    ],
     [
       'lib → functions',
       'lib/worker/probe.ts',
@@ -171,7 +181,7 @@ describe('lint: layers point down and the pure core does no I/O', () => {
       'lib/worker/probe.ts',
       "import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
     ],
-    ['face → flow', 'functions/probe.ts', "import { runDecision } from '../lib/worker/run-decision.js';"],
+    ['entry point → flow', 'functions/probe.ts', "import { runDecision } from '../lib/worker/run-decision.js';"],
     ['compose → flow', 'lib/compose/probe.ts', "import { createWorkerHandler } from '../worker/handler.js';"],
     ['a function → compose', 'functions/probe.ts', "import { composeWorker } from '../lib/compose/worker.js';"],
     ['the local runtime → compose', 'lib/local/probe.ts', "import { composeIntake } from '../compose/intake.js';"],

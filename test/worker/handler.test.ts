@@ -160,7 +160,7 @@ describe('time-bounded batches', () => {
       const clock = new VirtualClock();
       const { queue, messages } = tenLostRuns(clock, `in-flight-${grouping.replace(' ', '-')}`, grouping);
       // The installation's requests: the App's read of its delivery log beside each job listing is
-      // another door (its JWT, its own limit) and is counted in worker/staleness.test.ts.
+      // another client (its JWT, its own limit) and is counted in worker/staleness.test.ts.
       const worker = h.worker({ maxReceiveCount: MAX_RECEIVE_COUNT, deliveryLog: noDeliveryLog });
       h.sim.latencyMs = 1;
       const res = await worker({ Records: queue.receive(10) });
