@@ -6,7 +6,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { PermanentError, RateLimitedError, ShapeError } from '../errors.js';
 import { isRecoveryMessage, type RecoveryMessage, type RunMessage } from '../model.js';
-import { parseQueueMessage } from '../webhook/recovery-message.js';
+import { parseQueueMessage } from '../webhook/run-message.js';
 import type { WorkerContext } from './context.js';
 import { recoveryLine, runRecovery } from './recovery.js';
 import { type Deferred, duplicateOutcome, type RunOutcome } from './result.js';

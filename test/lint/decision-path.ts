@@ -54,7 +54,7 @@ const INTAKE: readonly Step[] = [
 const WORKER: readonly Step[] = [
   { from: 'functions/worker.ts', to: 'lib/worker/handler.ts', fn: 'createWorkerHandler', via: 'lib/compose/worker.ts' },
   { from: 'lib/worker/handler.ts', to: 'lib/worker/record-handler.ts', fn: 'handleRecord' },
-  { from: 'lib/worker/record-handler.ts', to: 'lib/webhook/recovery-message.ts', fn: 'parseQueueMessage' },
+  { from: 'lib/worker/record-handler.ts', to: 'lib/webhook/run-message.ts', fn: 'parseQueueMessage' },
   { from: 'lib/worker/record-handler.ts', to: 'lib/worker/run-decision.ts', fn: 'runDecision' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/ledger/run-attempts.ts', fn: 'claim', via: 'lib/worker/context.ts' },
   { from: 'lib/worker/run-decision.ts', to: 'lib/worker/evaluate.ts', fn: 'evaluateAfresh' },

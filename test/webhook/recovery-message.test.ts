@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RecoveryMessage } from '../../lib/model.js';
-import { parseQueueMessage, recoveryDeduplicationId, recoveryGroupId } from '../../lib/webhook/recovery-message.js';
+import { recoveryDeduplicationId, recoveryGroupId } from '../../lib/webhook/recovery-message.js';
+import { parseQueueMessage } from '../../lib/webhook/run-message.js';
 
 const request: RecoveryMessage = {
   v: 1,
