@@ -69,7 +69,7 @@ export function runMessageFromPayload(payload: unknown, deliveryId: string): Run
 }
 
 /** The attempt a green `workflow_run.completed` payload reports: all a re-run outcome needs. */
-export function completedAttemptFrom(payload: unknown): AttemptRef {
+function completedAttemptFrom(payload: unknown): AttemptRef {
   const p = obj(payload, 'payload');
   const run = obj(p.workflow_run, 'workflow_run');
   const repo = obj(p.repository, 'repository');
@@ -116,7 +116,7 @@ export function branchRunFrom(payload: Obj): ReportedBranchRun | string {
 }
 
 /** Why a `workflow_run` delivery is not enqueued, or undefined when it is a completed red run. */
-export function ignoredRunReason(payload: Obj): string | undefined {
+function ignoredRunReason(payload: Obj): string | undefined {
   if (payload.action !== 'completed') return `ignored: action ${String(payload.action)}`;
   const run = payload.workflow_run as Obj | undefined;
   const conclusion = run?.conclusion;
@@ -125,7 +125,7 @@ export function ignoredRunReason(payload: Obj): string | undefined {
 }
 
 /** A green completion of a later attempt: it may be a re-run reprise made, and then it recovered. */
-export function isGreenRerun(payload: Obj): boolean {
+function isGreenRerun(payload: Obj): boolean {
   const run = payload.workflow_run as Obj | undefined;
   return (
     payload.action === 'completed' &&

@@ -8,7 +8,7 @@ import {
   type SupersededBy,
 } from '../decide/branch-staleness.js';
 import type { StaleFacts } from '../decide/decide.js';
-import { type DeliveryGap, recordMayDecide } from '../decide/delivery-gap.js';
+import { type DeliveryGap, noDeliveryLog, recordMayDecide } from '../decide/delivery-gap.js';
 import type { RepoApi } from '../github/repo-api.js';
 import type { WorkflowRunSummary } from '../github/repo-answers.js';
 import type { BranchRuns } from '../ledger/branch-runs.js';
@@ -103,7 +103,7 @@ export interface BranchGap {
 }
 
 /** A branch run whose record may call it current: one with a number and a start, not a pull request's. */
-export const readsDeliveryLog = (msg: RunMessage): boolean =>
+const readsDeliveryLog = (msg: RunMessage): boolean =>
   msg.headBranch !== null &&
   msg.runNumber !== undefined &&
   msg.createdAt !== undefined &&
@@ -119,7 +119,7 @@ export function startGapRead(
   read: WorkerGitHub['deliveryLog'] | undefined,
 ): Promise<DeliveryGap> | undefined {
   if (!readsDeliveryLog(msg)) return undefined;
-  if (!read) return Promise.resolve({ kind: 'no_log' });
+  if (!read) return noDeliveryLog();
   const scope = {
     installationId: msg.installationId,
     repositoryId: msg.repository.id,
