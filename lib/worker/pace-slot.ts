@@ -107,7 +107,7 @@ export const paceSlotWait = (untilMs: number, now: number, unreserved = false): 
   kind: 'deferred',
   untilMs,
   reason: unreserved
-    ? `waiting in its repository's line: repositories take turns; asking for its re-run turn in ${Math.ceil((untilMs - now) / 1000)}s`
+    ? `waiting for a re-run turn in its repository's line (repositories take turns); asking again in ${Math.ceil((untilMs - now) / 1000)}s`
     : `waiting for a re-run turn in ${Math.ceil((untilMs - now) / 1000)}s`,
   metric: 'RerunWaiting',
 });

@@ -184,7 +184,9 @@ describe('repositories take turns in a saturated pace (npm start)', () => {
       // (A machine slow enough to reach the neighbour after the burst's turns gives it a turn at once.)
       if (neighbour.message === 'decision') expect(neighbour.decision).toBe('retried');
       else {
-        expect(String(neighbour.reason)).toMatch(/^waiting in its repository's line: .* re-run turn in \d+s$/);
+        expect(String(neighbour.reason)).toMatch(
+          /^waiting for a re-run turn in its repository's line \(repositories take turns\); asking again in \d+s$/,
+        );
         expect(Number(neighbour.wait_seconds)).toBeLessThanOrEqual(60);
       }
       expect(paced.rt.lines.filter((l) => l.run_id === quiet.id && l.decision === 'expired')).toEqual([]);
@@ -195,7 +197,7 @@ describe('repositories take turns in a saturated pace (npm start)', () => {
         burstFirst.filter((l) => l.message === 'decision' && !['retried', 'expired'].includes(String(l.decision))),
       ).toEqual([]);
       expect(
-        burstFirst.filter((l) => l.message === 'run waits' && /its repository's line/.test(String(l.reason))),
+        burstFirst.filter((l) => l.message === 'run waits' && /in its repository's line/.test(String(l.reason))),
       ).not.toHaveLength(0);
     } finally {
       await paced.stop();
