@@ -65,8 +65,8 @@ export interface DecisionSettings {
   /** How long a run may wait for its pace slot before it is expired. */
   readonly maxWaitMs: number;
   /**
-   * While the pace is saturated, how far ahead one repository may hold slots, as a share of
-   * `maxWaitMs` (PACE_REPOSITORY_SHARE_PERCENT); 1 or absent: repositories do not take slots in rotation.
+   * One repository's share of the retry budget (PACE_REPOSITORY_SHARE_PERCENT); below 1, repositories
+   * also take turns in the pace from the first slot; 1 or absent: first come, first served.
    */
   readonly repositoryShare: number;
   /** A pace slot this close is waited for in-process (0 on a hand-moved clock, which cannot be slept on). */

@@ -27,7 +27,7 @@ export interface PaceSlotContext {
 export interface ReservedSlot {
   readonly slotAt?: number;
   readonly waitingSince?: number;
-  /** The wait was for a time to ask again, not for a reserved slot. */
+  /** The wait was for a time to ask again (a place in the repository's line), not for a reserved slot. */
   readonly unreserved?: boolean;
 }
 
@@ -36,7 +36,7 @@ export type PaceSlot =
   | Exclude<PaceSlotStep, { kind: 'wait' }>
   /**
    * Not yet: the attempt waits for `until`, counted from `waitingSince`: the slot it reserved, or
-   * (`unreserved`) when to ask again, its repository holding its share of the slots ahead.
+   * (`unreserved`) when to ask again, holding a place in its repository's line.
    */
   | { readonly kind: 'wait'; readonly until: number; readonly waitingSince: number; readonly unreserved?: boolean };
 
@@ -61,7 +61,7 @@ export async function takePaceSlot(
     slotAt = undefined;
   }
   if (slotAt === undefined) {
-    const got = await reserveWithinShare(installationId, waitingSince + maxWaitMs, ctx, repository);
+    const got = await reserveWithinShare(installationId, waitingSince + maxWaitMs, ctx, repository, kept.unreserved);
     if ('askAgainAt' in got) {
       ctx.obs.metrics.count('RepositoryTurnShare');
       return { kind: 'wait', until: got.askAgainAt, waitingSince, unreserved: true };
@@ -79,17 +79,24 @@ export async function takePaceSlot(
   return { kind: 'wait', until: step.until, waitingSince };
 }
 
-/** The pace's slot for the run, taking turns across repositories when the pace can and a share is set. */
+/**
+ * The pace's slot for the run, taking turns across repositories when the pace can and a share
+ * is set: a slot within the inline wait, or a place in its repository's line (`returning`: the
+ * place it holds).
+ */
 async function reserveWithinShare(
   installationId: number | null,
   latest: number,
   ctx: PaceSlotContext,
   repository: number | undefined,
+  returning: boolean | undefined,
 ): Promise<ShareReservation> {
   const { pacing } = ctx.stores;
   const share = ctx.settings.repositoryShare;
   if (pacing.reserveWithinShare && repository !== undefined && share !== undefined && share < 1) {
-    return pacing.reserveWithinShare(installationId, latest, { repository, aheadMs: share * ctx.settings.maxWaitMs });
+    // A slot within the inline wait is taken now; a later turn is a place, asked for again that long before it.
+    const aheadMs = ctx.settings.inlineSlotWaitMs;
+    return pacing.reserveWithinShare(installationId, latest, { repository, aheadMs, returning: returning === true });
   }
   const slotAt = await pacing.reserve(installationId, latest);
   return slotAt === undefined ? { full: true } : { slotAt };
@@ -100,7 +107,7 @@ export const paceSlotWait = (untilMs: number, now: number, unreserved = false): 
   kind: 'deferred',
   untilMs,
   reason: unreserved
-    ? `its repository holds its share of the re-run turns ahead; asking for a turn again in ${Math.ceil((untilMs - now) / 1000)}s`
+    ? `waiting for a re-run turn in its repository's line (repositories take turns); asking again in ${Math.ceil((untilMs - now) / 1000)}s`
     : `waiting for a re-run turn in ${Math.ceil((untilMs - now) / 1000)}s`,
   metric: 'RerunWaiting',
 });
@@ -147,9 +154,9 @@ const REPORT_MAX_WAIT_MS = 1_000;
 /**
  * With the pace, a report takes a slot only when one is free within a slot's spacing (and a
  * second): when re-runs of the installation are waiting for their slot, the report yields and
- * is skipped. With repositories taking turns, the report's slot is its repository's, inside its
- * share: a repository holding its share of the slots ahead skips its report rather than take a
- * slot from another's re-run.
+ * is skipped. With repositories taking turns, the report's slot is its repository's turn in the
+ * rotation: a repository with runs in its line skips its report rather than take a turn
+ * another repository's run comes before.
  */
 export async function reportPaceSlot(
   installationId: number | null,
@@ -163,10 +170,9 @@ export async function reportPaceSlot(
   const { pacing } = ctx.stores;
   const latest = ctx.clock() + Math.min(pacing.spacingMs, REPORT_MAX_WAIT_MS);
   const share = ctx.settings?.repositoryShare;
-  const maxWaitMs = ctx.settings?.maxWaitMs;
   let slot: number | undefined;
-  if (pacing.reserveWithinShare && repository !== undefined && share !== undefined && share < 1 && maxWaitMs) {
-    const got = await pacing.reserveWithinShare(installationId, latest, { repository, aheadMs: share * maxWaitMs });
+  if (pacing.reserveWithinShare && repository !== undefined && share !== undefined && share < 1) {
+    const got = await pacing.reserveWithinShare(installationId, latest, { repository, aheadMs: REPORT_MAX_WAIT_MS });
     slot = 'slotAt' in got ? got.slotAt : undefined;
   } else {
     slot = await pacing.reserve(installationId, latest);

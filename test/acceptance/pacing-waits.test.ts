@@ -43,6 +43,8 @@ describe('a run that must wait for its turn waits in the queue', () => {
       now: clock,
       defer: async (_r, seconds) => void deferred.push(seconds),
       onOutcome: (_m, o) => outcomes.push(o),
+      // One repository's runs: the reserved slot's mechanics, without repositories taking turns (last case).
+      repositoryShare: 1,
       ...over,
     });
     return { worker, deferred, outcomes, pacing };
@@ -230,6 +232,28 @@ describe('a run that must wait for its turn waits in the queue', () => {
     expect(h.sim.reruns.filter((r) => r.runId === b.id)).toHaveLength(0);
     expect(h.metrics.get('Expired')).toBe(1);
     expect(h.metrics.get('Decision{decision=expired}')).toBe(1);
+  });
+
+  it('with repositories taking turns (the default), a run whose turn is not near waits in its repository’s line, then takes its slot and is re-run: two asks of the pace, one wait', async () => {
+    const i = installation();
+    const [a, b] = [lostRun(h, i.repo), lostRun(h, i.repo)];
+    const w = paced(1, { repositoryShare: 0.5 });
+    let asks = 0;
+    const reserveWithinShare = w.pacing.reserveWithinShare.bind(w.pacing);
+    w.pacing.reserveWithinShare = (...args) => (asks++, reserveWithinShare(...args));
+    await w.worker(h.sqsEvent([i.message(a.id)]));
+    const msg = i.message(b.id);
+    expect((await w.worker(h.sqsEvent([msg]))).batchItemFailures).toHaveLength(1);
+    const waiting = await ledger.attempts.get(h.sim.repoId(i.repo), b.id, 1);
+    expect(waiting).toMatchObject({ state: 'waiting', unreserved: true });
+    expect(w.outcomes.map((o) => o.decision)).toEqual(['retried']);
+    // Back at its turn: the slot is taken then, and the run is re-run.
+    now = waiting!.slotAt!;
+    expect((await w.worker(h.sqsEvent([msg]))).batchItemFailures).toEqual([]);
+    expect(w.outcomes.map((o) => o.decision)).toEqual(['retried', 'retried']);
+    // The first run took the slot free then; the second asked for its turn, then for its slot.
+    expect(asks).toBe(3);
+    expect(h.metrics.get('RepositoryTurnShare')).toBeGreaterThanOrEqual(1);
   });
 
   it('with report: check_run, a report yields to the re-runs that wait, and goes when its turn is near', async () => {

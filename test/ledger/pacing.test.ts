@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
-import { isLate, LATE_ALLOWANCE_MS } from '../../lib/ledger/pacing.js';
+import { isLate, LATE_ALLOWANCE_MS, PLACE_STALE_MS } from '../../lib/ledger/pacing.js';
 import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 
 const TABLE = 'pacing-test';
@@ -29,33 +29,63 @@ describe('the shared pace of one installation (DynamoDB, single-item conditional
     expect(await pace.reserve(2)).toBe(now);
   });
 
-  it('repositories take turns (fake clock): a burst holds turns at most its share of the wait ahead, a neighbour takes the next turn, the burst asks again when its share frees', async () => {
+  it('repositories take turns from the first slot (fake clock): a burst holds places in its line, a neighbour arriving after takes the next turn, the burst keeps its order behind it', async () => {
     let t = now;
     const pace = ledger.at(() => t).pacing(limits(80, 0, 10_000));
-    const latest = () => t + MINUTE;
-    const share = (repository: number) => ({ repository, aheadMs: 30_000 });
-    // Repository 1 bursts: turns at 0, 10, 20 and 30 s fit its share; the fifth asks again.
+    const latest = () => t + 10 * MINUTE;
+    const share = (repository: number, returning = false) => ({ repository, aheadMs: 1_000, returning });
+    // Repository 1 bursts: the first slot is free now; the others are places, each told its own time.
     const burst = [];
-    for (let i = 0; i < 5; i++) burst.push(await pace.reserveWithinShare(31, latest(), share(1)));
+    for (let i = 0; i < 4; i++) burst.push(await pace.reserveWithinShare(31, latest(), share(1)));
     expect(burst).toEqual([
       { slotAt: now },
-      { slotAt: now + 10_000 },
-      { slotAt: now + 20_000 },
-      { slotAt: now + 30_000 },
-      { askAgainAt: now + 10_000 },
+      { askAgainAt: now + 9_000 },
+      { askAgainAt: now + 19_000 },
+      { askAgainAt: now + 29_000 },
     ]);
-    // Repository 2 holds nothing ahead: it takes the next turn, within its wait.
-    expect(await pace.reserveWithinShare(31, latest(), share(2))).toEqual({ slotAt: now + 40_000 });
-    // And a second run of it asks again too: no repository fills the pace alone.
-    expect(await pace.reserveWithinShare(31, latest(), share(2))).toEqual({ askAgainAt: now + 20_000 });
-    // Asking again at its time, repository 1 finds the neighbour's turn ahead: its share still full.
-    t = now + 10_000;
-    expect(await pace.reserveWithinShare(31, latest(), share(1))).toEqual({ askAgainAt: now + 20_000 });
-    // When its turns ahead are within the share again, it gets the next.
-    t = now + 20_000;
-    expect(await pace.reserveWithinShare(31, latest(), share(1))).toEqual({ slotAt: now + 50_000 });
-    // A slot past `latest` is none: the run is expired, not told to ask again.
+    // Repository 2's first run arrives after the burst's first slot: it takes the first round's
+    // turn after the burst's first waiting run, within two slots of its arrival.
+    t = now + 500;
+    expect(await pace.reserveWithinShare(31, latest(), share(2))).toEqual({ askAgainAt: now + 19_000 });
+    // Its second run takes the second round: after the burst's second waiting run, before its third.
+    expect(await pace.reserveWithinShare(31, latest(), share(2))).toEqual({ askAgainAt: now + 39_000 });
+    // A report (plain reserve) with a short `latest` finds no slot near: the line holds them.
+    expect(await pace.reserve(31, t + 1_000)).toBeUndefined();
+    // The burst's run comes back at its time and takes its slot.
+    t = now + 9_000;
+    expect(await pace.reserveWithinShare(31, latest(), share(1, true))).toEqual({ slotAt: now + 10_000 });
+    // Then repository 2's, at the time it was told.
+    t = now + 19_000;
+    expect(await pace.reserveWithinShare(31, latest(), share(2, true))).toEqual({ slotAt: now + 20_000 });
+    // The burst's run told this time before repository 2 came takes the next free slot: a slot
+    // it waits for, not a second ask (a run asks twice at most).
+    expect(await pace.reserveWithinShare(31, latest(), share(1, true))).toEqual({ slotAt: now + 30_000 });
+    // A place later than `latest` is none: the run is expired, and its place given up.
+    t = now + 29_000;
+    expect(await pace.reserveWithinShare(31, t + 1_000, share(2, true))).toEqual({ full: true });
     expect(await pace.reserveWithinShare(31, t + 1_000, share(3))).toEqual({ full: true });
+    // A new repository's first run goes ahead of the burst's last (its second round).
+    expect(await pace.reserveWithinShare(31, latest(), share(4))).toEqual({ askAgainAt: now + 39_000 });
+    t = now + 39_000;
+    expect(await pace.reserveWithinShare(31, latest(), share(4, true))).toEqual({ slotAt: now + 40_000 });
+    expect(await pace.reserveWithinShare(31, latest(), share(1, true))).toEqual({ slotAt: now + 50_000 });
+  });
+
+  it('a place not taken long after its time is given up: a run decided otherwise holds no turn for nobody', async () => {
+    let t = now;
+    const pace = ledger.at(() => t).pacing(limits(80, 0, 10_000));
+    const share = (repository: number) => ({ repository, aheadMs: 1_000 });
+    expect(await pace.reserveWithinShare(33, t + HOUR, share(1))).toEqual({ slotAt: now });
+    expect(await pace.reserveWithinShare(33, t + HOUR, share(2))).toEqual({ askAgainAt: now + 9_000 });
+    // Repository 2's run never comes back: its place holds the turn until it is stale.
+    t = now + 10_000 + PLACE_STALE_MS;
+    expect(await pace.reserveWithinShare(33, t + HOUR, share(3))).toEqual({ askAgainAt: t + 9_000 });
+    // Past it, the stale place is given up: repository 3's run, back late, goes at once (its slot a
+    // moment ago, within the late allowance), not a spacing after a turn held for nobody.
+    t += 1 + PLACE_STALE_MS + 9_000;
+    expect(await pace.reserveWithinShare(33, t + HOUR, { ...share(3), returning: true })).toEqual({
+      slotAt: t - LATE_ALLOWANCE_MS / 2,
+    });
   });
 
   it('reserve (reports, the stuck sweep) takes the next slot whatever the repositories hold', async () => {

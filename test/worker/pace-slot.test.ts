@@ -121,15 +121,39 @@ describe('a check-run report takes its turn inside its repository’s share', ()
   };
   const settings = { maxWaitMs: 60_000, repositoryShare: 0.5 };
 
-  it('its repository holding its share of the turns ahead: the report is skipped, no turn taken from another', async () => {
+  it('its repository’s turn not near (others’ runs ahead of it in the rotation): the report is skipped, no turn taken from another', async () => {
     const { p, asked } = pacing({ askAgainAt: 5_000 });
     expect(await reportPaceSlot(1, { stores: { pacing: p }, clock: () => 0, settings }, 7)).toBe(false);
-    expect(asked).toEqual([{ repository: 7, aheadMs: 30_000 }]);
+    expect(asked).toEqual([{ repository: 7, aheadMs: 1_000 }]);
   });
 
   it('within its share: the report goes on its repository’s turn', async () => {
     const { p, asked } = pacing({ slotAt: 0 });
     expect(await reportPaceSlot(1, { stores: { pacing: p }, clock: () => 0, settings }, 7)).toBe(true);
     expect(asked.map((a) => a.repository)).toEqual([7]);
+  });
+
+  it('a run taking its turn names its repository and asks for a slot within the inline wait; one back from a place in the line says it holds one', async () => {
+    const { p, asked } = pacing({ askAgainAt: 9_000 });
+    const ctx = {
+      stores: { pacing: p },
+      settings: { maxWaitMs: 60_000, inlineSlotWaitMs: 1_000, repositoryShare: 0.5 },
+      obs: { metrics: fakeWorld().metrics },
+      clock: () => 0,
+    };
+    expect(await takePaceSlot(1, {}, ctx, 7)).toEqual({
+      kind: 'wait',
+      until: 9_000,
+      waitingSince: 0,
+      unreserved: true,
+    });
+    expect(await takePaceSlot(1, { slotAt: 9_000, waitingSince: 0, unreserved: true }, ctx, 7)).toMatchObject({
+      until: 9_000,
+      unreserved: true,
+    });
+    expect(asked).toEqual([
+      { repository: 7, aheadMs: 1_000, returning: false },
+      { repository: 7, aheadMs: 1_000, returning: true },
+    ]);
   });
 });

@@ -74,7 +74,7 @@ export const PACE_SETTINGS = {
     readBy: ['worker'],
     local: true,
     sample: 30,
-    doc: "when the installation's pace is saturated, how far ahead (percent of `MAX_WAIT_SECONDS`) one repository may reserve turns; its other runs wait and ask again, so repositories take turns; also each repository's share of the retry budget",
+    doc: "each repository's share of the retry budget (percent of `RETRY_BUDGET_PER_HOUR`); below 100, repositories also take turns in the installation's pace from the first slot (a turn not near is a place in the repository's line, laid out in rounds); 100 turns both off",
   }),
   workerConcurrency: def({
     env: 'WORKER_CONCURRENCY',
