@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ATTR, STATE } from '../../lib/ledger/attributes.js';
 import { keys } from '../../lib/ledger/keys.js';
-import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { Table } from '../../lib/ledger/table.js';
-import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
-import { ledgerMessage } from './support.js';
+import { ledgerForFile, ledgerMessage } from './support.js';
 
 const TABLE = 'attributes-test';
 const T = Date.parse('2026-11-03T08:00:00Z');
-let dynamo: EmbeddedDynamo;
-let ledger: Ledger;
-beforeAll(async () => {
-  dynamo = await startDynamo({ table: TABLE });
-  ledger = openLedger(dynamo.client, TABLE, () => T);
-});
-afterAll(async () => dynamo.close());
+const db = ledgerForFile(TABLE, () => T);
 
 /** The item as DynamoDB stores it, read back raw under the attempt's key. */
 const stored = async (repoId: number, runId: number, runAttempt: number): Promise<Record<string, unknown>> =>
-  (await new Table(dynamo.client, TABLE).get<Record<string, unknown>>(
+  (await new Table(db.dynamo.client, TABLE).get<Record<string, unknown>>(
     keys.runAttempt(repoId, runId, runAttempt),
     true,
   ))!;
@@ -26,7 +18,7 @@ const stored = async (repoId: number, runId: number, runAttempt: number): Promis
 describe('the table’s attribute names, as the ledger writes them', () => {
   it('a claim writes the claim’s attributes under their ATTR names, with the state claimed', async () => {
     const msg = ledgerMessage(501, { installationId: 1 });
-    expect(await ledger.attempts.claim(msg, 'worker-a', 60_000)).toMatchObject({ claimed: true });
+    expect(await db.ledger.attempts.claim(msg, 'worker-a', 60_000)).toMatchObject({ claimed: true });
     const item = await stored(msg.repository.id, msg.runId, msg.runAttempt);
     for (const name of [ATTR.pk, ATTR.sk, ATTR.ttl, ATTR.state, ATTR.owner, ATTR.claimedAt, ATTR.leaseUntil]) {
       expect(item, name).toHaveProperty(name);
@@ -38,20 +30,20 @@ describe('the table’s attribute names, as the ledger writes them', () => {
 
   it('a decision turns the state to decided and adds the decision’s attributes; a second claim is refused', async () => {
     const msg = ledgerMessage(502, { installationId: 1 });
-    await ledger.attempts.claim(msg, 'worker-a', 60_000);
-    expect(await ledger.attempts.finalise(msg, 'worker-a', 'retried', 'the runner was lost')).toBe(true);
+    await db.ledger.attempts.claim(msg, 'worker-a', 60_000);
+    expect(await db.ledger.attempts.finalise(msg, 'worker-a', 'retried', 'the runner was lost')).toBe(true);
     const item = await stored(msg.repository.id, msg.runId, msg.runAttempt);
     expect(item[ATTR.state]).toBe(STATE.decided);
     expect(item[ATTR.decision]).toBe('retried');
     expect(item[ATTR.reason]).toBe('the runner was lost');
     expect(item[ATTR.decidedAt]).toBe(T);
-    expect(await ledger.attempts.claim(msg, 'worker-b', 60_000)).toMatchObject({ claimed: false });
+    expect(await db.ledger.attempts.claim(msg, 'worker-b', 60_000)).toMatchObject({ claimed: false });
   });
 
   it('no attribute a run attempt is stored with falls outside the names expressions can reach', async () => {
     const msg = ledgerMessage(503, { installationId: 1 });
-    await ledger.attempts.claim(msg, 'worker-a', 60_000);
-    await ledger.attempts.finalise(msg, 'worker-a', 'ignored', 'genuine failure', { jobs: 1 });
+    await db.ledger.attempts.claim(msg, 'worker-a', 60_000);
+    await db.ledger.attempts.finalise(msg, 'worker-a', 'ignored', 'genuine failure', { jobs: 1 });
     const item = await stored(msg.repository.id, msg.runId, msg.runAttempt);
     // The record's own facts (repository, run, attempt) are written whole with the claim; the rest are ATTR's.
     const recordFacts = new Set([

@@ -1,38 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { ledgerForFile, spotSignal } from './support.js';
 import { keys } from '../../lib/ledger/keys.js';
-import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
 import { Table } from '../../lib/ledger/table.js';
-import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
 
 const TABLE = 'runner-signals-test';
 const T = Date.parse('2026-11-03T08:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const MINUTE = 60_000;
-let dynamo: EmbeddedDynamo;
 let now = T;
-let ledger: Ledger;
-beforeAll(async () => {
-  dynamo = await startDynamo({ table: TABLE });
-  ledger = openLedger(dynamo.client, TABLE, () => now);
-});
-afterAll(async () => dynamo.close());
+const db = ledgerForFile(TABLE, () => now);
 
-const signal = (runnerKey: string, at: number, eventId = `e-${runnerKey}-${at}`) => ({
-  runnerKey,
-  kind: 'spot-interruption' as const,
-  eventTime: iso(at),
-  eventId,
-  source: 'aws.ec2',
-});
+const signal = spotSignal;
 const window = { beforeMs: 5 * MINUTE, afterMs: MINUTE };
 
 describe('recording a runner signal', () => {
   it('writes one record per runner key, event time and event id, under its TTL; a repeat answers false', async () => {
     now = T;
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     expect(await store.record(signal('i-0abc12345', T))).toBe(true);
     expect(await store.record(signal('i-0abc12345', T))).toBe(false);
-    const item = await new Table(dynamo.client, TABLE).get<Record<string, unknown>>(
+    const item = await new Table(db.dynamo.client, TABLE).get<Record<string, unknown>>(
       keys.runnerSignal('i-0abc12345', iso(T), `e-i-0abc12345-${T}`),
       true,
     );
@@ -40,20 +27,20 @@ describe('recording a runner signal', () => {
   });
 
   it('keeps one ISO form of the event time, so a time written with an offset sorts with the others', async () => {
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     expect(await store.record({ ...signal('node-tz', 0), eventTime: '2026-11-03T09:00:00+01:00' })).toBe(true);
     const found = await store.around(['node-tz'], iso(T), window);
     expect(found.map((s) => s.eventTime)).toEqual([iso(T)]);
   });
 
   it('refuses an event time that is not a date, naming it', () => {
-    expect(() => ledger.runnerSignals(3600).record({ ...signal('x', T), eventTime: 'soon' })).toThrow(/"soon"/);
+    expect(() => db.ledger.runnerSignals(3600).record({ ...signal('x', T), eventTime: 'soon' })).toThrow(/"soon"/);
   });
 });
 
 describe('reading signals back under the keys the caller gives', () => {
   it('finds signals under each key given, within the window around completion, and nothing outside', async () => {
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     await store.record(signal('i-0def67890', T - MINUTE));
     await store.record(signal('pool-7', T + 30_000));
     await store.record(signal('i-0def67890', T - 6 * MINUTE));
@@ -69,14 +56,14 @@ describe('reading signals back under the keys the caller gives', () => {
 
   it('without a completion time the window is around now', async () => {
     now = T + 10 * MINUTE;
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     await store.record(signal('i-0aaa11111', now - MINUTE));
     expect(await store.around(['i-0aaa11111'], null, window)).toHaveLength(1);
     now = T;
   });
 
   it('answers each signal with the scope it was posted under, and an EC2 signal with none: whom it counts for is not the store’s call', async () => {
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     await store.record({ ...signal('node-s', T), scope: ['acme'] });
     await store.record({ ...signal('node-s', T + 1), source: 'aws.ec2' });
     const found = await store.around(['node-s'], iso(T), window);
@@ -85,7 +72,7 @@ describe('reading signals back under the keys the caller gives', () => {
   });
 
   it('the same event from two scopes is two records; a repeat of one answers false', async () => {
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     const same = signal('node-two', T, 'same-body');
     expect(await store.record({ ...same, source: 'agent', scope: ['mallory'] })).toBe(true);
     expect(await store.record({ ...same, source: 'agent', scope: ['acme'] })).toBe(true);
@@ -97,14 +84,14 @@ describe('reading signals back under the keys the caller gives', () => {
 
 describe('agent posts', () => {
   it('firstSeen answers the first receipt of an event id, the same on a retry, and a new one past the horizon', async () => {
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     expect(await store.firstSeen('post-1', T, 10 * MINUTE)).toBe(iso(T));
     expect(await store.firstSeen('post-1', T + MINUTE, 10 * MINUTE)).toBe(iso(T));
     expect(await store.firstSeen('post-1', T + 11 * MINUTE, 10 * MINUTE)).toBe(iso(T + 11 * MINUTE));
   });
 
   it('firstSeen is kept per scope: another scope’s first receipt of the same event id is not this one’s', async () => {
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     expect(await store.firstSeen('post-2', T, 10 * MINUTE, ['mallory'])).toBe(iso(T));
     expect(await store.firstSeen('post-2', T + MINUTE, 10 * MINUTE, ['acme'])).toBe(iso(T + MINUTE));
     expect(await store.firstSeen('post-2', T + 2 * MINUTE, 10 * MINUTE, ['acme'])).toBe(iso(T + MINUTE));
@@ -112,7 +99,7 @@ describe('agent posts', () => {
 
   it('firstUse: a signature is used once until its window ends, then free again', async () => {
     now = T;
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     expect(await store.firstUse('sig-1', T + 5 * MINUTE)).toBe(true);
     expect(await store.firstUse('sig-1', T + 5 * MINUTE)).toBe(false);
     now = T + 5 * MINUTE + 1;

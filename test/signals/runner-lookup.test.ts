@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Ledger, openLedger } from '../../lib/ledger/ledger.js';
-import { type EmbeddedDynamo, startDynamo } from '../../lib/local/dynamo.js';
+import { describe, expect, it } from 'vitest';
+import { ledgerForFile, spotSignal } from '../ledger/support.js';
 import { RunnerKeys } from '../../lib/signals/runner-keys.js';
 import { runnerSignalLookup } from '../../lib/signals/runner-lookup.js';
 
@@ -9,25 +8,13 @@ const T = Date.parse('2026-11-03T08:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const MINUTE = 60_000;
 const window = { beforeMs: 5 * MINUTE, afterMs: MINUTE };
-let dynamo: EmbeddedDynamo;
-let ledger: Ledger;
-beforeAll(async () => {
-  dynamo = await startDynamo({ table: TABLE });
-  ledger = openLedger(dynamo.client, TABLE, () => T);
-});
-afterAll(async () => dynamo.close());
+const db = ledgerForFile(TABLE, () => T);
 
-const signal = (runnerKey: string, at: number, eventId = `e-${runnerKey}-${at}`) => ({
-  runnerKey,
-  kind: 'spot-interruption' as const,
-  eventTime: iso(at),
-  eventId,
-  source: 'aws.ec2',
-});
+const signal = spotSignal;
 
 describe('runnerSignalLookup: the runner’s keys and the signal scope, decided before the store is asked', () => {
   it('looks under every key the runner’s name gives (the name, its instance id, each pattern’s capture)', async () => {
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     await store.record(signal('i-0def67890', T - MINUTE));
     await store.record(signal('pool-7', T + 30_000));
     const lookup = runnerSignalLookup(store, new RunnerKeys(['^(pool-\\d+)-']));
@@ -40,7 +27,7 @@ describe('runnerSignalLookup: the runner’s keys and the signal scope, decided 
   });
 
   it('an agent’s signal counts only for the owners its scope names; an EC2 signal counts for all', async () => {
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     await store.record({ ...signal('node-s', T), source: 'agent', scope: ['acme'] });
     await store.record({ ...signal('node-s', T + 1), source: 'aws.ec2' });
     const lookup = runnerSignalLookup(store);
@@ -52,7 +39,7 @@ describe('runnerSignalLookup: the runner’s keys and the signal scope, decided 
   });
 
   it('answers signals as the decision reads them: the scope has done its work and is not passed on', async () => {
-    const store = ledger.runnerSignals(3600);
+    const store = db.ledger.runnerSignals(3600);
     await store.record({ ...signal('node-q', T), source: 'agent', scope: ['acme'] });
     const [found] = await runnerSignalLookup(store).forRunner('node-q', iso(T), window, {
       login: 'acme',
