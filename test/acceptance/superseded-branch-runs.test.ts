@@ -79,6 +79,22 @@ describe('issue 32 through the compiled runtime: superseded branch runs and the 
     }
   };
 
+  /**
+   * Delivers the older run's completion: decided `stale` for the newer run, nothing re-run, no
+   * POST of any kind for it. Answers the requests GitHub received meanwhile.
+   */
+  const completesStale = async (older: SimRun, newer: SimRun) => {
+    const before = sim.requests.length;
+    expect(await deliver(older, 'completed')).toBe(202);
+    const decided = await decisionOf(older.id);
+    expect(decided.decision).toBe('stale');
+    expect(decided.reason).toContain(`newer run ${newer.id} of the same workflow on branch main`);
+    const jobs = older.jobs.map((j) => j.id).join('|');
+    expect(sim.count('POST', new RegExp(`/actions/(runs/${older.id}|jobs/(${jobs}))/rerun`))).toBe(0);
+    expect(sim.rerunTally(older.id).received).toBe(0);
+    return sim.requests.slice(before);
+  };
+
   /** A push run of `repo`'s CI on `branch` that lost its runner. */
   const lostPushRun = (repo: string, branch = 'main'): SimRun =>
     sim.addRun({
@@ -106,15 +122,8 @@ describe('issue 32 through the compiled runtime: superseded branch runs and the 
       // GitHub announces the newer run when it starts; the older run's completion comes after.
       expect(await deliver(newer, 'requested')).toBe(202);
       expect(await deliver(newer, action)).toBe(202);
-      const before = sim.requests.length;
-      expect(await deliver(older, 'completed')).toBe(202);
-      const decided = await decisionOf(older.id);
-      expect(decided.decision).toBe('stale');
-      expect(decided.reason).toContain(`newer run ${newer.id} of the same workflow on branch main`);
-      const jobs = older.jobs.map((j) => j.id).join('|');
-      expect(sim.count('POST', new RegExp(`/actions/(runs/${older.id}|jobs/(${jobs}))/rerun`))).toBe(0);
-      expect(sim.rerunTally(older.id).received).toBe(0);
-      expect(sim.requests.slice(before).filter((r) => RUNS_LISTING.test(r.path))).toEqual([]);
+      const sent = await completesStale(older, newer);
+      expect(sent.filter((r) => RUNS_LISTING.test(r.path))).toEqual([]);
     },
   );
 
@@ -161,15 +170,7 @@ describe('issue 32 through the compiled runtime: superseded branch runs and the 
         installationId: INSTALLATION,
         repositoryId: sim.repoId(repo),
       });
-    const before = sim.requests.length;
-    expect(await deliver(older, 'completed')).toBe(202);
-    const decided = await decisionOf(older.id);
-    expect(decided.decision).toBe('stale');
-    expect(decided.reason).toContain(`newer run ${newer.id} of the same workflow on branch main`);
-    const jobs = older.jobs.map((j) => j.id).join('|');
-    expect(sim.count('POST', new RegExp(`/actions/(runs/${older.id}|jobs/(${jobs}))/rerun`))).toBe(0);
-    expect(sim.rerunTally(older.id).received).toBe(0);
-    const sent = sim.requests.slice(before);
+    const sent = await completesStale(older, newer);
     expect(sent.filter((r) => DELIVERY_LOG.test(r.path))).toHaveLength(1);
     expect(sent.filter((r) => RUNS_LISTING.test(r.path))).toHaveLength(1);
   });
