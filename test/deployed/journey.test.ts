@@ -467,6 +467,39 @@ describe.skipIf(!MOTO)('deployed: the bundled handlers with their template envir
     expect(d.environments.reconciler.REPORT).toBe('check_run');
   });
 
+  it('issue 42 point 6: a flood of unsigned POST /signals to the deployed signal intake beside GitHub deliveries (each twice): every delivery answered 202, every flood post 401, each lost run re-run once', async () => {
+    // moto runs no API Gateway throttle and no Lambda concurrency limit: the routes' own throttles
+    // and the signal intake's reserved concurrency are held by the template's tests. Here the
+    // bundles themselves: an unsigned post costs the signal intake a 401 and GitHub's door nothing.
+    const lost = [lostRun('moto-flood-a'), lostRun('moto-flood-b'), lostRun('moto-flood-c')];
+    const floodAnswers: number[] = [];
+    const flood = async (): Promise<void> => {
+      for (let i = 0; i < 50; i++) {
+        const res = await d.fn.signalIntake.invoke<{ statusCode: number }>(
+          webhookEvent(
+            { authorization: 'Bearer not-the-secret', 'content-type': 'application/json' },
+            {
+              body: JSON.stringify({ runners: ['runner-linux-x64-7f3a'], kind: 'terminated' }),
+              isBase64Encoded: false,
+            },
+          ),
+        );
+        floodAnswers.push(res.statusCode);
+      }
+    };
+    const deliveries = async (): Promise<number[]> => {
+      const answers: number[] = [];
+      for (const { payload } of lost)
+        for (let copy = 0; copy < 2; copy++) answers.push((await deliver('workflow_run', payload)).status);
+      return answers;
+    };
+    const [, , answers] = await Promise.all([flood(), flood(), deliveries()]);
+    expect(answers).toEqual(Array(lost.length * 2).fill(202));
+    expect(floodAnswers).toEqual(Array(100).fill(401));
+    await d.drain();
+    for (const { run } of lost) expect(d.sim.rerunTally(run.id), run.repo).toMatchObject({ received: 1, accepted: 1 });
+  });
+
   it("least privilege, as deployed: every table request each function's bundle sent in this journey is one its own synthesized policy allows (LeadingKeys judged by a strict evaluator), and the signal intake touched signal items only", async () => {
     // An agent's post, so the internet-facing signal intake sends its requests too.
     const secret = String(
